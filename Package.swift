@@ -1,0 +1,71 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "hearth",
+    platforms: [.macOS(.v14), .iOS(.v17)],
+    products: [
+        .executable(name: "hearth", targets: ["HearthCLI"]),
+        .library(name: "HearthServer", targets: ["HearthServer"]),
+        .library(name: "HearthWire", targets: ["HearthWire"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
+    ],
+    targets: [
+        // The domain: accounts, passwords, tokens, the store protocol. No HTTP, NIO or SQL driver.
+        .target(name: "HearthCore", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
+            .product(name: "X509", package: "swift-certificates"),
+        ], swiftSettings: swiftSettings),
+        // Identity Toolkit JSON shapes. Foundation only: shared by the server and the SDKs.
+        .target(name: "HearthWire", swiftSettings: swiftSettings),
+        .target(name: "HearthSQLite", dependencies: [
+            "HearthCore", .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+        ], swiftSettings: swiftSettings),
+        .target(name: "HearthPostgres", dependencies: [
+            "HearthCore", .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ], swiftSettings: swiftSettings),
+        // The storage contract suite, a library linked only by test targets.
+        .target(name: "HearthStoreContract", dependencies: ["HearthCore"], swiftSettings: swiftSettings),
+        .target(name: "HearthServer", dependencies: [
+            "HearthCore", "HearthWire",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+        .executableTarget(name: "HearthCLI", dependencies: [
+            "HearthServer", "HearthSQLite", "HearthPostgres",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swiftSettings),
+
+        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract"]),
+        .testTarget(name: "HearthWireTests", dependencies: ["HearthWire"]),
+        .testTarget(name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "HearthStoreContract"]),
+        .testTarget(name: "HearthPostgresTests", dependencies: ["HearthPostgres", "HearthStoreContract"]),
+        .testTarget(name: "HearthServerTests", dependencies: [
+            "HearthServer", "HearthCore", "HearthWire",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+        ]),
+    ]
+)

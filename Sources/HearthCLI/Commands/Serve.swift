@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+import HearthServer
+import Hummingbird
+import Logging
+
+/// `hearth serve`: runs the server. Flags win over `HEARTH_*` variables, which win over the config file.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run the Hearth server.",
+        discussion: """
+            Without --store, data lives in an SQLite file under ./hearth-data. The first start creates the project:
+            signing keys, Firebase-scrypt hash parameters and an API key, all printed on start.
+            Environment: HEARTH_HOST, HEARTH_PORT, HEARTH_STORE, HEARTH_PROJECT_ID, HEARTH_EMULATOR=1, HEARTH_CONFIG.
+            """)
+
+    @Flag(help: "Emulator mode: compatible with Firebase's Auth emulator (any API key, /emulator endpoints). Never expose it.")
+    var emulator = false
+
+    @Option(help: "Address to listen on (default 127.0.0.1).")
+    var host: String?
+
+    @Option(help: "Port to listen on (default 9099, the Firebase emulator's; 0 picks a free one).")
+    var port: Int?
+
+    @Option(help: "sqlite:PATH | postgres://URL | memory: (default \(StoreFactory.defaultLocation)).")
+    var store: String?
+
+    @Option(name: .customLong("project-id"), help: "Project id served to client calls (default hearth-local).")
+    var projectID: String?
+
+    @Option(help: "A JSON configuration file (see README: Configuration).")
+    var config: String?
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let file = try ConfigFile.load(config ?? environment["HEARTH_CONFIG"])
+        var configuration = ServerConfiguration()
+        file.apply(to: &configuration)
+        if let value = environment["HEARTH_HOST"] { configuration.host = value }
+        if let value = environment["HEARTH_PORT"].flatMap(Int.init) { configuration.port = value }
+        if let value = environment["HEARTH_PROJECT_ID"] { configuration.projectID = value }
+        if ["1", "true", "yes"].contains(environment["HEARTH_EMULATOR"]?.lowercased()) { configuration.mode = .emulator }
+        if let host { configuration.host = host }
+        if let port { configuration.port = port }
+        if let projectID { configuration.projectID = projectID }
+        if emulator { configuration.mode = .emulator }
+        guard ProjectID.isValid(configuration.projectID) else {
+            throw ValidationError("project id '\(configuration.projectID)' must be 4-30 lowercase letters, digits or hyphens, starting with a letter")
+        }
+        guard (0...65535).contains(configuration.port) else { throw ValidationError("port must be 0-65535") }
+
+        var logger = Logger(label: "hearth")
+        logger.logLevel = file.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let location = store ?? environment["HEARTH_STORE"] ?? file.store ?? StoreFactory.defaultLocation
+        let started = ContinuousClock.now
+        let (store, storeDescription) = try await StoreFactory.open(location)
+        try await store.migrate()
+        let hashing = ThreadPoolWorkRunner()
+        let finalConfiguration = configuration
+        let app = try await buildApplication(
+            configuration: configuration, store: store, hashing: hashing, logger: logger,
+            onServerRunning: { port in
+                let project = try? await store.project(id: finalConfiguration.projectID)
+                Banner.print(configuration: finalConfiguration, port: port, apiKey: project?.apiKeys.first ?? "?",
+                             store: storeDescription, startup: ContinuousClock.now - started)
+            })
+        try await app.runService()
+        try await hashing.shutdown()
+        try await store.close()
+    }
+}
+
+/// What `hearth serve` prints once it listens: everything a newcomer needs to point an app at it.
+enum Banner {
+    static func print(configuration: ServerConfiguration, port: Int, apiKey: String, store: String, startup: Duration) {
+        let base = "http://\(configuration.host):\(port)"
+        let mode = configuration.isEmulator
+            ? "emulator (Firebase Auth emulator compatible; any API key accepted; do not expose)"
+            : "production"
+        let milliseconds = startup.components.seconds * 1000 + startup.components.attoseconds / 1_000_000_000_000_000
+        var lines = [
+            "Hearth is ready in \(milliseconds) ms",
+            "  mode:        \(mode)",
+            "  base URL:    \(base)",
+            "  project id:  \(configuration.projectID)",
+            "  API key:     \(apiKey)",
+            "  data:        \(store)",
+            "  JWKS:        \(base)/.well-known/jwks.json",
+        ]
+        if configuration.isEmulator {
+            lines.append("  clients:     FIREBASE_AUTH_EMULATOR_HOST=\(configuration.host):\(port)")
+        }
+        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import HearthServer
+
+/// The optional JSON configuration file (`--config FILE` or `HEARTH_CONFIG`). Every key is optional.
+///
+/// ```json
+/// { "host": "0.0.0.0", "port": 9099, "store": "postgres://hearth@db/hearth", "projectId": "my-app",
+///   "emulator": false, "issuerPrefix": "https://securetoken.google.com/", "recentLoginWindowSeconds": 300,
+///   "authorizedDomains": ["localhost", "app.example.com"], "emailEnumerationProtection": true,
+///   "maxBodyBytes": 1048576, "logLevel": "info" }
+/// ```
+struct ConfigFile: Decodable {
+    var host: String?
+    var port: Int?
+    var store: String?
+    var projectId: String?
+    var emulator: Bool?
+    var issuerPrefix: String?
+    var recentLoginWindowSeconds: Double?
+    var authorizedDomains: [String]?
+    var emailEnumerationProtection: Bool?
+    var maxBodyBytes: Int?
+    var logLevel: String?
+    var apiKey: String?
+
+    static func load(_ path: String?) throws -> ConfigFile {
+        guard let path else { return ConfigFile() }
+        do {
+            return try JSONDecoder().decode(ConfigFile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
+        } catch let error as DecodingError {
+            throw ConfigError(message: "config file \(path) is not valid: \(error)")
+        } catch {
+            throw ConfigError(message: "cannot read config file \(path): \(error.localizedDescription)")
+        }
+    }
+
+    func apply(to configuration: inout ServerConfiguration) {
+        if let host { configuration.host = host }
+        if let port { configuration.port = port }
+        if let projectId { configuration.projectID = projectId }
+        if emulator == true { configuration.mode = .emulator }
+        if let issuerPrefix { configuration.issuerPrefix = issuerPrefix }
+        if let recentLoginWindowSeconds { configuration.recentLoginWindow = recentLoginWindowSeconds }
+        if let authorizedDomains { configuration.authorizedDomains = authorizedDomains }
+        if let emailEnumerationProtection { configuration.emailEnumerationProtection = emailEnumerationProtection }
+        if let maxBodyBytes { configuration.maxBodySize = maxBodyBytes }
+        if let apiKey { configuration.initialAPIKey = apiKey }
+    }
+}
+
+struct ConfigError: Error, CustomStringConvertible {
+    var message: String
+    var description: String { message }
+}

@@ -1,0 +1,12 @@
+/// Runs slow, CPU-bound work (password hashing) somewhere that does not stall the async executor.
+///
+/// The core stays free of NIO: the server passes a runner backed by `NIOThreadPool`; tests may run inline.
+public protocol BlockingWorkRunner: Sendable {
+    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T
+}
+
+/// Runs the work on the calling task. For tests and tools, not for a server.
+public struct InlineWorkRunner: BlockingWorkRunner {
+    public init() {}
+    public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T { try work() }
+}

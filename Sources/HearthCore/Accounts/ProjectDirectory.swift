@@ -1,0 +1,90 @@
+import Foundation
+
+/// A project ready to serve: its stored record and its parsed signing keys, plus a dummy password hash so that
+/// a sign-in with an unknown email costs exactly one hash (no timing oracle).
+public struct ProjectContext: Sendable {
+    public let record: ProjectRecord
+    public let keys: KeyRing
+    public let dummyPasswordHash: String
+
+    public var id: String { record.id }
+    public var settings: ProjectSettings { record.settings }
+}
+
+/// Loads, creates and caches ``ProjectContext``s.
+///
+/// Contexts are cached for `cacheLifetime` seconds so that settings changed by another instance sharing the
+/// same PostgreSQL are seen soon, while the hot path parses no keys.
+public final class ProjectDirectory: @unchecked Sendable {
+    private let store: any IdentityStore
+    private let clock: any HearthClock
+    private let cacheLifetime: TimeInterval
+    private let defaults: @Sendable (String) -> ProjectSettings
+    private let hashParameters: @Sendable () -> FirebaseScryptParameters
+    private let lock = NSLock()
+    private var cache: [String: (context: ProjectContext, loadedAt: Date)] = [:]
+
+    /// - Parameters:
+    ///   - defaults: settings for a project created on first use.
+    ///   - hashParameters: Firebase-scrypt parameters for a new project (tests choose cheaper ones).
+    public init(store: any IdentityStore, clock: any HearthClock, cacheLifetime: TimeInterval = 5,
+                defaults: @escaping @Sendable (String) -> ProjectSettings,
+                hashParameters: @escaping @Sendable () -> FirebaseScryptParameters = { .generate() }) {
+        self.store = store
+        self.clock = clock
+        self.cacheLifetime = cacheLifetime
+        self.defaults = defaults
+        self.hashParameters = hashParameters
+    }
+
+    /// The project with this id, or `nil` if there is none.
+    public func context(for id: String) async throws -> ProjectContext? {
+        let now = clock.now()
+        if let cached = lock.withLock({ cache[id] }), now.timeIntervalSince(cached.loadedAt) < cacheLifetime {
+            return cached.context
+        }
+        guard let record = try await store.project(id: id) else { return nil }
+        return try remember(record, now: now)
+    }
+
+    /// The project with this id, created (keys, hash parameters, API key) if it does not exist yet.
+    /// With `signingKeys`, the new project shares those keys instead of generating its own.
+    public func contextCreatingIfNeeded(for id: String, apiKey: String? = nil,
+                                        signingKeys: [SigningKeyRecord]? = nil) async throws -> ProjectContext {
+        if let existing = try await context(for: id) { return existing }
+        let now = clock.now()
+        var keys = signingKeys ?? []
+        if keys.isEmpty { keys = [try await SigningKey.generate(now: now)] }
+        let record = ProjectRecord(
+            id: id, number: SecureRandom.digits(12), apiKeys: [apiKey ?? Self.newAPIKey()],
+            signingKeys: keys, hashConfig: hashParameters(),
+            settings: defaults(id), createdAt: now)
+        let stored = try await store.createProjectIfAbsent(record)
+        return try remember(stored, now: now)
+    }
+
+    /// Stores changed settings and refreshes the cache.
+    public func update(_ record: ProjectRecord) async throws -> ProjectContext {
+        try await store.updateProject(record)
+        return try remember(record, now: clock.now())
+    }
+
+    /// Forgets cached contexts (after a change made elsewhere).
+    public func invalidate() { lock.withLock { cache.removeAll() } }
+
+    private func remember(_ record: ProjectRecord, now: Date) throws -> ProjectContext {
+        if let cached = lock.withLock({ cache[record.id] }), cached.context.record == record {
+            lock.withLock { cache[record.id] = (cached.context, now) }
+            return cached.context
+        }
+        let dummy = try PasswordHash.firebaseScrypt(password: SecureRandom.token(), parameters: record.hashConfig)
+        let context = ProjectContext(record: record, keys: try KeyRing(record.signingKeys), dummyPasswordHash: dummy)
+        lock.withLock { cache[record.id] = (context, now) }
+        return context
+    }
+
+    /// An API key in Google's shape: `AIza` followed by 35 url-safe characters.
+    public static func newAPIKey() -> String {
+        "AIza" + SecureRandom.string(length: 35, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"))
+    }
+}

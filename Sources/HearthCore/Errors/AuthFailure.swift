@@ -1,0 +1,28 @@
+/// Why a use-case refused: the domain's error vocabulary, one case per Firebase error code it can produce.
+///
+/// The server maps each case to Firebase's wire code in one table (`AuthFailure+Wire.swift`); the detail strings
+/// here are safe to show to clients. Internal causes are never carried by these cases.
+public enum AuthFailure: Error, Equatable, Sendable {
+    case emailExists
+    case emailNotFound
+    case invalidPassword
+    case invalidLoginCredentials
+    case userDisabled
+    case userNotFound
+    case invalidEmail
+    case missingEmail
+    case missingPassword
+    case weakPassword
+    case operationNotAllowed
+    case passwordLoginDisabled
+    case adminOnlyOperation
+    case invalidIDToken
+    case missingIDToken
+    case tokenExpired
+    case credentialTooOldLoginAgain
+    case invalidRefreshToken
+    case missingRefreshToken
+    case invalidGrantType
+    case missingGrantType
+    case projectNotFound
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// A project: its identity, keys and sign-in settings. Created on first start (or, in emulator mode, on first use).
+public struct ProjectRecord: Sendable, Codable, Equatable {
+    public var id: String
+    /// The numeric project number Firebase reports as `project_id` from the Secure Token API.
+    public var number: String
+    /// Browser API keys that identify this project's clients.
+    public var apiKeys: [String]
+    /// Signing keys: the last one signs, all are published so that tokens they signed still verify.
+    public var signingKeys: [SigningKeyRecord]
+    /// Firebase-scrypt parameters for new passwords.
+    public var hashConfig: FirebaseScryptParameters
+    public var settings: ProjectSettings
+    public var createdAt: Date
+
+    public init(id: String, number: String, apiKeys: [String], signingKeys: [SigningKeyRecord],
+                hashConfig: FirebaseScryptParameters, settings: ProjectSettings, createdAt: Date) {
+        self.id = id
+        self.number = number
+        self.apiKeys = apiKeys
+        self.signingKeys = signingKeys
+        self.hashConfig = hashConfig
+        self.settings = settings
+        self.createdAt = createdAt
+    }
+
+    /// The key that signs new tokens.
+    public var activeSigningKey: SigningKeyRecord? { signingKeys.last }
+}
+
+/// The switches a project's sign-in honours.
+public struct ProjectSettings: Sendable, Codable, Equatable {
+    /// Firebase's `signIn.allowDuplicateEmails`: several accounts may share one email.
+    public var allowDuplicateEmails: Bool
+    /// Firebase's `emailPrivacyConfig.enableImprovedEmailPrivacy` (email-enumeration protection).
+    public var enableImprovedEmailPrivacy: Bool
+    /// `signIn.email.enabled`.
+    public var passwordSignInEnabled: Bool
+    /// `signIn.anonymous.enabled`.
+    public var anonymousSignInEnabled: Bool
+
+    public init(allowDuplicateEmails: Bool = false, enableImprovedEmailPrivacy: Bool,
+                passwordSignInEnabled: Bool = true, anonymousSignInEnabled: Bool = true) {
+        self.allowDuplicateEmails = allowDuplicateEmails
+        self.enableImprovedEmailPrivacy = enableImprovedEmailPrivacy
+        self.passwordSignInEnabled = passwordSignInEnabled
+        self.anonymousSignInEnabled = anonymousSignInEnabled
+    }
+}
+
+/// An RSA signing key as stored: PKCS#8 private key, its self-signed certificate for the x509 endpoint.
+public struct SigningKeyRecord: Sendable, Codable, Equatable {
+    public var kid: String
+    public var privateKeyPEM: String
+    public var certificatePEM: String
+    public var createdAt: Date
+
+    public init(kid: String, privateKeyPEM: String, certificatePEM: String, createdAt: Date) {
+        self.kid = kid
+        self.privateKeyPEM = privateKeyPEM
+        self.certificatePEM = certificatePEM
+        self.createdAt = createdAt
+    }
+}
+
+/// What a refresh token stands for. Only the SHA-256 of the token itself is stored (`tokenDigest`).
+public struct RefreshTokenRecord: Sendable, Codable, Equatable {
+    public var tokenDigest: String
+    public var projectID: String
+    public var tenantID: String?
+    public var localID: String
+    /// `firebase.sign_in_provider` of the sign-in that produced the token; repeated by every refresh.
+    public var signInProvider: String
+    /// Second factor of the sign-in (`phone` / `totp`) and its enrollment id, if any.
+    public var secondFactor: String?
+    public var secondFactorID: String?
+    /// Time of the interactive sign-in: `auth_time` of every ID token minted from this refresh token.
+    public var authTime: Date
+    public var createdAt: Date
+
+    public init(tokenDigest: String, projectID: String, tenantID: String?, localID: String, signInProvider: String,
+                secondFactor: String? = nil, secondFactorID: String? = nil, authTime: Date, createdAt: Date) {
+        self.tokenDigest = tokenDigest
+        self.projectID = projectID
+        self.tenantID = tenantID
+        self.localID = localID
+        self.signInProvider = signInProvider
+        self.secondFactor = secondFactor
+        self.secondFactorID = secondFactorID
+        self.authTime = authTime
+        self.createdAt = createdAt
+    }
+}
+
+/// Project ids as Google allows them: 4 to 30 characters of lowercase letters, digits and hyphens
+/// (Hearth also allows the `demo-` ids of Firebase's emulator, which follow the same rule).
+public enum ProjectID {
+    public static func isValid(_ id: String) -> Bool {
+        (4...30).contains(id.count) && id.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }
+            && id.first!.isLetter
+    }
+}

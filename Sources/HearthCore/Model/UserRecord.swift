@@ -1,0 +1,112 @@
+import Foundation
+
+/// One account, as the store keeps it. Field names follow Firebase's `UserInfo` resource.
+///
+/// A user is keyed by `(projectID, tenantID, localID)`. Everything that is not needed for lookups lives in
+/// `Codable` fields so that backends can keep it in one JSON column next to the indexed ones.
+public struct UserRecord: Sendable, Codable, Equatable {
+    public var projectID: String
+    /// Tenant id, or `nil` for the project's own users. Rows are keyed by it so tenants slot in later.
+    public var tenantID: String?
+    public var localID: String
+    public var email: String?
+    public var emailVerified: Bool
+    public var displayName: String?
+    public var photoURL: String?
+    public var phoneNumber: String?
+    /// A self-describing hash string (see ``PasswordHash``), or `nil` for accounts without a password.
+    public var passwordHash: String?
+    public var passwordUpdatedAt: Date?
+    /// Tokens issued before this second are no longer accepted.
+    public var validSince: Int64
+    public var disabled: Bool
+    public var createdAt: Date
+    public var lastLoginAt: Date?
+    public var lastRefreshAt: Date?
+    /// The JSON object of custom claims, as Firebase's `customAttributes` string.
+    public var customAttributes: String?
+    /// Linked identities other than the password provider (federated, phone, …).
+    public var providers: [ProviderUserInfo]
+
+    public init(
+        projectID: String, tenantID: String? = nil, localID: String, email: String? = nil,
+        emailVerified: Bool = false, displayName: String? = nil, photoURL: String? = nil,
+        phoneNumber: String? = nil, passwordHash: String? = nil, passwordUpdatedAt: Date? = nil,
+        validSince: Int64, disabled: Bool = false, createdAt: Date, lastLoginAt: Date? = nil,
+        lastRefreshAt: Date? = nil, customAttributes: String? = nil, providers: [ProviderUserInfo] = []
+    ) {
+        self.projectID = projectID
+        self.tenantID = tenantID
+        self.localID = localID
+        self.email = email
+        self.emailVerified = emailVerified
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.phoneNumber = phoneNumber
+        self.passwordHash = passwordHash
+        self.passwordUpdatedAt = passwordUpdatedAt
+        self.validSince = validSince
+        self.disabled = disabled
+        self.createdAt = createdAt
+        self.lastLoginAt = lastLoginAt
+        self.lastRefreshAt = lastRefreshAt
+        self.customAttributes = customAttributes
+        self.providers = providers
+    }
+
+    /// An anonymous account has no email, no password, no phone and no linked provider.
+    public var isAnonymous: Bool {
+        email == nil && passwordHash == nil && phoneNumber == nil && providers.isEmpty
+    }
+
+    /// The normalized email used for lookups and uniqueness.
+    public var normalizedEmail: String? { email.map(EmailAddress.normalized) }
+
+    /// Provider entries as Firebase reports them in `providerUserInfo`: the password provider first.
+    public var providerUserInfo: [ProviderUserInfo] {
+        var result: [ProviderUserInfo] = []
+        if passwordHash != nil, let email {
+            result.append(ProviderUserInfo(providerID: "password", rawID: email, federatedID: email, email: email,
+                                           displayName: displayName, photoURL: photoURL))
+        }
+        return result + providers
+    }
+
+    /// The `firebase.identities` claim: provider id → identifiers (password users are listed under `email`).
+    public var identities: [String: [String]] {
+        var map: [String: [String]] = [:]
+        if let email, passwordHash != nil || providers.contains(where: { $0.email == email }) {
+            map["email"] = [email]
+        }
+        if let phoneNumber { map["phone"] = [phoneNumber] }
+        for provider in providers where provider.providerID != "phone" {
+            map[provider.providerID, default: []].append(provider.rawID)
+        }
+        return map
+    }
+}
+
+/// One linked identity: Firebase's `ProviderUserInfo`.
+public struct ProviderUserInfo: Sendable, Codable, Equatable {
+    public var providerID: String
+    public var rawID: String
+    public var federatedID: String?
+    public var email: String?
+    public var displayName: String?
+    public var photoURL: String?
+    public var phoneNumber: String?
+    public var screenName: String?
+
+    public init(providerID: String, rawID: String, federatedID: String? = nil, email: String? = nil,
+                displayName: String? = nil, photoURL: String? = nil, phoneNumber: String? = nil,
+                screenName: String? = nil) {
+        self.providerID = providerID
+        self.rawID = rawID
+        self.federatedID = federatedID
+        self.email = email
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.phoneNumber = phoneNumber
+        self.screenName = screenName
+    }
+}

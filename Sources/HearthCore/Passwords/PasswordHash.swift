@@ -1,0 +1,67 @@
+import Foundation
+
+/// A self-describing password hash string, so that hashes of several algorithms can live side by side
+/// (imports keep their algorithm until the user's next successful sign-in re-hashes them).
+///
+/// Firebase scrypt uses the portable form Supabase also reads:
+/// `$fbscrypt$v=1,n=16384,r=8,p=1,ss=<separator b64>,sk=<signer key b64>$<salt b64>$<hash b64>`.
+///
+/// ```swift
+/// let stored = try PasswordHash.firebaseScrypt(password: "secret1", parameters: project.hashConfig)
+/// try PasswordHash.verify("secret1", against: stored)   // true
+/// ```
+public enum PasswordHash {
+    /// Hashes `password` with a fresh 16-byte salt under the project's Firebase-scrypt parameters.
+    public static func firebaseScrypt(password: String, parameters: FirebaseScryptParameters,
+                                      salt: Data = Data(SecureRandom.bytes(16))) throws -> String {
+        let hash = try FirebaseScrypt.hash(password: password, salt: salt, parameters: parameters)
+        return format(FirebaseScryptHash(parameters: parameters, salt: salt, hash: hash))
+    }
+
+    /// Checks `password` against a stored hash string in constant time. Unknown formats never verify.
+    public static func verify(_ password: String, against stored: String) throws -> Bool {
+        guard let parsed = FirebaseScryptHash(stored) else { throw PasswordHashError.malformed }
+        let candidate = try FirebaseScrypt.hash(password: password, salt: parsed.salt, parameters: parsed.parameters)
+        return constantTimeEquals(candidate, parsed.hash)
+    }
+
+    static func format(_ value: FirebaseScryptHash) -> String {
+        let p = value.parameters
+        return "$fbscrypt$v=1,n=\(1 << p.memoryCost),r=\(p.rounds),p=1,ss=\(p.saltSeparator.base64EncodedString()),"
+            + "sk=\(p.signerKey.base64EncodedString())$\(value.salt.base64EncodedString())$\(value.hash.base64EncodedString())"
+    }
+}
+
+/// The parts of a `$fbscrypt$` string: what `auth:export` writes as `salt` and `passwordHash`.
+public struct FirebaseScryptHash: Sendable, Equatable {
+    public var parameters: FirebaseScryptParameters
+    public var salt: Data
+    public var hash: Data
+
+    public init(parameters: FirebaseScryptParameters, salt: Data, hash: Data) {
+        self.parameters = parameters
+        self.salt = salt
+        self.hash = hash
+    }
+
+    /// Parses a `$fbscrypt$…` string; `nil` if it is anything else.
+    public init?(_ string: String) {
+        let parts = string.split(separator: "$", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0].isEmpty, parts[1] == "fbscrypt",
+              let salt = Data(base64Encoded: String(parts[3])), let hash = Data(base64Encoded: String(parts[4]))
+        else { return nil }
+        var fields: [Substring: Substring] = [:]
+        for pair in parts[2].split(separator: ",") {
+            guard let eq = pair.firstIndex(of: "=") else { return nil }
+            fields[pair[..<eq]] = pair[pair.index(after: eq)...]
+        }
+        guard fields["v"] == "1", let n = fields["n"].flatMap({ Int($0) }), n > 1, n & (n - 1) == 0,
+              let r = fields["r"].flatMap({ Int($0) }), fields["p"] == "1",
+              let ss = fields["ss"].flatMap({ Data(base64Encoded: String($0)) }),
+              let sk = fields["sk"].flatMap({ Data(base64Encoded: String($0)) })
+        else { return nil }
+        self.init(parameters: FirebaseScryptParameters(signerKey: sk, saltSeparator: ss, rounds: r,
+                                                        memoryCost: n.trailingZeroBitCount),
+                  salt: salt, hash: hash)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// The persistent home of projects, users and refresh tokens.
+///
+/// Narrow and domain-shaped: every method is one atomic change or one lookup, returns domain types and never
+/// driver rows. Implementations: ``InMemoryStore`` (tests, `memory:`), `SQLiteStore`, `PostgresStore`. All three
+/// pass the same contract suite (`HearthStoreContract`).
+///
+/// ```swift
+/// let store: any IdentityStore = InMemoryStore()
+/// try await store.migrate()
+/// try await store.insertUser(user)          // throws StoreError.emailExists on a taken email
+/// let found = try await store.user(projectID: "demo", tenantID: nil, email: "a@b.c")
+/// ```
+public protocol IdentityStore: Sendable {
+    /// Brings the schema up to date; forward-only, each step recorded in the database.
+    func migrate() async throws
+    /// Releases connections. The store cannot be used afterwards.
+    func close() async throws
+
+    func project(id: String) async throws -> ProjectRecord?
+    /// Creates the project unless one with that id exists; returns the stored one either way.
+    func createProjectIfAbsent(_ project: ProjectRecord) async throws -> ProjectRecord
+    func updateProject(_ project: ProjectRecord) async throws
+
+    func user(projectID: String, tenantID: String?, localID: String) async throws -> UserRecord?
+    /// The first account (by creation) with this email, compared case-insensitively.
+    func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord?
+    /// Inserts a new account. Throws ``StoreError/emailExists`` when `uniqueEmail` is set and another account of
+    /// the project has the email, ``StoreError/duplicateLocalID`` when the id is taken.
+    func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws
+    /// Replaces a stored account. With `revokeRefreshTokens`, drops the user's refresh tokens in the same change.
+    /// Throws ``StoreError/notFound`` if the account is gone and ``StoreError/emailExists`` as `insertUser` does.
+    func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws
+    /// Deletes an account and its refresh tokens; `false` if there was none.
+    @discardableResult
+    func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool
+    /// Deletes every account of a project (the emulator's reset); returns how many.
+    @discardableResult
+    func deleteAllUsers(projectID: String) async throws -> Int
+
+    func insertRefreshToken(_ token: RefreshTokenRecord) async throws
+    func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord?
+}
+
+/// Failures a store reports in domain terms; anything else it throws is an internal fault.
+public enum StoreError: Error, Equatable, Sendable {
+    case emailExists
+    case duplicateLocalID
+    case notFound
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// An ``IdentityStore`` in process memory: for tests and `--store memory:`. Nothing survives a restart.
+public final class InMemoryStore: IdentityStore, @unchecked Sendable {
+    fileprivate struct Key: Hashable {
+        var project: String
+        var tenant: String?
+        var id: String
+    }
+
+    fileprivate struct State {
+        var projects: [String: ProjectRecord] = [:]
+        var users: [Key: UserRecord] = [:]
+        var refreshTokens: [String: RefreshTokenRecord] = [:]
+    }
+
+    private let lock = NSLock()
+    private var state = State()
+
+    public init() {}
+
+    private func withState<T>(_ body: (inout State) throws -> T) rethrows -> T {
+        try lock.withLock { try body(&state) }
+    }
+
+    public func migrate() async throws {}
+    public func close() async throws {}
+
+    public func project(id: String) async throws -> ProjectRecord? { withState { $0.projects[id] } }
+
+    public func createProjectIfAbsent(_ project: ProjectRecord) async throws -> ProjectRecord {
+        withState { state in
+            if let existing = state.projects[project.id] { return existing }
+            state.projects[project.id] = project
+            return project
+        }
+    }
+
+    public func updateProject(_ project: ProjectRecord) async throws {
+        try withState { state in
+            guard state.projects[project.id] != nil else { throw StoreError.notFound }
+            state.projects[project.id] = project
+        }
+    }
+
+    public func user(projectID: String, tenantID: String?, localID: String) async throws -> UserRecord? {
+        withState { $0.users[Key(project: projectID, tenant: tenantID, id: localID)] }
+    }
+
+    public func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord? {
+        let wanted = EmailAddress.normalized(email)
+        return withState { state in
+            state.users.values
+                .filter { $0.projectID == projectID && $0.tenantID == tenantID && $0.normalizedEmail == wanted }
+                .min { ($0.createdAt, $0.localID) < ($1.createdAt, $1.localID) }
+        }
+    }
+
+    private func emailTaken(_ user: UserRecord, in state: State) -> Bool {
+        guard let email = user.normalizedEmail else { return false }
+        return state.users.values.contains {
+            $0.projectID == user.projectID && $0.tenantID == user.tenantID && $0.localID != user.localID
+                && $0.normalizedEmail == email
+        }
+    }
+
+    public func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws {
+        try withState { state in
+            let key = Key(project: user.projectID, tenant: user.tenantID, id: user.localID)
+            guard state.users[key] == nil else { throw StoreError.duplicateLocalID }
+            if uniqueEmail, emailTaken(user, in: state) { throw StoreError.emailExists }
+            state.users[key] = user
+        }
+    }
+
+    public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws {
+        try withState { state in
+            let key = Key(project: user.projectID, tenant: user.tenantID, id: user.localID)
+            guard state.users[key] != nil else { throw StoreError.notFound }
+            if uniqueEmail, emailTaken(user, in: state) { throw StoreError.emailExists }
+            state.users[key] = user
+            if revokeRefreshTokens { state.dropRefreshTokens(of: key) }
+        }
+    }
+
+    public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
+        withState { state in
+            let key = Key(project: projectID, tenant: tenantID, id: localID)
+            state.dropRefreshTokens(of: key)
+            return state.users.removeValue(forKey: key) != nil
+        }
+    }
+
+    public func deleteAllUsers(projectID: String) async throws -> Int {
+        withState { state in
+            let before = state.users.count
+            state.users = state.users.filter { $0.key.project != projectID }
+            state.refreshTokens = state.refreshTokens.filter { $0.value.projectID != projectID }
+            return before - state.users.count
+        }
+    }
+
+    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
+        withState { $0.refreshTokens[token.tokenDigest] = token }
+    }
+
+    public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
+        withState { state in state.refreshTokens[digest].flatMap { $0.projectID == projectID ? $0 : nil } }
+    }
+}
+
+extension InMemoryStore.State {
+    fileprivate mutating func dropRefreshTokens(of key: InMemoryStore.Key) {
+        refreshTokens = refreshTokens.filter {
+            !($0.value.projectID == key.project && $0.value.tenantID == key.tenant && $0.value.localID == key.id)
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import Foundation
+
+/// How backends keep records in one JSON column: a single encoding shared by every store, so that a row written
+/// by one instance reads the same in another and a future export can read it raw.
+public enum RecordCoding {
+    public static func encode(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        encoder.outputFormatting = [.sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    public static func decode<T: Decodable>(_ type: T.Type, from json: String) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .millisecondsSince1970
+        return try decoder.decode(type, from: Data(json.utf8))
+    }
+
+    /// The email column that enforces one account per email: the normalized email when the project requires
+    /// uniqueness, otherwise NULL (NULLs never collide in a unique index).
+    public static func uniqueEmailColumn(_ user: UserRecord, uniqueEmail: Bool) -> String? {
+        uniqueEmail ? user.normalizedEmail : nil
+    }
+
+    /// Tenant ids are stored as '' for the project's own users, so they can be part of primary keys.
+    public static func tenantColumn(_ tenant: String?) -> String { tenant ?? "" }
+}
+
+/// The schema steps every SQL backend applies, in order. Each runs once, in its own transaction, and is recorded
+/// by id in `hearth_migrations`. Never edit a shipped step: add a new one.
+public struct Migration: Sendable {
+    public var id: String
+    public var statements: [String]
+
+    public init(id: String, statements: [String]) {
+        self.id = id
+        self.statements = statements
+    }
+}

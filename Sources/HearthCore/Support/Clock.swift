@@ -1,0 +1,38 @@
+import Foundation
+
+/// The time source of every use-case, injectable so that tests can move time by hand.
+///
+/// ```swift
+/// let clock = ManualClock(Date(timeIntervalSince1970: 1_700_000_000))
+/// clock.advance(by: 3601)   // an ID token issued before is now expired
+/// ```
+public protocol HearthClock: Sendable {
+    func now() -> Date
+}
+
+/// The wall clock.
+public struct SystemClock: HearthClock {
+    public init() {}
+    public func now() -> Date { Date() }
+}
+
+/// A clock that moves only when told to; for tests.
+public final class ManualClock: HearthClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    public init(_ start: Date = Date(timeIntervalSince1970: 1_700_000_000)) { current = start }
+
+    public func now() -> Date { lock.withLock { current } }
+
+    public func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+
+    public func set(_ date: Date) { lock.withLock { current = date } }
+}
+
+extension Date {
+    /// Whole seconds since 1970, as Firebase's `validSince`, `iat` and `exp` use them.
+    public var epochSeconds: Int64 { Int64(timeIntervalSince1970.rounded(.down)) }
+    /// Whole milliseconds since 1970, as Firebase's `createdAt` and `lastLoginAt` use them.
+    public var epochMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
+}

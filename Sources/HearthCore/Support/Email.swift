@@ -1,0 +1,17 @@
+import Foundation
+
+/// Email addresses as Firebase treats them: compared case-insensitively, validated loosely.
+public enum EmailAddress {
+    /// The form used for uniqueness and lookups.
+    public static func normalized(_ email: String) -> String { email.lowercased() }
+
+    /// Firebase accepts `local@domain` where both parts are non-empty, the domain has no spaces
+    /// and the whole address is at most 256 characters; anything else is `INVALID_EMAIL`.
+    public static func isValid(_ email: String) -> Bool {
+        guard email.utf8.count <= 256, !email.contains(where: { $0.isWhitespace }) else { return false }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
+        let domain = parts[1]
+        return !domain.hasPrefix(".") && !domain.hasSuffix(".") && !domain.contains("..")
+    }
+}

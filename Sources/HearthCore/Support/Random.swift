@@ -1,0 +1,47 @@
+import Crypto
+import Foundation
+
+/// Cryptographically secure random strings for ids, codes and opaque tokens.
+public enum SecureRandom {
+    /// `count` random bytes from the system's CSPRNG.
+    public static func bytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
+    /// A Firebase-style user id: 28 characters of `[A-Za-z0-9]`, about 166 bits.
+    public static func localID() -> String {
+        string(length: 28, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"))
+    }
+
+    /// An opaque token of `byteCount` random bytes, base64url without padding.
+    public static func token(byteCount: Int = 32) -> String {
+        Base64URL.encode(bytes(byteCount))
+    }
+
+    /// A string of `length` characters drawn uniformly from `alphabet`.
+    public static func string(length: Int, alphabet: [Character]) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<length).map { _ in alphabet.randomElement(using: &generator)! })
+    }
+
+    /// A random decimal string of `length` digits, first digit non-zero (project numbers).
+    public static func digits(_ length: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        let first = Character(String(Int.random(in: 1...9, using: &generator)))
+        return String(first) + string(length: length - 1, alphabet: Array("0123456789"))
+    }
+}
+
+/// SHA-256 of a secret, hex encoded: how opaque tokens and codes are stored at rest.
+public func storageDigest(_ secret: String) -> String {
+    SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+}
+
+/// Compares two byte sequences in time that depends only on their lengths.
+public func constantTimeEquals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+    guard a.count == b.count else { return false }
+    var difference: UInt8 = 0
+    for (x, y) in zip(a, b) { difference |= x ^ y }
+    return difference == 0
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Compact RS256 JSON Web Signatures: the one format Hearth signs (ID tokens, later session cookies).
+///
+/// Verification is strict: the header must name `RS256` and a `kid` the key ring knows; `alg: none`,
+/// HMAC algorithms and unknown keys are rejected before any claim is read.
+public enum JWS {
+    /// Signs `claims` (a JSON object) with `key`; the header carries `alg`, `kid` and `typ`.
+    public static func sign(claims: [String: Any], with key: SigningKey) throws -> String {
+        let header: [String: Any] = ["alg": "RS256", "kid": key.kid, "typ": "JWT"]
+        let headerPart = Base64URL.encode(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys, .withoutEscapingSlashes]))
+        let payloadPart = Base64URL.encode(try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys, .withoutEscapingSlashes]))
+        let signingInput = headerPart + "." + payloadPart
+        let signature = try key.sign(Data(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(signature)
+    }
+
+    /// Checks the signature of a compact JWS against `keys` and returns its payload bytes.
+    public static func verify(_ token: String, keys: KeyRing) throws(TokenError) -> Data {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, token.utf8.count < 16_384,
+              let headerData = Base64URL.decode(parts[0]),
+              let payload = Base64URL.decode(parts[1]),
+              let signature = Base64URL.decode(parts[2]),
+              let header = try? JSONDecoder().decode(Header.self, from: headerData)
+        else { throw .malformed }
+        guard header.alg == "RS256" else { throw .unsupportedAlgorithm }
+        guard let kid = header.kid, let key = keys.byKid[kid] else { throw .unknownKey }
+        let signingInput = Data(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        guard key.isValidSignature(signature, for: signingInput) else { throw .badSignature }
+        return payload
+    }
+
+    private struct Header: Decodable {
+        var alg: String
+        var kid: String?
+    }
+}
+
+/// Why a token was refused. Mapped to `INVALID_ID_TOKEN` or `TOKEN_EXPIRED` at the wire boundary.
+public enum TokenError: Error, Equatable {
+    case malformed
+    case unsupportedAlgorithm
+    case unknownKey
+    case badSignature
+    case wrongAudience
+    case wrongIssuer
+    case expired
+    case issuedInFuture
+    case noSigningKey
+}

@@ -1,0 +1,72 @@
+import Crypto
+import CryptoExtras
+import Foundation
+import SwiftASN1
+import X509
+
+/// An RSA-2048 key that signs ID tokens (RS256), ready to use: parsed once, then shared.
+public struct SigningKey: Sendable {
+    public let kid: String
+    public let publicKey: _RSA.Signing.PublicKey
+    public let certificatePEM: String
+    let privateKey: _RSA.Signing.PrivateKey
+
+    /// Parses a stored key.
+    public init(_ record: SigningKeyRecord) throws {
+        privateKey = try _RSA.Signing.PrivateKey(pemRepresentation: record.privateKeyPEM)
+        publicKey = privateKey.publicKey
+        kid = record.kid
+        certificatePEM = record.certificatePEM
+    }
+
+    /// Creates a new RSA-2048 key with a self-signed X.509 certificate (for the Google-shaped x509 endpoint).
+    public static func generate(now: Date, subject: String = "securetoken.hearth") async throws -> SigningKeyRecord {
+        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let kid = SHA256.hash(data: key.publicKey.derRepresentation).prefix(20).map { String(format: "%02x", $0) }.joined()
+        let name = try DistinguishedName { CommonName(subject) }
+        let certificate = try Certificate(
+            version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-3600), notValidAfter: now.addingTimeInterval(10 * 365 * 86400),
+            issuer: name, subject: name, signatureAlgorithm: .sha256WithRSAEncryption,
+            extensions: Certificate.Extensions {}, issuerPrivateKey: .init(key))
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        let pem = PEMDocument(type: "CERTIFICATE", derBytes: serializer.serializedBytes).pemString
+        return SigningKeyRecord(kid: kid, privateKeyPEM: key.pkcs8PEMRepresentation, certificatePEM: pem, createdAt: now)
+    }
+
+    /// RS256 signature of `data`.
+    public func sign(_ data: Data) throws -> Data {
+        try privateKey.signature(for: SHA256.hash(data: data), padding: .insecurePKCS1v1_5).rawRepresentation
+    }
+
+    /// Checks an RS256 signature.
+    public func isValidSignature(_ signature: Data, for data: Data) -> Bool {
+        publicKey.isValidSignature(.init(rawRepresentation: signature), for: SHA256.hash(data: data),
+                                   padding: .insecurePKCS1v1_5)
+    }
+
+    /// The public key as a JWK (`kty`, `alg`, `use`, `kid`, `n`, `e`), as Google's JWKS endpoints publish it.
+    public var jwk: [String: String] {
+        let primitives = try? publicKey.getKeyPrimitives()
+        return ["kty": "RSA", "alg": "RS256", "use": "sig", "kid": kid,
+                "n": Base64URL.encode(primitives?.modulus ?? Data()),
+                "e": Base64URL.encode(primitives?.publicExponent ?? Data())]
+    }
+}
+
+/// A project's keys, parsed: the active one signs, every one verifies.
+public struct KeyRing: Sendable {
+    public let active: SigningKey
+    public let byKid: [String: SigningKey]
+    /// All keys, oldest first.
+    public let all: [SigningKey]
+
+    public init(_ records: [SigningKeyRecord]) throws {
+        let keys = try records.map(SigningKey.init)
+        guard let last = keys.last else { throw TokenError.noSigningKey }
+        active = last
+        all = keys
+        byKid = Dictionary(keys.map { ($0.kid, $0) }, uniquingKeysWith: { _, new in new })
+    }
+}

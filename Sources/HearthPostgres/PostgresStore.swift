@@ -1,0 +1,255 @@
+import Foundation
+import HearthCore
+import Logging
+import NIOSSL
+import PostgresNIO
+
+/// ``IdentityStore`` on PostgreSQL: for when one machine is not enough. Any number of `hearth` processes can share
+/// one database; uniqueness (one account per email, ids) is enforced by the database itself.
+///
+/// ```swift
+/// let store = try PostgresStore(url: "postgres://hearth:secret@db.internal:5432/hearth")
+/// try await store.migrate()
+/// ```
+public final class PostgresStore: IdentityStore, @unchecked Sendable {
+    private let client: PostgresClient
+    private let runner: Task<Void, Never>
+    private let logger: Logger
+
+    /// Connects with a `postgres://user:password@host:port/database[?sslmode=require][&search_path=schema]` URL.
+    public convenience init(url: String, logger: Logger = Logger(label: "hearth.postgres")) throws {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
+              let host = components.host, !host.isEmpty
+        else { throw PostgresStoreError.invalidURL }
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+                               uniquingKeysWith: { _, last in last })
+        let tls: PostgresClient.Configuration.TLS
+        switch query["sslmode"] {
+        case "require", "verify-full", "verify-ca": tls = .require(.makeClientConfiguration())
+        case "prefer": tls = .prefer(.makeClientConfiguration())
+        default: tls = .disable
+        }
+        var configuration = PostgresClient.Configuration(
+            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: String(components.path.dropFirst()).nilIfEmpty, tls: tls)
+        if let schema = query["search_path"] {
+            configuration.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        self.init(configuration: configuration, logger: logger)
+    }
+
+    public init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "hearth.postgres")) {
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        runner = Task { await client.run() }
+    }
+
+    public func close() async throws {
+        runner.cancel()
+        _ = await runner.value
+    }
+
+    public func migrate() async throws {
+        try await client.query(
+            "CREATE TABLE IF NOT EXISTS hearth_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)",
+            logger: logger)
+        for migration in Self.migrations {
+            try await client.withTransaction(logger: logger) { db in
+                // Serializes concurrent starts of several instances on the same database.
+                try await db.query("LOCK TABLE hearth_migrations IN EXCLUSIVE MODE", logger: logger)
+                let done = try await db.query("SELECT 1 FROM hearth_migrations WHERE id = \(migration.id)",
+                                              logger: logger).collect()
+                guard done.isEmpty else { return }
+                for statement in migration.statements {
+                    try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                let now = Date().epochSeconds
+                try await db.query("INSERT INTO hearth_migrations (id, applied_at) VALUES (\(migration.id), \(now))",
+                                   logger: logger)
+            }
+        }
+    }
+
+    /// Ids of the migrations recorded in the database.
+    public func appliedMigrations() async throws -> [String] {
+        var ids: [String] = []
+        for try await id in try await client.query("SELECT id FROM hearth_migrations ORDER BY applied_at, id",
+                                                   logger: logger).decode(String.self) {
+            ids.append(id)
+        }
+        return ids
+    }
+
+    static let migrations: [Migration] = [
+        Migration(id: "0001_initial", statements: [
+            "CREATE TABLE projects (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
+            """
+            CREATE TABLE users (
+                project_id TEXT NOT NULL, tenant_id TEXT NOT NULL, local_id TEXT NOT NULL,
+                email TEXT, email_unique TEXT, phone_number TEXT, created_at BIGINT NOT NULL, data TEXT NOT NULL,
+                PRIMARY KEY (project_id, tenant_id, local_id))
+            """,
+            "CREATE UNIQUE INDEX users_email_unique ON users (project_id, tenant_id, email_unique)",
+            "CREATE INDEX users_email ON users (project_id, tenant_id, email, created_at)",
+            """
+            CREATE TABLE refresh_tokens (
+                token_digest TEXT PRIMARY KEY, project_id TEXT NOT NULL, tenant_id TEXT NOT NULL,
+                local_id TEXT NOT NULL, data TEXT NOT NULL)
+            """,
+            "CREATE INDEX refresh_tokens_user ON refresh_tokens (project_id, tenant_id, local_id)",
+        ]),
+    ]
+
+    private func first(_ query: PostgresQuery) async throws -> String? {
+        for try await data in try await client.query(query, logger: logger).decode(String.self) { return data }
+        return nil
+    }
+
+    // MARK: Projects
+
+    public func project(id: String) async throws -> ProjectRecord? {
+        try await first("SELECT data FROM projects WHERE id = \(id)")
+            .map { try RecordCoding.decode(ProjectRecord.self, from: $0) }
+    }
+
+    public func createProjectIfAbsent(_ project: ProjectRecord) async throws -> ProjectRecord {
+        let data = try RecordCoding.encode(project)
+        try await client.query(
+            "INSERT INTO projects (id, data) VALUES (\(project.id), \(data)) ON CONFLICT (id) DO NOTHING",
+            logger: logger)
+        return try await self.project(id: project.id) ?? project
+    }
+
+    public func updateProject(_ project: ProjectRecord) async throws {
+        let data = try RecordCoding.encode(project)
+        guard try await first("UPDATE projects SET data = \(data) WHERE id = \(project.id) RETURNING id") != nil
+        else { throw StoreError.notFound }
+    }
+
+    // MARK: Users
+
+    public func user(projectID: String, tenantID: String?, localID: String) async throws -> UserRecord? {
+        let tenant = RecordCoding.tenantColumn(tenantID)
+        return try await first(
+            "SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id = \(localID)"
+        ).map { try RecordCoding.decode(UserRecord.self, from: $0) }
+    }
+
+    public func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord? {
+        let tenant = RecordCoding.tenantColumn(tenantID)
+        let normalized = EmailAddress.normalized(email)
+        return try await first("""
+            SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND email = \(normalized)
+            ORDER BY created_at, local_id LIMIT 1
+            """).map { try RecordCoding.decode(UserRecord.self, from: $0) }
+    }
+
+    public func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws {
+        let row = try Row(user, uniqueEmail: uniqueEmail)
+        do {
+            try await client.query("""
+                INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
+                VALUES (\(row.project), \(row.tenant), \(row.localID), \(row.email), \(row.emailUnique), \(row.phone),
+                        \(row.createdAt), \(row.data))
+                """, logger: logger)
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw error.serverInfo?[.constraintName] == "users_email_unique"
+                ? StoreError.emailExists : StoreError.duplicateLocalID
+        }
+    }
+
+    public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws {
+        let row = try Row(user, uniqueEmail: uniqueEmail)
+        let logger = logger
+        do {
+            try await client.withTransaction(logger: logger) { db in
+                let updated = try await db.query("""
+                    UPDATE users SET email = \(row.email), email_unique = \(row.emailUnique), phone_number = \(row.phone),
+                        created_at = \(row.createdAt), data = \(row.data)
+                    WHERE project_id = \(row.project) AND tenant_id = \(row.tenant) AND local_id = \(row.localID)
+                    RETURNING local_id
+                    """, logger: logger).collect()
+                guard !updated.isEmpty else { throw StoreError.notFound }
+                if revokeRefreshTokens {
+                    try await db.query("""
+                        DELETE FROM refresh_tokens
+                        WHERE project_id = \(row.project) AND tenant_id = \(row.tenant) AND local_id = \(row.localID)
+                        """, logger: logger)
+                }
+            }
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+            throw StoreError.emailExists
+        }
+    }
+
+    public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
+        let tenant = RecordCoding.tenantColumn(tenantID)
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { db in
+            try await db.query("""
+                DELETE FROM refresh_tokens
+                WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id = \(localID)
+                """, logger: logger)
+            return try await !db.query("""
+                DELETE FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id = \(localID)
+                RETURNING local_id
+                """, logger: logger).collect().isEmpty
+        }
+    }
+
+    public func deleteAllUsers(projectID: String) async throws -> Int {
+        let logger = logger
+        return try await client.withTransaction(logger: logger) { db in
+            try await db.query("DELETE FROM refresh_tokens WHERE project_id = \(projectID)", logger: logger)
+            return try await db.query("DELETE FROM users WHERE project_id = \(projectID) RETURNING local_id",
+                                      logger: logger).collect().count
+        }
+    }
+
+    // MARK: Refresh tokens
+
+    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
+        let data = try RecordCoding.encode(token)
+        let tenant = RecordCoding.tenantColumn(token.tenantID)
+        try await client.query("""
+            INSERT INTO refresh_tokens (token_digest, project_id, tenant_id, local_id, data)
+            VALUES (\(token.tokenDigest), \(token.projectID), \(tenant), \(token.localID), \(data))
+            """, logger: logger)
+    }
+
+    public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
+        try await first("SELECT data FROM refresh_tokens WHERE token_digest = \(digest) AND project_id = \(projectID)")
+            .map { try RecordCoding.decode(RefreshTokenRecord.self, from: $0) }
+    }
+
+    /// The column values of a user row.
+    private struct Row: Sendable {
+        var project, tenant, localID, data: String
+        var email, emailUnique, phone: String?
+        var createdAt: Int64
+
+        init(_ user: UserRecord, uniqueEmail: Bool) throws {
+            project = user.projectID
+            tenant = RecordCoding.tenantColumn(user.tenantID)
+            localID = user.localID
+            email = user.normalizedEmail
+            emailUnique = RecordCoding.uniqueEmailColumn(user, uniqueEmail: uniqueEmail)
+            phone = user.phoneNumber
+            createdAt = user.createdAt.epochMilliseconds
+            data = try RecordCoding.encode(user)
+        }
+    }
+}
+
+public enum PostgresStoreError: Error, CustomStringConvertible {
+    case invalidURL
+
+    public var description: String {
+        "expected a URL like postgres://user:password@host:5432/database"
+    }
+}
+
+extension String {
+    fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
+}

@@ -1,0 +1,277 @@
+import Foundation
+import HearthCore
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import SQLiteNIO
+
+/// ``IdentityStore`` on one SQLite file (WAL): the default backend.
+///
+/// One writer connection, serialized by ``WriteLock`` so that multi-statement changes are atomic, plus a small
+/// pool of reader connections that WAL lets run beside it.
+///
+/// ```swift
+/// let store = try await SQLiteStore.open(path: "hearth-data/hearth.sqlite")
+/// try await store.migrate()
+/// ```
+public final class SQLiteStore: IdentityStore, @unchecked Sendable {
+    private let writer: SQLiteConnection
+    private let readers: [SQLiteConnection]
+    private let writeLock = WriteLock()
+    private let nextReader = NIOLockedValueBox(0)
+    public let path: String
+
+    private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection]) {
+        self.path = path
+        self.writer = writer
+        self.readers = readers
+    }
+
+    /// Opens (creating if needed) the database file and its folder.
+    public static func open(path: String, readers readerCount: Int = 4) async throws -> SQLiteStore {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let writer = try await SQLiteConnection.open(storage: .file(path: path))
+        for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=5000"] {
+            _ = try await writer.query(pragma)
+        }
+        var readers: [SQLiteConnection] = []
+        for _ in 0..<readerCount {
+            let reader = try await SQLiteConnection.open(storage: .file(path: path))
+            _ = try await reader.query("PRAGMA busy_timeout=5000")
+            readers.append(reader)
+        }
+        return SQLiteStore(path: path, writer: writer, readers: readers)
+    }
+
+    /// A store on a new file in a temporary folder, removed by `close()`; for tests.
+    public static func temporary() async throws -> SQLiteStore {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-\(UUID().uuidString)")
+        return try await open(path: folder.appendingPathComponent("hearth.sqlite").path)
+    }
+
+    public func close() async throws {
+        for reader in readers { try await reader.close() }
+        try await writer.close()
+    }
+
+    // MARK: Plumbing
+
+    private func read(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
+        let index = nextReader.withLockedValue { value in
+            value = (value + 1) % readers.count
+            return value
+        }
+        return try await readers[index].query(sql, binds)
+    }
+
+    /// Runs `body` in one write transaction on the writer connection.
+    private func write<T: Sendable>(_ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+        try await writeLock.withLock {
+            _ = try await writer.query("BEGIN IMMEDIATE")
+            do {
+                let result = try await body(writer)
+                _ = try await writer.query("COMMIT")
+                return result
+            } catch {
+                _ = try? await writer.query("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    public func migrate() async throws {
+        _ = try await writer.query(
+            "CREATE TABLE IF NOT EXISTS hearth_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
+        for migration in Self.migrations {
+            try await write { db in
+                let done = try await db.query("SELECT 1 FROM hearth_migrations WHERE id = ?", [.text(migration.id)])
+                guard done.isEmpty else { return }
+                for statement in migration.statements { _ = try await db.query(statement) }
+                _ = try await db.query("INSERT INTO hearth_migrations (id, applied_at) VALUES (?, ?)",
+                                       [.text(migration.id), .integer(Int(Date().epochSeconds))])
+            }
+        }
+    }
+
+    /// Ids of the migrations recorded in the database, in order applied.
+    public func appliedMigrations() async throws -> [String] {
+        try await read("SELECT id FROM hearth_migrations ORDER BY applied_at, id").compactMap { $0.column("id")?.string }
+    }
+
+    static let migrations: [Migration] = [
+        Migration(id: "0001_initial", statements: [
+            "CREATE TABLE projects (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
+            """
+            CREATE TABLE users (
+                project_id TEXT NOT NULL, tenant_id TEXT NOT NULL, local_id TEXT NOT NULL,
+                email TEXT, email_unique TEXT, phone_number TEXT, created_at INTEGER NOT NULL, data TEXT NOT NULL,
+                PRIMARY KEY (project_id, tenant_id, local_id))
+            """,
+            "CREATE UNIQUE INDEX users_email_unique ON users (project_id, tenant_id, email_unique)",
+            "CREATE INDEX users_email ON users (project_id, tenant_id, email, created_at)",
+            """
+            CREATE TABLE refresh_tokens (
+                token_digest TEXT PRIMARY KEY, project_id TEXT NOT NULL, tenant_id TEXT NOT NULL,
+                local_id TEXT NOT NULL, data TEXT NOT NULL)
+            """,
+            "CREATE INDEX refresh_tokens_user ON refresh_tokens (project_id, tenant_id, local_id)",
+        ]),
+    ]
+
+    // MARK: Projects
+
+    public func project(id: String) async throws -> ProjectRecord? {
+        try await read("SELECT data FROM projects WHERE id = ?", [.text(id)]).first
+            .map { try RecordCoding.decode(ProjectRecord.self, from: $0.column("data")?.string ?? "") }
+    }
+
+    public func createProjectIfAbsent(_ project: ProjectRecord) async throws -> ProjectRecord {
+        let data = try RecordCoding.encode(project)
+        let stored = try await write { db in
+            _ = try await db.query("INSERT INTO projects (id, data) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+                                   [.text(project.id), .text(data)])
+            return try await db.query("SELECT data FROM projects WHERE id = ?", [.text(project.id)])
+                .first?.column("data")?.string
+        }
+        return try RecordCoding.decode(ProjectRecord.self, from: stored ?? data)
+    }
+
+    public func updateProject(_ project: ProjectRecord) async throws {
+        let data = try RecordCoding.encode(project)
+        try await write { db in
+            let rows = try await db.query("UPDATE projects SET data = ? WHERE id = ? RETURNING id",
+                                          [.text(data), .text(project.id)])
+            if rows.isEmpty { throw StoreError.notFound }
+        }
+    }
+
+    // MARK: Users
+
+    public func user(projectID: String, tenantID: String?, localID: String) async throws -> UserRecord? {
+        try await read(
+            "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
+            [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(localID)]
+        ).first.map(Self.user)
+    }
+
+    public func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord? {
+        try await read(
+            """
+            SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND email = ?
+            ORDER BY created_at, local_id LIMIT 1
+            """,
+            [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(EmailAddress.normalized(email))]
+        ).first.map(Self.user)
+    }
+
+    public func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws {
+        let binds = try Self.userColumns(user, uniqueEmail: uniqueEmail)
+        try await write { db in
+            do {
+                _ = try await db.query(
+                    """
+                    INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """, binds)
+            } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {
+                throw error.message.contains("email_unique") ? StoreError.emailExists : StoreError.duplicateLocalID
+            }
+        }
+    }
+
+    public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws {
+        let binds = try Self.userColumns(user, uniqueEmail: uniqueEmail)
+        try await write { db in
+            let updated: [SQLiteRow]
+            do {
+                updated = try await db.query(
+                    """
+                    UPDATE users SET email = ?4, email_unique = ?5, phone_number = ?6, created_at = ?7, data = ?8
+                    WHERE project_id = ?1 AND tenant_id = ?2 AND local_id = ?3 RETURNING local_id
+                    """, binds)
+            } catch let error as SQLiteError where error.message.contains("email_unique") {
+                throw StoreError.emailExists
+            }
+            guard !updated.isEmpty else { throw StoreError.notFound }
+            if revokeRefreshTokens {
+                _ = try await db.query(
+                    "DELETE FROM refresh_tokens WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
+                    Array(binds.prefix(3)))
+            }
+        }
+    }
+
+    public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
+        let key: [SQLiteData] = [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(localID)]
+        return try await write { db in
+            _ = try await db.query(
+                "DELETE FROM refresh_tokens WHERE project_id = ? AND tenant_id = ? AND local_id = ?", key)
+            return try await !db.query(
+                "DELETE FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ? RETURNING local_id", key
+            ).isEmpty
+        }
+    }
+
+    public func deleteAllUsers(projectID: String) async throws -> Int {
+        try await write { db in
+            _ = try await db.query("DELETE FROM refresh_tokens WHERE project_id = ?", [.text(projectID)])
+            return try await db.query("DELETE FROM users WHERE project_id = ? RETURNING local_id", [.text(projectID)])
+                .count
+        }
+    }
+
+    // MARK: Refresh tokens
+
+    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
+        let binds: [SQLiteData] = [
+            .text(token.tokenDigest), .text(token.projectID), .text(RecordCoding.tenantColumn(token.tenantID)),
+            .text(token.localID), .text(try RecordCoding.encode(token)),
+        ]
+        try await write { db in
+            _ = try await db.query(
+                "INSERT INTO refresh_tokens (token_digest, project_id, tenant_id, local_id, data) VALUES (?, ?, ?, ?, ?)",
+                binds)
+        }
+    }
+
+    public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
+        try await read("SELECT data FROM refresh_tokens WHERE token_digest = ? AND project_id = ?",
+                       [.text(digest), .text(projectID)]).first
+            .map { try RecordCoding.decode(RefreshTokenRecord.self, from: $0.column("data")?.string ?? "") }
+    }
+
+    // MARK: Rows
+
+    private static func user(_ row: SQLiteRow) throws -> UserRecord {
+        try RecordCoding.decode(UserRecord.self, from: row.column("data")?.string ?? "")
+    }
+
+    private static func userColumns(_ user: UserRecord, uniqueEmail: Bool) throws -> [SQLiteData] {
+        [
+            .text(user.projectID), .text(RecordCoding.tenantColumn(user.tenantID)), .text(user.localID),
+            user.normalizedEmail.map(SQLiteData.text) ?? .null,
+            RecordCoding.uniqueEmailColumn(user, uniqueEmail: uniqueEmail).map(SQLiteData.text) ?? .null,
+            user.phoneNumber.map(SQLiteData.text) ?? .null,
+            .integer(Int(user.createdAt.epochMilliseconds)), .text(try RecordCoding.encode(user)),
+        ]
+    }
+}
+
+/// Serializes write transactions on the single writer connection: an actor for exactly that job.
+actor WriteLock {
+    private var busy = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func withLock<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        if busy {
+            await withCheckedContinuation { waiters.append($0) }
+        }
+        busy = true
+        defer {
+            if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
+        }
+        return try await body()
+    }
+}

@@ -1,0 +1,46 @@
+import HearthWire
+import Hummingbird
+
+/// An error answered in Google's envelope. Everything a handler throws becomes one of these at the boundary
+/// (see `HearthAPI.errorResponse`), so no internal detail ever reaches a client.
+struct APIError: Error, Sendable {
+    var status: HTTPResponse.Status
+    var envelope: ErrorEnvelope
+
+    /// A Firebase business error: 400, `CODE` or `CODE : detail`.
+    static func business(_ code: ServerErrorCode, _ detail: String? = nil) -> APIError {
+        APIError(status: .badRequest, envelope: .business(code, detail: detail))
+    }
+
+    static func invalidArgument(_ error: WireDecodingError) -> APIError {
+        APIError(status: .badRequest, envelope: ErrorEnvelope(
+            code: 400, message: error.message, reason: error.reason, status: "INVALID_ARGUMENT"))
+    }
+
+    static let missingAPIKey = APIError(status: .forbidden, envelope: ErrorEnvelope(
+        code: 403, message: "The request is missing a valid API key.", reason: "forbidden",
+        status: "PERMISSION_DENIED"))
+
+    /// What Google answers for a key it does not know; clients recognise the `keyInvalid` reason.
+    static let invalidAPIKey = APIError(status: .badRequest, envelope: ErrorEnvelope(
+        code: 400, message: "API key not valid. Please pass a valid API key.", reason: "keyInvalid",
+        status: "INVALID_ARGUMENT"))
+
+    static let notFound = APIError(status: .notFound, envelope: ErrorEnvelope(
+        code: 404, message: "Not Found", reason: "notFound", domain: nil, status: "NOT_FOUND"))
+
+    static func methodNotAllowed(_ method: HTTPRequest.Method, _ path: String) -> APIError {
+        APIError(status: .methodNotAllowed, envelope: ErrorEnvelope(
+            code: 405, message: "Method \(method.rawValue) not allowed for \(path)", reason: "methodNotAllowed",
+            status: "INVALID_ARGUMENT"))
+    }
+
+    static func payloadTooLarge(_ limit: Int) -> APIError {
+        APIError(status: .contentTooLarge, envelope: ErrorEnvelope(
+            code: 413, message: "Request payload size exceeds the limit: \(limit) bytes.", reason: "badRequest",
+            status: "INVALID_ARGUMENT"))
+    }
+
+    static let internalError = APIError(status: .internalServerError, envelope: ErrorEnvelope(
+        code: 500, message: "Internal error encountered.", reason: "backendError", status: "INTERNAL"))
+}

@@ -1,0 +1,34 @@
+import HearthCore
+import HearthWire
+
+/// The one table from domain failures to Firebase's wire codes (and the detail Firebase adds, if any).
+extension AuthFailure {
+    var wire: (code: ServerErrorCode, detail: String?) {
+        switch self {
+        case .emailExists: (.emailExists, nil)
+        case .emailNotFound: (.emailNotFound, nil)
+        case .invalidPassword: (.invalidPassword, nil)
+        case .invalidLoginCredentials: (.invalidLoginCredentials, nil)
+        case .userDisabled: (.userDisabled, nil)
+        case .userNotFound: (.userNotFound, nil)
+        case .invalidEmail: (.invalidEmail, nil)
+        case .missingEmail: (.missingEmail, nil)
+        case .missingPassword: (.missingPassword, nil)
+        case .weakPassword: (.weakPassword, "Password should be at least \(PasswordPolicy.minimumLength) characters")
+        case .operationNotAllowed: (.operationNotAllowed, nil)
+        case .passwordLoginDisabled: (.passwordLoginDisabled, nil)
+        case .adminOnlyOperation: (.adminOnlyOperation, nil)
+        case .invalidIDToken: (.invalidIDToken, nil)
+        case .missingIDToken: (.missingIDToken, nil)
+        case .tokenExpired: (.tokenExpired, nil)
+        case .credentialTooOldLoginAgain: (.credentialTooOldLoginAgain, nil)
+        case .invalidRefreshToken: (.invalidRefreshToken, nil)
+        case .missingRefreshToken: (.missingRefreshToken, nil)
+        case .invalidGrantType: (.invalidGrantType, nil)
+        case .missingGrantType: (.missingGrantType, nil)
+        case .projectNotFound: (.projectNotFound, nil)
+        }
+    }
+
+    var apiError: APIError { APIError.business(wire.code, wire.detail) }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import HearthCore
+import HearthWire
+import Hummingbird
+import HTTPTypes
+import Logging
+import NIOCore
+
+/// The HTTP front of Hearth: CORS, route lookup, API-key check, body limit, and the one place where every
+/// thrown error becomes Google's error envelope.
+public struct HearthAPI: HTTPResponder {
+    public typealias Context = BasicRequestContext
+
+    let services: HearthServices
+    private let exact: [String: [Route]]
+    private let patterns: [Route]
+
+    public init(services: HearthServices) {
+        self.services = services
+        let routes = Self.routes(emulator: services.configuration.isEmulator)
+        exact = Dictionary(grouping: routes.filter { !$0.isPattern }, by: \.path)
+        patterns = routes.filter(\.isPattern)
+    }
+
+    public func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+        var response: Response
+        do {
+            response = try await dispatch(request)
+        } catch let error as APIError {
+            response = Self.errorResponse(error)
+        } catch let failure as AuthFailure {
+            response = Self.errorResponse(failure.apiError)
+        } catch {
+            services.logger.error("internal error", metadata: [
+                "path": .string(request.uri.path), "error": .string(String(reflecting: error)),
+            ])
+            response = Self.errorResponse(.internalError)
+        }
+        Self.addCORS(to: &response, for: request)
+        return response
+    }
+
+    private func dispatch(_ request: Request) async throws -> Response {
+        let path = request.uri.path
+        if request.method == .options { return Self.preflight(request) }
+        let segments = path.split(separator: "/")
+        var candidates = exact["/" + segments.joined(separator: "/")] ?? []
+        var parameters: [String: String] = [:]
+        if candidates.isEmpty {
+            for route in patterns {
+                if let found = route.match(segments) {
+                    candidates.append(route)
+                    parameters = found
+                }
+            }
+        }
+        guard !candidates.isEmpty else { throw APIError.notFound }
+        guard let route = candidates.first(where: { $0.method == request.method }) else {
+            throw APIError.methodNotAllowed(request.method, path)
+        }
+
+        var project: ProjectContext?
+        if case .client = route.access { project = try await clientProject(for: request) }
+        let limit = services.configuration.maxBodySize
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError.payloadTooLarge(limit)
+        }
+        return try await route.handler(Call(request: request, body: body, parameters: parameters,
+                                            project: project, services: services))
+    }
+
+    /// Resolves the API key (`?key=` or `X-Goog-Api-Key`) to the client project. Emulator mode accepts any key,
+    /// as Firebase's emulator does; a missing key is refused in both modes.
+    private func clientProject(for request: Request) async throws -> ProjectContext {
+        let key = request.uri.queryParameters["key"].map(String.init)
+            ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!]
+        guard let key, !key.isEmpty else { throw APIError.missingAPIKey }
+        let project = try await services.defaultProject()
+        if services.configuration.isEmulator { return project }
+        guard project.record.apiKeys.contains(where: { constantTimeEquals(Array($0.utf8), Array(key.utf8)) }) else {
+            throw APIError.invalidAPIKey
+        }
+        return project
+    }
+
+    static func errorResponse(_ error: APIError) -> Response {
+        json(error.envelope, status: error.status, contentType: "application/json; charset=utf-8")
+    }
+
+    /// Browsers call the API from any origin (the APIs use no cookies): reflect the origin, as Google does.
+    private static func addCORS(to response: inout Response, for request: Request) {
+        guard let origin = request.headers[.origin] else { return }
+        response.headers[.accessControlAllowOrigin] = origin
+        response.headers[.vary] = "Origin"
+    }
+
+    private static func preflight(_ request: Request) -> Response {
+        var response = Response(status: .noContent)
+        response.headers[.accessControlAllowMethods] = "GET,HEAD,PUT,PATCH,POST,DELETE"
+        if let headers = request.headers[.accessControlRequestHeaders] {
+            response.headers[.accessControlAllowHeaders] = headers
+        }
+        response.headers[.accessControlMaxAge] = "3600"
+        response.headers[.vary] = "Origin, Access-Control-Request-Headers"
+        return response
+    }
+}
+
+/// A JSON response. Encoding one of our own `Encodable` types cannot fail; if it ever did, the fallback is an
+/// empty object rather than a crash.
+func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, contentType: String = "application/json",
+          headers extra: HTTPFields = [:]) -> Response {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+    var headers = extra
+    headers[.contentType] = contentType
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+}

@@ -1,0 +1,81 @@
+import Foundation
+import HearthCore
+import HearthWire
+import Hummingbird
+
+/// `accounts:signUp`, `signInWithPassword`, `lookup`, `delete` and `getProjectConfig`.
+enum AccountRoutes {
+    static func signUp(_ call: Call) async throws -> Response {
+        let request = try call.decode(SignUpRequest.self)
+        let result = try await call.services.accounts.signUp(
+            in: try call.clientProject, email: request.email, password: request.password,
+            displayName: request.displayName, idToken: request.idToken)
+        let user = result.user
+        return json(SignUpResponse(
+            localId: user.localID, email: user.email, displayName: user.displayName,
+            idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
+            expiresIn: String(result.tokens.expiresIn)))
+    }
+
+    static func signInWithPassword(_ call: Call) async throws -> Response {
+        let request = try call.decode(SignInWithPasswordRequest.self)
+        let result = try await call.services.accounts.signInWithPassword(
+            in: try call.clientProject, email: request.email, password: request.password)
+        let user = result.user
+        return json(SignInWithPasswordResponse(
+            localId: user.localID, email: user.email, displayName: user.displayName, profilePicture: user.photoURL,
+            idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
+            expiresIn: String(result.tokens.expiresIn)))
+    }
+
+    static func lookup(_ call: Call) async throws -> Response {
+        let request = try call.decode(LookupRequest.self)
+        let user = try await call.services.accounts.lookup(in: try call.clientProject, idToken: request.idToken)
+        return json(LookupResponse(users: [UserInfo(user)]))
+    }
+
+    static func delete(_ call: Call) async throws -> Response {
+        let request = try call.decode(DeleteAccountRequest.self)
+        try await call.services.accounts.deleteAccount(in: try call.clientProject, idToken: request.idToken)
+        return json(DeleteAccountResponse())
+    }
+
+    static func projectConfig(_ call: Call) async throws -> Response {
+        let project = try call.clientProject
+        return json(GetProjectConfigResponse(projectId: project.record.number,
+                                             authorizedDomains: call.configuration.authorizedDomains))
+    }
+}
+
+extension UserInfo {
+    /// The wire form of a stored user; the password hash is always redacted.
+    init(_ user: UserRecord) {
+        self.init(localId: user.localID)
+        email = user.email
+        emailVerified = user.email == nil ? nil : user.emailVerified
+        displayName = user.displayName
+        photoUrl = user.photoURL
+        phoneNumber = user.phoneNumber
+        disabled = user.disabled ? true : nil
+        passwordHash = user.passwordHash == nil ? nil : UserInfo.redactedPasswordHash
+        passwordUpdatedAt = user.passwordUpdatedAt.map { Double($0.epochMilliseconds) }
+        validSince = user.isAnonymous ? nil : String(user.validSince)
+        lastLoginAt = user.lastLoginAt.map { String($0.epochMilliseconds) }
+        createdAt = String(user.createdAt.epochMilliseconds)
+        lastRefreshAt = user.lastRefreshAt.map(rfc3339)
+        customAttributes = user.customAttributes
+        let providers = user.providerUserInfo
+        providerUserInfo = providers.isEmpty ? nil : providers.map {
+            ProviderUserInfoWire(providerId: $0.providerID, rawId: $0.rawID, federatedId: $0.federatedID,
+                                 email: $0.email, displayName: $0.displayName, photoUrl: $0.photoURL,
+                                 phoneNumber: $0.phoneNumber, screenName: $0.screenName)
+        }
+        tenantId = user.tenantID
+    }
+}
+
+/// RFC 3339 with milliseconds in UTC, as Google formats `Timestamp` fields.
+func rfc3339(_ date: Date) -> String {
+    date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
+        .timeSeparator(.colon).timeZone(separator: .omitted))
+}

@@ -1,0 +1,42 @@
+import HearthCore
+import HearthWire
+import Hummingbird
+
+/// Firebase-emulator control endpoints (emulator mode only).
+enum EmulatorRoutes {
+    static func root(_ call: Call) async throws -> Response {
+        json(EmulatorRootInfo(), contentType: "application/json; charset=utf-8")
+    }
+
+    static func resetAccounts(_ call: Call) async throws -> Response {
+        let project = try await call.services.emulatorProject(try projectID(call))
+        try await call.services.store.deleteAllUsers(projectID: project.id)
+        return json([String: String]())
+    }
+
+    static func config(_ call: Call) async throws -> Response {
+        let project = try await call.services.emulatorProject(try projectID(call))
+        return json(EmulatorConfig(project.settings))
+    }
+
+    static func patchConfig(_ call: Call) async throws -> Response {
+        let patch = try call.decode(EmulatorConfigPatch.self)
+        var record = try await call.services.emulatorProject(try projectID(call)).record
+        if let value = patch.allowDuplicateEmails { record.settings.allowDuplicateEmails = value }
+        if let value = patch.enableImprovedEmailPrivacy { record.settings.enableImprovedEmailPrivacy = value }
+        let updated = try await call.services.projects.update(record)
+        return json(EmulatorConfig(updated.settings))
+    }
+
+    private static func projectID(_ call: Call) throws -> String {
+        guard let id = call.parameters["project"], ProjectID.isValid(id) else { throw APIError.notFound }
+        return id
+    }
+}
+
+extension EmulatorConfig {
+    init(_ settings: ProjectSettings) {
+        self.init(allowDuplicateEmails: settings.allowDuplicateEmails,
+                  enableImprovedEmailPrivacy: settings.enableImprovedEmailPrivacy)
+    }
+}

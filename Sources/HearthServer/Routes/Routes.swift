@@ -1,0 +1,35 @@
+import Hummingbird
+
+/// The whole HTTP surface on one screen. Paths carry Google's host as their first segment, as Firebase's
+/// emulator serves them, so SDKs pointed at Hearth with `useEmulator` (or a custom endpoint) reach the same names.
+extension HearthAPI {
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+    static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
+    static let secureToken = "/securetoken.googleapis.com/v1"
+    static let googleKeys = "/www.googleapis.com"
+
+    static func routes(emulator: Bool) -> [Route] {
+        var routes: [Route] = []
+        // Accounts (client API; v1 names and the legacy v3 names the iOS SDK calls).
+        routes += .post("\(v1)/accounts:signUp", "\(v3)/signupNewUser", to: AccountRoutes.signUp)
+        routes += .post("\(v1)/accounts:signInWithPassword", "\(v3)/verifyPassword", to: AccountRoutes.signInWithPassword)
+        routes += .post("\(v1)/accounts:lookup", "\(v3)/getAccountInfo", to: AccountRoutes.lookup)
+        routes += .post("\(v1)/accounts:delete", "\(v3)/deleteAccount", to: AccountRoutes.delete)
+        routes += .get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
+        // Secure Token API.
+        routes += .post("\(secureToken)/token", to: SecureTokenRoutes.token)
+        // Public keys of ID tokens: Google's x509 and JWKS shapes, and the standard well-known path.
+        routes += .get("\(googleKeys)/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com",
+                       access: .open, to: PublicKeyRoutes.x509)
+        routes += .get("\(googleKeys)/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
+                       "/.well-known/jwks.json", access: .open, to: PublicKeyRoutes.jwks)
+        // Emulator control, only in emulator mode (404 in production).
+        if emulator {
+            routes += .get("/", access: .open, to: EmulatorRoutes.root)
+            routes += .route(.delete, "/emulator/v1/projects/{project}/accounts", access: .open, to: EmulatorRoutes.resetAccounts)
+            routes += .get("/emulator/v1/projects/{project}/config", access: .open, to: EmulatorRoutes.config)
+            routes += .route(.patch, "/emulator/v1/projects/{project}/config", access: .open, to: EmulatorRoutes.patchConfig)
+        }
+        return routes
+    }
+}

@@ -1,0 +1,23 @@
+/// `accounts:delete` (v3 `deleteAccount`) with the signed-in user's `idToken`.
+public struct DeleteAccountRequest: Codable, Sendable, Equatable {
+    public var idToken: String?
+    public var tenantId: String?
+
+    public init(idToken: String?, tenantId: String? = nil) {
+        self.idToken = idToken
+        self.tenantId = tenantId
+    }
+}
+
+extension DeleteAccountRequest: WireDecodable {
+    public init(wire body: inout WireObject) throws(WireDecodingError) {
+        idToken = try body.string("idToken")
+        tenantId = try body.string("tenantId")
+        body.ignore("delegatedProjectNumber", "localId", "targetProjectId")
+    }
+}
+
+public struct DeleteAccountResponse: Codable, Sendable, Equatable {
+    public var kind = "identitytoolkit#DeleteAccountResponse"
+    public init() {}
+}

@@ -1,0 +1,79 @@
+/// `accounts:lookup` (v3 `getAccountInfo`) with the signed-in user's `idToken`.
+public struct LookupRequest: Codable, Sendable, Equatable {
+    public var idToken: String?
+    public var tenantId: String?
+
+    public init(idToken: String?, tenantId: String? = nil) {
+        self.idToken = idToken
+        self.tenantId = tenantId
+    }
+}
+
+extension LookupRequest: WireDecodable {
+    public init(wire body: inout WireObject) throws(WireDecodingError) {
+        idToken = try body.string("idToken")
+        tenantId = try body.string("tenantId")
+        body.ignore("delegatedProjectNumber")
+    }
+}
+
+public struct LookupResponse: Codable, Sendable, Equatable {
+    public var kind = "identitytoolkit#GetAccountInfoResponse"
+    /// Omitted (not empty) when nothing matched, as Firebase does.
+    public var users: [UserInfo]?
+
+    public init(users: [UserInfo]?) { self.users = users }
+}
+
+/// Firebase's `UserInfo` resource. Timestamps follow Google's mapping: `createdAt`/`lastLoginAt` are epoch
+/// milliseconds as strings, `validSince` epoch seconds as a string, `passwordUpdatedAt` a number of
+/// milliseconds, `lastRefreshAt` RFC 3339.
+public struct UserInfo: Codable, Sendable, Equatable {
+    public var localId: String
+    public var email: String?
+    public var emailVerified: Bool?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var phoneNumber: String?
+    public var disabled: Bool?
+    /// Always redacted (`UkVEQUNURUQ=`, base64 of "REDACTED") outside of exports.
+    public var passwordHash: String?
+    public var salt: String?
+    public var passwordUpdatedAt: Double?
+    public var validSince: String?
+    public var lastLoginAt: String?
+    public var createdAt: String?
+    public var lastRefreshAt: String?
+    public var customAttributes: String?
+    public var providerUserInfo: [ProviderUserInfoWire]?
+    public var tenantId: String?
+
+    public init(localId: String) { self.localId = localId }
+
+    /// base64("REDACTED"): what production Firebase returns instead of a password hash.
+    public static let redactedPasswordHash = "UkVEQUNURUQ="
+}
+
+/// One entry of `providerUserInfo`.
+public struct ProviderUserInfoWire: Codable, Sendable, Equatable {
+    public var providerId: String
+    public var rawId: String?
+    public var federatedId: String?
+    public var email: String?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var phoneNumber: String?
+    public var screenName: String?
+
+    public init(providerId: String, rawId: String?, federatedId: String?, email: String?, displayName: String?,
+                photoUrl: String?, phoneNumber: String?, screenName: String?) {
+        self.providerId = providerId
+        self.rawId = rawId
+        self.federatedId = federatedId
+        self.email = email
+        self.displayName = displayName
+        self.photoUrl = photoUrl
+        self.phoneNumber = phoneNumber
+        self.screenName = screenName
+    }
+}

@@ -1,0 +1,55 @@
+/// `accounts:signUp` (v3 `signupNewUser`): create an email/password account, an anonymous account (no email and
+/// no password), or add email/password to the user of `idToken` in place.
+public struct SignUpRequest: Codable, Sendable, Equatable {
+    public var email: String?
+    public var password: String?
+    public var displayName: String?
+    public var idToken: String?
+    public var tenantId: String?
+    public var returnSecureToken: Bool?
+
+    public init(email: String? = nil, password: String? = nil, displayName: String? = nil, idToken: String? = nil,
+                tenantId: String? = nil, returnSecureToken: Bool? = true) {
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+        self.idToken = idToken
+        self.tenantId = tenantId
+        self.returnSecureToken = returnSecureToken
+    }
+}
+
+extension SignUpRequest: WireDecodable {
+    public init(wire body: inout WireObject) throws(WireDecodingError) {
+        email = try body.string("email")
+        password = try body.string("password")
+        displayName = try body.string("displayName")
+        idToken = try body.string("idToken")
+        tenantId = try body.string("tenantId")
+        returnSecureToken = try body.bool("returnSecureToken")
+        _ = try body.bool("emailVerified")
+        _ = try body.bool("disabled")
+        body.ignore("captchaResponse", "captchaChallenge", "clientType", "recaptchaVersion", "instanceId",
+                    "photoUrl", "phoneNumber", "localId", "mfaInfo", "targetProjectId")
+    }
+}
+
+public struct SignUpResponse: Codable, Sendable, Equatable {
+    public var kind = "identitytoolkit#SignupNewUserResponse"
+    public var localId: String
+    public var email: String?
+    public var displayName: String?
+    public var idToken: String?
+    public var refreshToken: String?
+    public var expiresIn: String?
+
+    public init(localId: String, email: String?, displayName: String?, idToken: String?, refreshToken: String?,
+                expiresIn: String?) {
+        self.localId = localId
+        self.email = email
+        self.displayName = displayName
+        self.idToken = idToken
+        self.refreshToken = refreshToken
+        self.expiresIn = expiresIn
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+
+/// A JSON request body being read field by field, with Google's REST mapping rules:
+///
+/// - keys may be camelCase or snake_case (`return_secure_token` reads as `returnSecureToken`);
+/// - numbers are accepted where strings are expected (`12345` reads as `"12345"`), and numeric strings where
+///   numbers are expected;
+/// - a value of the wrong type is an error naming the field (`/returnSecureToken must be boolean`);
+/// - every key that was never read is reported by ``unreadKeys``, so strict servers can reject unknown fields.
+///
+/// ```swift
+/// var body = try WireObject(json: data)
+/// let email = try body.string("email")
+/// let returnSecureToken = try body.bool("returnSecureToken")
+/// ```
+public struct WireObject: Sendable {
+    private let fields: [String: JSONValue]
+    private let path: String
+    private var read: Set<String> = []
+
+    /// Parses a JSON object. Anything else (malformed JSON, an array, an empty body) is ``WireDecodingError``.
+    public init(json data: Data) throws(WireDecodingError) {
+        guard !data.isEmpty else { throw .malformed("Unexpected end of JSON input") }
+        let value: JSONValue
+        do {
+            value = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw .malformed("Unexpected token in JSON input")
+        }
+        guard case .object(let object) = value else { throw .wrongType(path: "/", expected: "object") }
+        self.init(object, path: "")
+    }
+
+    /// Reads an `application/x-www-form-urlencoded` body: every value is a string.
+    public init(form data: Data) {
+        var object: [String: JSONValue] = [:]
+        let text = String(decoding: data, as: UTF8.self)
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (s: Substring) in (s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding) ?? String(s) }
+            object[decode(parts[0])] = .string(parts.count > 1 ? decode(parts[1]) : "")
+        }
+        self.init(object, path: "")
+    }
+
+    public init(_ fields: [String: JSONValue], path: String = "") {
+        var normalized: [String: JSONValue] = [:]
+        for (key, value) in fields { normalized[Self.camelCase(key)] = value }
+        self.fields = normalized
+        self.path = path
+    }
+
+    /// Keys present in the body that no accessor asked for.
+    public var unreadKeys: [String] { fields.keys.filter { !read.contains($0) }.sorted() }
+
+    /// Whether the body has this field at all (null counts as absent).
+    public func has(_ key: String) -> Bool {
+        if let value = fields[key], value != .null { return true }
+        return false
+    }
+
+    private mutating func value(_ key: String) -> JSONValue? {
+        read.insert(key)
+        guard let value = fields[key], value != .null else { return nil }
+        return value
+    }
+
+    public mutating func string(_ key: String) throws(WireDecodingError) -> String? {
+        switch value(key) {
+        case nil: return nil
+        case .string(let s): return s
+        case .number(let n): return Self.format(n)
+        case let other?: throw .wrongType(path: path + "/" + key, expected: "string", got: other.typeName)
+        }
+    }
+
+    public mutating func bool(_ key: String) throws(WireDecodingError) -> Bool? {
+        switch value(key) {
+        case nil: return nil
+        case .bool(let b): return b
+        default: throw .wrongType(path: path + "/" + key, expected: "boolean")
+        }
+    }
+
+    /// An integer given as a JSON number or as a decimal string (Google's int64 mapping).
+    public mutating func int64(_ key: String) throws(WireDecodingError) -> Int64? {
+        switch value(key) {
+        case nil: return nil
+        case .number(let n) where n.rounded() == n && abs(n) < 9e15: return Int64(n)
+        case .string(let s) where Int64(s) != nil: return Int64(s)
+        default: throw .wrongType(path: path + "/" + key, expected: "integer")
+        }
+    }
+
+    public mutating func strings(_ key: String) throws(WireDecodingError) -> [String]? {
+        switch value(key) {
+        case nil: return nil
+        case .array(let items):
+            var result: [String] = []
+            for (index, item) in items.enumerated() {
+                switch item {
+                case .string(let s): result.append(s)
+                case .number(let n): result.append(Self.format(n))
+                default: throw .wrongType(path: "\(path)/\(key)/\(index)", expected: "string")
+                }
+            }
+            return result
+        default: throw .wrongType(path: path + "/" + key, expected: "array")
+        }
+    }
+
+    /// A nested object, read with the same rules.
+    public mutating func object(_ key: String) throws(WireDecodingError) -> WireObject? {
+        switch value(key) {
+        case nil: return nil
+        case .object(let o): return WireObject(o, path: path + "/" + key)
+        default: throw .wrongType(path: path + "/" + key, expected: "object")
+        }
+    }
+
+    /// Marks fields as known without reading them (accepted and ignored, as Firebase ignores captcha fields
+    /// that only matter when reCAPTCHA enforcement is on).
+    public mutating func ignore(_ keys: String...) { read.formUnion(keys) }
+
+    static func camelCase(_ key: String) -> String {
+        guard key.contains("_") else { return key }
+        var result = ""
+        var upper = false
+        for ch in key {
+            if ch == "_" { upper = !result.isEmpty; continue }
+            result.append(upper ? Character(ch.uppercased()) : ch)
+            upper = false
+        }
+        return result
+    }
+
+    static func format(_ n: Double) -> String {
+        n.rounded() == n && abs(n) < 9e15 ? String(Int64(n)) : String(n)
+    }
+}
+
+/// A request body that cannot be read. Rendered as Google's `INVALID_ARGUMENT` ("Invalid JSON payload received. …").
+public enum WireDecodingError: Error, Equatable, Sendable {
+    case malformed(String)
+    case wrongType(path: String, expected: String, got: String? = nil)
+    case unknownField(String)
+
+    /// Google's message for it.
+    public var message: String {
+        switch self {
+        case .malformed(let detail): "Invalid JSON payload received. \(detail)"
+        case .wrongType(let path, let expected, _): "Invalid JSON payload received. \(path) must be \(expected)"
+        case .unknownField(let name): "Invalid JSON payload received. Unknown name \"\(name)\": Cannot find field."
+        }
+    }
+
+    /// The `reason` Google puts in `errors[0]`.
+    public var reason: String {
+        if case .malformed = self { return "parseError" }
+        return "invalid"
+    }
+}
+
+/// A request type the server reads from a ``WireObject``.
+public protocol WireDecodable: Sendable {
+    init(wire body: inout WireObject) throws(WireDecodingError)
+}
+
+extension WireDecodable {
+    /// Reads a request; with `strict`, a field the type does not know is an error (production), otherwise it is
+    /// ignored (emulator mode, as Firebase's emulator does).
+    public static func decode(from body: WireObject, strict: Bool) throws(WireDecodingError) -> Self {
+        var body = body
+        let value = try Self(wire: &body)
+        if strict, let unknown = body.unreadKeys.first { throw .unknownField(unknown) }
+        return value
+    }
+}
