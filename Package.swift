@@ -61,11 +61,13 @@ let package = Package(
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract"]),
         .testTarget(name: "HearthWireTests", dependencies: ["HearthWire"]),
         .testTarget(name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "HearthStoreContract"]),
-        .testTarget(name: "HearthPostgresTests", dependencies: ["HearthPostgres", "HearthStoreContract"]),
+        .testTarget(name: "HearthPostgresTests", dependencies: [
+            "HearthPostgres", "HearthStoreContract", .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
         .testTarget(name: "HearthServerTests", dependencies: [
             "HearthServer", "HearthCore", "HearthWire",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
-        ]),
+        ], resources: [.copy("Fixtures")]),
     ]
 )

@@ -55,7 +55,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             "CREATE TABLE IF NOT EXISTS hearth_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)",
             logger: logger)
         for migration in Self.migrations {
-            try await client.withTransaction(logger: logger) { db in
+            try await transaction { db in
                 // Serializes concurrent starts of several instances on the same database.
                 try await db.query("LOCK TABLE hearth_migrations IN EXCLUSIVE MODE", logger: logger)
                 let done = try await db.query("SELECT 1 FROM hearth_migrations WHERE id = \(migration.id)",
@@ -100,6 +100,15 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             "CREATE INDEX refresh_tokens_user ON refresh_tokens (project_id, tenant_id, local_id)",
         ]),
     ]
+
+    /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).
+    private func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { try await body($0) }
+        } catch let error as PostgresTransactionError {
+            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+        }
+    }
 
     private func first(_ query: PostgresQuery) async throws -> String? {
         for try await data in try await client.query(query, logger: logger).decode(String.self) { return data }
@@ -163,7 +172,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         let row = try Row(user, uniqueEmail: uniqueEmail)
         let logger = logger
         do {
-            try await client.withTransaction(logger: logger) { db in
+            try await transaction { db in
                 let updated = try await db.query("""
                     UPDATE users SET email = \(row.email), email_unique = \(row.emailUnique), phone_number = \(row.phone),
                         created_at = \(row.createdAt), data = \(row.data)
@@ -186,7 +195,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
         let tenant = RecordCoding.tenantColumn(tenantID)
         let logger = logger
-        return try await client.withTransaction(logger: logger) { db in
+        return try await transaction { db in
             try await db.query("""
                 DELETE FROM refresh_tokens
                 WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id = \(localID)
@@ -200,7 +209,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     public func deleteAllUsers(projectID: String) async throws -> Int {
         let logger = logger
-        return try await client.withTransaction(logger: logger) { db in
+        return try await transaction { db in
             try await db.query("DELETE FROM refresh_tokens WHERE project_id = \(projectID)", logger: logger)
             return try await db.query("DELETE FROM users WHERE project_id = \(projectID) RETURNING local_id",
                                       logger: logger).collect().count

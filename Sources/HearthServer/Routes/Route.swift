@@ -82,21 +82,19 @@ struct Call: Sendable {
     }
 
     /// Reads the body as `T`: JSON (whatever the content type says, as curl users expect), or form-encoded where
-    /// the API allows it. Unknown fields are refused in
-    /// production and ignored in emulator mode, as each of Firebase's servers does.
-    func decode<T: WireDecodable>(_ type: T.Type, allowForm: Bool = false) throws -> T {
+    /// the API allows it. Unknown fields are refused in production and ignored in emulator mode, as each of
+    /// Firebase's servers does.
+    func decode<T: WireDecodable>(_ type: T.Type, allowForm: Bool = false) throws(APIError) -> T {
         let data = Data(buffer: body, byteTransferStrategy: .noCopy)
         let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
-        do {
-            let object: WireObject
-            if allowForm && contentType.hasPrefix("application/x-www-form-urlencoded") {
-                object = WireObject(form: data)
-            } else {
-                object = try WireObject(json: data)
-            }
+        let isForm = allowForm && contentType.hasPrefix("application/x-www-form-urlencoded")
+        let result = Result { () throws(WireDecodingError) -> T in
+            let object = isForm ? WireObject(form: data) : try WireObject(json: data)
             return try T.decode(from: object, strict: !configuration.isEmulator)
-        } catch let error as WireDecodingError {
-            throw APIError.invalidArgument(error)
+        }
+        switch result {
+        case .success(let value): return value
+        case .failure(let error): throw APIError.invalidArgument(error)
         }
     }
 }

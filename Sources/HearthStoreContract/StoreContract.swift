@@ -1,0 +1,248 @@
+import Foundation
+import HearthCore
+
+/// One behaviour every ``IdentityStore`` must have, runnable against any backend.
+///
+/// ```swift
+/// @Test(arguments: StoreContract.all)
+/// func contract(_ check: StoreCheck) async throws {
+///     let store = try await SQLiteStore.temporary()
+///     try await check.run(on: store)
+/// }
+/// ```
+public struct StoreCheck: Sendable, CustomStringConvertible {
+    public let name: String
+    let body: @Sendable (any IdentityStore) async throws -> Void
+
+    public init(_ name: String, _ body: @escaping @Sendable (any IdentityStore) async throws -> Void) {
+        self.name = name
+        self.body = body
+    }
+
+    /// Migrates `store` and runs the check on it; throws ``ContractViolation`` on failure.
+    public func run(on store: any IdentityStore) async throws {
+        try await store.migrate()
+        try await body(store)
+    }
+
+    public var description: String { name }
+}
+
+/// A check that did not hold, with what was expected.
+public struct ContractViolation: Error, CustomStringConvertible {
+    public let description: String
+}
+
+func expect(_ condition: Bool, _ message: @autoclosure () -> String, line: Int = #line) throws {
+    if !condition { throw ContractViolation(description: "line \(line): \(message())") }
+}
+
+func expectThrows(_ expected: StoreError, _ body: () async throws -> Void, line: Int = #line) async throws {
+    do {
+        try await body()
+    } catch let error as StoreError {
+        try expect(error == expected, "expected \(expected), got \(error)", line: line)
+        return
+    }
+    throw ContractViolation(description: "line \(line): expected \(expected), nothing was thrown")
+}
+
+/// The checks, grouped as the protocol is.
+public enum StoreContract {
+    public static var all: [StoreCheck] { projects + users + refreshTokens }
+
+    static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
+
+    static func sampleUser(_ id: String, email: String? = nil, project: String = "p-one", createdAt: Date = epoch)
+        -> UserRecord
+    {
+        UserRecord(projectID: project, localID: id, email: email, emailVerified: false, displayName: "User \(id)",
+                   passwordHash: email == nil ? nil : "$fbscrypt$v=1,n=16384,r=8,p=1,ss=Bw==,sk=AA==$AA==$AA==",
+                   passwordUpdatedAt: createdAt, validSince: createdAt.epochSeconds, createdAt: createdAt,
+                   lastLoginAt: createdAt, customAttributes: #"{"role":"admin"}"#,
+                   providers: [ProviderUserInfo(providerID: "google.com", rawID: "g-\(id)", email: email)])
+    }
+
+    static func sampleProject(_ id: String) -> ProjectRecord {
+        ProjectRecord(
+            id: id, number: "123456789012", apiKeys: ["AIza-test"],
+            signingKeys: [SigningKeyRecord(kid: "k1", privateKeyPEM: "pem", certificatePEM: "cert", createdAt: epoch)],
+            hashConfig: FirebaseScryptParameters(signerKey: Data([1, 2, 3]), saltSeparator: Data([7])),
+            settings: ProjectSettings(enableImprovedEmailPrivacy: true), createdAt: epoch)
+    }
+
+    static func token(_ digest: String, user: String, project: String = "p-one") -> RefreshTokenRecord {
+        RefreshTokenRecord(tokenDigest: digest, projectID: project, tenantID: nil, localID: user,
+                           signInProvider: "password", secondFactor: "totp", secondFactorID: "f1", authTime: epoch,
+                           createdAt: epoch)
+    }
+
+    // MARK: Projects
+
+    public static let projects: [StoreCheck] = [
+        StoreCheck("project round-trips and is created only once") { store in
+            let project = sampleProject("p-one")
+            try expect(try await store.project(id: "p-one") == nil, "no project before creation")
+            let created = try await store.createProjectIfAbsent(project)
+            try expect(created == project, "created project reads back equal")
+            var other = project
+            other.number = "999"
+            let second = try await store.createProjectIfAbsent(other)
+            try expect(second == project, "a second create returns the first project unchanged")
+            try expect(try await store.project(id: "p-one") == project, "stored project is the first one")
+        },
+        StoreCheck("project update replaces settings; updating a missing project fails") { store in
+            var project = try await store.createProjectIfAbsent(sampleProject("p-one"))
+            project.settings.allowDuplicateEmails = true
+            try await store.updateProject(project)
+            try expect(try await store.project(id: "p-one")?.settings.allowDuplicateEmails == true, "setting saved")
+            try await expectThrows(.notFound) { try await store.updateProject(sampleProject("p-missing")) }
+        },
+        StoreCheck("migrations are idempotent") { store in
+            try await store.migrate()
+            try await store.migrate()
+            _ = try await store.createProjectIfAbsent(sampleProject("p-one"))
+            try expect(try await store.project(id: "p-one") != nil, "store still works after re-migrating")
+        },
+    ]
+
+    // MARK: Users
+
+    public static let users: [StoreCheck] = [
+        StoreCheck("user round-trips every field") { store in
+            let user = sampleUser("u1", email: "Ada@Example.com")
+            try await store.insertUser(user, uniqueEmail: true)
+            let read = try await store.user(projectID: "p-one", tenantID: nil, localID: "u1")
+            try expect(read == user, "read back \(String(describing: read)) != \(user)")
+        },
+        StoreCheck("email lookup is case-insensitive and scoped by project and tenant") { store in
+            try await store.insertUser(sampleUser("u1", email: "Ada@Example.com"), uniqueEmail: true)
+            try await store.insertUser(sampleUser("u2", email: "ada@example.com", project: "p-two"), uniqueEmail: true)
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, email: "ADA@example.COM")?.localID == "u1",
+                       "lookup by differently cased email finds u1")
+            try expect(try await store.user(projectID: "p-two", tenantID: nil, email: "ada@example.com")?.localID == "u2",
+                       "the same email in another project is another user")
+            try expect(try await store.user(projectID: "p-one", tenantID: "t1", email: "ada@example.com") == nil,
+                       "a tenant does not see the project's users")
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, email: "nobody@example.com") == nil,
+                       "unknown email finds nothing")
+        },
+        StoreCheck("one account per email: a second insert or an update onto a taken email fails") { store in
+            try await store.insertUser(sampleUser("u1", email: "a@example.com"), uniqueEmail: true)
+            try await expectThrows(.emailExists) {
+                try await store.insertUser(sampleUser("u2", email: "A@EXAMPLE.com"), uniqueEmail: true)
+            }
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, localID: "u2") == nil,
+                       "the refused user was not stored")
+            try await store.insertUser(sampleUser("u3", email: "b@example.com"), uniqueEmail: true)
+            var moved = sampleUser("u3", email: "a@example.com")
+            moved.displayName = "changed"
+            try await expectThrows(.emailExists) { try await store.updateUser(moved, uniqueEmail: true, revokeRefreshTokens: false) }
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, localID: "u3")?.email == "b@example.com",
+                       "the refused update changed nothing")
+        },
+        StoreCheck("duplicate emails are allowed when the project allows them; the oldest is found first") { store in
+            try await store.insertUser(sampleUser("u2", email: "a@example.com", createdAt: epoch + 10), uniqueEmail: false)
+            try await store.insertUser(sampleUser("u1", email: "a@example.com"), uniqueEmail: false)
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, email: "a@example.com")?.localID == "u1",
+                       "the earliest created account is returned")
+        },
+        StoreCheck("a taken localId is refused") { store in
+            try await store.insertUser(sampleUser("u1", email: "a@example.com"), uniqueEmail: true)
+            try await expectThrows(.duplicateLocalID) {
+                try await store.insertUser(sampleUser("u1", email: "other@example.com"), uniqueEmail: true)
+            }
+        },
+        StoreCheck("concurrent sign-ups with one email: exactly one wins") { store in
+            let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        do {
+                            try await store.insertUser(sampleUser("racer\(index)", email: "race@example.com"),
+                                                       uniqueEmail: true)
+                            return true
+                        } catch StoreError.emailExists {
+                            return false
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            try expect(outcomes.filter { $0 }.count == 1, "winners: \(outcomes.filter { $0 }.count), expected 1")
+        },
+        StoreCheck("update replaces the record; updating a missing user fails") { store in
+            var user = sampleUser("u1", email: "a@example.com")
+            try await store.insertUser(user, uniqueEmail: true)
+            user.email = "new@example.com"
+            user.emailVerified = true
+            user.disabled = true
+            user.validSince += 60
+            try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, localID: "u1") == user, "update stored")
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, email: "new@example.com")?.localID == "u1",
+                       "lookup by the new email works")
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, email: "a@example.com") == nil,
+                       "the old email no longer finds the user")
+            try await expectThrows(.notFound) {
+                try await store.updateUser(sampleUser("ghost"), uniqueEmail: true, revokeRefreshTokens: false)
+            }
+        },
+        StoreCheck("delete removes the user and reports whether there was one") { store in
+            try await store.insertUser(sampleUser("u1", email: "a@example.com"), uniqueEmail: true)
+            try expect(try await store.deleteUser(projectID: "p-one", tenantID: nil, localID: "u1"), "first delete: true")
+            try expect(try await !store.deleteUser(projectID: "p-one", tenantID: nil, localID: "u1"), "second: false")
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, localID: "u1") == nil, "user gone")
+            try await store.insertUser(sampleUser("u2", email: "a@example.com"), uniqueEmail: true)
+        },
+        StoreCheck("deleting all users of a project leaves other projects alone") { store in
+            try await store.insertUser(sampleUser("u1"), uniqueEmail: true)
+            try await store.insertUser(sampleUser("u2"), uniqueEmail: true)
+            try await store.insertUser(sampleUser("u3", project: "p-two"), uniqueEmail: true)
+            try await store.insertRefreshToken(token("d1", user: "u1"))
+            try expect(try await store.deleteAllUsers(projectID: "p-one") == 2, "two users deleted")
+            try expect(try await store.user(projectID: "p-two", tenantID: nil, localID: "u3") != nil, "p-two kept")
+            try expect(try await store.refreshToken(projectID: "p-one", digest: "d1") == nil, "tokens deleted too")
+        },
+    ]
+
+    // MARK: Refresh tokens
+
+    public static let refreshTokens: [StoreCheck] = [
+        StoreCheck("refresh token round-trips, scoped by project") { store in
+            let record = token("digest-1", user: "u1")
+            try await store.insertRefreshToken(record)
+            try expect(try await store.refreshToken(projectID: "p-one", digest: "digest-1") == record, "round-trip")
+            try expect(try await store.refreshToken(projectID: "p-two", digest: "digest-1") == nil, "other project")
+            try expect(try await store.refreshToken(projectID: "p-one", digest: "nope") == nil, "unknown digest")
+        },
+        StoreCheck("deleting a user drops its refresh tokens") { store in
+            try await store.insertUser(sampleUser("u1"), uniqueEmail: true)
+            try await store.insertUser(sampleUser("u2"), uniqueEmail: true)
+            try await store.insertRefreshToken(token("d1", user: "u1"))
+            try await store.insertRefreshToken(token("d2", user: "u2"))
+            try await store.deleteUser(projectID: "p-one", tenantID: nil, localID: "u1")
+            try expect(try await store.refreshToken(projectID: "p-one", digest: "d1") == nil, "u1's token gone")
+            try expect(try await store.refreshToken(projectID: "p-one", digest: "d2") != nil, "u2's token kept")
+        },
+        StoreCheck("an update with revocation drops only that user's refresh tokens, atomically") { store in
+            var user = sampleUser("u1")
+            try await store.insertUser(user, uniqueEmail: true)
+            try await store.insertUser(sampleUser("u2"), uniqueEmail: true)
+            try await store.insertRefreshToken(token("d1", user: "u1"))
+            try await store.insertRefreshToken(token("d2", user: "u2"))
+            user.validSince += 100
+            try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: true)
+            try expect(try await store.refreshToken(projectID: "p-one", digest: "d1") == nil, "u1's token revoked")
+            try expect(try await store.refreshToken(projectID: "p-one", digest: "d2") != nil, "u2's token kept")
+            try await store.insertRefreshToken(token("d3", user: "u1"))
+            var clash = user
+            clash.email = "x@example.com"
+            try await store.insertUser(sampleUser("u9", email: "x@example.com"), uniqueEmail: true)
+            try await expectThrows(.emailExists) {
+                try await store.updateUser(clash, uniqueEmail: true, revokeRefreshTokens: true)
+            }
+            try expect(try await store.refreshToken(projectID: "p-one", digest: "d3") != nil,
+                       "a failed update revoked nothing")
+        },
+    ]
+}

@@ -1,0 +1,163 @@
+import Foundation
+import HearthCore
+import Testing
+
+/// The account use-cases on the in-memory store, with a clock the tests move by hand.
+@Suite struct AccountServiceTests {
+    let clock = ManualClock(Date(timeIntervalSince1970: 1_700_000_000))
+    let store = InMemoryStore()
+
+    func makeService() -> AccountService {
+        AccountService(store: store, clock: clock, hashing: InlineWorkRunner())
+    }
+
+    func makeProject(protection: Bool = false, anonymous: Bool = true) async throws -> ProjectContext {
+        let directory = ProjectDirectory(
+            store: store, clock: clock,
+            defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: protection, anonymousSignInEnabled: anonymous) },
+            hashParameters: { .generate(memoryCost: 10) })
+        return try await directory.contextCreatingIfNeeded(for: "demo-one")
+    }
+
+    @Test func signUpThenSignIn() async throws {
+        let accounts = makeService()
+        let project = try await makeProject()
+        let created = try await accounts.signUp(in: project, email: "Ada@Example.com", password: "secret1",
+                                                displayName: "Ada")
+        #expect(created.isNewUser)
+        #expect(created.user.email == "Ada@Example.com")
+        #expect(created.user.passwordHash?.hasPrefix("$fbscrypt$") == true)
+        let signedIn = try await accounts.signInWithPassword(in: project, email: "ada@example.com", password: "secret1")
+        #expect(signedIn.user.localID == created.user.localID)
+        #expect(signedIn.tokens.refreshToken != created.tokens.refreshToken)
+        await #expect(throws: AuthFailure.emailExists) {
+            try await accounts.signUp(in: project, email: "ADA@example.com", password: "another1")
+        }
+    }
+
+    @Test func signUpValidation() async throws {
+        let accounts = makeService()
+        let project = try await makeProject()
+        await #expect(throws: AuthFailure.missingPassword) { try await accounts.signUp(in: project, email: "a@b.co") }
+        await #expect(throws: AuthFailure.missingEmail) { try await accounts.signUp(in: project, password: "secret1") }
+        await #expect(throws: AuthFailure.invalidEmail) {
+            try await accounts.signUp(in: project, email: "not-an-email", password: "secret1")
+        }
+        await #expect(throws: AuthFailure.weakPassword) {
+            try await accounts.signUp(in: project, email: "a@b.co", password: "12345")
+        }
+    }
+
+    @Test func wrongPasswordAndUnknownEmailWithoutProtection() async throws {
+        let accounts = makeService()
+        let project = try await makeProject(protection: false)
+        _ = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+        await #expect(throws: AuthFailure.invalidPassword) {
+            try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "wrong!")
+        }
+        await #expect(throws: AuthFailure.emailNotFound) {
+            try await accounts.signInWithPassword(in: project, email: "nobody@b.co", password: "secret1")
+        }
+    }
+
+    @Test func enumerationProtectionHidesWhichPartWasWrong() async throws {
+        let accounts = makeService()
+        let project = try await makeProject(protection: true)
+        _ = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+        await #expect(throws: AuthFailure.invalidLoginCredentials) {
+            try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "wrong!")
+        }
+        await #expect(throws: AuthFailure.invalidLoginCredentials) {
+            try await accounts.signInWithPassword(in: project, email: "nobody@b.co", password: "secret1")
+        }
+    }
+
+    @Test func anonymousUpgradeKeepsLocalID() async throws {
+        let accounts = makeService()
+        let project = try await makeProject()
+        let anonymous = try await accounts.signUp(in: project)
+        #expect(anonymous.user.isAnonymous)
+        let upgraded = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1",
+                                                 idToken: anonymous.tokens.idToken)
+        #expect(upgraded.user.localID == anonymous.user.localID)
+        #expect(!upgraded.isNewUser)
+        let lookedUp = try await accounts.lookup(in: project, idToken: upgraded.tokens.idToken)
+        #expect(lookedUp.email == "a@b.co")
+        #expect(!lookedUp.isAnonymous)
+    }
+
+    @Test func anonymousSignUpCanBeDisabled() async throws {
+        let project = try await makeProject(anonymous: false)
+        await #expect(throws: AuthFailure.adminOnlyOperation) { try await makeService().signUp(in: project) }
+    }
+
+    @Test func deleteNeedsARecentSignIn() async throws {
+        let accounts = makeService()
+        let project = try await makeProject()
+        let created = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+        clock.advance(by: 301)
+        // A refreshed ID token keeps the original auth_time, so it does not lift the rule.
+        let refreshed = try await accounts.refresh(in: project, refreshToken: created.tokens.refreshToken)
+        await #expect(throws: AuthFailure.credentialTooOldLoginAgain) {
+            try await accounts.deleteAccount(in: project, idToken: refreshed.tokens.idToken)
+        }
+        let again = try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "secret1")
+        try await accounts.deleteAccount(in: project, idToken: again.tokens.idToken)
+        await #expect(throws: AuthFailure.userNotFound) {
+            try await accounts.lookup(in: project, idToken: again.tokens.idToken)
+        }
+        await #expect(throws: AuthFailure.invalidRefreshToken) {
+            try await accounts.refresh(in: project, refreshToken: again.tokens.refreshToken)
+        }
+    }
+
+    @Test func refreshCarriesTheSessionForward() async throws {
+        let accounts = makeService()
+        let project = try await makeProject()
+        let created = try await accounts.signUp(in: project)
+        clock.advance(by: 1800)
+        let refreshed = try await accounts.refresh(in: project, refreshToken: created.tokens.refreshToken)
+        let claims = try accounts.issuer.verify(refreshed.tokens.idToken, projectID: project.id, keys: project.keys,
+                                                now: clock.now())
+        #expect(claims.firebase?.signInProvider == "anonymous")
+        #expect(claims.authTime == 1_700_000_000)
+        #expect(claims.iat == 1_700_001_800)
+    }
+
+    @Test func refreshFailsForDisabledAndRevokedUsers() async throws {
+        let accounts = makeService()
+        let project = try await makeProject()
+        let created = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+        var user = created.user
+        user.disabled = true
+        try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+        await #expect(throws: AuthFailure.userDisabled) {
+            try await accounts.refresh(in: project, refreshToken: created.tokens.refreshToken)
+        }
+        user.disabled = false
+        clock.advance(by: 10)
+        user.validSince = clock.now().epochSeconds
+        try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+        await #expect(throws: AuthFailure.tokenExpired) {
+            try await accounts.refresh(in: project, refreshToken: created.tokens.refreshToken)
+        }
+        await #expect(throws: AuthFailure.tokenExpired) {
+            try await accounts.lookup(in: project, idToken: created.tokens.idToken)
+        }
+        await #expect(throws: AuthFailure.invalidRefreshToken) {
+            try await accounts.refresh(in: project, refreshToken: "not-a-token")
+        }
+    }
+
+    @Test func expiredIDTokensAreRefused() async throws {
+        let accounts = makeService()
+        let project = try await makeProject()
+        let created = try await accounts.signUp(in: project)
+        clock.advance(by: 3600)
+        await #expect(throws: AuthFailure.tokenExpired) {
+            try await accounts.lookup(in: project, idToken: created.tokens.idToken)
+        }
+        await #expect(throws: AuthFailure.invalidIDToken) { try await accounts.lookup(in: project, idToken: "x.y.z") }
+        await #expect(throws: AuthFailure.missingIDToken) { try await accounts.lookup(in: project, idToken: nil) }
+    }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import HearthCore
+import Testing
+
+@Suite struct IDTokenTests {
+    static let now = Date(timeIntervalSince1970: 1_700_000_000)
+    let issuer = IDTokenIssuer()
+
+    static func ring() async throws -> KeyRing {
+        try KeyRing([try await SigningKey.generate(now: now)])
+    }
+
+    static let user = UserRecord(projectID: "demo-one", localID: "uid-1", email: "ada@example.com", emailVerified: true,
+                                 displayName: "Ada", passwordHash: "x", validSince: 0, createdAt: now,
+                                 customAttributes: #"{"role":"admin","level":3,"sub":"evil","firebase":"no"}"#)
+
+    func payload(_ token: String) throws -> [String: Any] {
+        let part = token.split(separator: ".")[1]
+        return try #require(JSONSerialization.jsonObject(with: Base64URL.decode(part)!) as? [String: Any])
+    }
+
+    @Test func mintsFirebaseClaims() async throws {
+        let ring = try await Self.ring()
+        let session = SignInSession(signInProvider: "password", authTime: Self.now - 30, secondFactor: "totp",
+                                    secondFactorID: "enr-1")
+        let token = try issuer.mint(for: Self.user, session: session, projectID: "demo-one", keys: ring, now: Self.now)
+        let header = try #require(JSONSerialization.jsonObject(with: Base64URL.decode(token.split(separator: ".")[0])!)
+            as? [String: String])
+        #expect(header == ["alg": "RS256", "kid": ring.active.kid, "typ": "JWT"])
+        let claims = try payload(token)
+        #expect(claims["iss"] as? String == "https://securetoken.google.com/demo-one")
+        #expect(claims["aud"] as? String == "demo-one")
+        #expect(claims["sub"] as? String == "uid-1")
+        #expect(claims["user_id"] as? String == "uid-1")
+        #expect((claims["exp"] as? Int) == 1_700_003_600)
+        #expect((claims["iat"] as? Int) == 1_700_000_000)
+        #expect((claims["auth_time"] as? Int) == 1_699_999_970)
+        #expect(claims["email_verified"] as? Bool == true)
+        #expect(claims["name"] as? String == "Ada")
+        #expect(claims["role"] as? String == "admin", "custom claims at the top level")
+        #expect((claims["level"] as? Int) == 3)
+        #expect(claims["provider_id"] == nil, "provider_id is only for anonymous sign-ins")
+        let firebase = try #require(claims["firebase"] as? [String: Any])
+        #expect(firebase["sign_in_provider"] as? String == "password")
+        #expect(firebase["sign_in_second_factor"] as? String == "totp")
+        #expect(firebase["second_factor_identifier"] as? String == "enr-1")
+        #expect((firebase["identities"] as? [String: [String]]) == ["email": ["ada@example.com"]])
+    }
+
+    @Test func verifiesItsOwnTokens() async throws {
+        let ring = try await Self.ring()
+        let token = try issuer.mint(for: Self.user, session: .init(signInProvider: "password", authTime: Self.now),
+                                    projectID: "demo-one", keys: ring, now: Self.now)
+        let claims = try issuer.verify(token, projectID: "demo-one", keys: ring, now: Self.now + 3599)
+        #expect(claims.sub == "uid-1")
+        #expect(claims.firebase?.signInProvider == "password")
+        #expect(throws: TokenError.expired) {
+            try issuer.verify(token, projectID: "demo-one", keys: ring, now: Self.now + 3600)
+        }
+        #expect(throws: TokenError.wrongAudience) {
+            try issuer.verify(token, projectID: "demo-two", keys: ring, now: Self.now)
+        }
+        let otherRing = try await Self.ring()
+        #expect(throws: TokenError.unknownKey) {
+            try issuer.verify(token, projectID: "demo-one", keys: otherRing, now: Self.now)
+        }
+    }
+
+    @Test func rejectsTamperedAndUnsignedTokens() async throws {
+        let ring = try await Self.ring()
+        let token = try issuer.mint(for: Self.user, session: .init(signInProvider: "password", authTime: Self.now),
+                                    projectID: "demo-one", keys: ring, now: Self.now)
+        let parts = token.split(separator: ".").map(String.init)
+        var claims = try payload(token)
+        claims["sub"] = "someone-else"
+        let forged = Base64URL.encode(try JSONSerialization.data(withJSONObject: claims))
+        #expect(throws: TokenError.badSignature) {
+            try issuer.verify("\(parts[0]).\(forged).\(parts[2])", projectID: "demo-one", keys: ring, now: Self.now)
+        }
+        let none = Base64URL.encode(Data(#"{"alg":"none","typ":"JWT"}"#.utf8))
+        #expect(throws: TokenError.unsupportedAlgorithm) {
+            try issuer.verify("\(none).\(parts[1]).", projectID: "demo-one", keys: ring, now: Self.now)
+        }
+        let hs = Base64URL.encode(Data(#"{"alg":"HS256","kid":"\#(ring.active.kid)"}"#.utf8))
+        #expect(throws: TokenError.unsupportedAlgorithm) {
+            try issuer.verify("\(hs).\(parts[1]).\(parts[2])", projectID: "demo-one", keys: ring, now: Self.now)
+        }
+        for garbage in ["", "garbage", "a.b", "a.b.c.d", "!!!.###.$$$"] {
+            #expect(throws: TokenError.malformed) {
+                try issuer.verify(garbage, projectID: "demo-one", keys: ring, now: Self.now)
+            }
+        }
+    }
+
+    @Test func anonymousSessionsCarryProviderID() async throws {
+        let ring = try await Self.ring()
+        let anonymous = UserRecord(projectID: "demo-one", localID: "anon", validSince: 0, createdAt: Self.now)
+        let token = try issuer.mint(for: anonymous, session: .init(signInProvider: "anonymous", authTime: Self.now),
+                                    projectID: "demo-one", keys: ring, now: Self.now)
+        let claims = try payload(token)
+        #expect(claims["provider_id"] as? String == "anonymous")
+        #expect(claims["email"] == nil)
+        #expect((claims["firebase"] as? [String: Any])?["identities"] as? [String: [String]] == [:])
+    }
+}

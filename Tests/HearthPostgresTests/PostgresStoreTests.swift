@@ -1,0 +1,38 @@
+import Foundation
+import HearthCore
+import HearthPostgres
+import HearthStoreContract
+import Testing
+
+/// The store contract on a real PostgreSQL (a throwaway cluster, or `HEARTH_TEST_POSTGRES_URL`), one schema per test.
+/// When neither is possible the tests are skipped, and say why.
+@Suite struct PostgresStoreContractTests {
+    @Test(.enabled(if: TemporaryPostgres.skipReason == nil, "PostgreSQL unavailable: \(TemporaryPostgres.skipReason ?? "")"),
+          arguments: StoreContract.all)
+    func contract(_ check: StoreCheck) async throws {
+        let url = try #require(try await TemporaryPostgres.freshSchemaURL())
+        let store = try PostgresStore(url: url)
+        do {
+            try await check.run(on: store)
+        } catch {
+            try await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    @Test(.enabled(if: TemporaryPostgres.skipReason == nil, "PostgreSQL unavailable: \(TemporaryPostgres.skipReason ?? "")"))
+    func migrationsAreRecordedOnce() async throws {
+        let url = try #require(try await TemporaryPostgres.freshSchemaURL())
+        let store = try PostgresStore(url: url)
+        try await store.migrate()
+        try await store.migrate()
+        #expect(try await store.appliedMigrations() == ["0001_initial"])
+        try await store.close()
+    }
+
+    @Test func rejectsMalformedURLs() {
+        #expect(throws: PostgresStoreError.self) { try PostgresStore(url: "mysql://localhost/db") }
+        #expect(throws: PostgresStoreError.self) { try PostgresStore(url: "postgres:///nohost") }
+    }
+}

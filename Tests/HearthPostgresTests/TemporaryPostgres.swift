@@ -1,0 +1,124 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// A PostgreSQL server for the tests: `HEARTH_TEST_POSTGRES_URL` if set, otherwise a throwaway cluster made with
+/// the system's `initdb` and `pg_ctl` on a free loopback port, stopped when the test process exits.
+///
+/// `initdb` refuses to run as root, so as root the cluster is created and run as the `postgres` user (Debian's
+/// packages create it) or `nobody`.
+enum TemporaryPostgres {
+    enum Availability {
+        case available(baseURL: String)
+        case unavailable(reason: String)
+    }
+
+    static let shared: Availability = start()
+
+    /// A fresh schema on the shared server, as a store URL whose `search_path` points at it.
+    static func freshSchemaURL() async throws -> String? {
+        guard case .available(let base) = shared else { return nil }
+        let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        let components = URLComponents(string: base)!
+        let configuration = PostgresClient.Configuration(
+            host: components.host!, port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: String(components.path.dropFirst()), tls: .disable)
+        let client = PostgresClient(configuration: configuration)
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await client.run() }
+            try await client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"))
+            group.cancelAll()
+        }
+        return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
+    }
+
+    static var skipReason: String? {
+        if case .unavailable(let reason) = shared { return reason }
+        return nil
+    }
+
+    private static func start() -> Availability {
+        if let url = ProcessInfo.processInfo.environment["HEARTH_TEST_POSTGRES_URL"], !url.isEmpty {
+            return .available(baseURL: url)
+        }
+        guard let bindir = findBinDir() else {
+            return .unavailable(reason: "no initdb/pg_ctl found (install postgresql or set HEARTH_TEST_POSTGRES_URL)")
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-pg-\(UUID().uuidString.prefix(8))")
+        let data = folder.appendingPathComponent("data").path
+        let port = Int.random(in: 20000...45000)
+        let runAs = geteuid() == 0 ? unprivilegedUser() : nil
+        if geteuid() == 0 && runAs == nil {
+            return .unavailable(reason: "running as root and no 'postgres' or 'nobody' user to run initdb as")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+            if let runAs { try run("/bin/chown", ["-R", runAs, folder.path]) }
+            let initdb = try run(bindir + "/initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                                                      "--no-sync"], as: runAs)
+            guard initdb.status == 0 else { return .unavailable(reason: "initdb failed: \(initdb.output)") }
+            let options = "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off"
+            let started = try run(bindir + "/pg_ctl", ["-D", data, "-o", options, "-l", folder.path + "/log", "-w",
+                                                       "start"], as: runAs)
+            guard started.status == 0 else { return .unavailable(reason: "pg_ctl start failed: \(started.output)") }
+        } catch {
+            return .unavailable(reason: "could not start PostgreSQL: \(error)")
+        }
+        stopCommand = (bindir + "/pg_ctl", data, runAs)
+        atexit {
+            if let (pgctl, data, user) = TemporaryPostgres.stopCommand {
+                _ = try? TemporaryPostgres.run(pgctl, ["-D", data, "-m", "immediate", "stop"], as: user)
+            }
+        }
+        return .available(baseURL: "postgres://postgres@127.0.0.1:\(port)/postgres")
+    }
+
+    nonisolated(unsafe) static var stopCommand: (String, String, String?)?
+
+    private static func findBinDir() -> String? {
+        if let output = try? run("/usr/bin/env", ["pg_config", "--bindir"]), output.status == 0 {
+            let dir = output.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            if FileManager.default.isExecutableFile(atPath: dir + "/initdb") { return dir }
+        }
+        for candidate in ["/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin",
+                          "/usr/local/bin", "/usr/bin"]
+        where FileManager.default.isExecutableFile(atPath: candidate + "/initdb")
+            && FileManager.default.isExecutableFile(atPath: candidate + "/pg_ctl") {
+            return candidate
+        }
+        return nil
+    }
+
+    private static func unprivilegedUser() -> String? {
+        for name in ["postgres", "nobody"] where getpwnam(name) != nil { return name }
+        return nil
+    }
+
+    /// Runs a command to completion with `posix_spawn` and `waitpid` (Foundation's `Process` can miss the exit of
+    /// a child whose grandchild, the server, keeps running). Output goes to a file that is read afterwards.
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], as user: String? = nil) throws
+        -> (status: Int32, output: String)
+    {
+        let argv = user.map { ["/usr/sbin/runuser", "-u", $0, "--", executable] } ?? [executable]
+        let all = argv + arguments
+        let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-pg-\(UUID().uuidString).out").path
+        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        var cArguments = all.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, all[0], &actions, nil, &cArguments, environ)
+        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        return (exitCode, output)
+    }
+}
