@@ -61,7 +61,7 @@ public struct AccountService: Sendable {
             }
             guard settings.anonymousSignInEnabled else { throw AuthFailure.adminOnlyOperation }
             let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), displayName: displayName,
-                                  validSince: now.epochSeconds, createdAt: now, lastLoginAt: now)
+                                  validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
             try await insert(user, project: project)
             return try await issue(for: user, provider: "anonymous", in: project, now: now, isNewUser: true)
         case (nil, _):
@@ -79,13 +79,14 @@ public struct AccountService: Sendable {
                 user.passwordHash = hash
                 user.passwordUpdatedAt = now
                 user.lastLoginAt = now
+                user.lastRefreshAt = now
                 if let displayName { user.displayName = displayName }
                 try await save(user, project: project, revokeRefreshTokens: false)
                 return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false)
             }
             let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: email,
                                   displayName: displayName, passwordHash: hash, passwordUpdatedAt: now,
-                                  validSince: now.epochSeconds, createdAt: now, lastLoginAt: now)
+                                  validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
             try await insert(user, project: project)
             return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: true)
         }
@@ -115,6 +116,7 @@ public struct AccountService: Sendable {
         guard !user.disabled else { throw AuthFailure.userDisabled }
         let now = clock.now()
         user.lastLoginAt = now
+        user.lastRefreshAt = now
         try await save(user, project: project, revokeRefreshTokens: false)
         return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false)
     }

@@ -1,0 +1,144 @@
+import Foundation
+import HearthCore
+import Testing
+
+/// `accounts:signUp`, `signInWithPassword`, `lookup`, `delete` through the router, pinned against the shapes that
+/// Firebase's emulator produced for the same calls (Fixtures/).
+@Suite struct AccountRoutesTests {
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+    static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
+
+    @Test func signUpMatchesFirebaseShape() async throws {
+        try await TestApp().run { client in
+            let reply = try await client.post("\(Self.v1)/accounts:signUp",
+                                              ["email": "alice@example.com", "password": "secret123", "returnSecureToken": true])
+            let fixture = try Fixture("signUp-email-password")
+            #expect(reply.status == fixture.status)
+            expectSameShape(try reply.object(), fixture.body)
+            #expect(reply["kind"] as? String == "identitytoolkit#SignupNewUserResponse")
+            #expect(reply["expiresIn"] as? String == "3600")
+            #expect(reply.headers[.contentType] == "application/json")
+        }
+    }
+
+    @Test func anonymousSignUpAndUpgradeKeepTheLocalID() async throws {
+        try await TestApp().run { client in
+            let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["returnSecureToken": true])
+            expectSameShape(try anonymous.object(), try Fixture("signUp-anonymous").body)
+            let lookup = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": anonymous["idToken"]!])
+            expectSameShape(try lookup.object(), try Fixture("lookup-anonymous-user").body)
+            let upgraded = try await client.post("\(Self.v1)/accounts:signUp", [
+                "idToken": anonymous["idToken"]!, "email": "up@example.com", "password": "secret123",
+            ])
+            expectSameShape(try upgraded.object(), try Fixture("signUp-upgrade-anonymous-via-idToken").body)
+            #expect(upgraded["localId"] as? String == anonymous["localId"] as? String)
+        }
+    }
+
+    @Test func signInLookupAndDelete() async throws {
+        try await TestApp().run { client in
+            _ = try await client.post("\(Self.v1)/accounts:signUp",
+                                      ["email": "alice@example.com", "password": "secret123", "displayName": "Alice"])
+            let signIn = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+                                               ["email": "alice@example.com", "password": "secret123",
+                                                "returnSecureToken": true])
+            #expect(signIn.status == 200)
+            expectSameShape(try signIn.object(), try Fixture("signInWithPassword-ok").body, ignoring: ["displayName"])
+            #expect(signIn["registered"] as? Bool == true)
+
+            let lookup = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": signIn["idToken"]!])
+            // Production redacts the hash and sends no salt; the emulator shows both.
+            expectSameShape(try lookup.object(), try Fixture("lookup-password-user").body, ignoring: ["salt"])
+            let user = try #require((lookup["users"] as? [[String: Any]])?.first)
+            #expect(user["passwordHash"] as? String == "UkVEQUNURUQ=")
+            #expect(user["email"] as? String == "alice@example.com")
+            #expect(user["displayName"] as? String == "Alice")
+
+            let deleted = try await client.post("\(Self.v1)/accounts:delete", ["idToken": signIn["idToken"]!])
+            expectSameShape(try deleted.object(), try Fixture("delete-account").body)
+            let gone = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": signIn["idToken"]!])
+            #expect(gone.status == 400)
+            #expect(gone.errorMessage == "USER_NOT_FOUND")
+        }
+    }
+
+    @Test func legacyV3AliasesReachTheSameHandlers() async throws {
+        try await TestApp().run { client in
+            let signUp = try await client.post("\(Self.v3)/signupNewUser", ["email": "v3@example.com", "password": "secret123"])
+            expectSameShape(try signUp.object(), try Fixture("v3-signupNewUser").body)
+            let signIn = try await client.post("\(Self.v3)/verifyPassword", ["email": "v3@example.com", "password": "secret123"])
+            expectSameShape(try signIn.object(), try Fixture("v3-verifyPassword").body)
+            let info = try await client.post("\(Self.v3)/getAccountInfo", ["idToken": signIn["idToken"]!])
+            #expect(info.status == 200)
+            #expect((info["users"] as? [[String: Any]])?.first?["email"] as? String == "v3@example.com")
+            let config = try await client.send(.get, "\(Self.v3)/getProjectConfig")
+            expectSameShape(try config.object(), try Fixture("getProjectConfig-v1").body)
+            let deleted = try await client.post("\(Self.v3)/deleteAccount", ["idToken": signIn["idToken"]!])
+            #expect(deleted.status == 200)
+        }
+    }
+
+    /// Firebase's business errors, with the exact messages the emulator captured.
+    @Test(arguments: [
+        ("signUp-weak-password", "accounts:signUp", ["email": "w@example.com", "password": "12345"]),
+        ("signUp-missing-password", "accounts:signUp", ["email": "w@example.com"]),
+        ("signUp-missing-email", "accounts:signUp", ["password": "secret123"]),
+        ("signUp-invalid-email", "accounts:signUp", ["email": "not-an-email", "password": "secret123"]),
+        ("signInWithPassword-email-not-found", "accounts:signInWithPassword", ["email": "nobody@example.com", "password": "secret123"]),
+        ("signInWithPassword-wrong-password", "accounts:signInWithPassword", ["email": "taken@example.com", "password": "wrong!!"]),
+        ("signUp-email-exists", "accounts:signUp", ["email": "TAKEN@example.com", "password": "secret123"]),
+        ("error-wrong-field-type-string", "accounts:signInWithPassword", ["email": 12345, "password": "secret123"]),
+        ("lookup-invalid-id-token", "accounts:lookup", ["idToken": "garbage"]),
+        ("delete-invalid-id-token", "accounts:delete", ["idToken": "garbage"]),
+    ] as [(String, String, [String: any Sendable])])
+    func businessErrors(_ fixtureName: String, _ operation: String, _ body: [String: any Sendable]) async throws {
+        var app = TestApp()
+        app.configuration.emailEnumerationProtection = false
+        try await app.run { client in
+            _ = try await client.signUp("taken@example.com")
+            let reply = try await client.post("\(Self.v1)/\(operation)", body)
+            let fixture = try Fixture(fixtureName)
+            #expect(reply.status == fixture.status)
+            #expect(try reply.object() as NSDictionary == fixture.body as! NSDictionary)
+            #expect(reply.headers[.contentType] == "application/json; charset=utf-8")
+        }
+    }
+
+    @Test func enumerationProtectionIsOnByDefaultInProduction() async throws {
+        try await TestApp().run { client in
+            _ = try await client.signUp("taken@example.com")
+            for body in [["email": "taken@example.com", "password": "wrong!!"],
+                         ["email": "nobody@example.com", "password": "secret1"]] {
+                let reply = try await client.post("\(Self.v1)/accounts:signInWithPassword", body)
+                #expect(reply.errorMessage == "INVALID_LOGIN_CREDENTIALS")
+            }
+        }
+    }
+
+    @Test func disabledUsersCannotSignIn() async throws {
+        let app = TestApp(protection: true)
+        try await app.run { client in
+            let created = try await client.signUp("off@example.com")
+            var user = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil,
+                                                             localID: created["localId"] as! String))
+            user.disabled = true
+            try await app.store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+            let reply = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+                                              ["email": "off@example.com", "password": "secret1"])
+            #expect(reply.errorMessage == "USER_DISABLED")
+        }
+    }
+
+    @Test func deleteNeedsARecentSignIn() async throws {
+        let app = TestApp()
+        try await app.run { client in
+            let created = try await client.signUp("old@example.com")
+            app.clock.advance(by: 301)
+            let reply = try await client.post("\(Self.v1)/accounts:delete", ["idToken": created["idToken"]!])
+            #expect(reply.errorMessage == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            app.clock.advance(by: 3600)
+            let expired = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": created["idToken"]!])
+            #expect(expired.errorMessage == "TOKEN_EXPIRED")
+        }
+    }
+}

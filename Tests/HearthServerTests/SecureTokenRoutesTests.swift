@@ -1,0 +1,66 @@
+import Foundation
+import HearthCore
+import Hummingbird
+import Testing
+
+@Suite struct SecureTokenRoutesTests {
+    static let path = "/securetoken.googleapis.com/v1/token"
+
+    @Test func refreshWithJSONAndForm() async throws {
+        try await TestApp().run { client in
+            let created = try await client.signUp("r@example.com")
+            let refreshToken = created["refreshToken"] as! String
+            let json = try await client.post(Self.path, ["grant_type": "refresh_token", "refresh_token": refreshToken])
+            #expect(json.status == 200)
+            expectSameShape(try json.object(), try Fixture("token-refresh-json").body)
+            #expect(json["user_id"] as? String == created["localId"] as? String)
+            #expect(json["token_type"] as? String == "Bearer")
+            #expect(json["id_token"] as? String == json["access_token"] as? String)
+            let form = try await client.post(Self.path, raw: "grant_type=refresh_token&refresh_token=\(refreshToken)",
+                                             headers: [.contentType: "application/x-www-form-urlencoded"])
+            expectSameShape(try form.object(), try Fixture("token-refresh-form-encoded").body)
+            let camel = try await client.post(Self.path, ["grantType": "refresh_token", "refreshToken": refreshToken])
+            #expect(camel.status == 200)
+        }
+    }
+
+    @Test(arguments: [
+        ("token-invalid-grant-type", ["grant_type": "authorization_code", "refresh_token": "x"]),
+        ("token-missing-grant-type", ["refresh_token": "x"]),
+        ("token-missing-refresh-token", ["grant_type": "refresh_token"]),
+        ("token-invalid-refresh-token", ["grant_type": "refresh_token", "refresh_token": "garbage-refresh-token"]),
+    ])
+    func errors(_ fixtureName: String, _ body: [String: String]) async throws {
+        try await TestApp().run { client in
+            let reply = try await client.post(Self.path, body)
+            let fixture = try Fixture(fixtureName)
+            #expect(reply.status == fixture.status)
+            #expect(try reply.object() as NSDictionary == fixture.body as! NSDictionary)
+        }
+    }
+
+    @Test func refreshStopsForDisabledDeletedAndRevokedUsers() async throws {
+        let app = TestApp()
+        try await app.run { client in
+            let created = try await client.signUp("r@example.com")
+            let refreshToken = created["refreshToken"] as! String
+            let body = ["grant_type": "refresh_token", "refresh_token": refreshToken]
+            var user = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil,
+                                                             localID: created["localId"] as! String))
+            user.disabled = true
+            try await app.store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+            #expect(try await client.post(Self.path, body).errorMessage == "USER_DISABLED")
+            user.disabled = false
+            app.clock.advance(by: 5)
+            user.validSince = app.clock.now().epochSeconds
+            try await app.store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+            #expect(try await client.post(Self.path, body).errorMessage == "TOKEN_EXPIRED")
+            let fresh = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+                                              ["email": "r@example.com", "password": "secret1"])
+            try await app.store.deleteUser(projectID: "demo-project", tenantID: nil, localID: user.localID)
+            let afterDelete = try await client.post(Self.path, ["grant_type": "refresh_token",
+                                                                "refresh_token": fresh["refreshToken"]!])
+            #expect(afterDelete.errorMessage == "INVALID_REFRESH_TOKEN")
+        }
+    }
+}
