@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Checks the dependency rules of DESIGN.md from the import lines of every target. Exits 1 on a violation.
+#   HearthCore   imports no other Hearth target, no NIO, HTTP or database driver.
+#   HearthWire   imports Foundation only.
+#   backends     import HearthCore only (never each other, the server or the wire types).
+#   HearthServer never imports a backend or a driver.
+#   HearthStoreContract imports HearthCore only.
+set -u
+cd "$(dirname "$0")/.."
+status=0
+
+# imports_in FOLDER: "file:line:module" for every import in the folder's Swift files.
+imports_in() {
+  grep -rEn '^\s*(@testable |@_exported |public |internal |package |private |fileprivate )*import +[A-Za-z_][A-Za-z0-9_]*' "$1" \
+    --include='*.swift' 2>/dev/null | sed -E 's/^([^:]+:[0-9]+):.*import +([A-Za-z_][A-Za-z0-9_]*).*/\1:\2/'
+}
+
+# allow FOLDER RULE MODULE...: every import in FOLDER must be one of MODULEs.
+allow() {
+  local folder=$1 rule=$2; shift 2
+  local allowed=" $* "
+  [ -d "$folder" ] || return 0
+  while IFS= read -r hit; do
+    [ -n "$hit" ] || continue
+    local module=${hit##*:}
+    if [[ "$allowed" != *" $module "* ]]; then
+      echo "layering: $rule: ${hit%:*} imports $module"
+      status=1
+    fi
+  done < <(imports_in "$folder")
+}
+
+platform="Foundation FoundationEssentials Glibc Darwin Dispatch Synchronization"
+allow Sources/HearthCore "HearthCore imports no other Hearth target and no NIO/HTTP/driver" \
+  $platform Crypto CryptoExtras X509 SwiftASN1
+allow Sources/HearthWire "HearthWire imports Foundation only" $platform
+allow Sources/HearthSQLite "a backend imports HearthCore and its driver only" \
+  $platform HearthCore SQLiteNIO NIOCore NIOPosix NIOConcurrencyHelpers Logging
+allow Sources/HearthPostgres "a backend imports HearthCore and its driver only" \
+  $platform HearthCore PostgresNIO NIOSSL NIOCore Logging
+allow Sources/HearthStoreContract "the contract suite imports HearthCore only" $platform HearthCore
+allow Sources/HearthServer "the server never imports a backend" \
+  $platform HearthCore HearthWire Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging
+allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking
+allow Sources/HearthAdmin "the admin SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking
+
+if [ $status -eq 0 ]; then echo "layering: all dependency rules hold"; fi
+exit $status
