@@ -65,6 +65,10 @@ let package = Package(
         .testTarget(name: "HearthPostgresTests", dependencies: [
             "HearthPostgres", "HearthStoreContract", .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
+        .testTarget(name: "HearthEndToEndTests", dependencies: [
+            "HearthServer", "HearthSQLite", "HearthCore",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
         .testTarget(name: "HearthServerTests", dependencies: [
             "HearthServer", "HearthCore", "HearthWire",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

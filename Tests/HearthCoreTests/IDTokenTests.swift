@@ -103,3 +103,20 @@ import Testing
         #expect((claims["firebase"] as? [String: Any])?["identities"] as? [String: [String]] == [:])
     }
 }
+
+@Suite struct Base64URLTests {
+    @Test(arguments: 0..<40)
+    func roundTripsAndMatchesFoundation(_ length: Int) {
+        let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        let encoded = Base64URL.encode(bytes)
+        let foundation = Data(bytes).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        #expect(encoded == foundation)
+        #expect(Base64URL.decode(encoded) == Data(bytes))
+    }
+
+    @Test(arguments: ["a", "ab+c", "ab/c", "a b", "abcde", "é"])
+    func rejectsWhatIsNotBase64URL(_ text: String) {
+        #expect(Base64URL.decode(text) == nil)
+    }
+}

@@ -76,3 +76,39 @@ import Testing
                                          "domain": "global", "reason": "invalid"] as NSDictionary)
     }
 }
+
+@Suite struct JSONParserTests {
+    func parse(_ text: String) throws -> WireObject { try WireObject(json: Data(text.utf8)) }
+
+    @Test func parsesWhatJSONAllows() throws {
+        var body = try parse(#" { "s": "a\"b\\c\/d\n\u00e9\ud83d\ude00", "n": -1.5e3, "z": 0, "t": true, "f": false, "a": [1, "x", null, {}], "o": {"k": []} } "#)
+        #expect(try body.string("s") == "a\"b\\c/d\né😀")
+        #expect(try body.string("n") == "-1500")
+        #expect(try body.int64("z") == 0)
+        #expect(try body.bool("t") == true)
+        #expect(try body.bool("f") == false)
+        var nested = try #require(try body.object("o"))
+        #expect(try nested.strings("k") == [])
+        #expect(throws: WireDecodingError.wrongType(path: "/a/2", expected: "string")) { try body.strings("a") }
+    }
+
+    @Test(arguments: [
+        ("", "Unexpected end of JSON input"),
+        (#"{"email": "a", "password": "#, "Unexpected end of JSON input"),
+        (#"{"a":}"#, "Unexpected token } in JSON at position 5"),
+        ("{'a':1}", "Unexpected token ' in JSON at position 1"),
+        (#"{"a":1,}"#, "Unexpected token } in JSON at position 7"),
+        (#"{"a":01}"#, "Unexpected token 1 in JSON at position 6"),
+        (#"{"a":1} x"#, "Unexpected token x in JSON at position 8"),
+        (#"{"a":tru}"#, "Unexpected token } in JSON at position 8"),
+        ("{\"a\":\"\u{1}\"}", "Unexpected token \\x01 in JSON at position 6"),
+    ])
+    func reportsWhereItStopped(_ text: String, _ message: String) {
+        #expect(throws: WireDecodingError.malformed(message)) { try WireObject(json: Data(text.utf8)) }
+    }
+
+    @Test func limitsNesting() {
+        let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
+        #expect(throws: WireDecodingError.self) { try WireObject(json: Data(("{\"a\":" + deep + "}").utf8)) }
+    }
+}

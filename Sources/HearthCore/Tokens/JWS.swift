@@ -19,13 +19,20 @@ public enum JWS {
     public static func verify(_ token: String, keys: KeyRing) throws(TokenError) -> Data {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, token.utf8.count < 16_384,
-              let headerData = Base64URL.decode(parts[0]),
               let payload = Base64URL.decode(parts[1]),
-              let signature = Base64URL.decode(parts[2]),
-              let header = try? JSONDecoder().decode(Header.self, from: headerData)
+              let signature = Base64URL.decode(parts[2])
         else { throw .malformed }
-        guard header.alg == "RS256" else { throw .unsupportedAlgorithm }
-        guard let kid = header.kid, let key = keys.byKid[kid] else { throw .unknownKey }
+        let key: SigningKey
+        if let known = keys.byHeaderSegment[String(parts[0])] {
+            key = known  // the exact header Hearth writes: alg RS256 and a known kid
+        } else {
+            guard let headerData = Base64URL.decode(parts[0]),
+                  let header = try? JSONDecoder().decode(Header.self, from: headerData)
+            else { throw .malformed }
+            guard header.alg == "RS256" else { throw .unsupportedAlgorithm }
+            guard let kid = header.kid, let found = keys.byKid[kid] else { throw .unknownKey }
+            key = found
+        }
         let signingInput = Data(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         guard key.isValidSignature(signature, for: signingInput) else { throw .badSignature }
         return payload

@@ -9,6 +9,8 @@ public struct SigningKey: Sendable {
     public let kid: String
     public let publicKey: _RSA.Signing.PublicKey
     public let certificatePEM: String
+    /// The encoded JWS header of tokens this key signs: fixed, so it is built once and recognised by equality.
+    public let headerSegment: String
     let privateKey: _RSA.Signing.PrivateKey
 
     /// Parses a stored key.
@@ -17,6 +19,7 @@ public struct SigningKey: Sendable {
         publicKey = privateKey.publicKey
         kid = record.kid
         certificatePEM = record.certificatePEM
+        headerSegment = Base64URL.encode(Data(#"{"alg":"RS256","kid":"\#(record.kid)","typ":"JWT"}"#.utf8))
     }
 
     /// Creates a new RSA-2048 key with a self-signed X.509 certificate (for the Google-shaped x509 endpoint).
@@ -59,6 +62,8 @@ public struct SigningKey: Sendable {
 public struct KeyRing: Sendable {
     public let active: SigningKey
     public let byKid: [String: SigningKey]
+    /// Keys by the exact header segment they produce: the fast path for verifying Hearth's own tokens.
+    public let byHeaderSegment: [String: SigningKey]
     /// All keys, oldest first.
     public let all: [SigningKey]
 
@@ -68,5 +73,6 @@ public struct KeyRing: Sendable {
         active = last
         all = keys
         byKid = Dictionary(keys.map { ($0.kid, $0) }, uniquingKeysWith: { _, new in new })
+        byHeaderSegment = Dictionary(keys.map { ($0.headerSegment, $0) }, uniquingKeysWith: { _, new in new })
     }
 }

@@ -20,13 +20,7 @@ public struct WireObject: Sendable {
 
     /// Parses a JSON object. Anything else (malformed JSON, an array, an empty body) is ``WireDecodingError``.
     public init(json data: Data) throws(WireDecodingError) {
-        guard !data.isEmpty else { throw .malformed("Unexpected end of JSON input") }
-        let value: JSONValue
-        do {
-            value = try JSONDecoder().decode(JSONValue.self, from: data)
-        } catch {
-            throw .malformed("Unexpected token in JSON input")
-        }
+        let value = try JSONParser.parse(data)
         guard case .object(let object) = value else { throw .wrongType(path: "/", expected: "object") }
         self.init(object, path: "")
     }

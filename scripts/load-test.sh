@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Load benchmark of a release build on loopback, with the ceilings of the primitives measured in the same run.
+#
+#   bash scripts/load-test.sh            # 10 s per endpoint
+#   DURATION=20 bash scripts/load-test.sh
+#
+# Needs wrk (apt-get install wrk). Starts its own server on a temporary SQLite file; touches nothing else.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+DURATION=${DURATION:-10}
+CONNECTIONS=${CONNECTIONS:-32}
+PORT=${PORT:-19099}
+KEY=load-test-api-key
+BASE="http://127.0.0.1:$PORT"
+
+command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk"; exit 1; }
+swift build -c release --product hearth 2>&1 | grep -E "error|Compiling hearth|Build complete" || true
+BIN=$(swift build -c release --show-bin-path)/hearth
+WORK=$(mktemp -d)
+trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
+echo "{\"apiKey\": \"$KEY\", \"logLevel\": \"warning\"}" > "$WORK/config.json"
+
+now_ms() { date +%s%3N; }
+# start_server: starts hearth, sets SERVER and READY_MS (from exec to the first accepted connection).
+start_server() {
+  local start; start=$(now_ms)
+  "$BIN" serve --store "sqlite:$WORK/hearth.sqlite" --port "$PORT" --config "$WORK/config.json" > "$WORK/server.log" 2>&1 &
+  SERVER=$!
+  until curl -s -o /dev/null "$BASE/.well-known/jwks.json"; do
+    kill -0 $SERVER 2>/dev/null || { cat "$WORK/server.log"; exit 1; }
+    sleep 0.005
+  done
+  READY_MS=$(( $(now_ms) - start ))
+}
+
+start_server; FIRST_READY=$READY_MS        # first start: creates keys, hash parameters, schema
+kill $SERVER; wait $SERVER 2>/dev/null || true
+start_server; SECOND_READY=$READY_MS       # later starts: opens an existing project
+sleep 2
+IDLE_RSS_KB=$(awk '/VmRSS/ {print $2}' /proc/$SERVER/status)
+
+post() { curl -s -X POST "$BASE$1?key=$KEY" -H 'content-type: application/json' -d "$2"; }
+SIGNUP=$(post /identitytoolkit.googleapis.com/v1/accounts:signUp '{"email":"bench@example.com","password":"secret123","returnSecureToken":true}')
+ID_TOKEN=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["idToken"])' "$SIGNUP")
+REFRESH=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["refreshToken"])' "$SIGNUP")
+
+echo "== primitives on all cores (hearth speed)"
+SPEED=$("$BIN" speed --seconds 3 --json)
+echo "$SPEED"
+SCRYPT=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["scrypt_per_s"])' "$SPEED")
+RS256=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["rs256_sign_per_s"])' "$SPEED")
+
+# run NAME PATH LUA [BODY]: prints "NAME req/s p99 errors".
+declare -A RPS P99
+run() {
+  local name=$1 path=$2 lua=$3 body=${4:-}
+  local out
+  out=$(BODY="$body" wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" --latency -s "Benchmarks/load/$lua" "$BASE$path?key=$KEY")
+  local rps p99 errors
+  rps=$(echo "$out" | awk '/Requests\/sec/ {print $2}')
+  p99=$(echo "$out" | awk '$1 == "99%" {print $2}')
+  errors=$(echo "$out" | awk '/Non-2xx/ {print $5}')
+  RPS[$name]=$rps; P99[$name]=$p99
+  printf "%-20s %10s req/s   p99 %-9s non-2xx %s\n" "$name" "$rps" "$p99" "${errors:-0}"
+}
+
+echo "== endpoints (wrk -t2 -c$CONNECTIONS -d${DURATION}s, server and load generator on the same machine)"
+run lookup /identitytoolkit.googleapis.com/v1/accounts:lookup post.lua "{\"idToken\":\"$ID_TOKEN\"}"
+run refresh /securetoken.googleapis.com/v1/token post.lua "{\"grant_type\":\"refresh_token\",\"refresh_token\":\"$REFRESH\"}"
+run signInWithPassword /identitytoolkit.googleapis.com/v1/accounts:signInWithPassword post.lua \
+  '{"email":"bench@example.com","password":"secret123","returnSecureToken":true}'
+run signUp /identitytoolkit.googleapis.com/v1/accounts:signUp signup.lua
+
+python3 - "$SCRYPT" "$RS256" "${RPS[lookup]}" "${RPS[refresh]}" "${RPS[signInWithPassword]}" "$IDLE_RSS_KB" \
+  "$FIRST_READY" "$SECOND_READY" <<'PY'
+import sys
+scrypt, rs256, lookup, refresh, signin, rss_kb, first, second = map(float, sys.argv[1:])
+rows = [
+    ("token refresh / RS256 signs", refresh / rs256, ">= 0.60"),
+    ("accounts:lookup req/s", lookup, ">= 10000"),
+    ("signInWithPassword / scrypt", signin / scrypt, ">= 0.85"),
+    ("idle RSS (MB)", rss_kb / 1024, "<= 40"),
+    ("ready after start, first (ms)", first, "<= 500"),
+    ("ready after start, later (ms)", second, "<= 500"),
+]
+checks = [refresh / rs256 >= 0.60, lookup >= 10000, signin / scrypt >= 0.85, rss_kb / 1024 <= 40,
+          first <= 500, second <= 500]
+print("== against the targets")
+for (name, value, target), ok in zip(rows, checks):
+    print(f"{name:32} {value:10.2f}   target {target:9} {'met' if ok else 'NOT MET'}")
+PY
