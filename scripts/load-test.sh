@@ -44,6 +44,20 @@ SIGNUP=$(post /identitytoolkit.googleapis.com/v1/accounts:signUp '{"email":"benc
 ID_TOKEN=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["idToken"])' "$SIGNUP")
 REFRESH=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["refreshToken"])' "$SIGNUP")
 
+# 200 users for lookup: each reuses its own ID token, as clients do for the token's hour.
+USERS=${USERS:-200}
+python3 - "$BASE" "$KEY" "$USERS" > "$WORK/tokens.txt" <<'PY'
+import json, sys, urllib.request, concurrent.futures
+base, key, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+def sign_up(i):
+    body = json.dumps({"email": f"user{i}@example.com", "password": "secret123", "returnSecureToken": True}).encode()
+    request = urllib.request.Request(f"{base}/identitytoolkit.googleapis.com/v1/accounts:signUp?key={key}", body,
+                                     {"content-type": "application/json"})
+    return json.load(urllib.request.urlopen(request))["idToken"]
+with concurrent.futures.ThreadPoolExecutor(8) as pool:
+    print("\n".join(pool.map(sign_up, range(count))))
+PY
+
 echo "== primitives on all cores (hearth speed)"
 SPEED=$("$BIN" speed --seconds 3 --json)
 echo "$SPEED"
@@ -65,7 +79,8 @@ run() {
 }
 
 echo "== endpoints (wrk -t2 -c$CONNECTIONS -d${DURATION}s, server and load generator on the same machine)"
-run lookup /identitytoolkit.googleapis.com/v1/accounts:lookup post.lua "{\"idToken\":\"$ID_TOKEN\"}"
+export TOKENS_FILE="$WORK/tokens.txt"
+run lookup /identitytoolkit.googleapis.com/v1/accounts:lookup lookup-many.lua
 run refresh /securetoken.googleapis.com/v1/token post.lua "{\"grant_type\":\"refresh_token\",\"refresh_token\":\"$REFRESH\"}"
 run signInWithPassword /identitytoolkit.googleapis.com/v1/accounts:signInWithPassword post.lua \
   '{"email":"bench@example.com","password":"secret123","returnSecureToken":true}'

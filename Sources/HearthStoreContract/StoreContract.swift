@@ -25,6 +25,17 @@ public struct StoreCheck: Sendable, CustomStringConvertible {
         try await body(store)
     }
 
+    /// Runs the check, then closes `store` whether it passed or not.
+    public func run(closing store: any IdentityStore) async throws {
+        do {
+            try await run(on: store)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
     public var description: String { name }
 }
 

@@ -120,3 +120,21 @@ import Testing
         #expect(Base64URL.decode(text) == nil)
     }
 }
+
+@Suite struct VerifiedTokenCacheTests {
+    @Test func cachedTokensStillExpireAndDieWithTheirKey() async throws {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let issuer = IDTokenIssuer()
+        let record = try await SigningKey.generate(now: now)
+        let ring = try KeyRing([record])
+        let user = UserRecord(projectID: "demo-one", localID: "u1", validSince: 0, createdAt: now)
+        let token = try issuer.mint(for: user, session: .init(signInProvider: "anonymous", authTime: now),
+                                    projectID: "demo-one", keys: ring, now: now)
+        _ = try issuer.verify(token, projectID: "demo-one", keys: ring, now: now)
+        #expect(try issuer.verify(token, projectID: "demo-one", keys: ring, now: now + 10).sub == "u1", "a hit")
+        #expect(throws: TokenError.expired) { try issuer.verify(token, projectID: "demo-one", keys: ring, now: now + 3600) }
+        #expect(throws: TokenError.wrongAudience) { try issuer.verify(token, projectID: "demo-two", keys: ring, now: now) }
+        let rotated = try KeyRing([try await SigningKey.generate(now: now)])
+        #expect(throws: TokenError.unknownKey) { try issuer.verify(token, projectID: "demo-one", keys: rotated, now: now) }
+    }
+}

@@ -12,13 +12,7 @@ import Testing
     func contract(_ check: StoreCheck) async throws {
         let url = try #require(try await TemporaryPostgres.freshSchemaURL())
         let store = try PostgresStore(url: url)
-        do {
-            try await check.run(on: store)
-        } catch {
-            try await store.close()
-            throw error
-        }
-        try await store.close()
+        try await check.run(closing: store)
     }
 
     @Test(.enabled(if: TemporaryPostgres.skipReason == nil, "PostgreSQL unavailable: \(TemporaryPostgres.skipReason ?? "")"))

@@ -8,13 +8,7 @@ import Testing
     @Test(arguments: StoreContract.all)
     func contract(_ check: StoreCheck) async throws {
         let store = try await SQLiteStore.temporary()
-        do {
-            try await check.run(on: store)
-        } catch {
-            try await store.close()
-            throw error
-        }
-        try await store.close()
+        try await check.run(closing: store)
     }
 }
 

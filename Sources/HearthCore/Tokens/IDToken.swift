@@ -11,10 +11,14 @@ public struct IDTokenIssuer: Sendable {
     /// `iss` is this prefix followed by the project id (Firebase verifiers expect Google's).
     public var issuerPrefix: String
     public var lifetime: TimeInterval
+    /// Verified tokens, so a token reused for its hour is checked cryptographically once (capacity 0 disables).
+    public let cache: VerifiedTokenCache
 
-    public init(issuerPrefix: String = "https://securetoken.google.com/", lifetime: TimeInterval = 3600) {
+    public init(issuerPrefix: String = "https://securetoken.google.com/", lifetime: TimeInterval = 3600,
+                cache: VerifiedTokenCache = VerifiedTokenCache()) {
         self.issuerPrefix = issuerPrefix
         self.lifetime = lifetime
+        self.cache = cache
     }
 
     /// Claims Firebase forbids in `customAttributes`: they can never be overridden.
@@ -25,50 +29,66 @@ public struct IDTokenIssuer: Sendable {
 
     /// Signs an ID token for `user` in the sign-in `session`.
     public func mint(for user: UserRecord, session: SignInSession, projectID: String, keys: KeyRing, now: Date) throws -> String {
-        var claims: [String: Any] = [:]
+        var claims = JSONWriter()
+        // Custom claims first, at the top level; reserved names are never taken from them.
         if let custom = user.customAttributes, let data = custom.data(using: .utf8),
            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
-            for (name, value) in object where !Self.reservedClaims.contains(name) { claims[name] = value }
+            for (name, value) in object.sorted(by: { $0.key < $1.key }) where !Self.reservedClaims.contains(name)
+                && !Self.standardClaims.contains(name) {
+                if let json = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]) {
+                    claims.raw(name, json)
+                }
+            }
         }
         let iat = now.epochSeconds
-        claims["iss"] = issuerPrefix + projectID
-        claims["aud"] = projectID
-        claims["auth_time"] = session.authTime.epochSeconds
-        claims["user_id"] = user.localID
-        claims["sub"] = user.localID
-        claims["iat"] = iat
-        claims["exp"] = iat + Int64(lifetime)
+        claims.string("iss", issuerPrefix + projectID)
+        claims.string("aud", projectID)
+        claims.int("auth_time", session.authTime.epochSeconds)
+        claims.string("user_id", user.localID)
+        claims.string("sub", user.localID)
+        claims.int("iat", iat)
+        claims.int("exp", iat + Int64(lifetime))
         if let email = user.email {
-            claims["email"] = email
-            claims["email_verified"] = user.emailVerified
+            claims.string("email", email)
+            claims.bool("email_verified", user.emailVerified)
         }
-        if let phone = user.phoneNumber { claims["phone_number"] = phone }
-        if let name = user.displayName { claims["name"] = name }
-        if let picture = user.photoURL { claims["picture"] = picture }
-        if session.signInProvider == "anonymous" { claims["provider_id"] = "anonymous" }
-        var firebase: [String: Any] = [
-            "identities": user.identities.mapValues { $0 as [Any] }, "sign_in_provider": session.signInProvider,
-        ]
-        if let tenant = user.tenantID { firebase["tenant"] = tenant }
+        if let phone = user.phoneNumber { claims.string("phone_number", phone) }
+        if let name = user.displayName { claims.string("name", name) }
+        if let picture = user.photoURL { claims.string("picture", picture) }
+        if session.signInProvider == "anonymous" { claims.string("provider_id", "anonymous") }
+        var firebase = JSONWriter()
+        firebase.stringLists("identities", user.identities)
+        firebase.string("sign_in_provider", session.signInProvider)
+        if let tenant = user.tenantID { firebase.string("tenant", tenant) }
         if let factor = session.secondFactor {
-            firebase["sign_in_second_factor"] = factor
-            if let id = session.secondFactorID { firebase["second_factor_identifier"] = id }
+            firebase.string("sign_in_second_factor", factor)
+            if let id = session.secondFactorID { firebase.string("second_factor_identifier", id) }
         }
-        claims["firebase"] = firebase
-        return try JWS.sign(claims: claims, with: keys.active)
+        claims.raw("firebase", firebase.finish())
+        return try JWS.sign(payload: claims.finish(), with: keys.active)
     }
+
+    /// Claims Hearth sets itself; a custom claim of the same name would produce a duplicate key.
+    static let standardClaims: Set<String> = [
+        "user_id", "email", "email_verified", "phone_number", "name", "picture", "provider_id",
+    ]
 
     /// Verifies signature, issuer, audience and expiry, and returns the claims Hearth acts on.
     public func verify(_ token: String, projectID: String, keys: KeyRing, now: Date) throws(TokenError) -> IDTokenClaims {
-        let payload = try JWS.verify(token, keys: keys)
+        let seconds = now.epochSeconds
+        if let cached = cache.claims(for: token, projectID: projectID, keys: keys) {
+            guard cached.exp > seconds else { throw .expired }
+            return cached
+        }
+        let (payload, kid) = try JWS.verifyReturningKey(token, keys: keys)
         guard let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: payload), !claims.sub.isEmpty else {
             throw .malformed
         }
         guard claims.aud == projectID else { throw .wrongAudience }
         guard claims.iss == issuerPrefix + projectID else { throw .wrongIssuer }
-        let seconds = now.epochSeconds
         guard claims.exp > seconds else { throw .expired }
         guard claims.iat <= seconds + 300 else { throw .issuedInFuture }
+        cache.remember(claims, for: token, kid: kid)
         return claims
     }
 }

@@ -5,11 +5,10 @@ import Foundation
 /// Verification is strict: the header must name `RS256` and a `kid` the key ring knows; `alg: none`,
 /// HMAC algorithms and unknown keys are rejected before any claim is read.
 public enum JWS {
-    /// Signs `claims` (a JSON object) with `key`; the header carries `alg`, `kid` and `typ`.
-    public static func sign(claims: [String: Any], with key: SigningKey) throws -> String {
-        let header: [String: Any] = ["alg": "RS256", "kid": key.kid, "typ": "JWT"]
-        let headerPart = Base64URL.encode(try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys, .withoutEscapingSlashes]))
-        let payloadPart = Base64URL.encode(try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys, .withoutEscapingSlashes]))
+    /// Signs `payload` (the UTF-8 of a JSON object) with `key`; the header carries `alg`, `kid` and `typ`.
+    public static func sign(payload: [UInt8], with key: SigningKey) throws -> String {
+        let headerPart = key.headerSegment
+        let payloadPart = Base64URL.encode(payload)
         let signingInput = headerPart + "." + payloadPart
         let signature = try key.sign(Data(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature)
@@ -17,6 +16,13 @@ public enum JWS {
 
     /// Checks the signature of a compact JWS against `keys` and returns its payload bytes.
     public static func verify(_ token: String, keys: KeyRing) throws(TokenError) -> Data {
+        try verifyReturningKey(token, keys: keys).payload
+    }
+
+    /// As ``verify(_:keys:)``, also naming the key that verified it.
+    public static func verifyReturningKey(_ token: String, keys: KeyRing) throws(TokenError)
+        -> (payload: Data, kid: String)
+    {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, token.utf8.count < 16_384,
               let payload = Base64URL.decode(parts[1]),
@@ -35,7 +41,7 @@ public enum JWS {
         }
         let signingInput = Data(token.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
         guard key.isValidSignature(signature, for: signingInput) else { throw .badSignature }
-        return payload
+        return (payload, key.kid)
     }
 
     private struct Header: Decodable {
