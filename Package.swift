@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "hearth", targets: ["HearthCLI"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .library(name: "HearthWire", targets: ["HearthWire"]),
+        .library(name: "HearthCore", targets: ["HearthCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),

@@ -16,7 +16,14 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     let services = HearthServices(configuration: configuration, store: store, clock: clock, hashing: hashing,
                                   logger: logger, hashParameters: hashParameters)
-    _ = try await services.defaultProject()  // first start creates the project: keys, hash parameters, API key
+    // The first start creates the project: keys, hash parameters, API key. A configured switch applies to it
+    // on every start, so turning email-enumeration protection on or off is a config change and a restart.
+    var project = try await services.defaultProject().record
+    if let protection = configuration.emailEnumerationProtection,
+       project.settings.enableImprovedEmailPrivacy != protection {
+        project.settings.enableImprovedEmailPrivacy = protection
+        _ = try await services.projects.update(project)
+    }
     return Application(
         responder: HearthAPI(services: services),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),

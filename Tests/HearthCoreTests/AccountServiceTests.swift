@@ -161,3 +161,34 @@ import Testing
         await #expect(throws: AuthFailure.missingIDToken) { try await accounts.lookup(in: project, idToken: nil) }
     }
 }
+
+/// An unknown email costs the same one hash as a wrong password: no timing oracle for account discovery.
+@Suite struct EqualCostSignInTests {
+    final class CountingRunner: BlockingWorkRunner, @unchecked Sendable {
+        private let lock = NSLock()
+        private var runs = 0
+        var count: Int { lock.withLock { runs } }
+
+        func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+            lock.withLock { runs += 1 }
+            return try work()
+        }
+    }
+
+    @Test func unknownEmailAndWrongPasswordEachCostOneHash() async throws {
+        let store = InMemoryStore()
+        let clock = ManualClock()
+        let runner = CountingRunner()
+        let accounts = AccountService(store: store, clock: clock, hashing: runner)
+        let project = try await ProjectDirectory(
+            store: store, clock: clock, defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: true) },
+            hashParameters: { .generate(memoryCost: 10) }
+        ).contextCreatingIfNeeded(for: "demo-one")
+        _ = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+        let afterSignUp = runner.count
+        _ = try? await accounts.signInWithPassword(in: project, email: "a@b.co", password: "wrong!!")
+        #expect(runner.count == afterSignUp + 1)
+        _ = try? await accounts.signInWithPassword(in: project, email: "nobody@b.co", password: "wrong!!")
+        #expect(runner.count == afterSignUp + 2, "an unknown email is hashed against the dummy hash")
+    }
+}

@@ -142,3 +142,25 @@ import Testing
         }
     }
 }
+
+@Suite struct EnumerationProtectionSwitchTests {
+    @Test func configuredSwitchAppliesToAnExistingProjectOnStart() async throws {
+        let store = InMemoryStore()
+        var first = TestApp(protection: true)
+        first.configuration.emailEnumerationProtection = true
+        let firstApp = TestAppOn(app: first, store: store)
+        try await firstApp.run { client in
+            _ = try await client.signUp("a@example.com")
+            let hidden = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+                                               ["email": "nobody@example.com", "password": "secret1"])
+            #expect(hidden.errorMessage == "INVALID_LOGIN_CREDENTIALS")
+        }
+        var second = TestApp()
+        second.configuration.emailEnumerationProtection = false
+        try await TestAppOn(app: second, store: store).run { client in
+            let open = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+                                             ["email": "nobody@example.com", "password": "secret1"])
+            #expect(open.errorMessage == "EMAIL_NOT_FOUND")
+        }
+    }
+}

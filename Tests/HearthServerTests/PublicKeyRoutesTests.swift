@@ -24,7 +24,8 @@ import Testing
         try await TestApp().run { client in
             let created = try await client.signUp("jwks@example.com")
             for path in ["/.well-known/jwks.json",
-                         "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com"] {
+                         "/www.googleapis.com/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
+                         "/identitytoolkit.googleapis.com/v1/sessionCookiePublicKeys"] {
                 let jwks = try await client.send(.get, path, key: nil)
                 #expect(jwks.status == 200)
                 #expect(jwks.headers[.cacheControl]?.contains("max-age=3600") == true)
@@ -44,6 +45,8 @@ import Testing
             let reply = try await client.send(.get,
                 "/www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com", key: nil)
             let map = try #require(try reply.object() as? [String: String])
+            let legacy = try await client.send(.get, "/www.googleapis.com/identitytoolkit/v3/relyingparty/publicKeys", key: nil)
+            #expect(try legacy.object() as? [String: String] == map, "the v3 publicKeys alias serves the same map")
             let header = try #require(JSONSerialization.jsonObject(
                 with: Base64URL.decode((created["idToken"] as! String).split(separator: ".")[0])!) as? [String: String])
             let pem = try #require(map[header["kid"]!], "the token's kid is in the x509 map")

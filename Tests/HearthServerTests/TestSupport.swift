@@ -18,10 +18,20 @@ struct TestApp {
     }
 
     func run(_ body: @escaping @Sendable (Client) async throws -> Void) async throws {
-        let app = try await buildApplication(
-            configuration: configuration, store: store, clock: clock, hashing: InlineWorkRunner(),
+        try await TestAppOn(app: self, store: store).run(body)
+    }
+}
+
+/// A ``TestApp`` on a store shared with other apps: for what must survive a restart.
+struct TestAppOn {
+    var app: TestApp
+    let store: InMemoryStore
+
+    func run(_ body: @escaping @Sendable (Client) async throws -> Void) async throws {
+        let built = try await buildApplication(
+            configuration: app.configuration, store: store, clock: app.clock, hashing: InlineWorkRunner(),
             hashParameters: { .generate(memoryCost: 10) })
-        try await app.test(.router) { client in try await body(Client(client: client)) }
+        try await built.test(.router) { client in try await body(Client(client: client)) }
     }
 }
 

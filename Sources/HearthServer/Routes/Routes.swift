@@ -19,10 +19,11 @@ extension HearthAPI {
         // Secure Token API.
         routes += .post("\(secureToken)/token", to: SecureTokenRoutes.token)
         // Public keys of ID tokens: Google's x509 and JWKS shapes, and the standard well-known path.
+        // Session cookies (a later issue) are signed with the same keys, so their key endpoints serve them too.
         routes += .get("\(googleKeys)/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com",
-                       access: .open, to: PublicKeyRoutes.x509)
+                       "\(v3)/publicKeys", access: .open, to: PublicKeyRoutes.x509)
         routes += .get("\(googleKeys)/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
-                       "/.well-known/jwks.json", access: .open, to: PublicKeyRoutes.jwks)
+                       "/.well-known/jwks.json", "\(v1)/sessionCookiePublicKeys", access: .open, to: PublicKeyRoutes.jwks)
         // Emulator control, only in emulator mode (404 in production).
         if emulator {
             routes += .get("/", access: .open, to: EmulatorRoutes.root)
