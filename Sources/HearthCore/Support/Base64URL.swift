@@ -38,30 +38,41 @@ public enum Base64URL {
     }
 
     /// Decodes base64url without padding; `nil` for any other character, padding or an impossible length.
-    public static func decode(_ string: some StringProtocol) -> Data? {
-        var string = String(string)
-        return string.withUTF8 { utf8 -> Data? in
-            var end = utf8.count
-            while end > 0 && utf8[end - 1] == UInt8(ascii: "=") { end -= 1 }  // tolerate padding
-            guard end % 4 != 1 else { return nil }
-            return values.withUnsafeBufferPointer { table -> Data? in
-                var output = [UInt8](repeating: 0, count: end * 3 / 4)
+    public static func decode(_ string: String) -> Data? {
+        var string = string
+        return string.withUTF8(decode(utf8:))
+    }
+
+    /// Decodes one part of a compact token without copying it out first.
+    public static func decode(_ string: Substring) -> Data? {
+        var string = string
+        return string.withUTF8(decode(utf8:))
+    }
+
+    private static func decode(utf8: UnsafeBufferPointer<UInt8>) -> Data? {
+        var end = utf8.count
+        while end > 0 && utf8[end - 1] == UInt8(ascii: "=") { end -= 1 }  // tolerate padding
+        guard end % 4 != 1 else { return nil }
+        return values.withUnsafeBufferPointer { table -> Data? in
+            var output = Data(count: end * 3 / 4)
+            let complete = output.withUnsafeMutableBytes { (raw: UnsafeMutableRawBufferPointer) -> Bool in
                 var written = 0
                 var accumulator: UInt32 = 0
                 var bits: UInt32 = 0
                 for index in 0..<end {
                     let value = table[Int(utf8[index])]
-                    guard value != 0xFF else { return nil }
+                    guard value != 0xFF else { return false }
                     accumulator = accumulator << 6 | UInt32(value)
                     bits += 6
                     if bits >= 8 {
                         bits -= 8
-                        output[written] = UInt8(truncatingIfNeeded: accumulator >> bits)
+                        raw[written] = UInt8(truncatingIfNeeded: accumulator >> bits)
                         written += 1
                     }
                 }
-                return Data(output[..<written])
+                return true
             }
+            return complete ? output : nil
         }
     }
 }
