@@ -192,3 +192,24 @@ import Testing
         #expect(runner.count == afterSignUp + 2, "an unknown email is hashed against the dummy hash")
     }
 }
+
+@Suite struct UpdateAccountTests {
+    @Test func aRefreshTokenFromTheSameSecondIsRevokedToo() async throws {
+        let store = InMemoryStore()
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_700_000_000.1))
+        let accounts = AccountService(store: store, clock: clock, hashing: InlineWorkRunner())
+        let project = try await ProjectDirectory(
+            store: store, clock: clock, defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
+            hashParameters: { .generate(memoryCost: 10) }
+        ).contextCreatingIfNeeded(for: "demo-one")
+        let created = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+        clock.advance(by: 0.5)  // same second: validSince alone could not tell the old token apart
+        let updated = try await accounts.updateAccount(in: project, idToken: created.tokens.idToken,
+                                                       changes: AccountChanges(password: "secret2"))
+        await #expect(throws: AuthFailure.tokenExpired) {
+            try await accounts.refresh(in: project, refreshToken: created.tokens.refreshToken)
+        }
+        let newRefresh = try #require(updated.tokens?.refreshToken)
+        _ = try await accounts.refresh(in: project, refreshToken: newRefresh)
+    }
+}

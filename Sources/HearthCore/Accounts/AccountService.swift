@@ -174,7 +174,9 @@ public struct AccountService: Sendable {
         guard var user = try await store.user(projectID: project.id, tenantID: record.tenantID, localID: record.localID)
         else { throw AuthFailure.userNotFound }
         guard !user.disabled else { throw AuthFailure.userDisabled }
-        guard record.createdAt.epochSeconds >= user.validSince else { throw AuthFailure.tokenExpired }
+        guard record.createdAt.epochSeconds >= user.validSince,
+              user.tokensValidAfter.map({ record.createdAt >= $0 }) ?? true
+        else { throw AuthFailure.tokenExpired }
         let now = clock.now()
         // `lastRefreshAt` is written at most once a minute per user: refreshes stay read-only on the hot path.
         if user.lastRefreshAt.map({ now.timeIntervalSince($0) >= 60 }) ?? true {

@@ -19,6 +19,9 @@ public struct UserRecord: Sendable, Codable, Equatable {
     public var passwordUpdatedAt: Date?
     /// Tokens issued before this second are no longer accepted.
     public var validSince: Int64
+    /// The precise instant of the last revocation (password or email change). Refresh tokens created before it
+    /// fail with `TOKEN_EXPIRED`; `validSince` alone is whole seconds and would let a same-second token through.
+    public var tokensValidAfter: Date?
     public var disabled: Bool
     public var createdAt: Date
     public var lastLoginAt: Date?

@@ -3,7 +3,7 @@ import HearthCore
 import HearthWire
 import Hummingbird
 
-/// `accounts:signUp`, `signInWithPassword`, `lookup`, `delete` and `getProjectConfig`.
+/// `accounts:signUp`, `signInWithPassword`, `lookup`, `update`, `delete` and `getProjectConfig`.
 enum AccountRoutes {
     static func signUp(_ call: Call) async throws -> Response {
         let request = try call.decode(SignUpRequest.self)
@@ -38,6 +38,38 @@ enum AccountRoutes {
         let request = try call.decode(DeleteAccountRequest.self)
         try await call.services.accounts.deleteAccount(in: try call.clientProject, idToken: request.idToken)
         return json(DeleteAccountResponse())
+    }
+
+    static func update(_ call: Call) async throws -> Response {
+        let request = try call.decode(UpdateAccountRequest.self)
+        // Parts of accounts:update that later work delivers (OOB codes, unlinking) are refused plainly, never ignored.
+        if request.oobCode != nil { throw APIError.business(.operationNotAllowed, "oobCode is not supported by this server yet") }
+        if request.deleteProvider != nil {
+            throw APIError.business(.operationNotAllowed, "deleteProvider is not supported by this server yet")
+        }
+        let deleted = Set(request.deleteAttribute ?? [])
+        if let unsupported = deleted.subtracting([.displayName, .photoURL]).first {
+            throw APIError.business(.operationNotAllowed, "deleting \(unsupported.rawValue) is not supported by this server yet")
+        }
+        let changes = AccountChanges(
+            email: request.email, password: request.password, displayName: request.displayName,
+            photoURL: request.photoUrl, deleteDisplayName: deleted.contains(.displayName),
+            deletePhotoURL: deleted.contains(.photoURL))
+        let result = try await call.services.accounts.updateAccount(
+            in: try call.clientProject, idToken: request.idToken, changes: changes)
+        let info = UserInfo(result.user)
+        var response = UpdateAccountResponse(localId: info.localId)
+        response.email = info.email
+        response.emailVerified = info.emailVerified
+        response.displayName = info.displayName
+        response.photoUrl = info.photoUrl
+        response.passwordHash = info.passwordHash
+        response.providerUserInfo = info.providerUserInfo
+        response.newEmail = result.newEmail
+        response.idToken = result.tokens?.idToken
+        response.refreshToken = result.tokens?.refreshToken
+        response.expiresIn = result.tokens.map { String($0.expiresIn) }
+        return json(response)
     }
 
     static func projectConfig(_ call: Call) async throws -> Response {

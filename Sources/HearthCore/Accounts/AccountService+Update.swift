@@ -1,0 +1,80 @@
+import Foundation
+
+/// What `accounts:update` asks to change on the signed-in user. `nil` leaves a field alone.
+public struct AccountChanges: Sendable, Equatable {
+    public var email: String?
+    public var password: String?
+    public var displayName: String?
+    public var photoURL: String?
+    public var deleteDisplayName = false
+    public var deletePhotoURL = false
+
+    public init(email: String? = nil, password: String? = nil, displayName: String? = nil, photoURL: String? = nil,
+                deleteDisplayName: Bool = false, deletePhotoURL: Bool = false) {
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.deleteDisplayName = deleteDisplayName
+        self.deletePhotoURL = deletePhotoURL
+    }
+}
+
+extension AccountService {
+    /// The outcome of an update: the stored user, and new tokens when the email or password changed (those
+    /// changes revoke every earlier session).
+    public struct UpdateResult: Sendable {
+        public var user: UserRecord
+        public var tokens: Tokens?
+        public var newEmail: String?
+    }
+
+    /// `accounts:update` with an ID token: profile fields, password and email.
+    ///
+    /// A password or email change needs an interactive sign-in within the recent-login window, moves
+    /// `validSince` (older ID tokens answer `TOKEN_EXPIRED`), makes older refresh tokens fail with
+    /// `TOKEN_EXPIRED`, and returns fresh tokens. A new email is unverified.
+    public func updateAccount(in project: ProjectContext, idToken: String?, changes: AccountChanges) async throws
+        -> UpdateResult
+    {
+        let (stored, claims) = try await authenticate(idToken, in: project)
+        var user = stored
+        let now = clock.now()
+        let sensitive = changes.email != nil || changes.password != nil
+        if sensitive { try requireRecentLogin(claims) }
+
+        if let email = changes.email {
+            guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
+            user.email = email
+            user.emailVerified = false
+        }
+        if let password = changes.password {
+            try PasswordPolicy.check(password)
+            user.passwordHash = try await hashPassword(password, project: project)
+            user.passwordUpdatedAt = now
+        }
+        if let name = changes.displayName { user.displayName = name }
+        if let photo = changes.photoURL { user.photoURL = photo }
+        if changes.deleteDisplayName { user.displayName = nil }
+        if changes.deletePhotoURL { user.photoURL = nil }
+        if sensitive {
+            user.validSince = now.epochSeconds
+            user.tokensValidAfter = now
+            user.lastLoginAt = now
+        }
+        do {
+            try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
+                                       revokeRefreshTokens: false)
+        } catch StoreError.emailExists {
+            throw AuthFailure.emailExists
+        } catch StoreError.notFound {
+            throw AuthFailure.userNotFound
+        }
+        guard sensitive else { return UpdateResult(user: user, tokens: nil, newEmail: nil) }
+        let provider = claims.firebase?.signInProvider ?? "password"
+        let session = try await issue(for: user, provider: provider, in: project, now: now, isNewUser: false,
+                                      secondFactor: claims.firebase?.signInSecondFactor,
+                                      secondFactorID: claims.firebase?.secondFactorIdentifier)
+        return UpdateResult(user: user, tokens: session.tokens, newEmail: changes.email)
+    }
+}

@@ -1,0 +1,76 @@
+/// `accounts:update` (v3 `setAccountInfo`) by the signed-in user: profile, email and password changes.
+public struct UpdateAccountRequest: Codable, Sendable, Equatable {
+    /// Attributes `deleteAttribute` may name.
+    public enum Attribute: String, Codable, Sendable, CaseIterable {
+        case displayName = "DISPLAY_NAME"
+        case photoURL = "PHOTO_URL"
+        case email = "EMAIL"
+        case password = "PASSWORD"
+        case provider = "PROVIDER"
+        case rawUserInfo = "RAW_USER_INFO"
+    }
+
+    public var idToken: String?
+    public var email: String?
+    public var password: String?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var deleteAttribute: [Attribute]?
+    public var deleteProvider: [String]?
+    public var oobCode: String?
+    public var tenantId: String?
+    public var returnSecureToken: Bool?
+
+    public init(idToken: String?, email: String? = nil, password: String? = nil, displayName: String? = nil,
+                photoUrl: String? = nil, deleteAttribute: [Attribute]? = nil, returnSecureToken: Bool? = true) {
+        self.idToken = idToken
+        self.email = email
+        self.password = password
+        self.displayName = displayName
+        self.photoUrl = photoUrl
+        self.deleteAttribute = deleteAttribute
+        self.returnSecureToken = returnSecureToken
+    }
+}
+
+extension UpdateAccountRequest: WireDecodable {
+    public init(wire body: inout WireObject) throws(WireDecodingError) {
+        idToken = try body.string("idToken")
+        email = try body.string("email")
+        password = try body.string("password")
+        displayName = try body.string("displayName")
+        photoUrl = try body.string("photoUrl")
+        if let names = try body.strings("deleteAttribute") {
+            var attributes: [Attribute] = []
+            for (index, name) in names.enumerated() {
+                guard let attribute = Attribute(rawValue: name) else {
+                    throw .wrongType(path: "/deleteAttribute/\(index)", expected: "equal to one of the allowed values")
+                }
+                attributes.append(attribute)
+            }
+            deleteAttribute = attributes
+        }
+        deleteProvider = try body.strings("deleteProvider")
+        oobCode = try body.string("oobCode")
+        tenantId = try body.string("tenantId")
+        returnSecureToken = try body.bool("returnSecureToken")
+        body.ignore("captchaChallenge", "captchaResponse", "instanceId", "delegatedProjectNumber")
+    }
+}
+
+public struct UpdateAccountResponse: Codable, Sendable, Equatable {
+    public var kind = "identitytoolkit#SetAccountInfoResponse"
+    public var localId: String
+    public var email: String?
+    public var emailVerified: Bool?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var passwordHash: String?
+    public var providerUserInfo: [ProviderUserInfoWire]?
+    public var newEmail: String?
+    public var idToken: String?
+    public var refreshToken: String?
+    public var expiresIn: String?
+
+    public init(localId: String) { self.localId = localId }
+}

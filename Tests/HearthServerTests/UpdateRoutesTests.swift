@@ -1,0 +1,121 @@
+import Foundation
+import HearthCore
+import Testing
+
+/// `accounts:update` by the signed-in user, pinned against the emulator's shapes, with production's
+/// recent-login rule and session revocation.
+@Suite struct UpdateRoutesTests {
+    static let update = "/identitytoolkit.googleapis.com/v1/accounts:update"
+    static let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword"
+    static let refresh = "/securetoken.googleapis.com/v1/token"
+
+    @Test func profileChangesMatchFirebaseAndIssueNoTokens() async throws {
+        try await TestApp().run { client in
+            let user = try await client.signUp("alice@example.com", "secret123")
+            let fixture = try Fixture("update-displayName-photoUrl")
+            let reply = try await client.post(Self.update, [
+                "idToken": user["idToken"]!, "displayName": "Alice A.", "photoUrl": "https://example.com/alice.png",
+                "returnSecureToken": false,
+            ])
+            #expect(reply.status == 200)
+            expectSameShape(try reply.object(), fixture.body)
+            #expect(reply["displayName"] as? String == "Alice A.")
+            #expect(reply["passwordHash"] as? String == "UkVEQUNURUQ=")
+            // The emulator's captures ran in this order on one user.
+            let cleared = try await client.post(Self.update, ["idToken": user["idToken"]!,
+                                                              "deleteAttribute": ["DISPLAY_NAME", "PHOTO_URL"]])
+            expectSameShape(try cleared.object(), try Fixture("update-deleteAttribute").body)
+            #expect(cleared["displayName"] == nil)
+            #expect(cleared["photoUrl"] == nil)
+            let withFlag = try await client.post(Self.update, ["idToken": user["idToken"]!, "displayName": "Alice Again",
+                                                               "returnSecureToken": true])
+            expectSameShape(try withFlag.object(), try Fixture("update-displayName-returnSecureToken").body)
+        }
+    }
+
+    @Test func passwordChangeRevokesEarlierSessions() async throws {
+        let app = TestApp()
+        try await app.run { client in
+            let user = try await client.signUp("alice@example.com", "secret123")
+            _ = try await client.post(Self.update, ["idToken": user["idToken"]!, "displayName": "Alice Again"])
+            app.clock.advance(by: 2)
+            let reply = try await client.post(Self.update, ["idToken": user["idToken"]!, "password": "newSecret456"])
+            #expect(reply.status == 200)
+            expectSameShape(try reply.object(), try Fixture("update-password-change").body)
+            let oldRefresh = try await client.post(Self.refresh, ["grant_type": "refresh_token",
+                                                                  "refresh_token": user["refreshToken"]!])
+            #expect(oldRefresh.errorMessage == "TOKEN_EXPIRED")
+            let oldLookup = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:lookup",
+                                                  ["idToken": user["idToken"]!])
+            #expect(oldLookup.errorMessage == "TOKEN_EXPIRED")
+            let newRefresh = try await client.post(Self.refresh, ["grant_type": "refresh_token",
+                                                                  "refresh_token": reply["refreshToken"]!])
+            #expect(newRefresh.status == 200)
+            let oldPassword = try await client.post(Self.signIn, ["email": "alice@example.com", "password": "secret123"])
+            #expect(oldPassword.errorMessage == "INVALID_LOGIN_CREDENTIALS")
+            let newPassword = try await client.post(Self.signIn, ["email": "alice@example.com", "password": "newSecret456"])
+            #expect(newPassword.status == 200)
+        }
+    }
+
+    @Test func emailChange() async throws {
+        try await TestApp().run { client in
+            _ = try await client.signUp("taken@example.com")
+            let user = try await client.signUp("alice@example.com", "secret123")
+            let taken = try await client.post(Self.update, ["idToken": user["idToken"]!, "email": "TAKEN@example.com",
+                                                            "returnSecureToken": true])
+            #expect(try taken.object() as NSDictionary == (try Fixture("update-email-exists").body as! NSDictionary))
+            let invalid = try await client.post(Self.update, ["idToken": user["idToken"]!, "email": "nope"])
+            #expect(invalid.errorMessage == "INVALID_EMAIL")
+            _ = try await client.post(Self.update, ["idToken": user["idToken"]!, "displayName": "Alice Again"])
+            let changed = try await client.post(Self.update, ["idToken": user["idToken"]!, "email": "alice.new@example.com",
+                                                              "returnSecureToken": true])
+            expectSameShape(try changed.object(), try Fixture("update-email-change").body)
+            #expect(changed["newEmail"] as? String == "alice.new@example.com")
+            #expect(changed["emailVerified"] as? Bool == false)
+            let signIn = try await client.post(Self.signIn, ["email": "alice.new@example.com", "password": "secret123"])
+            #expect(signIn["localId"] as? String == user["localId"] as? String)
+            let freed = try await client.signUp("alice@example.com", "another123")
+            #expect(freed["localId"] as? String != user["localId"] as? String, "the old email is free again")
+        }
+    }
+
+    @Test func sensitiveChangesNeedARecentSignIn() async throws {
+        let app = TestApp()
+        try await app.run { client in
+            let user = try await client.signUp("alice@example.com", "secret123")
+            app.clock.advance(by: 301)
+            for change in [["password": "newSecret456"], ["email": "other@example.com"]] {
+                var body: [String: Any] = ["idToken": user["idToken"]!]
+                body.merge(change) { $1 }
+                let reply = try await client.post(Self.update, body)
+                #expect(reply.errorMessage == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            }
+            let profile = try await client.post(Self.update, ["idToken": user["idToken"]!, "displayName": "Still fine"])
+            #expect(profile.status == 200, "profile changes need no recent sign-in")
+            let fresh = try await client.post(Self.signIn, ["email": "alice@example.com", "password": "secret123"])
+            let allowed = try await client.post(Self.update, ["idToken": fresh["idToken"]!, "password": "newSecret456"])
+            #expect(allowed.status == 200, "signing in again lifts the rule")
+        }
+    }
+
+    @Test func badInput() async throws {
+        try await TestApp().run { client in
+            let user = try await client.signUp("alice@example.com", "secret123")
+            let weak = try await client.post(Self.update, ["idToken": user["idToken"]!, "password": "123",
+                                                           "returnSecureToken": true])
+            #expect(try weak.object() as NSDictionary == (try Fixture("update-weak-password").body as! NSDictionary))
+            let badToken = try await client.post(Self.update, ["idToken": "garbage", "displayName": "x"])
+            #expect(try badToken.object() as NSDictionary == (try Fixture("update-invalid-id-token").body as! NSDictionary))
+            let badAttribute = try await client.post(Self.update, ["idToken": user["idToken"]!, "deleteAttribute": ["NAME"]])
+            #expect(badAttribute.status == 400)
+            #expect(badAttribute.errorMessage
+                == "Invalid JSON payload received. /deleteAttribute/0 must be equal to one of the allowed values")
+            let notYet = try await client.post(Self.update, ["oobCode": "abc"])
+            #expect(notYet.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED : ") == true)
+            let v3 = try await client.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/setAccountInfo",
+                                           ["idToken": user["idToken"]!, "displayName": "v3"])
+            #expect(v3["displayName"] as? String == "v3")
+        }
+    }
+}
