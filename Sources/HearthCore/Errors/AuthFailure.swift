@@ -25,4 +25,7 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case invalidGrantType
     case missingGrantType
     case projectNotFound
+    case invalidIdentifier
+    case missingContinueURI
+    case invalidContinueURI
 }

@@ -27,6 +27,9 @@ extension AuthFailure {
         case .invalidGrantType: (.invalidGrantType, nil)
         case .missingGrantType: (.missingGrantType, nil)
         case .projectNotFound: (.projectNotFound, nil)
+        case .invalidIdentifier: (.invalidIdentifier, nil)
+        case .missingContinueURI: (.missingContinueURI, nil)
+        case .invalidContinueURI: (.invalidContinueURI, nil)
         }
     }
 

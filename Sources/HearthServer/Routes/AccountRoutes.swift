@@ -3,7 +3,7 @@ import HearthCore
 import HearthWire
 import Hummingbird
 
-/// `accounts:signUp`, `signInWithPassword`, `lookup`, `update`, `delete` and `getProjectConfig`.
+/// `accounts:signUp`, `signInWithPassword`, `lookup`, `update`, `delete`, `createAuthUri` and `getProjectConfig`.
 enum AccountRoutes {
     static func signUp(_ call: Call) async throws -> Response {
         let request = try call.decode(SignUpRequest.self)
@@ -71,6 +71,20 @@ enum AccountRoutes {
         response.expiresIn = result.tokens.map { String($0.expiresIn) }
         return json(response)
     }
+
+    static func createAuthUri(_ call: Call) async throws -> Response {
+        let request = try call.decode(CreateAuthUriRequest.self)
+        if request.providerId != nil {
+            throw APIError.business(.operationNotAllowed, "federated sign-in (providerId) is not supported by this server yet")
+        }
+        let methods = try await call.services.accounts.signInMethods(
+            in: try call.clientProject, identifier: request.identifier, continueURI: request.continueUri)
+        return json(CreateAuthUriResponse(
+            registered: methods?.registered, allProviders: methods?.allProviders,
+            signinMethods: methods?.signInMethods, sessionId: SecureRandom.string(length: 27, alphabet: sessionAlphabet)))
+    }
+
+    private static let sessionAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
     static func projectConfig(_ call: Call) async throws -> Response {
         let project = try call.clientProject

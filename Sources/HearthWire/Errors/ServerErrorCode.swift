@@ -24,4 +24,7 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case projectNotFound = "PROJECT_NOT_FOUND"
     case insufficientPermission = "INSUFFICIENT_PERMISSION"
     case tooManyAttemptsTryLater = "TOO_MANY_ATTEMPTS_TRY_LATER"
+    case invalidIdentifier = "INVALID_IDENTIFIER"
+    case missingContinueURI = "MISSING_CONTINUE_URI"
+    case invalidContinueURI = "INVALID_CONTINUE_URI"
 }

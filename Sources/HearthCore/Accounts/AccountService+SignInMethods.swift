@@ -1,0 +1,36 @@
+import Foundation
+
+extension AccountService {
+    /// What `createAuthUri` reveals about an email: whether an account has it and how it can sign in.
+    public struct SignInMethods: Sendable, Equatable {
+        public var registered: Bool
+        /// Provider ids, Firebase's `allProviders`.
+        public var allProviders: [String]
+        /// Sign-in methods, Firebase's `signinMethods` (what `fetchSignInMethods(forEmail:)` returns).
+        public var signInMethods: [String]
+    }
+
+    /// `createAuthUri` for an email identifier. Returns `nil` under email-enumeration protection, where Firebase
+    /// reveals nothing but a session id.
+    ///
+    /// - Throws: `INVALID_IDENTIFIER` for a malformed email, `MISSING_CONTINUE_URI` / `INVALID_CONTINUE_URI`
+    ///   when the continue URI is absent or not an absolute http(s) URL.
+    public func signInMethods(in project: ProjectContext, identifier: String?, continueURI: String?) async throws
+        -> SignInMethods?
+    {
+        guard let identifier, EmailAddress.isValid(identifier) else { throw AuthFailure.invalidIdentifier }
+        guard let continueURI, !continueURI.isEmpty else { throw AuthFailure.missingContinueURI }
+        guard let url = URL(string: continueURI), ["http", "https"].contains(url.scheme?.lowercased()),
+              url.host?.isEmpty == false
+        else { throw AuthFailure.invalidContinueURI }
+        guard !project.settings.enableImprovedEmailPrivacy else { return nil }
+        guard let user = try await store.user(projectID: project.id, tenantID: nil, email: identifier) else {
+            return SignInMethods(registered: false, allProviders: [], signInMethods: [])
+        }
+        var methods: [String] = user.passwordHash != nil ? ["password"] : []
+        for provider in user.providers where provider.providerID != "phone" && !methods.contains(provider.providerID) {
+            methods.append(provider.providerID)
+        }
+        return SignInMethods(registered: true, allProviders: methods, signInMethods: methods)
+    }
+}

@@ -1,0 +1,43 @@
+/// `accounts:createAuthUri` (v3 `createAuthUri`): how an email can sign in (`fetchSignInMethods(forEmail:)`),
+/// or, with `providerId`, the start of a federated redirect flow.
+public struct CreateAuthUriRequest: Codable, Sendable, Equatable {
+    public var identifier: String?
+    public var continueUri: String?
+    public var providerId: String?
+    public var tenantId: String?
+
+    public init(identifier: String?, continueUri: String? = "http://localhost", providerId: String? = nil) {
+        self.identifier = identifier
+        self.continueUri = continueUri
+        self.providerId = providerId
+    }
+}
+
+extension CreateAuthUriRequest: WireDecodable {
+    public init(wire body: inout WireObject) throws(WireDecodingError) {
+        identifier = try body.string("identifier")
+        continueUri = try body.string("continueUri")
+        providerId = try body.string("providerId")
+        tenantId = try body.string("tenantId")
+        _ = try body.object("customParameter")
+        body.ignore("openidRealm", "otaApp", "oauthConsumerKey", "oauthScope", "context", "appId", "clientId",
+                    "authFlowType", "sessionId", "hostedDomain")
+    }
+}
+
+public struct CreateAuthUriResponse: Codable, Sendable, Equatable {
+    public var kind = "identitytoolkit#CreateAuthUriResponse"
+    /// Omitted under email-enumeration protection, with `allProviders` and `signinMethods`.
+    public var registered: Bool?
+    public var allProviders: [String]?
+    public var signinMethods: [String]?
+    public var sessionId: String
+    public var authUri: String?
+
+    public init(registered: Bool?, allProviders: [String]?, signinMethods: [String]?, sessionId: String) {
+        self.registered = registered
+        self.allProviders = allProviders
+        self.signinMethods = signinMethods
+        self.sessionId = sessionId
+    }
+}
