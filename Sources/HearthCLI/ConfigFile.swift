@@ -7,7 +7,7 @@ import HearthServer
 /// { "host": "0.0.0.0", "port": 9099, "store": "postgres://hearth@db/hearth", "projectId": "my-app",
 ///   "emulator": false, "issuerPrefix": "https://securetoken.google.com/", "recentLoginWindowSeconds": 300,
 ///   "authorizedDomains": ["localhost", "app.example.com"], "emailEnumerationProtection": true,
-///   "maxBodyBytes": 1048576, "logLevel": "info" }
+///   "maxBodyBytes": 1048576, "logLevel": "info", "rateLimits": true, "trustForwardedFor": false }
 /// ```
 struct ConfigFile: Decodable {
     var host: String?
@@ -22,6 +22,8 @@ struct ConfigFile: Decodable {
     var maxBodyBytes: Int?
     var logLevel: String?
     var apiKey: String?
+    var rateLimits: Bool?
+    var trustForwardedFor: Bool?
 
     static func load(_ path: String?) throws -> ConfigFile {
         guard let path else { return ConfigFile() }
@@ -45,6 +47,8 @@ struct ConfigFile: Decodable {
         if let emailEnumerationProtection { configuration.emailEnumerationProtection = emailEnumerationProtection }
         if let maxBodyBytes { configuration.maxBodySize = maxBodyBytes }
         if let apiKey { configuration.initialAPIKey = apiKey }
+        if let rateLimits { configuration.rateLimits.enabled = rateLimits }
+        if let trustForwardedFor { configuration.trustForwardedFor = trustForwardedFor }
     }
 }
 

@@ -9,7 +9,7 @@ import NIOCore
 /// The HTTP front of Hearth: CORS, route lookup, API-key check, body limit, and the one place where every
 /// thrown error becomes Google's error envelope.
 public struct HearthAPI: HTTPResponder {
-    public typealias Context = BasicRequestContext
+    public typealias Context = HearthRequestContext
 
     let services: HearthServices
     private let exact: [String: [Route]]
@@ -22,10 +22,10 @@ public struct HearthAPI: HTTPResponder {
         patterns = routes.filter(\.isPattern)
     }
 
-    public func respond(to request: Request, context: BasicRequestContext) async throws -> Response {
+    public func respond(to request: Request, context: HearthRequestContext) async throws -> Response {
         var response: Response
         do {
-            response = try await dispatch(request)
+            response = try await dispatch(request, peer: context.peerAddress)
         } catch let error as APIError {
             response = Self.errorResponse(error)
         } catch let failure as AuthFailure {
@@ -40,7 +40,7 @@ public struct HearthAPI: HTTPResponder {
         return response
     }
 
-    private func dispatch(_ request: Request) async throws -> Response {
+    private func dispatch(_ request: Request, peer: String?) async throws -> Response {
         let path = request.uri.path
         if request.method == .options { return Self.preflight(request) }
         let segments = path.split(separator: "/")
@@ -69,7 +69,8 @@ public struct HearthAPI: HTTPResponder {
             throw APIError.payloadTooLarge(limit)
         }
         return try await route.handler(Call(request: request, body: body, parameters: parameters,
-                                            project: project, services: services))
+                                            project: project, services: services,
+                                            clientAddress: clientAddress(request, peer: peer)))
     }
 
     /// Resolves the API key (`?key=` or `X-Goog-Api-Key`) to the client project. Emulator mode accepts any key,
@@ -84,6 +85,15 @@ public struct HearthAPI: HTTPResponder {
             throw APIError.invalidAPIKey
         }
         return project
+    }
+
+    /// The caller's address for per-address limits: the peer, or the first `X-Forwarded-For` hop when configured.
+    private func clientAddress(_ request: Request, peer: String?) -> String {
+        if services.configuration.trustForwardedFor, let forwarded = request.headers[HTTPField.Name("X-Forwarded-For")!],
+           let first = forwarded.split(separator: ",").first {
+            return first.trimmingCharacters(in: .whitespaces)
+        }
+        return peer ?? "unknown"
     }
 
     static func errorResponse(_ error: APIError) -> Response {

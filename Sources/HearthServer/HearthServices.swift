@@ -8,6 +8,7 @@ public struct HearthServices: Sendable {
     public let projects: ProjectDirectory
     public let accounts: AccountService
     public let logger: Logger
+    public let limiter: RateLimiter
 
     public init(configuration: ServerConfiguration, store: any IdentityStore, clock: any HearthClock,
                 hashing: any BlockingWorkRunner, logger: Logger,
@@ -15,6 +16,7 @@ public struct HearthServices: Sendable {
         self.configuration = configuration
         self.store = store
         self.logger = logger
+        limiter = RateLimiter(clock: clock)
         let protection = configuration.emailEnumerationProtection ?? !configuration.isEmulator
         projects = ProjectDirectory(
             store: store, clock: clock,

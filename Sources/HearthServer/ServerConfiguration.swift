@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 
 /// How a Hearth server runs. Built by `hearth serve` from flags, `HEARTH_*` variables and a config file.
 public struct ServerConfiguration: Sendable {
@@ -25,12 +26,35 @@ public struct ServerConfiguration: Sendable {
     public var emailEnumerationProtection: Bool?
     /// API key given to a project created at first start (random when `nil`).
     public var initialAPIKey: String?
+    /// Abuse limits; on in production, off in emulator mode (as Firebase's emulator has none) unless set.
+    public var rateLimits: RateLimits
+    /// Take the client address from `X-Forwarded-For` (only behind a proxy you run; otherwise clients could forge it).
+    public var trustForwardedFor: Bool
+
+    /// Per-route abuse limits. Failed sign-ins are limited per email and per address, so a leaked endpoint cannot be
+    /// used to guess passwords; successful sign-ins are not (scrypt already bounds them). Sign-ups are limited per
+    /// address, as Firebase limits new accounts per IP.
+    public struct RateLimits: Sendable, Equatable {
+        public var enabled: Bool
+        public var failedSignInsPerEmail: RateLimiter.Rule
+        public var failedSignInsPerAddress: RateLimiter.Rule
+        public var signUpsPerAddress: RateLimiter.Rule
+
+        public init(enabled: Bool, failedSignInsPerEmail: RateLimiter.Rule = .init(limit: 10, window: 600),
+                    failedSignInsPerAddress: RateLimiter.Rule = .init(limit: 100, window: 600),
+                    signUpsPerAddress: RateLimiter.Rule = .init(limit: 100, window: 3600)) {
+            self.enabled = enabled
+            self.failedSignInsPerEmail = failedSignInsPerEmail
+            self.failedSignInsPerAddress = failedSignInsPerAddress
+            self.signUpsPerAddress = signUpsPerAddress
+        }
+    }
 
     public init(mode: Mode = .production, host: String = "127.0.0.1", port: Int = 9099,
                 projectID: String = "hearth-local", issuerPrefix: String = "https://securetoken.google.com/",
                 maxBodySize: Int = 1 << 20, recentLoginWindow: TimeInterval = 300,
                 authorizedDomains: [String] = ["localhost", "127.0.0.1"], emailEnumerationProtection: Bool? = nil,
-                initialAPIKey: String? = nil) {
+                initialAPIKey: String? = nil, rateLimits: RateLimits? = nil, trustForwardedFor: Bool = false) {
         self.mode = mode
         self.host = host
         self.port = port
@@ -41,6 +65,8 @@ public struct ServerConfiguration: Sendable {
         self.authorizedDomains = authorizedDomains
         self.emailEnumerationProtection = emailEnumerationProtection
         self.initialAPIKey = initialAPIKey
+        self.rateLimits = rateLimits ?? RateLimits(enabled: mode == .production)
+        self.trustForwardedFor = trustForwardedFor
     }
 
     public var isEmulator: Bool { mode == .emulator }

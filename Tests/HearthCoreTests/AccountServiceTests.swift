@@ -213,3 +213,30 @@ import Testing
         _ = try await accounts.refresh(in: project, refreshToken: newRefresh)
     }
 }
+
+@Suite struct RateLimiterTests {
+    @Test func countsPerKeyInFixedWindows() {
+        let clock = ManualClock()
+        let limiter = RateLimiter(clock: clock)
+        let rule = RateLimiter.Rule(limit: 2, window: 60)
+        #expect(limiter.isAllowed("a", rule))
+        limiter.record("a", rule)
+        limiter.record("a", rule)
+        #expect(!limiter.isAllowed("a", rule))
+        #expect(limiter.isAllowed("b", rule), "keys are independent")
+        clock.advance(by: 60)
+        #expect(limiter.isAllowed("a", rule), "a new window starts")
+    }
+
+    @Test func sweepsExpiredCounters() {
+        let clock = ManualClock()
+        let limiter = RateLimiter(clock: clock, sweepThreshold: 2)
+        let rule = RateLimiter.Rule(limit: 1, window: 10)
+        limiter.record("a", rule)
+        limiter.record("b", rule)
+        clock.advance(by: 11)
+        limiter.record("c", rule)
+        #expect(limiter.isAllowed("a", rule))
+        #expect(!limiter.isAllowed("c", rule))
+    }
+}

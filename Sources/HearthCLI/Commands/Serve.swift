@@ -46,6 +46,8 @@ struct Serve: AsyncParsableCommand {
         if let port { configuration.port = port }
         if let projectID { configuration.projectID = projectID }
         if emulator { configuration.mode = .emulator }
+        // Limits follow the mode (off in emulator mode, as Firebase's emulator) unless the config file says otherwise.
+        configuration.rateLimits.enabled = file.rateLimits ?? !configuration.isEmulator
         guard ProjectID.isValid(configuration.projectID) else {
             throw ValidationError("project id '\(configuration.projectID)' must be 4-30 lowercase letters, digits or hyphens, starting with a letter")
         }

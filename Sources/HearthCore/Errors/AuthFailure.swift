@@ -28,4 +28,5 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case invalidIdentifier
     case missingContinueURI
     case invalidContinueURI
+    case tooManyAttempts
 }

@@ -30,6 +30,7 @@ extension AuthFailure {
         case .invalidIdentifier: (.invalidIdentifier, nil)
         case .missingContinueURI: (.missingContinueURI, nil)
         case .invalidContinueURI: (.invalidContinueURI, nil)
+        case .tooManyAttempts: (.tooManyAttemptsTryLater, "Too many attempts from this address or for this account. Try again later.")
         }
     }
 

@@ -70,6 +70,8 @@ struct Call: Sendable {
     /// The project the call acts in (client routes).
     let project: ProjectContext?
     let services: HearthServices
+    /// The caller's IP address (see `ServerConfiguration.trustForwardedFor`).
+    let clientAddress: String
 
     var configuration: ServerConfiguration { services.configuration }
 

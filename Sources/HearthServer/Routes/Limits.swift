@@ -1,0 +1,31 @@
+import HearthCore
+
+/// The abuse limits of the route table, applied by the handlers that know the keys (email, address).
+extension Call {
+    /// Throws `TOO_MANY_ATTEMPTS_TRY_LATER` if any of `keys` is over its rule. No-op when limits are off.
+    func enforce(_ keys: [(key: String, rule: RateLimiter.Rule)]) throws {
+        guard configuration.rateLimits.enabled else { return }
+        for (key, rule) in keys where !services.limiter.isAllowed(key, rule) {
+            services.logger.notice("rate limit reached", metadata: ["limit": .string(key.prefix(while: { $0 != ":" }).description)])
+            throw AuthFailure.tooManyAttempts
+        }
+    }
+
+    /// Counts one event under each of `keys`.
+    func count(_ keys: [(key: String, rule: RateLimiter.Rule)]) {
+        guard configuration.rateLimits.enabled else { return }
+        for (key, rule) in keys { services.limiter.record(key, rule) }
+    }
+
+    /// Failed sign-ins, per email and per address.
+    func failedSignInKeys(email: String?) -> [(key: String, rule: RateLimiter.Rule)] {
+        let limits = configuration.rateLimits
+        return [("signin-failed-email:" + EmailAddress.normalized(email ?? ""), limits.failedSignInsPerEmail),
+                ("signin-failed-address:" + clientAddress, limits.failedSignInsPerAddress)]
+    }
+
+    /// Accounts created, per address.
+    var signUpKeys: [(key: String, rule: RateLimiter.Rule)] {
+        [("signup-address:" + clientAddress, configuration.rateLimits.signUpsPerAddress)]
+    }
+}

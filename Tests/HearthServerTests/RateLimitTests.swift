@@ -1,0 +1,88 @@
+import Foundation
+import HearthCore
+import HearthServer
+import HTTPTypes
+import Testing
+
+/// Abuse limits: failed sign-ins per email and per address, sign-ups per address.
+@Suite struct RateLimitTests {
+    static let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword"
+    static let signUp = "/identitytoolkit.googleapis.com/v1/accounts:signUp"
+
+    static func app(_ limits: ServerConfiguration.RateLimits) -> TestApp {
+        var app = TestApp()
+        app.configuration.rateLimits = limits
+        return app
+    }
+
+    @Test func failedSignInsLockTheEmailForTheWindow() async throws {
+        let app = Self.app(.init(enabled: true, failedSignInsPerEmail: .init(limit: 3, window: 600)))
+        try await app.run { client in
+            _ = try await client.signUp("ada@example.com", "secret123")
+            for _ in 0..<3 {
+                let wrong = try await client.post(Self.signIn, ["email": "ada@example.com", "password": "guess!!"])
+                #expect(wrong.errorMessage == "INVALID_LOGIN_CREDENTIALS")
+            }
+            let locked = try await client.post(Self.signIn, ["email": "ADA@example.com", "password": "secret123"])
+            #expect(locked.status == 400)
+            #expect(locked.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true, "even the right password waits")
+            _ = try await client.signUp("bob@example.com", "secret123")
+            let other = try await client.post(Self.signIn, ["email": "bob@example.com", "password": "secret123"])
+            #expect(other.status == 200, "other accounts are not affected")
+            app.clock.advance(by: 601)
+            let later = try await client.post(Self.signIn, ["email": "ada@example.com", "password": "secret123"])
+            #expect(later.status == 200, "the window passes")
+        }
+    }
+
+    @Test func successfulSignInsAreNotCounted() async throws {
+        let app = Self.app(.init(enabled: true, failedSignInsPerEmail: .init(limit: 2, window: 600),
+                                 failedSignInsPerAddress: .init(limit: 2, window: 600)))
+        try await app.run { client in
+            _ = try await client.signUp("ada@example.com", "secret123")
+            for _ in 0..<5 {
+                let reply = try await client.post(Self.signIn, ["email": "ada@example.com", "password": "secret123"])
+                #expect(reply.status == 200)
+            }
+        }
+    }
+
+    @Test func failedSignInsPerAddressUseTheForwardedAddressWhenTrusted() async throws {
+        var app = Self.app(.init(enabled: true, failedSignInsPerAddress: .init(limit: 2, window: 60)))
+        app.configuration.trustForwardedFor = true
+        try await app.run { client in
+            let header = HTTPField.Name("X-Forwarded-For")!
+            for email in ["a@example.com", "b@example.com"] {
+                _ = try await client.post(Self.signIn, ["email": email, "password": "guess!!"], headers: [header: "203.0.113.7"])
+            }
+            let blocked = try await client.post(Self.signIn, ["email": "c@example.com", "password": "guess!!"],
+                                                headers: [header: "203.0.113.7, 10.0.0.1"])
+            #expect(blocked.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true)
+            let elsewhere = try await client.post(Self.signIn, ["email": "c@example.com", "password": "guess!!"],
+                                                  headers: [header: "198.51.100.9"])
+            #expect(elsewhere.errorMessage == "INVALID_LOGIN_CREDENTIALS")
+        }
+    }
+
+    @Test func signUpsPerAddress() async throws {
+        let app = Self.app(.init(enabled: true, signUpsPerAddress: .init(limit: 2, window: 3600)))
+        try await app.run { client in
+            _ = try await client.signUp("one@example.com")
+            _ = try await client.post(Self.signUp, ["returnSecureToken": true])
+            let third = try await client.post(Self.signUp, ["email": "three@example.com", "password": "secret123"])
+            #expect(third.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true)
+        }
+    }
+
+    @Test func emulatorModeHasNoLimitsByDefault() async throws {
+        var app = TestApp(mode: .emulator)
+        app.configuration.rateLimits.failedSignInsPerEmail = .init(limit: 1, window: 600)
+        #expect(!app.configuration.rateLimits.enabled)
+        try await app.run { client in
+            for _ in 0..<3 {
+                let reply = try await client.post(Self.signIn, ["email": "x@example.com", "password": "guess!!"])
+                #expect(reply.errorMessage == "EMAIL_NOT_FOUND")
+            }
+        }
+    }
+}
