@@ -99,6 +99,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             """,
             "CREATE INDEX refresh_tokens_user ON refresh_tokens (project_id, tenant_id, local_id)",
         ]),
+        Migration(id: "0002_action_codes_outbox", statements: SharedSchema.actionCodesAndOutbox),
     ]
 
     /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).
@@ -230,6 +231,46 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
         try await first("SELECT data FROM refresh_tokens WHERE token_digest = \(digest) AND project_id = \(projectID)")
             .map { try RecordCoding.decode(RefreshTokenRecord.self, from: $0) }
+    }
+
+    // MARK: Action codes and outbox
+
+    public func insertActionCode(_ code: ActionCodeRecord) async throws {
+        let data = try RecordCoding.encode(code)
+        let expires = code.expiresAt.epochSeconds
+        try await client.query("""
+            INSERT INTO action_codes (code_digest, project_id, expires_at, data)
+            VALUES (\(code.codeDigest), \(code.projectID), \(expires), \(data))
+            """, logger: logger)
+    }
+
+    public func actionCode(projectID: String, digest: String) async throws -> ActionCodeRecord? {
+        try await first("SELECT data FROM action_codes WHERE code_digest = \(digest) AND project_id = \(projectID)")
+            .map { try RecordCoding.decode(ActionCodeRecord.self, from: $0) }
+    }
+
+    public func consumeActionCode(projectID: String, digest: String) async throws -> ActionCodeRecord? {
+        try await first("""
+            DELETE FROM action_codes WHERE code_digest = \(digest) AND project_id = \(projectID) RETURNING data
+            """).map { try RecordCoding.decode(ActionCodeRecord.self, from: $0) }
+    }
+
+    public func enqueueOutboxMessage(_ message: OutboxMessage) async throws {
+        let data = try RecordCoding.encode(message)
+        let created = message.createdAt.epochMilliseconds
+        try await client.query("""
+            INSERT INTO outbox (id, project_id, created_at, data) VALUES (\(message.id), \(message.projectID), \(created), \(data))
+            """, logger: logger)
+    }
+
+    public func outboxMessages(projectID: String) async throws -> [OutboxMessage] {
+        var messages: [OutboxMessage] = []
+        let rows = try await client.query(
+            "SELECT data FROM outbox WHERE project_id = \(projectID) ORDER BY created_at, id", logger: logger)
+        for try await data in rows.decode(String.self) {
+            messages.append(try RecordCoding.decode(OutboxMessage.self, from: data))
+        }
+        return messages
     }
 
     /// The column values of a user row.

@@ -118,6 +118,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             """,
             "CREATE INDEX refresh_tokens_user ON refresh_tokens (project_id, tenant_id, local_id)",
         ]),
+        Migration(id: "0002_action_codes_outbox", statements: SharedSchema.actionCodesAndOutbox),
     ]
 
     // MARK: Projects
@@ -240,6 +241,44 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         try await read("SELECT data FROM refresh_tokens WHERE token_digest = ? AND project_id = ?",
                        [.text(digest), .text(projectID)]).first
             .map { try RecordCoding.decode(RefreshTokenRecord.self, from: $0.column("data")?.string ?? "") }
+    }
+
+    // MARK: Action codes and outbox
+
+    public func insertActionCode(_ code: ActionCodeRecord) async throws {
+        let binds: [SQLiteData] = [.text(code.codeDigest), .text(code.projectID),
+                                   .integer(Int(code.expiresAt.epochSeconds)), .text(try RecordCoding.encode(code))]
+        try await write { db in
+            _ = try await db.query(
+                "INSERT INTO action_codes (code_digest, project_id, expires_at, data) VALUES (?, ?, ?, ?)", binds)
+        }
+    }
+
+    public func actionCode(projectID: String, digest: String) async throws -> ActionCodeRecord? {
+        try await read("SELECT data FROM action_codes WHERE code_digest = ? AND project_id = ?",
+                       [.text(digest), .text(projectID)]).first
+            .map { try RecordCoding.decode(ActionCodeRecord.self, from: $0.column("data")?.string ?? "") }
+    }
+
+    public func consumeActionCode(projectID: String, digest: String) async throws -> ActionCodeRecord? {
+        let row = try await write { db in
+            try await db.query("DELETE FROM action_codes WHERE code_digest = ? AND project_id = ? RETURNING data",
+                               [.text(digest), .text(projectID)]).first?.column("data")?.string
+        }
+        return try row.map { try RecordCoding.decode(ActionCodeRecord.self, from: $0) }
+    }
+
+    public func enqueueOutboxMessage(_ message: OutboxMessage) async throws {
+        let binds: [SQLiteData] = [.text(message.id), .text(message.projectID),
+                                   .integer(Int(message.createdAt.epochMilliseconds)), .text(try RecordCoding.encode(message))]
+        try await write { db in
+            _ = try await db.query("INSERT INTO outbox (id, project_id, created_at, data) VALUES (?, ?, ?, ?)", binds)
+        }
+    }
+
+    public func outboxMessages(projectID: String) async throws -> [OutboxMessage] {
+        try await read("SELECT data FROM outbox WHERE project_id = ? ORDER BY created_at, rowid", [.text(projectID)])
+            .map { try RecordCoding.decode(OutboxMessage.self, from: $0.column("data")?.string ?? "") }
     }
 
     // MARK: Rows

@@ -60,7 +60,7 @@ func expectThrows(_ expected: StoreError, _ body: () async throws -> Void, line:
 
 /// The checks, grouped as the protocol is.
 public enum StoreContract {
-    public static var all: [StoreCheck] { projects + users + refreshTokens }
+    public static var all: [StoreCheck] { projects + users + refreshTokens + actionCodes }
 
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -254,6 +254,49 @@ public enum StoreContract {
             }
             try expect(try await store.refreshToken(projectID: "p-one", digest: "d3") != nil,
                        "a failed update revoked nothing")
+        },
+    ]
+
+    // MARK: Action codes and outbox
+
+    static func code(_ digest: String, project: String = "p-one") -> ActionCodeRecord {
+        ActionCodeRecord(codeDigest: digest, projectID: project, type: .verifyAndChangeEmail, localID: "u1",
+                         email: "a@example.com", newEmail: "b@example.com", continueURL: "https://app.example.com/x",
+                         createdAt: epoch, expiresAt: epoch + 3600)
+    }
+
+    public static let actionCodes: [StoreCheck] = [
+        StoreCheck("action code round-trips; reading does not use it up") { store in
+            try await store.insertActionCode(code("c1"))
+            try expect(try await store.actionCode(projectID: "p-one", digest: "c1") == code("c1"), "round-trip")
+            try expect(try await store.actionCode(projectID: "p-one", digest: "c1") != nil, "still there after a read")
+            try expect(try await store.actionCode(projectID: "p-two", digest: "c1") == nil, "scoped by project")
+        },
+        StoreCheck("an action code is consumed once, even by concurrent redemptions") { store in
+            try await store.insertActionCode(code("c1"))
+            try expect(try await store.consumeActionCode(projectID: "p-two", digest: "c1") == nil,
+                       "another project cannot consume it")
+            let winners = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<6 {
+                    group.addTask { try await store.consumeActionCode(projectID: "p-one", digest: "c1") != nil }
+                }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            try expect(winners == 1, "winners: \(winners), expected 1")
+            try expect(try await store.actionCode(projectID: "p-one", digest: "c1") == nil, "gone after use")
+        },
+        StoreCheck("outbox keeps messages per project in order") { store in
+            for index in 0..<3 {
+                try await store.enqueueOutboxMessage(OutboxMessage(
+                    id: "m\(index)", projectID: "p-one", type: .passwordReset, recipient: "a@example.com",
+                    code: "code\(index)", link: "https://x/\(index)", locale: "fr", createdAt: epoch + Double(index)))
+            }
+            try await store.enqueueOutboxMessage(OutboxMessage(
+                projectID: "p-two", type: .verifyEmail, recipient: "b@example.com", code: "c", link: "l", createdAt: epoch))
+            let messages = try await store.outboxMessages(projectID: "p-one")
+            try expect(messages.map(\.code) == ["code0", "code1", "code2"], "order: \(messages.map(\.code))")
+            try expect(messages.first?.locale == "fr", "fields round-trip")
+            try expect(try await store.outboxMessages(projectID: "p-two").count == 1, "scoped by project")
         },
     ]
 }

@@ -41,6 +41,16 @@ public protocol IdentityStore: Sendable {
 
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws
     func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord?
+
+    func insertActionCode(_ code: ActionCodeRecord) async throws
+    /// Reads a code without using it (`resetPassword` with `oobCode` alone).
+    func actionCode(projectID: String, digest: String) async throws -> ActionCodeRecord?
+    /// Deletes and returns a code in one step: of concurrent redemptions exactly one gets it.
+    func consumeActionCode(projectID: String, digest: String) async throws -> ActionCodeRecord?
+
+    func enqueueOutboxMessage(_ message: OutboxMessage) async throws
+    /// Pending messages of a project, oldest first.
+    func outboxMessages(projectID: String) async throws -> [OutboxMessage]
 }
 
 /// Failures a store reports in domain terms; anything else it throws is an internal fault.

@@ -12,6 +12,8 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         var projects: [String: ProjectRecord] = [:]
         var users: [Key: UserRecord] = [:]
         var refreshTokens: [String: RefreshTokenRecord] = [:]
+        var actionCodes: [String: ActionCodeRecord] = [:]
+        var outbox: [OutboxMessage] = []
     }
 
     private let lock = NSLock()
@@ -106,6 +108,30 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
 
     public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
         withState { state in state.refreshTokens[digest].flatMap { $0.projectID == projectID ? $0 : nil } }
+    }
+
+    public func insertActionCode(_ code: ActionCodeRecord) async throws {
+        withState { $0.actionCodes[code.codeDigest] = code }
+    }
+
+    public func actionCode(projectID: String, digest: String) async throws -> ActionCodeRecord? {
+        withState { state in state.actionCodes[digest].flatMap { $0.projectID == projectID ? $0 : nil } }
+    }
+
+    public func consumeActionCode(projectID: String, digest: String) async throws -> ActionCodeRecord? {
+        withState { state in
+            guard let code = state.actionCodes[digest], code.projectID == projectID else { return nil }
+            state.actionCodes[digest] = nil
+            return code
+        }
+    }
+
+    public func enqueueOutboxMessage(_ message: OutboxMessage) async throws {
+        withState { $0.outbox.append(message) }
+    }
+
+    public func outboxMessages(projectID: String) async throws -> [OutboxMessage] {
+        withState { state in state.outbox.filter { $0.projectID == projectID } }
     }
 }
 

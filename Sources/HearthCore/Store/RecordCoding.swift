@@ -26,6 +26,22 @@ public enum RecordCoding {
     public static func tenantColumn(_ tenant: String?) -> String { tenant ?? "" }
 }
 
+/// Table definitions both SQL backends share, for steps written the same in both dialects.
+public enum SharedSchema {
+    /// 0002: email action codes (by digest) and the outbox of messages to deliver.
+    public static let actionCodesAndOutbox = [
+        """
+        CREATE TABLE action_codes (
+            code_digest TEXT PRIMARY KEY, project_id TEXT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)
+        """,
+        """
+        CREATE TABLE outbox (
+            id TEXT PRIMARY KEY, project_id TEXT NOT NULL, created_at BIGINT NOT NULL, data TEXT NOT NULL)
+        """,
+        "CREATE INDEX outbox_project ON outbox (project_id, created_at)",
+    ]
+}
+
 /// The schema steps every SQL backend applies, in order. Each runs once, in its own transaction, and is recorded
 /// by id in `hearth_migrations`. Never edit a shipped step: add a new one.
 public struct Migration: Sendable {
