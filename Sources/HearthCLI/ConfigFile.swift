@@ -23,6 +23,7 @@ struct ConfigFile: Decodable {
     var logLevel: String?
     var apiKey: String?
     var rateLimits: Bool?
+    var publicURL: String?
     var trustForwardedFor: Bool?
 
     static func load(_ path: String?) throws -> ConfigFile {
@@ -48,6 +49,7 @@ struct ConfigFile: Decodable {
         if let maxBodyBytes { configuration.maxBodySize = maxBodyBytes }
         if let apiKey { configuration.initialAPIKey = apiKey }
         if let rateLimits { configuration.rateLimits.enabled = rateLimits }
+        if let publicURL { configuration.publicURL = publicURL }
         if let trustForwardedFor { configuration.trustForwardedFor = trustForwardedFor }
     }
 }

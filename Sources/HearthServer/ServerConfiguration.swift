@@ -28,6 +28,9 @@ public struct ServerConfiguration: Sendable {
     public var initialAPIKey: String?
     /// Abuse limits; on in production, off in emulator mode (as Firebase's emulator has none) unless set.
     public var rateLimits: RateLimits
+    /// The address browsers reach this server at, for links in emails (`/__/auth/action`). Never taken from the
+    /// request's `Host` header, which a caller controls. Defaults to `http://host:port`.
+    public var publicURL: String?
     /// Take the client address from `X-Forwarded-For` (only behind a proxy you run; otherwise clients could forge it).
     public var trustForwardedFor: Bool
 
@@ -70,4 +73,10 @@ public struct ServerConfiguration: Sendable {
     }
 
     public var isEmulator: Bool { mode == .emulator }
+
+    /// The base of action links: the hosted action page, or the emulator's action endpoint in emulator mode.
+    public var actionURL: String {
+        let base = publicURL ?? "http://\(host):\(port)"
+        return base + (isEmulator ? "/emulator/action" : "/__/auth/action")
+    }
 }

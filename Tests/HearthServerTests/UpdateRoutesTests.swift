@@ -111,7 +111,9 @@ import Testing
             #expect(badAttribute.status == 400)
             #expect(badAttribute.errorMessage
                 == "Invalid JSON payload received. /deleteAttribute/0 must be equal to one of the allowed values")
-            let notYet = try await client.post(Self.update, ["oobCode": "abc"])
+            let unknownCode = try await client.post(Self.update, ["oobCode": "abc"])
+            #expect(unknownCode.errorMessage == "INVALID_OOB_CODE")
+            let notYet = try await client.post(Self.update, ["idToken": user["idToken"]!, "deleteProvider": ["google.com"]])
             #expect(notYet.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED : ") == true)
             let v3 = try await client.post("/www.googleapis.com/identitytoolkit/v3/relyingparty/setAccountInfo",
                                            ["idToken": user["idToken"]!, "displayName": "v3"])

@@ -29,4 +29,9 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case missingContinueURI
     case invalidContinueURI
     case tooManyAttempts
+    case invalidOobCode
+    case expiredOobCode
+    case missingRequestType
+    case missingNewEmail
+    case unauthorizedDomain
 }

@@ -30,6 +30,11 @@ extension AuthFailure {
         case .invalidIdentifier: (.invalidIdentifier, nil)
         case .missingContinueURI: (.missingContinueURI, nil)
         case .invalidContinueURI: (.invalidContinueURI, nil)
+        case .invalidOobCode: (.invalidOobCode, nil)
+        case .expiredOobCode: (.expiredOobCode, nil)
+        case .missingRequestType: (.missingRequestType, nil)
+        case .missingNewEmail: (.missingNewEmail, nil)
+        case .unauthorizedDomain: (.unauthorizedDomain, "Domain not allowlisted by project")
         case .tooManyAttempts: (.tooManyAttemptsTryLater, "Too many attempts from this address or for this account. Try again later.")
         }
     }

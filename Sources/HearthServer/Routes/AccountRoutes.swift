@@ -54,8 +54,13 @@ enum AccountRoutes {
 
     static func update(_ call: Call) async throws -> Response {
         let request = try call.decode(UpdateAccountRequest.self)
-        // Parts of accounts:update that later work delivers (OOB codes, unlinking) are refused plainly, never ignored.
-        if request.oobCode != nil { throw APIError.business(.operationNotAllowed, "oobCode is not supported by this server yet") }
+        if let code = request.oobCode {
+            let (user, record) = try await call.services.accounts.applyActionCode(in: try call.clientProject, code: code)
+            var response = UpdateAccountResponse(user)
+            response.newEmail = record.newEmail
+            return json(response)
+        }
+        // Parts of accounts:update that later work delivers (unlinking) are refused plainly, never ignored.
         if request.deleteProvider != nil {
             throw APIError.business(.operationNotAllowed, "deleteProvider is not supported by this server yet")
         }
@@ -69,14 +74,7 @@ enum AccountRoutes {
             deletePhotoURL: deleted.contains(.photoURL))
         let result = try await call.services.accounts.updateAccount(
             in: try call.clientProject, idToken: request.idToken, changes: changes)
-        let info = UserInfo(result.user)
-        var response = UpdateAccountResponse(localId: info.localId)
-        response.email = info.email
-        response.emailVerified = info.emailVerified
-        response.displayName = info.displayName
-        response.photoUrl = info.photoUrl
-        response.passwordHash = info.passwordHash
-        response.providerUserInfo = info.providerUserInfo
+        var response = UpdateAccountResponse(result.user)
         response.newEmail = result.newEmail
         response.idToken = result.tokens?.idToken
         response.refreshToken = result.tokens?.refreshToken
@@ -102,6 +100,20 @@ enum AccountRoutes {
         let project = try call.clientProject
         return json(GetProjectConfigResponse(projectId: project.record.number,
                                              authorizedDomains: call.configuration.authorizedDomains))
+    }
+}
+
+extension UpdateAccountResponse {
+    /// The user part of an update response (the same fields as `UserInfo`, hash redacted).
+    init(_ user: UserRecord) {
+        let info = UserInfo(user)
+        self.init(localId: info.localId)
+        email = info.email
+        emailVerified = info.emailVerified
+        displayName = info.displayName
+        photoUrl = info.photoUrl
+        passwordHash = info.passwordHash
+        providerUserInfo = info.providerUserInfo
     }
 }
 

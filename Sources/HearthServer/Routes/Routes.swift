@@ -16,6 +16,8 @@ extension HearthAPI {
         routes += .post("\(v1)/accounts:lookup", "\(v3)/getAccountInfo", to: AccountRoutes.lookup)
         routes += .post("\(v1)/accounts:update", "\(v3)/setAccountInfo", to: AccountRoutes.update)
         routes += .post("\(v1)/accounts:delete", "\(v3)/deleteAccount", to: AccountRoutes.delete)
+        routes += .post("\(v1)/accounts:sendOobCode", "\(v3)/getOobConfirmationCode", to: OobCodeRoutes.sendOobCode)
+        routes += .post("\(v1)/accounts:resetPassword", "\(v3)/resetPassword", to: OobCodeRoutes.resetPassword)
         routes += .post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
         routes += .get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
         // Secure Token API.
@@ -31,6 +33,7 @@ extension HearthAPI {
             routes += .get("/", access: .open, to: EmulatorRoutes.root)
             routes += .route(.delete, "/emulator/v1/projects/{project}/accounts", access: .open, to: EmulatorRoutes.resetAccounts)
             routes += .get("/emulator/v1/projects/{project}/config", access: .open, to: EmulatorRoutes.config)
+            routes += .get("/emulator/v1/projects/{project}/oobCodes", access: .open, to: EmulatorRoutes.oobCodes)
             routes += .route(.patch, "/emulator/v1/projects/{project}/config", access: .open, to: EmulatorRoutes.patchConfig)
         }
         return routes

@@ -27,4 +27,9 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case invalidIdentifier = "INVALID_IDENTIFIER"
     case missingContinueURI = "MISSING_CONTINUE_URI"
     case invalidContinueURI = "INVALID_CONTINUE_URI"
+    case invalidOobCode = "INVALID_OOB_CODE"
+    case expiredOobCode = "EXPIRED_OOB_CODE"
+    case missingRequestType = "MISSING_REQ_TYPE"
+    case missingNewEmail = "MISSING_NEW_EMAIL"
+    case unauthorizedDomain = "UNAUTHORIZED_DOMAIN"
 }

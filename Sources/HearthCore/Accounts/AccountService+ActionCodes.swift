@@ -1,0 +1,184 @@
+import Foundation
+
+/// A request for an email action (`accounts:sendOobCode`).
+public struct ActionCodeRequest: Sendable, Equatable {
+    public var type: ActionCodeType
+    public var email: String?
+    public var idToken: String?
+    public var newEmail: String?
+    public var continueURL: String?
+    /// `X-Firebase-Locale`: the language the email should be written in.
+    public var locale: String?
+
+    public init(type: ActionCodeType, email: String? = nil, idToken: String? = nil, newEmail: String? = nil,
+                continueURL: String? = nil, locale: String? = nil) {
+        self.type = type
+        self.email = email
+        self.idToken = idToken
+        self.newEmail = newEmail
+        self.continueURL = continueURL
+        self.locale = locale
+    }
+}
+
+/// Where action links point: the hosted action page (production) or the emulator's.
+public struct ActionLinkBase: Sendable, Equatable {
+    /// e.g. `https://auth.example.com/__/auth/action`.
+    public var url: String
+    public var apiKey: String
+
+    public init(url: String, apiKey: String) {
+        self.url = url
+        self.apiKey = apiKey
+    }
+}
+
+extension AccountService {
+    /// `accounts:sendOobCode`: creates a single-use code (only its hash is stored) and queues the email in the outbox.
+    ///
+    /// Returns the email the message goes to, or `nil` for a password reset of an unknown email under
+    /// email-enumeration protection (Firebase then answers success and sends nothing).
+    @discardableResult
+    public func sendActionCode(in project: ProjectContext, _ request: ActionCodeRequest, links: ActionLinkBase,
+                               authorizedDomains: [String]) async throws -> String? {
+        if let continueURL = request.continueURL {
+            guard let url = URL(string: continueURL), ["http", "https"].contains(url.scheme?.lowercased()),
+                  let host = url.host, !host.isEmpty
+            else { throw AuthFailure.invalidContinueURI }
+            guard authorizedDomains.contains(where: { host == $0 || host.hasSuffix("." + $0) }) else {
+                throw AuthFailure.unauthorizedDomain
+            }
+        }
+        let user: UserRecord?
+        let email: String
+        var newEmail: String?
+        switch request.type {
+        case .passwordReset, .emailSignIn:
+            guard let given = request.email, !given.isEmpty else { throw AuthFailure.missingEmail }
+            guard EmailAddress.isValid(given) else { throw AuthFailure.invalidEmail }
+            user = try await store.user(projectID: project.id, tenantID: nil, email: given)
+            if request.type == .passwordReset && user == nil {
+                if project.settings.enableImprovedEmailPrivacy { return nil }
+                throw AuthFailure.emailNotFound
+            }
+            email = user?.email ?? given
+        case .verifyEmail, .verifyAndChangeEmail:
+            let found = try await authenticate(request.idToken, in: project).user
+            guard let current = found.email else { throw AuthFailure.missingEmail }
+            user = found
+            email = current
+            if request.type == .verifyAndChangeEmail {
+                guard let wanted = request.newEmail, !wanted.isEmpty else { throw AuthFailure.missingNewEmail }
+                guard EmailAddress.isValid(wanted) else { throw AuthFailure.invalidEmail }
+                if !project.settings.allowDuplicateEmails,
+                   let owner = try await store.user(projectID: project.id, tenantID: nil, email: wanted),
+                   owner.localID != found.localID {
+                    throw AuthFailure.emailExists
+                }
+                newEmail = wanted
+            }
+        case .recoverEmail:
+            throw AuthFailure.operationNotAllowed  // sent by the server itself after an email change, never asked for
+        }
+        let now = clock.now()
+        let code = SecureRandom.string(length: 54, alphabet: Self.codeAlphabet)
+        try await store.insertActionCode(ActionCodeRecord(
+            codeDigest: storageDigest(code), projectID: project.id, tenantID: user?.tenantID, type: request.type,
+            localID: user?.localID, email: email, newEmail: newEmail, continueURL: request.continueURL,
+            createdAt: now, expiresAt: now + request.type.lifetime))
+        try await store.enqueueOutboxMessage(OutboxMessage(
+            projectID: project.id, type: request.type, recipient: newEmail ?? email, newEmail: newEmail, code: code,
+            link: Self.link(links, type: request.type, code: code, locale: request.locale, continueURL: request.continueURL),
+            locale: request.locale, createdAt: now))
+        return email
+    }
+
+    /// What a code is for, without using it (`resetPassword` with `oobCode` alone, `checkActionCode`).
+    public func inspectActionCode(in project: ProjectContext, code: String?) async throws -> ActionCodeRecord {
+        guard let code, !code.isEmpty, code.utf8.count <= 256,
+              let record = try await store.actionCode(projectID: project.id, digest: storageDigest(code))
+        else { throw AuthFailure.invalidOobCode }
+        guard record.expiresAt > clock.now() else { throw AuthFailure.expiredOobCode }
+        return record
+    }
+
+    /// `resetPassword` with `newPassword`: uses a PASSWORD_RESET code once. The new password ends every earlier
+    /// session, and the email counts as verified (its owner just read the message).
+    public func resetPassword(in project: ProjectContext, code: String?, newPassword: String) async throws
+        -> ActionCodeRecord
+    {
+        let peeked = try await inspectActionCode(in: project, code: code)
+        guard peeked.type == .passwordReset else { throw AuthFailure.invalidOobCode }
+        try PasswordPolicy.check(newPassword)  // before the code is used: a weak password does not burn it
+        let hash = try await hashPassword(newPassword, project: project)
+        let (record, stored) = try await redeem(code, in: project)
+        var user = stored
+        let now = clock.now()
+        user.passwordHash = hash
+        user.passwordUpdatedAt = now
+        user.emailVerified = true
+        user.validSince = now.epochSeconds
+        user.tokensValidAfter = now
+        try await store.updateUser(user, uniqueEmail: false, revokeRefreshTokens: false)
+        return record
+    }
+
+    /// `accounts:update` with an `oobCode`: VERIFY_EMAIL marks the email verified; VERIFY_AND_CHANGE_EMAIL moves the
+    /// account to the new, now verified, email and ends earlier sessions.
+    public func applyActionCode(in project: ProjectContext, code: String?) async throws
+        -> (user: UserRecord, code: ActionCodeRecord)
+    {
+        let peeked = try await inspectActionCode(in: project, code: code)
+        guard [.verifyEmail, .verifyAndChangeEmail].contains(peeked.type) else { throw AuthFailure.invalidOobCode }
+        let (record, stored) = try await redeem(code, in: project)
+        var user = stored
+        if record.type == .verifyAndChangeEmail, let newEmail = record.newEmail {
+            let now = clock.now()
+            user.email = newEmail
+            user.validSince = now.epochSeconds
+            user.tokensValidAfter = now
+        } else {
+            // The code verifies the address it was sent to, not whatever the account has since changed to.
+            guard user.email.map(EmailAddress.normalized) == EmailAddress.normalized(record.email) else {
+                throw AuthFailure.invalidOobCode
+            }
+        }
+        user.emailVerified = true
+        do {
+            try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
+                                       revokeRefreshTokens: false)
+        } catch StoreError.emailExists {
+            throw AuthFailure.emailExists
+        }
+        return (user, record)
+    }
+
+    /// Consumes a code and loads its user; a code whose user is gone is invalid.
+    private func redeem(_ code: String?, in project: ProjectContext) async throws -> (ActionCodeRecord, UserRecord) {
+        guard let code, let record = try await store.consumeActionCode(projectID: project.id, digest: storageDigest(code))
+        else { throw AuthFailure.invalidOobCode }
+        guard record.expiresAt > clock.now() else { throw AuthFailure.expiredOobCode }
+        guard let localID = record.localID,
+              let user = try await store.user(projectID: project.id, tenantID: record.tenantID, localID: localID)
+        else { throw AuthFailure.invalidOobCode }
+        guard !user.disabled else { throw AuthFailure.userDisabled }
+        return (record, user)
+    }
+
+    static let codeAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+
+    /// `…?mode=…&oobCode=…&apiKey=…&lang=…[&continueUrl=…]`, as Firebase's action links; every value is
+    /// percent-encoded but for unreserved characters, so a continue URL cannot leak into the link's own query.
+    static func link(_ base: ActionLinkBase, type: ActionCodeType, code: String, locale: String?,
+                     continueURL: String?) -> String {
+        var pairs = [("mode", type.mode), ("oobCode", code), ("apiKey", base.apiKey), ("lang", locale ?? "en")]
+        if let continueURL { pairs.append(("continueUrl", continueURL)) }
+        let query = pairs.map { "\($0.0)=\(queryEncoded($0.1))" }.joined(separator: "&")
+        return base.url + (base.url.contains("?") ? "&" : "?") + query
+    }
+
+    static func queryEncoded(_ value: String) -> String {
+        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+}

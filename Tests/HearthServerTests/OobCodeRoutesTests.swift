@@ -1,0 +1,157 @@
+import Foundation
+import HearthCore
+import HTTPTypes
+import Testing
+
+/// Email action codes: sent, inspected, applied once, expiring; stored only as hashes.
+@Suite struct OobCodeRoutesTests {
+    static let send = "/identitytoolkit.googleapis.com/v1/accounts:sendOobCode"
+    static let reset = "/identitytoolkit.googleapis.com/v1/accounts:resetPassword"
+    static let update = "/identitytoolkit.googleapis.com/v1/accounts:update"
+    static let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword"
+
+    /// The newest queued message's code, read from the outbox as a mail server would receive it.
+    static func lastCode(_ app: TestApp) async throws -> String {
+        try #require(try await app.store.outboxMessages(projectID: "demo-project").last?.code)
+    }
+
+    @Test func passwordResetFromRequestToNewPassword() async throws {
+        let app = TestApp(protection: false)
+        try await app.run { client in
+            let user = try await client.signUp("reset@example.com", "secret123")
+            let sent = try await client.post(Self.send, ["requestType": "PASSWORD_RESET", "email": "reset@example.com"],
+                                             headers: [HTTPField.Name("X-Firebase-Locale")!: "fr"])
+            #expect(try sent.object() as NSDictionary == (try Fixture("sendOobCode-password-reset").body as! NSDictionary))
+            let message = try #require(try await app.store.outboxMessages(projectID: "demo-project").last)
+            #expect(message.locale == "fr")
+            #expect(message.link.contains("/__/auth/action?mode=resetPassword&oobCode=\(message.code)&apiKey=test-api-key&lang=fr"))
+            #expect(try await app.store.actionCode(projectID: "demo-project", digest: message.code) == nil,
+                    "the code itself is not stored")
+            #expect(try await app.store.actionCode(projectID: "demo-project", digest: storageDigest(message.code)) != nil)
+
+            for _ in 0..<2 {  // checking does not use the code up
+                let check = try await client.post(Self.reset, ["oobCode": message.code])
+                #expect(try check.object() as NSDictionary == (try Fixture("resetPassword-check-code").body as! NSDictionary))
+            }
+            let weak = try await client.post(Self.reset, ["oobCode": message.code, "newPassword": "123"])
+            #expect(weak.errorMessage?.hasPrefix("WEAK_PASSWORD") == true)
+            app.clock.advance(by: 1)  // the reset happens after the old session began
+            let applied = try await client.post(Self.reset, ["oobCode": message.code, "newPassword": "brandNew456"])
+            expectSameShape(try applied.object(), try Fixture("resetPassword-apply-newPassword").body)
+            let reused = try await client.post(Self.reset, ["oobCode": message.code, "newPassword": "again4567"])
+            #expect(reused.errorMessage == "INVALID_OOB_CODE")
+            #expect(try await client.post(Self.signIn, ["email": "reset@example.com", "password": "secret123"]).status == 400)
+            #expect(try await client.post(Self.signIn, ["email": "reset@example.com", "password": "brandNew456"]).status == 200)
+            let oldSession = try await client.post("/securetoken.googleapis.com/v1/token",
+                                                   ["grant_type": "refresh_token", "refresh_token": user["refreshToken"]!])
+            #expect(oldSession.errorMessage == "TOKEN_EXPIRED", "a reset ends earlier sessions")
+        }
+    }
+
+    @Test func codesExpire() async throws {
+        let app = TestApp(protection: false)
+        try await app.run { client in
+            _ = try await client.signUp("late@example.com")
+            _ = try await client.post(Self.send, ["requestType": "PASSWORD_RESET", "email": "late@example.com"])
+            let code = try await Self.lastCode(app)
+            app.clock.advance(by: 3601)
+            #expect(try await client.post(Self.reset, ["oobCode": code]).errorMessage == "EXPIRED_OOB_CODE")
+            #expect(try await client.post(Self.reset, ["oobCode": code, "newPassword": "whatever1"]).errorMessage
+                == "EXPIRED_OOB_CODE")
+        }
+    }
+
+    @Test func verifyEmail() async throws {
+        let app = TestApp()
+        try await app.run { client in
+            let user = try await client.signUp("verify@example.com")
+            let sent = try await client.post(Self.send, ["requestType": "VERIFY_EMAIL", "idToken": user["idToken"]!])
+            expectSameShape(try sent.object(), try Fixture("sendOobCode-verify-email").body)
+            #expect(sent["email"] as? String == "verify@example.com")
+            let code = try await Self.lastCode(app)
+            let applied = try await client.post(Self.update, ["oobCode": code])
+            expectSameShape(try applied.object(), try Fixture("update-verify-email-oobCode").body)
+            #expect(applied["emailVerified"] as? Bool == true)
+            #expect(try await client.post(Self.update, ["oobCode": code]).errorMessage == "INVALID_OOB_CODE")
+            let badToken = try await client.post(Self.send, ["requestType": "VERIFY_EMAIL", "idToken": "garbage"])
+            #expect(badToken.errorMessage == "INVALID_ID_TOKEN")
+        }
+    }
+
+    @Test func verifyAndChangeEmail() async throws {
+        let app = TestApp()
+        try await app.run { client in
+            _ = try await client.signUp("taken@example.com")
+            let user = try await client.signUp("old@example.com")
+            let taken = try await client.post(Self.send, ["requestType": "VERIFY_AND_CHANGE_EMAIL",
+                                                          "idToken": user["idToken"]!, "newEmail": "taken@example.com"])
+            #expect(taken.errorMessage == "EMAIL_EXISTS")
+            let missing = try await client.post(Self.send, ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": user["idToken"]!])
+            #expect(missing.errorMessage == "MISSING_NEW_EMAIL")
+            _ = try await client.post(Self.send, ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": user["idToken"]!,
+                                                  "newEmail": "changed@example.com"])
+            let message = try #require(try await app.store.outboxMessages(projectID: "demo-project").last)
+            #expect(message.recipient == "changed@example.com", "the link goes to the new address")
+            let applied = try await client.post(Self.update, ["oobCode": message.code])
+            expectSameShape(try applied.object(), try Fixture("update-verify-and-change-email-oobCode").body)
+            #expect(applied["email"] as? String == "changed@example.com")
+            #expect(applied["emailVerified"] as? Bool == true)
+            #expect(try await client.post(Self.signIn, ["email": "changed@example.com", "password": "secret1"]).status == 200)
+        }
+    }
+
+    @Test func badInput() async throws {
+        try await TestApp(protection: false).run { client in
+            let invalidType = try await client.post(Self.send, ["requestType": "NOT_A_TYPE", "email": "reset@example.com"])
+            #expect(try invalidType.object() as NSDictionary
+                == (try Fixture("sendOobCode-invalid-request-type").body as! NSDictionary))
+            let missingType = try await client.post(Self.send, ["email": "reset@example.com"])
+            #expect(try missingType.object() as NSDictionary
+                == (try Fixture("sendOobCode-missing-request-type").body as! NSDictionary))
+            let unknown = try await client.post(Self.send, ["requestType": "PASSWORD_RESET", "email": "nobody@example.com"])
+            #expect(try unknown.object() as NSDictionary
+                == (try Fixture("sendOobCode-password-reset-email-not-found").body as! NSDictionary))
+            let missingEmail = try await client.post(Self.send, ["requestType": "PASSWORD_RESET"])
+            #expect(missingEmail.errorMessage == "MISSING_EMAIL")
+            _ = try await client.signUp("a@example.com")
+            let foreign = try await client.post(Self.send, ["requestType": "PASSWORD_RESET", "email": "a@example.com",
+                                                            "continueUrl": "https://evil.example.net/steal"])
+            #expect(foreign.errorMessage == "UNAUTHORIZED_DOMAIN : Domain not allowlisted by project")
+            let notURL = try await client.post(Self.send, ["requestType": "PASSWORD_RESET", "email": "a@example.com",
+                                                           "continueUrl": "javascript:alert(1)"])
+            #expect(notURL.errorMessage == "INVALID_CONTINUE_URI")
+            let adminOnly = try await client.post(Self.send, ["requestType": "PASSWORD_RESET", "email": "a@example.com",
+                                                              "returnOobLink": true])
+            #expect(adminOnly.errorMessage?.hasPrefix("INSUFFICIENT_PERMISSION") == true)
+            let invalid = try await client.post(Self.reset, ["oobCode": "made-up"])
+            #expect(try invalid.object() as NSDictionary == (try Fixture("resetPassword-invalid-oob-code").body as! NSDictionary))
+            #expect(try await client.post(Self.reset, [String: String]()).errorMessage == "INVALID_OOB_CODE")
+        }
+    }
+
+    @Test func unknownEmailUnderProtectionLooksSentButSendsNothing() async throws {
+        let app = TestApp(protection: true)
+        try await app.run { client in
+            let reply = try await client.post(Self.send, ["requestType": "PASSWORD_RESET", "email": "nobody@example.com"])
+            expectSameShape(try reply.object(), try Fixture("sendOobCode-password-reset-email-not-found-privacy").body)
+            #expect(try await app.store.outboxMessages(projectID: "demo-project").isEmpty)
+        }
+    }
+
+    @Test func emulatorOutboxListsPendingCodes() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            let user = try await client.signUp("list@example.com")
+            _ = try await client.post(Self.send, ["requestType": "VERIFY_EMAIL", "idToken": user["idToken"]!])
+            _ = try await client.post(Self.send, ["requestType": "PASSWORD_RESET", "email": "list@example.com",
+                                                  "continueUrl": "http://localhost/finish?step=2&x=y"])
+            let listing = try await client.send(.get, "/emulator/v1/projects/demo-project/oobCodes", key: nil)
+            let fixture = try Fixture("emulator-oobCodes-list")
+            expectSameShape(try listing.object(), fixture.body)
+            let entries = try #require(listing["oobCodes"] as? [[String: Any]])
+            #expect(entries.map { $0["requestType"] as? String } == ["VERIFY_EMAIL", "PASSWORD_RESET"])
+            let link = try #require(entries[1]["oobLink"] as? String)
+            #expect(link.contains("/emulator/action?mode=resetPassword&oobCode="))
+            #expect(link.hasSuffix("&continueUrl=http%3A%2F%2Flocalhost%2Ffinish%3Fstep%3D2%26x%3Dy"))
+        }
+    }
+}
