@@ -42,14 +42,21 @@ public struct ServerConfiguration: Sendable {
         public var failedSignInsPerEmail: RateLimiter.Rule
         public var failedSignInsPerAddress: RateLimiter.Rule
         public var signUpsPerAddress: RateLimiter.Rule
+        /// `sendOobCode` requests, so the endpoint cannot be used to flood an inbox or to send spam.
+        public var emailsPerRecipient: RateLimiter.Rule
+        public var emailsPerAddress: RateLimiter.Rule
 
         public init(enabled: Bool, failedSignInsPerEmail: RateLimiter.Rule = .init(limit: 10, window: 600),
                     failedSignInsPerAddress: RateLimiter.Rule = .init(limit: 100, window: 600),
-                    signUpsPerAddress: RateLimiter.Rule = .init(limit: 100, window: 3600)) {
+                    signUpsPerAddress: RateLimiter.Rule = .init(limit: 100, window: 3600),
+                    emailsPerRecipient: RateLimiter.Rule = .init(limit: 10, window: 3600),
+                    emailsPerAddress: RateLimiter.Rule = .init(limit: 100, window: 3600)) {
             self.enabled = enabled
             self.failedSignInsPerEmail = failedSignInsPerEmail
             self.failedSignInsPerAddress = failedSignInsPerAddress
             self.signUpsPerAddress = signUpsPerAddress
+            self.emailsPerRecipient = emailsPerRecipient
+            self.emailsPerAddress = emailsPerAddress
         }
     }
 

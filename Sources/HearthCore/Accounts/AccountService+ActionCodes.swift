@@ -153,6 +153,54 @@ extension AccountService {
         return (user, record)
     }
 
+    /// `accounts:signInWithEmailLink`: uses an EMAIL_SIGNIN code sent to `email`. Signs in the account with that
+    /// email, creates one (verified, no password) if there is none, or, with `idToken`, adds the email to that user.
+    /// A mismatched email is refused before the code is used, so the right address can still use it.
+    public func signInWithEmailLink(in project: ProjectContext, email: String?, code: String?, idToken: String? = nil)
+        async throws -> SignInResult
+    {
+        guard let email, !email.isEmpty else { throw AuthFailure.missingEmail }
+        let peeked = try await inspectActionCode(in: project, code: code)
+        guard peeked.type == .emailSignIn else { throw AuthFailure.invalidOobCode }
+        guard EmailAddress.normalized(peeked.email) == EmailAddress.normalized(email) else {
+            throw AuthFailure.emailLinkMismatch
+        }
+        let linking = try await idToken.asyncMap { try await authenticate($0, in: project).user }
+        guard let code, let record = try await store.consumeActionCode(projectID: project.id, digest: storageDigest(code))
+        else { throw AuthFailure.invalidOobCode }
+        guard record.expiresAt > clock.now() else { throw AuthFailure.expiredOobCode }
+        let now = clock.now()
+        let existing = try await store.user(projectID: project.id, tenantID: nil, email: record.email)
+        if var user = linking ?? existing {
+            if let linking, let existing, existing.localID != linking.localID, !project.settings.allowDuplicateEmails {
+                throw AuthFailure.emailExists
+            }
+            guard !user.disabled else { throw AuthFailure.userDisabled }
+            user.email = record.email
+            user.emailVerified = true
+            user.emailLinkSignin = true
+            user.lastLoginAt = now
+            user.lastRefreshAt = now
+            do {
+                try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
+                                           revokeRefreshTokens: false)
+            } catch StoreError.emailExists {
+                throw AuthFailure.emailExists
+            }
+            return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false)
+        }
+        var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: record.email,
+                              emailVerified: true, validSince: now.epochSeconds, createdAt: now, lastLoginAt: now,
+                              lastRefreshAt: now)
+        user.emailLinkSignin = true
+        do {
+            try await store.insertUser(user, uniqueEmail: !project.settings.allowDuplicateEmails)
+        } catch StoreError.emailExists {
+            throw AuthFailure.emailExists
+        }
+        return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: true)
+    }
+
     /// Consumes a code and loads its user; a code whose user is gone is invalid.
     private func redeem(_ code: String?, in project: ProjectContext) async throws -> (ActionCodeRecord, UserRecord) {
         guard let code, let record = try await store.consumeActionCode(projectID: project.id, digest: storageDigest(code))

@@ -28,9 +28,12 @@ extension AccountService {
             return SignInMethods(registered: false, allProviders: [], signInMethods: [])
         }
         var methods: [String] = user.passwordHash != nil ? ["password"] : []
+        var providers = user.hasEmailCredential ? ["password"] : []
+        if user.emailLinkSignin == true { methods.append("emailLink") }
         for provider in user.providers where provider.providerID != "phone" && !methods.contains(provider.providerID) {
             methods.append(provider.providerID)
+            providers.append(provider.providerID)
         }
-        return SignInMethods(registered: true, allProviders: methods, signInMethods: methods)
+        return SignInMethods(registered: true, allProviders: providers, signInMethods: methods)
     }
 }

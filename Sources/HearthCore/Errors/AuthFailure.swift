@@ -34,4 +34,5 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case missingRequestType
     case missingNewEmail
     case unauthorizedDomain
+    case emailLinkMismatch
 }

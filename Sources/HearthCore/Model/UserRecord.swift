@@ -30,6 +30,8 @@ public struct UserRecord: Sendable, Codable, Equatable {
     public var customAttributes: String?
     /// Linked identities other than the password provider (federated, phone, …).
     public var providers: [ProviderUserInfo]
+    /// Whether the user has signed in with an email link (Firebase's `emailLinkSignin`); `nil` means never.
+    public var emailLinkSignin: Bool?
 
     public init(
         projectID: String, tenantID: String? = nil, localID: String, email: String? = nil,
@@ -59,16 +61,20 @@ public struct UserRecord: Sendable, Codable, Equatable {
 
     /// An anonymous account has no email, no password, no phone and no linked provider.
     public var isAnonymous: Bool {
-        email == nil && passwordHash == nil && phoneNumber == nil && providers.isEmpty
+        email == nil && !hasEmailCredential && phoneNumber == nil && providers.isEmpty
     }
 
     /// The normalized email used for lookups and uniqueness.
     public var normalizedEmail: String? { email.map(EmailAddress.normalized) }
 
-    /// Provider entries as Firebase reports them in `providerUserInfo`: the password provider first.
+    /// Whether the email is a sign-in identity: a password or an email link.
+    public var hasEmailCredential: Bool { passwordHash != nil || emailLinkSignin == true }
+
+    /// Provider entries as Firebase reports them in `providerUserInfo`: the password provider first (email-link
+    /// users are listed under it too, as Firebase lists them).
     public var providerUserInfo: [ProviderUserInfo] {
         var result: [ProviderUserInfo] = []
-        if passwordHash != nil, let email {
+        if hasEmailCredential, let email {
             result.append(ProviderUserInfo(providerID: "password", rawID: email, federatedID: email, email: email,
                                            displayName: displayName, photoURL: photoURL))
         }
@@ -78,7 +84,7 @@ public struct UserRecord: Sendable, Codable, Equatable {
     /// The `firebase.identities` claim: provider id → identifiers (password users are listed under `email`).
     public var identities: [String: [String]] {
         var map: [String: [String]] = [:]
-        if let email, passwordHash != nil || providers.contains(where: { $0.email == email }) {
+        if let email, hasEmailCredential || providers.contains(where: { $0.email == email }) {
             map["email"] = [email]
         }
         if let phoneNumber { map["phone"] = [phoneNumber] }

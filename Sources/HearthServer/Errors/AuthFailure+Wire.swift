@@ -35,6 +35,7 @@ extension AuthFailure {
         case .missingRequestType: (.missingRequestType, nil)
         case .missingNewEmail: (.missingNewEmail, nil)
         case .unauthorizedDomain: (.unauthorizedDomain, "Domain not allowlisted by project")
+        case .emailLinkMismatch: (.invalidEmail, "The email provided does not match the sign-in email address.")
         case .tooManyAttempts: (.tooManyAttemptsTryLater, "Too many attempts from this address or for this account. Try again later.")
         }
     }

@@ -24,6 +24,13 @@ extension Call {
                 ("signin-failed-address:" + clientAddress, limits.failedSignInsPerAddress)]
     }
 
+    /// Emails sent, per recipient (email, or the ID token for requests that name none) and per address.
+    func emailKeys(recipient: String) -> [(key: String, rule: RateLimiter.Rule)] {
+        let limits = configuration.rateLimits
+        return [("email-recipient:" + EmailAddress.normalized(recipient), limits.emailsPerRecipient),
+                ("email-address:" + clientAddress, limits.emailsPerAddress)]
+    }
+
     /// Accounts created, per address.
     var signUpKeys: [(key: String, rule: RateLimiter.Rule)] {
         [("signup-address:" + clientAddress, configuration.rateLimits.signUpsPerAddress)]

@@ -3,7 +3,8 @@ import HearthWire
 import HTTPTypes
 import Hummingbird
 
-/// `accounts:sendOobCode` and `accounts:resetPassword`; applying codes in `accounts:update` is in AccountRoutes.
+/// `accounts:sendOobCode`, `resetPassword` and `signInWithEmailLink`; applying codes in `accounts:update` is in
+/// AccountRoutes.
 enum OobCodeRoutes {
     static func sendOobCode(_ call: Call) async throws -> Response {
         let request = try call.decode(SendOobCodeRequest.self)
@@ -12,6 +13,9 @@ enum OobCodeRoutes {
             throw APIError.business(.insufficientPermission, "returnOobLink requires admin credentials")
         }
         let project = try call.clientProject
+        let limits = call.emailKeys(recipient: request.newEmail ?? request.email ?? request.idToken ?? "")
+        try call.enforce(limits)
+        defer { call.count(limits) }
         let email = try await call.services.accounts.sendActionCode(
             in: project,
             ActionCodeRequest(type: ActionCodeType(rawValue: type.rawValue)!, email: request.email,
@@ -25,6 +29,16 @@ enum OobCodeRoutes {
                                          metadata: ["type": .string(type.rawValue)])
         }
         return json(SendOobCodeResponse(email: email ?? request.email))
+    }
+
+    static func signInWithEmailLink(_ call: Call) async throws -> Response {
+        let request = try call.decode(SignInWithEmailLinkRequest.self)
+        let result = try await call.services.accounts.signInWithEmailLink(
+            in: try call.clientProject, email: request.email, code: request.oobCode, idToken: request.idToken)
+        return json(SignInWithEmailLinkResponse(
+            email: result.user.email, localId: result.user.localID, isNewUser: result.isNewUser,
+            idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
+            expiresIn: String(result.tokens.expiresIn)))
     }
 
     static func resetPassword(_ call: Call) async throws -> Response {

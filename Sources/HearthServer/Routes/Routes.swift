@@ -18,6 +18,7 @@ extension HearthAPI {
         routes += .post("\(v1)/accounts:delete", "\(v3)/deleteAccount", to: AccountRoutes.delete)
         routes += .post("\(v1)/accounts:sendOobCode", "\(v3)/getOobConfirmationCode", to: OobCodeRoutes.sendOobCode)
         routes += .post("\(v1)/accounts:resetPassword", "\(v3)/resetPassword", to: OobCodeRoutes.resetPassword)
+        routes += .post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
         routes += .post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
         routes += .get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
         // Secure Token API.

@@ -1,0 +1,45 @@
+/// `accounts:signInWithEmailLink` (v3 `emailLinkSignin`): complete a passwordless sign-in, or link the email to the
+/// user of `idToken`.
+public struct SignInWithEmailLinkRequest: Codable, Sendable, Equatable {
+    public var email: String?
+    public var oobCode: String?
+    public var idToken: String?
+    public var tenantId: String?
+    public var returnSecureToken: Bool?
+
+    public init(email: String?, oobCode: String?, idToken: String? = nil) {
+        self.email = email
+        self.oobCode = oobCode
+        self.idToken = idToken
+    }
+}
+
+extension SignInWithEmailLinkRequest: WireDecodable {
+    public init(wire body: inout WireObject) throws(WireDecodingError) {
+        email = try body.string("email")
+        oobCode = try body.string("oobCode")
+        idToken = try body.string("idToken")
+        tenantId = try body.string("tenantId")
+        returnSecureToken = try body.bool("returnSecureToken")
+    }
+}
+
+public struct SignInWithEmailLinkResponse: Codable, Sendable, Equatable {
+    public var kind = "identitytoolkit#EmailLinkSigninResponse"
+    public var email: String?
+    public var localId: String
+    public var isNewUser: Bool
+    public var idToken: String?
+    public var refreshToken: String?
+    public var expiresIn: String?
+
+    public init(email: String?, localId: String, isNewUser: Bool, idToken: String?, refreshToken: String?,
+                expiresIn: String?) {
+        self.email = email
+        self.localId = localId
+        self.isNewUser = isNewUser
+        self.idToken = idToken
+        self.refreshToken = refreshToken
+        self.expiresIn = expiresIn
+    }
+}
