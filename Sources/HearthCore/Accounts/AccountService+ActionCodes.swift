@@ -144,12 +144,7 @@ extension AccountService {
             }
         }
         user.emailVerified = true
-        do {
-            try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
-                                       revokeRefreshTokens: false)
-        } catch StoreError.emailExists {
-            throw AuthFailure.emailExists
-        }
+        try await save(user, project: project)
         return (user, record)
     }
 
@@ -181,23 +176,14 @@ extension AccountService {
             user.emailLinkSignin = true
             user.lastLoginAt = now
             user.lastRefreshAt = now
-            do {
-                try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
-                                           revokeRefreshTokens: false)
-            } catch StoreError.emailExists {
-                throw AuthFailure.emailExists
-            }
+            try await save(user, project: project)
             return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false)
         }
         var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: record.email,
                               emailVerified: true, validSince: now.epochSeconds, createdAt: now, lastLoginAt: now,
                               lastRefreshAt: now)
         user.emailLinkSignin = true
-        do {
-            try await store.insertUser(user, uniqueEmail: !project.settings.allowDuplicateEmails)
-        } catch StoreError.emailExists {
-            throw AuthFailure.emailExists
-        }
+        try await insert(user, project: project)
         return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: true)
     }
 

@@ -62,14 +62,7 @@ extension AccountService {
             user.tokensValidAfter = now
             user.lastLoginAt = now
         }
-        do {
-            try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
-                                       revokeRefreshTokens: false)
-        } catch StoreError.emailExists {
-            throw AuthFailure.emailExists
-        } catch StoreError.notFound {
-            throw AuthFailure.userNotFound
-        }
+        try await save(user, project: project)
         guard sensitive else { return UpdateResult(user: user, tokens: nil, newEmail: nil) }
         let provider = claims.firebase?.signInProvider ?? "password"
         let session = try await issue(for: user, provider: provider, in: project, now: now, isNewUser: false,

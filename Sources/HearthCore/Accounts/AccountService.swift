@@ -215,7 +215,8 @@ public struct AccountService: Sendable {
                                                        expiresIn: Int(issuer.lifetime)), isNewUser: isNewUser)
     }
 
-    private func insert(_ user: UserRecord, project: ProjectContext) async throws {
+    /// Stores a new user, mapping a taken email to `EMAIL_EXISTS`.
+    func insert(_ user: UserRecord, project: ProjectContext) async throws {
         do {
             try await store.insertUser(user, uniqueEmail: !project.settings.allowDuplicateEmails)
         } catch StoreError.emailExists {
@@ -223,7 +224,8 @@ public struct AccountService: Sendable {
         }
     }
 
-    private func save(_ user: UserRecord, project: ProjectContext, revokeRefreshTokens: Bool) async throws {
+    /// Stores a changed user, mapping the store's refusals to Firebase's (`EMAIL_EXISTS`, `USER_NOT_FOUND`).
+    func save(_ user: UserRecord, project: ProjectContext, revokeRefreshTokens: Bool = false) async throws {
         do {
             try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
                                        revokeRefreshTokens: revokeRefreshTokens)
