@@ -100,6 +100,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             "CREATE INDEX refresh_tokens_user ON refresh_tokens (project_id, tenant_id, local_id)",
         ]),
         Migration(id: "0002_action_codes_outbox", statements: SharedSchema.actionCodesAndOutbox),
+        Migration(id: "0003_outbox_delivery", statements: SharedSchema.outboxDelivery),
     ]
 
     /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).
@@ -259,7 +260,8 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         let data = try RecordCoding.encode(message)
         let created = message.createdAt.epochMilliseconds
         try await client.query("""
-            INSERT INTO outbox (id, project_id, created_at, data) VALUES (\(message.id), \(message.projectID), \(created), \(data))
+            INSERT INTO outbox (id, project_id, created_at, next_attempt_at, data)
+            VALUES (\(message.id), \(message.projectID), \(created), \(created), \(data))
             """, logger: logger)
     }
 
@@ -271,6 +273,35 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             messages.append(try RecordCoding.decode(OutboxMessage.self, from: data))
         }
         return messages
+    }
+
+    public func claimOutboxMessages(dueAt now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
+        let lease = leaseUntil.epochMilliseconds, due = now.epochMilliseconds
+        // SKIP LOCKED: instances claiming at the same moment take different messages instead of waiting.
+        let rows = try await client.query("""
+            UPDATE outbox SET next_attempt_at = \(lease) WHERE id IN (
+                SELECT id FROM outbox WHERE next_attempt_at <= \(due) ORDER BY next_attempt_at, created_at
+                LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+            RETURNING data, attempts
+            """, logger: logger)
+        var deliveries: [OutboxDelivery] = []
+        for try await (data, attempts) in rows.decode((String, Int).self) {
+            deliveries.append(OutboxDelivery(message: try RecordCoding.decode(OutboxMessage.self, from: data),
+                                             attempts: attempts))
+        }
+        return deliveries.sorted { $0.message.createdAt < $1.message.createdAt }
+    }
+
+    public func deleteOutboxMessage(id: String) async throws {
+        try await client.query("DELETE FROM outbox WHERE id = \(id)", logger: logger)
+    }
+
+    public func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws {
+        let next = nextAttemptAt?.epochMilliseconds
+        try await client.query("""
+            UPDATE outbox SET attempts = \(attempts), next_attempt_at = \(next), last_error = \(lastError)
+            WHERE id = \(id)
+            """, logger: logger)
     }
 
     /// The column values of a user row.

@@ -119,6 +119,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             "CREATE INDEX refresh_tokens_user ON refresh_tokens (project_id, tenant_id, local_id)",
         ]),
         Migration(id: "0002_action_codes_outbox", statements: SharedSchema.actionCodesAndOutbox),
+        Migration(id: "0003_outbox_delivery", statements: SharedSchema.outboxDelivery),
     ]
 
     // MARK: Projects
@@ -269,16 +270,47 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     }
 
     public func enqueueOutboxMessage(_ message: OutboxMessage) async throws {
-        let binds: [SQLiteData] = [.text(message.id), .text(message.projectID),
-                                   .integer(Int(message.createdAt.epochMilliseconds)), .text(try RecordCoding.encode(message))]
+        let created = SQLiteData.integer(Int(message.createdAt.epochMilliseconds))
+        let binds: [SQLiteData] = [.text(message.id), .text(message.projectID), created, created,
+                                   .text(try RecordCoding.encode(message))]
         try await write { db in
-            _ = try await db.query("INSERT INTO outbox (id, project_id, created_at, data) VALUES (?, ?, ?, ?)", binds)
+            _ = try await db.query(
+                "INSERT INTO outbox (id, project_id, created_at, next_attempt_at, data) VALUES (?, ?, ?, ?, ?)", binds)
         }
     }
 
     public func outboxMessages(projectID: String) async throws -> [OutboxMessage] {
         try await read("SELECT data FROM outbox WHERE project_id = ? ORDER BY created_at, rowid", [.text(projectID)])
             .map { try RecordCoding.decode(OutboxMessage.self, from: $0.column("data")?.string ?? "") }
+    }
+
+    public func claimOutboxMessages(dueAt now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
+        let binds: [SQLiteData] = [.integer(Int(leaseUntil.epochMilliseconds)), .integer(Int(now.epochMilliseconds)),
+                                   .integer(limit)]
+        let rows = try await write { db in
+            try await db.query("""
+                UPDATE outbox SET next_attempt_at = ? WHERE id IN (
+                    SELECT id FROM outbox WHERE next_attempt_at <= ? ORDER BY next_attempt_at, rowid LIMIT ?)
+                RETURNING data, attempts, created_at
+                """, binds)
+        }
+        return try rows.map { row in
+            OutboxDelivery(message: try RecordCoding.decode(OutboxMessage.self, from: row.column("data")?.string ?? ""),
+                           attempts: row.column("attempts")?.integer ?? 0)
+        }.sorted { $0.message.createdAt < $1.message.createdAt }
+    }
+
+    public func deleteOutboxMessage(id: String) async throws {
+        try await write { db in _ = try await db.query("DELETE FROM outbox WHERE id = ?", [.text(id)]) }
+    }
+
+    public func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws {
+        let next: SQLiteData = nextAttemptAt.map { .integer(Int($0.epochMilliseconds)) } ?? .null
+        let binds: [SQLiteData] = [.integer(attempts), next, .text(lastError), .text(id)]
+        try await write { db in
+            _ = try await db.query("UPDATE outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?",
+                                   binds)
+        }
     }
 
     // MARK: Rows

@@ -298,5 +298,46 @@ public enum StoreContract {
             try expect(messages.first?.locale == "fr", "fields round-trip")
             try expect(try await store.outboxMessages(projectID: "p-two").count == 1, "scoped by project")
         },
+        StoreCheck("outbox delivery: due messages are leased once, retried after the lease or a reschedule") { store in
+            for index in 0..<3 {
+                try await store.enqueueOutboxMessage(OutboxMessage(
+                    id: "m\(index)", projectID: "p-one", type: .passwordReset, recipient: "a@example.com",
+                    code: "c\(index)", link: "l", displayName: "Zoë", createdAt: epoch + Double(index)))
+            }
+            try expect(try await store.claimOutboxMessages(dueAt: epoch - 1, leaseUntil: epoch + 60, limit: 10).isEmpty,
+                       "nothing is due before it was queued")
+            let first = try await store.claimOutboxMessages(dueAt: epoch + 5, leaseUntil: epoch + 60, limit: 2)
+            try expect(first.map(\.message.id) == ["m0", "m1"], "oldest first, limited: \(first.map(\.message.id))")
+            try expect(first.allSatisfy { $0.attempts == 0 } && first[0].message.displayName == "Zoë", "fields")
+            let second = try await store.claimOutboxMessages(dueAt: epoch + 5, leaseUntil: epoch + 60, limit: 10)
+            try expect(second.map(\.message.id) == ["m2"], "leased messages are not handed out again")
+            try await store.deleteOutboxMessage(id: "m0")
+            try await store.rescheduleOutboxMessage(id: "m1", attempts: 1, nextAttemptAt: epoch + 30, lastError: "421")
+            try await store.rescheduleOutboxMessage(id: "m2", attempts: 9, nextAttemptAt: nil, lastError: "550")
+            let retried = try await store.claimOutboxMessages(dueAt: epoch + 30, leaseUntil: epoch + 90, limit: 10)
+            try expect(retried.map(\.message.id) == ["m1"] && retried.first?.attempts == 1,
+                       "rescheduled message due again with its attempts: \(retried.map(\.message.id))")
+            let expired = try await store.claimOutboxMessages(dueAt: epoch + 1000, leaseUntil: epoch + 2000, limit: 10)
+            try expect(expired.map(\.message.id) == ["m1"], "an expired lease is claimable; given-up m2 is not")
+            try expect(try await store.outboxMessages(projectID: "p-one").map(\.id) == ["m1", "m2"],
+                       "delivered m0 is gone; given-up m2 stays listed")
+        },
+        StoreCheck("outbox delivery: concurrent claims never share a message") { store in
+            for index in 0..<20 {
+                try await store.enqueueOutboxMessage(OutboxMessage(
+                    id: "m\(index)", projectID: "p-one", type: .verifyEmail, recipient: "a@example.com",
+                    code: "c", link: "l", createdAt: epoch))
+            }
+            let claimed = try await withThrowingTaskGroup(of: [String].self) { group in
+                for _ in 0..<5 {
+                    group.addTask {
+                        try await store.claimOutboxMessages(dueAt: epoch + 1, leaseUntil: epoch + 60, limit: 6)
+                            .map(\.message.id)
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0 += $1 }
+            }
+            try expect(claimed.count == 20 && Set(claimed).count == 20, "claimed \(claimed.count), distinct \(Set(claimed).count)")
+        },
     ]
 }

@@ -71,10 +71,13 @@ public struct OutboxMessage: Sendable, Codable, Equatable {
     public var code: String
     public var link: String
     public var locale: String?
+    /// The account's display name when the message was queued (`%DISPLAY_NAME%` in templates).
+    public var displayName: String?
     public var createdAt: Date
 
     public init(id: String = UUID().uuidString, projectID: String, type: ActionCodeType, recipient: String,
-                newEmail: String? = nil, code: String, link: String, locale: String? = nil, createdAt: Date) {
+                newEmail: String? = nil, code: String, link: String, locale: String? = nil, displayName: String? = nil,
+                createdAt: Date) {
         self.id = id
         self.projectID = projectID
         self.type = type
@@ -83,6 +86,18 @@ public struct OutboxMessage: Sendable, Codable, Equatable {
         self.code = code
         self.link = link
         self.locale = locale
+        self.displayName = displayName
         self.createdAt = createdAt
+    }
+}
+
+/// A message leased for delivery, with how many attempts already failed.
+public struct OutboxDelivery: Sendable, Equatable {
+    public var message: OutboxMessage
+    public var attempts: Int
+
+    public init(message: OutboxMessage, attempts: Int) {
+        self.message = message
+        self.attempts = attempts
     }
 }

@@ -51,6 +51,15 @@ public protocol IdentityStore: Sendable {
     func enqueueOutboxMessage(_ message: OutboxMessage) async throws
     /// Pending messages of a project, oldest first.
     func outboxMessages(projectID: String) async throws -> [OutboxMessage]
+    /// Leases up to `limit` messages due at `now` (oldest due first) until `leaseUntil`: a leased message is not
+    /// handed out again before then, so several instances sharing a store never send one message twice at once,
+    /// and a message whose sender died mid-delivery is retried when the lease runs out.
+    func claimOutboxMessages(dueAt now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery]
+    /// Removes a delivered message.
+    func deleteOutboxMessage(id: String) async throws
+    /// Records a failed attempt: the message is due again at `nextAttemptAt`, or never (`nil`: given up; it stays
+    /// in the table with its last error for an operator to see).
+    func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws
 }
 
 /// Failures a store reports in domain terms; anything else it throws is an internal fault.

@@ -14,6 +14,8 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         var refreshTokens: [String: RefreshTokenRecord] = [:]
         var actionCodes: [String: ActionCodeRecord] = [:]
         var outbox: [OutboxMessage] = []
+        /// Delivery state by message id: attempts so far and when it is next due (`nil`: given up).
+        var delivery: [String: (attempts: Int, due: Date?)] = [:]
     }
 
     private let lock = NSLock()
@@ -127,11 +129,43 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
     }
 
     public func enqueueOutboxMessage(_ message: OutboxMessage) async throws {
-        withState { $0.outbox.append(message) }
+        withState { state in
+            state.outbox.append(message)
+            state.delivery[message.id] = (0, message.createdAt)
+        }
     }
 
     public func outboxMessages(projectID: String) async throws -> [OutboxMessage] {
         withState { state in state.outbox.filter { $0.projectID == projectID } }
+    }
+
+    public func claimOutboxMessages(dueAt now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
+        withState { state in
+            let due = state.outbox
+                .compactMap { message -> (OutboxMessage, Int, Date)? in
+                    guard let entry = state.delivery[message.id], let at = entry.due, at <= now else { return nil }
+                    return (message, entry.attempts, at)
+                }
+                .sorted { $0.2 < $1.2 }
+                .prefix(limit)
+            return due.map { message, attempts, _ in
+                state.delivery[message.id] = (attempts, leaseUntil)
+                return OutboxDelivery(message: message, attempts: attempts)
+            }
+        }
+    }
+
+    public func deleteOutboxMessage(id: String) async throws {
+        withState { state in
+            state.outbox.removeAll { $0.id == id }
+            state.delivery[id] = nil
+        }
+    }
+
+    public func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws {
+        withState { state in
+            if state.delivery[id] != nil { state.delivery[id] = (attempts, nextAttemptAt) }
+        }
     }
 }
 

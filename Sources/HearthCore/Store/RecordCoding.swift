@@ -40,6 +40,16 @@ public enum SharedSchema {
         """,
         "CREATE INDEX outbox_project ON outbox (project_id, created_at)",
     ]
+
+    /// 0003: delivery state of outbox messages. `next_attempt_at` (milliseconds) is when a message is due; a lease
+    /// moves it forward; NULL means delivery was given up.
+    public static let outboxDelivery = [
+        "ALTER TABLE outbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE outbox ADD COLUMN next_attempt_at BIGINT",
+        "ALTER TABLE outbox ADD COLUMN last_error TEXT",
+        "UPDATE outbox SET next_attempt_at = created_at",
+        "CREATE INDEX outbox_due ON outbox (next_attempt_at)",
+    ]
 }
 
 /// The schema steps every SQL backend applies, in order. Each runs once, in its own transaction, and is recorded
