@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.0"),
     ],
     targets: [
         // The domain: accounts, passwords, tokens, the store protocol. No HTTP, NIO or SQL driver.
@@ -48,8 +49,20 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // The storage contract suite, a library linked only by test targets.
         .target(name: "HearthStoreContract", dependencies: ["HearthCore"], swiftSettings: swiftSettings),
+        // Real third-party servers the tests drive (an SMTP sink, headless Chromium). Linked only by test targets.
+        .target(name: "HearthTestSupport", swiftSettings: swiftSettings),
+        // Email: templates in the user's language, an SMTP client on SwiftNIO, the outbox delivery worker.
+        .target(name: "HearthMail", dependencies: [
+            "HearthCore",
+            .product(name: "Mustache", package: "swift-mustache"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
         .target(name: "HearthServer", dependencies: [
-            "HearthCore", "HearthWire",
+            "HearthCore", "HearthWire", "HearthMail",
+            .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
@@ -62,6 +75,7 @@ let package = Package(
 
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract"]),
         .testTarget(name: "HearthWireTests", dependencies: ["HearthWire"]),
+        .testTarget(name: "HearthMailTests", dependencies: ["HearthMail", "HearthCore", "HearthTestSupport"]),
         .testTarget(name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "HearthStoreContract"]),
         .testTarget(name: "HearthPostgresTests", dependencies: [
             "HearthPostgres", "HearthStoreContract", .product(name: "PostgresNIO", package: "postgres-nio"),

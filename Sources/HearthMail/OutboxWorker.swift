@@ -1,0 +1,200 @@
+import Foundation
+import HearthCore
+import Logging
+
+/// How a project's email goes out: the sender, the app name in templates, the templates, and the SMTP server.
+public struct EmailConfiguration: Sendable, Codable, Equatable {
+    /// The submission server; without one, emails stay in the outbox (and a warning says so).
+    public var smtp: SMTPConfiguration?
+    /// The `From:` address.
+    public var from: String
+    /// The `From:` display name; the app name when absent.
+    public var fromName: String?
+    /// `{{appName}}` / `%APP_NAME%` in templates.
+    public var appName: String
+    /// The language used when the client sent none Hearth can write in.
+    public var defaultLocale: String
+    /// Overrides: language → action (`PASSWORD_RESET`, …) → template.
+    public var templates: [String: [String: EmailTemplate]]
+
+    public init(smtp: SMTPConfiguration? = nil, from: String = "noreply@localhost", fromName: String? = nil,
+                appName: String = "Hearth", defaultLocale: String = "en",
+                templates: [String: [String: EmailTemplate]] = [:]) {
+        self.smtp = smtp
+        self.from = from
+        self.fromName = fromName
+        self.appName = appName
+        self.defaultLocale = defaultLocale
+        self.templates = templates
+    }
+}
+
+/// Something that hands a message over: ``SMTPClient`` in production.
+public protocol MailTransport: Sendable {
+    func send(_ message: MailMessage) async throws
+}
+
+extension SMTPClient: MailTransport {}
+
+/// A project's ready-to-use mail settings: compiled templates and a transport.
+public struct ProjectMailer: Sendable {
+    public var configuration: EmailConfiguration
+    public var templates: EmailTemplates
+    public var transport: any MailTransport
+
+    /// Compiles the templates (a broken one is an error now, not at the first email).
+    public init(configuration: EmailConfiguration, transport: (any MailTransport)? = nil) throws {
+        guard let transport = transport ?? configuration.smtp.map({ SMTPClient(configuration: $0) }) else {
+            throw SMTPError.rejected(command: "configuration", code: 0, text: "no SMTP server configured")
+        }
+        self.configuration = configuration
+        self.templates = try EmailTemplates(overrides: configuration.templates,
+                                            defaultLocale: configuration.defaultLocale)
+        self.transport = transport
+    }
+
+    /// The message an outbox entry becomes.
+    public func message(for entry: OutboxMessage, date: Date) -> MailMessage {
+        let email = templates.render(entry.type, locale: entry.locale, values: EmailValues(
+            appName: configuration.appName, link: entry.link,
+            email: entry.recipient, newEmail: entry.newEmail, displayName: entry.displayName))
+        return MailMessage(from: .init(configuration.from, name: configuration.fromName ?? configuration.appName),
+                           to: .init(entry.recipient), subject: email.subject, text: email.text, html: email.html,
+                           date: date)
+    }
+}
+
+/// When to try again: exponential backoff from `initialDelay`, capped at `maximumDelay`, with ±20 % jitter so that
+/// instances recovering from one outage do not retry in step; after `maximumAttempts`, or once the link in the
+/// message has expired anyway, or on a permanent (5xx) refusal, delivery is given up.
+public struct RetryPolicy: Sendable {
+    public var initialDelay: TimeInterval
+    public var maximumDelay: TimeInterval
+    public var maximumAttempts: Int
+
+    public init(initialDelay: TimeInterval = 30, maximumDelay: TimeInterval = 3600, maximumAttempts: Int = 12) {
+        self.initialDelay = initialDelay
+        self.maximumDelay = maximumDelay
+        self.maximumAttempts = maximumAttempts
+    }
+
+    /// The delay after the `attempts`-th failure (1-based), before jitter.
+    public func delay(afterAttempt attempts: Int) -> TimeInterval {
+        min(maximumDelay, initialDelay * pow(2, Double(max(0, attempts - 1))))
+    }
+}
+
+/// Delivers the outbox: leases due messages from the store, renders them in the recipient's language, hands them
+/// to the project's transport, deletes what was accepted and reschedules what was not. Because the outbox is in
+/// the store and a message is deleted only after the server accepted it, a restart or an SMTP outage loses nothing
+/// (a crash between acceptance and deletion can send a message twice, never zero times).
+///
+/// ```swift
+/// let worker = OutboxWorker(store: store, mailers: ["my-project": try ProjectMailer(configuration: email)])
+/// try await worker.run()   // until the task is cancelled
+/// ```
+public struct OutboxWorker: Sendable {
+    public let store: any IdentityStore
+    public let mailers: [String: ProjectMailer]
+    public let clock: any HearthClock
+    public let retry: RetryPolicy
+    public let logger: Logger
+    public let pollInterval: Duration
+    public let batchSize: Int
+    /// How long a claimed message is reserved for this sender.
+    public let lease: TimeInterval
+    private let doorbell: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
+
+    public init(store: any IdentityStore, mailers: [String: ProjectMailer], clock: any HearthClock = SystemClock(),
+                retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "hearth.mail"),
+                pollInterval: Duration = .seconds(5), batchSize: Int = 20, lease: TimeInterval = 300) {
+        self.store = store
+        self.mailers = mailers
+        self.clock = clock
+        self.retry = retry
+        self.logger = logger
+        self.pollInterval = pollInterval
+        self.batchSize = batchSize
+        self.lease = lease
+        doorbell = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Asks for a delivery pass now (called after queuing a message) instead of at the next poll.
+    public func ring() {
+        doorbell.continuation.yield()
+    }
+
+    /// Delivers until the task is cancelled: at every ring, and every `pollInterval` for retries and for messages
+    /// other instances queued.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { [doorbell, pollInterval] in
+                while !Task.isCancelled {
+                    doorbell.continuation.yield()
+                    try? await Task.sleep(for: pollInterval)
+                }
+                doorbell.continuation.finish()
+            }
+            for await _ in doorbell.stream {
+                if Task.isCancelled { break }
+                while await deliverDue() == batchSize, !Task.isCancelled {}
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// One pass: delivers the messages due now. Returns how many were claimed.
+    @discardableResult
+    public func deliverDue() async -> Int {
+        let now = clock.now()
+        let due: [OutboxDelivery]
+        do {
+            due = try await store.claimOutboxMessages(dueAt: now, leaseUntil: now + lease, limit: batchSize)
+        } catch {
+            logger.error("could not read the outbox; will retry", metadata: ["error": "\(error)"])
+            return 0
+        }
+        for delivery in due { await deliver(delivery) }
+        return due.count
+    }
+
+    private func deliver(_ delivery: OutboxDelivery) async {
+        let entry = delivery.message
+        var metadata: Logger.Metadata = ["message": "\(entry.id)", "type": "\(entry.type.rawValue)",
+                                         "project": "\(entry.projectID)"]
+        do {
+            guard let mailer = mailers[entry.projectID] else {
+                throw SMTPError.rejected(command: "configuration", code: 0,
+                                         text: "no email settings for project \(entry.projectID)")
+            }
+            try await mailer.transport.send(mailer.message(for: entry, date: clock.now()))
+            try await store.deleteOutboxMessage(id: entry.id)
+            logger.info("email delivered", metadata: metadata)
+        } catch {
+            let attempts = delivery.attempts + 1
+            let now = clock.now()
+            let permanent = (error as? SMTPError)?.isPermanent ?? false
+            let linkExpired = entry.createdAt + entry.type.lifetime <= now
+            var next: Date?
+            if !permanent, !linkExpired, attempts < retry.maximumAttempts {
+                next = now + retry.delay(afterAttempt: attempts) * Double.random(in: 0.8...1.2)
+            }
+            metadata["attempt"] = "\(attempts)"
+            metadata["error"] = "\(error)"
+            do {
+                try await store.rescheduleOutboxMessage(id: entry.id, attempts: attempts, nextAttemptAt: next,
+                                                        lastError: "\(error)")
+            } catch {
+                logger.error("could not record a failed delivery; the lease will bring it back",
+                             metadata: ["message": "\(entry.id)", "error": "\(error)"])
+            }
+            if let next {
+                metadata["retryAt"] = "\(next)"
+                logger.warning("email delivery failed; will retry", metadata: metadata)
+            } else {
+                logger.error("email delivery given up; check the SMTP settings and the outbox table",
+                             metadata: metadata)
+            }
+        }
+    }
+}

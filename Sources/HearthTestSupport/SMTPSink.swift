@@ -1,0 +1,215 @@
+import Foundation
+
+/// A real SMTP server for tests: Python's `aiosmtpd` on loopback, in a child process. Every accepted message is
+/// parsed by Python's own `email` package and written as JSON (envelope, decoded subject, text and HTML parts, the
+/// authenticated user, whether TLS was on), so the tests check Hearth's MIME output with somebody else's parser.
+///
+/// ```swift
+/// let sink = try SMTPSink.start(security: .startTLS, users: ["mailer": "secret"])
+/// defer { sink.stop() }
+/// let mail = try await sink.waitForMessages(1)
+/// ```
+public final class SMTPSink: @unchecked Sendable {
+    public enum Security: String, Sendable {
+        case none, startTLS = "starttls", tls
+    }
+
+    /// One accepted message, as Python read it.
+    public struct Received: Decodable, Sendable {
+        public var mailFrom: String
+        public var recipients: [String]
+        public var from: String
+        public var to: String
+        public var subject: String
+        public var rawSubject: String
+        public var text: String?
+        public var html: String?
+        public var contentType: String
+        public var messageId: String?
+        public var date: String?
+        public var login: String?
+        public var tls: Bool
+    }
+
+    public let port: Int
+    /// The sink's self-signed certificate (PEM) for `localhost` and 127.0.0.1: trust it as `caFile`.
+    public let certificateFile: String
+    public let directory: URL
+    private let process: Process
+
+    /// Why the sink cannot run here, or `nil` when it can (python3 with aiosmtpd, and openssl).
+    public static func unavailableReason() -> String? {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["python3", "-c", "import aiosmtpd"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        do { try probe.run() } catch { return "python3 is not installed" }
+        probe.waitUntilExit()
+        if probe.terminationStatus != 0 { return "python3 has no aiosmtpd (pip install aiosmtpd; .ci/run does)" }
+        if !FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") { return "openssl is not installed" }
+        return nil
+    }
+
+    /// Starts a sink. `users` are the accepted logins (AUTH is then offered, and required); `dropFirst` connections
+    /// are cut after the message data arrived but before the server's answer (a server failing mid-message);
+    /// `rejectWith` answers every message with that code (e.g. 550); `authMechanisms` are the AUTH mechanisms offered.
+    public static func start(security: Security = .none, users: [String: String] = [:], dropFirst: Int = 0,
+                             rejectWith: Int? = nil, authMechanisms: [String] = ["PLAIN", "LOGIN"]) throws -> SMTPSink {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-smtp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let script = directory.appendingPathComponent("sink.py")
+        try sinkScript.write(to: script, atomically: true, encoding: .utf8)
+        let config: [String: Any] = ["security": security.rawValue, "users": users, "dropFirst": dropFirst,
+                                     "reject": rejectWith ?? 0, "directory": directory.path,
+                                     "exclude": ["PLAIN", "LOGIN"].filter { !authMechanisms.contains($0) }]
+        try JSONSerialization.data(withJSONObject: config).write(to: directory.appendingPathComponent("config.json"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, directory.appendingPathComponent("config.json").path]
+        let log = directory.appendingPathComponent("sink.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        let portFile = directory.appendingPathComponent("port")
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let text = try? String(contentsOf: portFile, encoding: .utf8), let port = Int(text) {
+                return SMTPSink(port: port, certificateFile: directory.appendingPathComponent("cert.pem").path,
+                                directory: directory, process: process)
+            }
+            if !process.isRunning { break }
+            usleep(50_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        throw NSError(domain: "SMTPSink", code: 1, userInfo: [NSLocalizedDescriptionKey: "SMTP sink did not start: \(output)"])
+    }
+
+    private init(port: Int, certificateFile: String, directory: URL, process: Process) {
+        self.port = port
+        self.certificateFile = certificateFile
+        self.directory = directory
+        self.process = process
+    }
+
+    deinit { stop() }
+
+    public func stop() {
+        // SIGKILL: a child can inherit a blocked SIGTERM from the test runner's threads.
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// The messages accepted so far, in order.
+    public func messages() throws -> [Received] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasPrefix("message-") && $0.hasSuffix(".json") }
+            .sorted { Int($0.dropFirst(8).dropLast(5)) ?? 0 < Int($1.dropFirst(8).dropLast(5)) ?? 0 }
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        return try names.map { try decoder.decode(Received.self, from: Data(contentsOf: directory.appendingPathComponent($0))) }
+    }
+
+    /// Waits (up to `timeout` seconds) until at least `count` messages arrived.
+    public func waitForMessages(_ count: Int, timeout: TimeInterval = 20) async throws -> [Received] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let received = try messages()
+            if received.count >= count { return received }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let log = (try? String(contentsOf: directory.appendingPathComponent("sink.log"), encoding: .utf8)) ?? ""
+        throw NSError(domain: "SMTPSink", code: 2, userInfo: [NSLocalizedDescriptionKey:
+            "expected \(count) messages, have \(try messages().count); sink log:\n\(log)"])
+    }
+
+    /// How many connections the sink cut on purpose.
+    public func drops() -> Int {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []).filter { $0.hasPrefix("drop-") }.count
+    }
+
+    static let sinkScript = #"""
+import asyncio, json, os, socket, ssl, subprocess, sys
+from email import policy
+from email.parser import BytesParser
+from aiosmtpd.smtp import SMTP, AuthResult
+
+config = json.load(open(sys.argv[1]))
+directory = config["directory"]
+cert, key = os.path.join(directory, "cert.pem"), os.path.join(directory, "key.pem")
+subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                "-days", "1", "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+                "-addext", "basicConstraints=critical,CA:TRUE"], check=True, capture_output=True)
+context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+context.load_cert_chain(cert, key)
+state = {"count": 0, "drops": 0}
+
+class Handler:
+    async def handle_DATA(self, server, session, envelope):
+        if state["drops"] < config["dropFirst"]:
+            state["drops"] += 1
+            open(os.path.join(directory, "drop-%d" % state["drops"]), "w").close()
+            server.transport.close()
+            return "421 dropped"
+        if config["reject"]:
+            return "%d 5.7.1 rejected by the test sink" % config["reject"]
+        message = BytesParser(policy=policy.default).parsebytes(envelope.original_content)
+        text = message.get_body(("plain",))
+        html = message.get_body(("html",))
+        raw_subject = ""
+        for line in envelope.original_content.decode("ascii", "replace").split("\r\n\r\n")[0].split("\r\n"):
+            if line.lower().startswith("subject:") or (raw_subject and line.startswith(" ")):
+                raw_subject += line + "\n"
+            elif raw_subject:
+                break
+        state["count"] += 1
+        record = {
+            "mail_from": envelope.mail_from, "recipients": envelope.rcpt_tos,
+            "from": str(message["From"]), "to": str(message["To"]), "subject": str(message["Subject"]),
+            "raw_subject": raw_subject, "text": text.get_content() if text else None,
+            "html": html.get_content() if html else None, "content_type": message.get_content_type(),
+            "message_id": message["Message-ID"], "date": message["Date"],
+            "login": session.auth_data.login.decode() if session.auth_data else None,
+            "tls": session.ssl is not None or server.transport.get_extra_info("sslcontext") is not None,
+        }
+        path = os.path.join(directory, "message-%d.json" % state["count"])
+        with open(path + ".tmp", "w") as f:
+            json.dump(record, f)
+        os.rename(path + ".tmp", path)
+        return "250 2.0.0 accepted"
+
+def authenticator(server, session, envelope, mechanism, auth_data):
+    users = config["users"]
+    ok = auth_data.login.decode() in users and users[auth_data.login.decode()] == auth_data.password.decode()
+    return AuthResult(success=ok, handled=False, auth_data=auth_data if ok else None)
+
+def factory():
+    kwargs = {"hostname": "localhost"}
+    if config["users"]:
+        # Implicit TLS is invisible to aiosmtpd, which would then hide AUTH: only demand TLS for STARTTLS.
+        kwargs.update(authenticator=authenticator, auth_required=True,
+                      auth_require_tls=config["security"] == "starttls",
+                      auth_exclude_mechanism=config["exclude"])
+    if config["security"] == "starttls":
+        kwargs.update(tls_context=context, require_starttls=True)
+    return SMTP(Handler(), **kwargs)
+
+async def main():
+    server = await asyncio.get_running_loop().create_server(
+        factory, "127.0.0.1", 0, ssl=context if config["security"] == "tls" else None)
+    port = server.sockets[0].getsockname()[1]
+    with open(os.path.join(directory, "port.tmp"), "w") as f:
+        f.write(str(port))
+    os.rename(os.path.join(directory, "port.tmp"), os.path.join(directory, "port"))
+    async with server:
+        await server.serve_forever()
+
+asyncio.run(main())
+"""#
+}

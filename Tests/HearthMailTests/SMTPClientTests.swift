@@ -1,0 +1,100 @@
+import Foundation
+import HearthCore
+import HearthMail
+import HearthTestSupport
+import Testing
+
+/// The SMTP client against a real server (aiosmtpd), in each security mode.
+@Suite(.enabled(if: SMTPSink.unavailableReason() == nil, "SMTP sink unavailable: \(SMTPSink.unavailableReason() ?? "")"))
+struct SMTPClientTests {
+    static func message(subject: String = "Réinitialisez votre mot de passe — テスト") -> MailMessage {
+        MailMessage(from: .init("noreply@example.com", name: "Acme Élan"), to: .init("ana@example.com"),
+                    subject: subject, text: "Bonjour,\n\n.une ligne qui commence par un point\n\nhttps://x.test/?a=1&b=2\n",
+                    html: "<p>Bonjour</p>")
+    }
+
+    @Test func deliversOverPlainTCPAndPythonReadsTheMIME() async throws {
+        let sink = try SMTPSink.start()
+        defer { sink.stop() }
+        let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: sink.port, security: .none, timeout: 10))
+        try await client.send(Self.message())
+        let received = try #require(try await sink.waitForMessages(1).first)
+        #expect(received.mailFrom == "noreply@example.com" && received.recipients == ["ana@example.com"])
+        #expect(received.subject == "Réinitialisez votre mot de passe — テスト")
+        #expect(received.rawSubject.contains("=?UTF-8?B?"), "sent encoded: \(received.rawSubject)")
+        #expect(received.from == "Acme Élan <noreply@example.com>")
+        #expect(received.contentType == "multipart/alternative")
+        #expect(received.text?.replacingOccurrences(of: "\r\n", with: "\n") == "Bonjour,\n\n.une ligne qui commence par un point\n\nhttps://x.test/?a=1&b=2\n")
+        #expect(received.html?.trimmingCharacters(in: .whitespacesAndNewlines) == "<p>Bonjour</p>")
+        #expect(received.messageId?.hasSuffix("@example.com>") == true && received.date != nil)
+        #expect(!received.tls && received.login == nil)
+    }
+
+    @Test func startTLSThenAuthPlain() async throws {
+        let sink = try SMTPSink.start(security: .startTLS, users: ["mailer": "s3cret"])
+        defer { sink.stop() }
+        let client = SMTPClient(configuration: .init(host: "localhost", port: sink.port, security: .startTLS,
+                                                     username: "mailer", password: "s3cret",
+                                                     caFile: sink.certificateFile, timeout: 10))
+        try await client.send(Self.message())
+        let received = try #require(try await sink.waitForMessages(1).first)
+        #expect(received.tls && received.login == "mailer")
+    }
+
+    @Test func implicitTLSThenAuthLogin() async throws {
+        let sink = try SMTPSink.start(security: .tls, users: ["mailer": "s3cret"], authMechanisms: ["LOGIN"])
+        defer { sink.stop() }
+        let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: sink.port, security: .tls,
+                                                     username: "mailer", password: "s3cret",
+                                                     caFile: sink.certificateFile, timeout: 10))
+        try await client.send(Self.message(subject: "plain subject"))
+        let received = try #require(try await sink.waitForMessages(1).first)
+        #expect(received.tls && received.login == "mailer" && received.subject == "plain subject")
+    }
+
+    @Test func wrongPasswordIsAPermanentRefusalThatNamesNoSecret() async throws {
+        let sink = try SMTPSink.start(security: .startTLS, users: ["mailer": "s3cret"])
+        defer { sink.stop() }
+        let client = SMTPClient(configuration: .init(host: "localhost", port: sink.port, security: .startTLS,
+                                                     username: "mailer", password: "wrong-password",
+                                                     caFile: sink.certificateFile, timeout: 10))
+        do {
+            try await client.send(Self.message())
+            Issue.record("a wrong password was accepted")
+        } catch let error as SMTPError {
+            #expect(error.isPermanent)
+            #expect(!"\(error)".contains("wrong-password") && !"\(error)".contains(Data("wrong-password".utf8).base64EncodedString()))
+        }
+        #expect(try sink.messages().isEmpty)
+    }
+
+    @Test func neverFallsBackToPlainTextOrTrustsAnUnknownCertificate() async throws {
+        let plain = try SMTPSink.start()
+        defer { plain.stop() }
+        await #expect(throws: SMTPError.startTLSUnavailable) {
+            try await SMTPClient(configuration: .init(host: "127.0.0.1", port: plain.port, security: .startTLS, timeout: 10))
+                .send(Self.message())
+        }
+        await #expect(throws: SMTPError.credentialsNeedTLS) {
+            try await SMTPClient(configuration: .init(host: "127.0.0.1", port: plain.port, security: .none,
+                                                      username: "u", password: "p", timeout: 10)).send(Self.message())
+        }
+        let tls = try SMTPSink.start(security: .tls)
+        defer { tls.stop() }
+        await #expect(throws: (any Error).self) {
+            try await SMTPClient(configuration: .init(host: "localhost", port: tls.port, security: .tls, timeout: 10))
+                .send(Self.message())
+        }
+        #expect(try plain.messages().isEmpty && tls.messages().isEmpty)
+    }
+
+    @Test func aDropMidMessageIsAnErrorNotASuccess() async throws {
+        let sink = try SMTPSink.start(dropFirst: 1)
+        defer { sink.stop() }
+        let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: sink.port, security: .none, timeout: 10))
+        await #expect(throws: SMTPError.connectionClosed) { try await client.send(Self.message()) }
+        #expect(sink.drops() == 1)
+        try await client.send(Self.message())
+        #expect(try await sink.waitForMessages(1).count == 1)
+    }
+}
