@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // The domain: accounts, passwords, tokens, the store protocol. No HTTP, NIO or SQL driver.
@@ -50,7 +51,7 @@ let package = Package(
         // The storage contract suite, a library linked only by test targets.
         .target(name: "HearthStoreContract", dependencies: ["HearthCore"], swiftSettings: swiftSettings),
         // Real third-party servers the tests drive (an SMTP sink, headless Chromium). Linked only by test targets.
-        .target(name: "HearthTestSupport", swiftSettings: swiftSettings),
+        .target(name: "HearthTestSupport", resources: [.copy("smtp_sink.py")], swiftSettings: swiftSettings),
         // Email: templates in the user's language, an SMTP client on SwiftNIO, the outbox delivery worker.
         .target(name: "HearthMail", dependencies: [
             "HearthCore",
@@ -63,13 +64,14 @@ let package = Package(
         .target(name: "HearthServer", dependencies: [
             "HearthCore", "HearthWire", "HearthMail",
             .product(name: "Mustache", package: "swift-mustache"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "HearthCLI", dependencies: [
-            "HearthServer", "HearthSQLite", "HearthPostgres",
+            "HearthServer", "HearthSQLite", "HearthPostgres", "HearthMail",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
 

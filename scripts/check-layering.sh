@@ -3,6 +3,7 @@
 #   HearthCore   imports no other Hearth target, no NIO, HTTP or database driver.
 #   HearthWire   imports Foundation only.
 #   backends     import HearthCore only (never each other, the server or the wire types).
+#   HearthMail   imports HearthCore, Mustache and NIO only.
 #   HearthServer never imports a backend or a driver.
 #   HearthStoreContract imports HearthCore only.
 set -u
@@ -39,8 +40,12 @@ allow Sources/HearthSQLite "a backend imports HearthCore and its driver only" \
 allow Sources/HearthPostgres "a backend imports HearthCore and its driver only" \
   $platform HearthCore PostgresNIO NIOSSL NIOCore Logging
 allow Sources/HearthStoreContract "the contract suite imports HearthCore only" $platform HearthCore
+allow Sources/HearthMail "mail imports HearthCore, templates and NIO only (no backend, no server)" \
+  $platform HearthCore Mustache NIOCore NIOPosix NIOSSL Logging
 allow Sources/HearthServer "the server never imports a backend" \
-  $platform HearthCore HearthWire Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging
+  $platform HearthCore HearthWire HearthMail Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
+  Mustache ServiceLifecycle
+allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform
 allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking
 allow Sources/HearthAdmin "the admin SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking
 

@@ -1,4 +1,5 @@
 import Foundation
+import HearthMail
 import HearthServer
 
 /// The optional JSON configuration file (`--config FILE` or `HEARTH_CONFIG`). Every key is optional.
@@ -7,7 +8,13 @@ import HearthServer
 /// { "host": "0.0.0.0", "port": 9099, "store": "postgres://hearth@db/hearth", "projectId": "my-app",
 ///   "emulator": false, "issuerPrefix": "https://securetoken.google.com/", "recentLoginWindowSeconds": 300,
 ///   "authorizedDomains": ["localhost", "app.example.com"], "emailEnumerationProtection": true,
-///   "maxBodyBytes": 1048576, "logLevel": "info", "rateLimits": true, "trustForwardedFor": false }
+///   "maxBodyBytes": 1048576, "logLevel": "info", "rateLimits": true, "trustForwardedFor": false,
+///   "publicURL": "https://auth.example.com",
+///   "email": { "from": "noreply@example.com", "appName": "Acme", "defaultLocale": "en",
+///              "smtp": { "host": "smtp.example.com", "port": 587, "security": "starttls",
+///                        "username": "apikey", "password": "…" },
+///              "templates": { "fr": { "PASSWORD_RESET": { "subject": "…", "text": "…", "html": "…" } } } },
+///   "projects": { "other-project": { "email": { … } } } }
 /// ```
 struct ConfigFile: Decodable {
     var host: String?
@@ -25,6 +32,12 @@ struct ConfigFile: Decodable {
     var rateLimits: Bool?
     var publicURL: String?
     var trustForwardedFor: Bool?
+    var email: EmailConfiguration?
+    var projects: [String: ProjectSection]?
+
+    struct ProjectSection: Decodable {
+        var email: EmailConfiguration?
+    }
 
     static func load(_ path: String?) throws -> ConfigFile {
         guard let path else { return ConfigFile() }
@@ -51,6 +64,10 @@ struct ConfigFile: Decodable {
         if let rateLimits { configuration.rateLimits.enabled = rateLimits }
         if let publicURL { configuration.publicURL = publicURL }
         if let trustForwardedFor { configuration.trustForwardedFor = trustForwardedFor }
+        if let email { configuration.email = email }
+        for (id, section) in projects ?? [:] {
+            if let email = section.email { configuration.projectEmail[id] = email }
+        }
     }
 }
 

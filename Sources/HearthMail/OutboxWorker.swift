@@ -10,7 +10,7 @@ public struct EmailConfiguration: Sendable, Codable, Equatable {
     public var from: String
     /// The `From:` display name; the app name when absent.
     public var fromName: String?
-    /// `{{appName}}` / `%APP_NAME%` in templates.
+    /// `{{appName}}` / `%APP_NAME%` in templates (the server puts the project id in when it is empty).
     public var appName: String
     /// The language used when the client sent none Hearth can write in.
     public var defaultLocale: String
@@ -18,7 +18,7 @@ public struct EmailConfiguration: Sendable, Codable, Equatable {
     public var templates: [String: [String: EmailTemplate]]
 
     public init(smtp: SMTPConfiguration? = nil, from: String = "noreply@localhost", fromName: String? = nil,
-                appName: String = "Hearth", defaultLocale: String = "en",
+                appName: String = "", defaultLocale: String = "en",
                 templates: [String: [String: EmailTemplate]] = [:]) {
         self.smtp = smtp
         self.from = from
@@ -196,5 +196,19 @@ public struct OutboxWorker: Sendable {
                              metadata: metadata)
             }
         }
+    }
+}
+
+extension EmailConfiguration {
+    /// Every key is optional in a config file.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(smtp: try container.decodeIfPresent(SMTPConfiguration.self, forKey: .smtp),
+                  from: try container.decodeIfPresent(String.self, forKey: .from) ?? "noreply@localhost",
+                  fromName: try container.decodeIfPresent(String.self, forKey: .fromName),
+                  appName: try container.decodeIfPresent(String.self, forKey: .appName) ?? "",
+                  defaultLocale: try container.decodeIfPresent(String.self, forKey: .defaultLocale) ?? "en",
+                  templates: try container.decodeIfPresent([String: [String: EmailTemplate]].self,
+                                                           forKey: .templates) ?? [:])
     }
 }

@@ -267,3 +267,53 @@ final class SMTPTimeoutHandler: ChannelInboundHandler, Sendable {
         context.fireUserInboundEventTriggered(event)
     }
 }
+
+extension SMTPConfiguration {
+    /// Every key but `host` is optional in a config file.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let security = try container.decodeIfPresent(Security.self, forKey: .security) ?? .startTLS
+        self.init(host: try container.decode(String.self, forKey: .host),
+                  port: try container.decodeIfPresent(Int.self, forKey: .port) ?? security.defaultPort,
+                  security: security,
+                  username: try container.decodeIfPresent(String.self, forKey: .username),
+                  password: try container.decodeIfPresent(String.self, forKey: .password),
+                  caFile: try container.decodeIfPresent(String.self, forKey: .caFile),
+                  heloName: try container.decodeIfPresent(String.self, forKey: .heloName) ?? "localhost",
+                  timeout: try container.decodeIfPresent(Double.self, forKey: .timeout) ?? 30)
+    }
+
+    /// Reads `smtp://user:password@host:587` (STARTTLS), `smtps://user:password@host:465` (TLS from the start) or
+    /// `smtp://host:25?security=none` (a local relay); `?ca=/path.pem` adds a trust root. User and password are
+    /// percent-decoded. Returns `nil` for anything else.
+    ///
+    /// ```swift
+    /// let smtp = SMTPConfiguration(url: "smtps://apikey:s3cret@smtp.example.com")
+    /// ```
+    public init?(url: String) {
+        guard let components = URLComponents(string: url), let host = components.host, !host.isEmpty,
+              let scheme = components.scheme?.lowercased(), ["smtp", "smtps"].contains(scheme)
+        else { return nil }
+        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+                               uniquingKeysWith: { _, last in last })
+        var security: Security = scheme == "smtps" ? .tls : .startTLS
+        if let value = query["security"] {
+            guard let chosen = Security(rawValue: value.lowercased()) else { return nil }
+            security = chosen
+        }
+        self.init(host: host, port: components.port ?? security.defaultPort, security: security,
+                  username: components.percentEncodedUser?.removingPercentEncoding,
+                  password: components.percentEncodedPassword?.removingPercentEncoding, caFile: query["ca"])
+    }
+}
+
+extension SMTPConfiguration.Security {
+    /// 587 for submission with STARTTLS, 465 for TLS, 25 for a plain relay.
+    public var defaultPort: Int {
+        switch self {
+        case .none: 25
+        case .startTLS: 587
+        case .tls: 465
+        }
+    }
+}

@@ -1,6 +1,8 @@
 import HearthCore
+import HearthMail
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// Builds the Hearth application on `store`: what `hearth serve` runs and what tests drive.
 ///
@@ -12,10 +14,13 @@ public func buildApplication(
     configuration: ServerConfiguration, store: any IdentityStore, clock: any HearthClock = SystemClock(),
     hashing: any BlockingWorkRunner = ThreadPoolWorkRunner(), logger: Logger = Logger(label: "hearth"),
     hashParameters: @escaping @Sendable () -> FirebaseScryptParameters = { .generate() },
+    mailPollInterval: Duration = .seconds(5),
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
+    let mail = try makeOutboxWorker(configuration: configuration, store: store, clock: clock, logger: logger,
+                                    pollInterval: mailPollInterval)
     let services = HearthServices(configuration: configuration, store: store, clock: clock, hashing: hashing,
-                                  logger: logger, hashParameters: hashParameters)
+                                  logger: logger, mail: mail, hashParameters: hashParameters)
     // The first start creates the project: keys, hash parameters, API key. A configured switch applies to it
     // on every start, so turning email-enumeration protection on or off is a config change and a restart.
     var project = try await services.defaultProject().record
@@ -27,6 +32,36 @@ public func buildApplication(
     return Application(
         responder: HearthAPI(services: services),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+        services: mail.map { [OutboxService(worker: $0)] } ?? [],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger)
+}
+
+/// The outbox sender, in production when an SMTP server is configured. Templates are compiled here, so a broken
+/// override stops the start with its name instead of failing at the first email.
+func makeOutboxWorker(configuration: ServerConfiguration, store: any IdentityStore, clock: any HearthClock,
+                      logger: Logger, pollInterval: Duration) throws -> OutboxWorker? {
+    var mailers: [String: ProjectMailer] = [:]
+    for projectID in Set([configuration.projectID]).union(configuration.projectEmail.keys) {
+        let settings = configuration.emailConfiguration(for: projectID)
+        _ = try EmailTemplates(overrides: settings.templates, defaultLocale: settings.defaultLocale)
+        if settings.smtp != nil { mailers[projectID] = try ProjectMailer(configuration: settings) }
+    }
+    guard !configuration.isEmulator else { return nil }
+    guard !mailers.isEmpty else {
+        logger.warning("no SMTP server configured: verification and reset emails stay in the outbox; set email.smtp in the config file or HEARTH_SMTP_URL")
+        return nil
+    }
+    var mailLogger = logger
+    mailLogger[metadataKey: "component"] = "mail"
+    return OutboxWorker(store: store, mailers: mailers, clock: clock, logger: mailLogger, pollInterval: pollInterval)
+}
+
+/// Runs the outbox sender beside the HTTP server; stops with it.
+struct OutboxService: Service {
+    let worker: OutboxWorker
+
+    func run() async throws {
+        try await cancelWhenGracefulShutdown { await worker.run() }
+    }
 }

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthMail
 import Logging
 
 /// The long-lived parts every handler shares, built once by ``buildApplication(configuration:store:logger:)``.
@@ -9,11 +10,14 @@ public struct HearthServices: Sendable {
     public let accounts: AccountService
     public let logger: Logger
     public let limiter: RateLimiter
+    /// Delivers the outbox over SMTP; `nil` in emulator mode (emails stay listed) and without an SMTP server.
+    public let mail: OutboxWorker?
 
     public init(configuration: ServerConfiguration, store: any IdentityStore, clock: any HearthClock,
-                hashing: any BlockingWorkRunner, logger: Logger,
+                hashing: any BlockingWorkRunner, logger: Logger, mail: OutboxWorker? = nil,
                 hashParameters: @escaping @Sendable () -> FirebaseScryptParameters = { .generate() }) {
         self.configuration = configuration
+        self.mail = mail
         self.store = store
         self.logger = logger
         limiter = RateLimiter(clock: clock)
@@ -26,6 +30,21 @@ public struct HearthServices: Sendable {
             store: store, clock: clock, hashing: hashing,
             issuer: IDTokenIssuer(issuerPrefix: configuration.issuerPrefix),
             recentLoginWindow: configuration.recentLoginWindow)
+    }
+
+    /// After an email was queued: wake the sender, or in emulator mode log the link as Firebase's emulator does.
+    /// Production logs never carry links or codes.
+    public func emailQueued(_ message: OutboxMessage) {
+        if configuration.isEmulator {
+            logger.info("email action link (emulator mode; nothing is sent)",
+                        metadata: ["type": "\(message.type.rawValue)", "to": "\(message.recipient)",
+                                   "link": "\(message.link)"])
+        } else if let mail {
+            mail.ring()
+        } else {
+            logger.warning("email queued in the outbox but no SMTP server is configured; set email.smtp in the config file or HEARTH_SMTP_URL",
+                           metadata: ["type": "\(message.type.rawValue)", "message": "\(message.id)"])
+        }
     }
 
     /// The project client calls act in: created with keys, hash parameters and an API key on first start.

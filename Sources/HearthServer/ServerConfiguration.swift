@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthMail
 
 /// How a Hearth server runs. Built by `hearth serve` from flags, `HEARTH_*` variables and a config file.
 public struct ServerConfiguration: Sendable {
@@ -33,6 +34,17 @@ public struct ServerConfiguration: Sendable {
     public var publicURL: String?
     /// Take the client address from `X-Forwarded-For` (only behind a proxy you run; otherwise clients could forge it).
     public var trustForwardedFor: Bool
+    /// Sender, SMTP server and templates of the served project's emails.
+    public var email = EmailConfiguration()
+    /// Other projects' email settings, by project id (those without an entry use ``email``).
+    public var projectEmail: [String: EmailConfiguration] = [:]
+
+    /// The email settings of `projectID`, the app name defaulting to the project id.
+    public func emailConfiguration(for projectID: String) -> EmailConfiguration {
+        var settings = projectEmail[projectID] ?? email
+        if settings.appName.isEmpty { settings.appName = projectID }
+        return settings
+    }
 
     /// Per-route abuse limits. Failed sign-ins are limited per email and per address, so a leaked endpoint cannot be
     /// used to guess passwords; successful sign-ins are not (scrypt already bounds them). Sign-ups are limited per

@@ -13,7 +13,7 @@ struct OutboxWorkerTests {
 
     func mailer(port: Int) throws -> ProjectMailer {
         try ProjectMailer(configuration: EmailConfiguration(
-            smtp: .init(host: "127.0.0.1", port: port, security: .none, timeout: 5),
+            smtp: .init(host: "127.0.0.1", port: port, security: .none, timeout: 30),
             from: "noreply@acme.test", appName: "Acme", defaultLocale: "en"))
     }
 

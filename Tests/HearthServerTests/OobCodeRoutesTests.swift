@@ -97,6 +97,69 @@ import Testing
             #expect(applied["email"] as? String == "changed@example.com")
             #expect(applied["emailVerified"] as? Bool == true)
             #expect(try await client.post(Self.signIn, ["email": "changed@example.com", "password": "secret1"]).status == 200)
+            #expect(try await app.store.outboxMessages(projectID: "demo-project").last?.type == .verifyAndChangeEmail,
+                    "old@ was never verified: no recovery notice")
+
+            _ = try await client.post(Self.send, ["requestType": "VERIFY_AND_CHANGE_EMAIL",
+                                                  "idToken": applied["idToken"] ?? user["idToken"]!,
+                                                  "newEmail": "third@example.com"])
+            let second = try #require(try await app.store.outboxMessages(projectID: "demo-project").last)
+            _ = try await client.post(Self.update, ["oobCode": second.code])
+            let notice = try #require(try await app.store.outboxMessages(projectID: "demo-project").last)
+            #expect(notice.type == .recoverEmail && notice.recipient == "changed@example.com"
+                    && notice.newEmail == "third@example.com", "the verified changed@ is told and can revert")
+        }
+    }
+
+    /// A verified address replaced by a direct change gets a RECOVER_EMAIL link; using it puts the address back,
+    /// verified, and ends the sessions of whoever changed it.
+    @Test func recoverEmailAfterAChangeOfAVerifiedAddress() async throws {
+        let app = TestApp(protection: false)
+        try await app.run { client in
+            let user = try await client.signUp("owner@example.com", "secret123")
+            _ = try await client.post(Self.send, ["requestType": "VERIFY_EMAIL", "idToken": user["idToken"]!])
+            _ = try await client.post(Self.update, ["oobCode": try await Self.lastCode(app)])
+            let changed = try await client.post(Self.update, ["idToken": user["idToken"]!, "email": "thief@example.com",
+                                                              "returnSecureToken": true],
+                                                headers: [HTTPField.Name("X-Firebase-Locale")!: "de"])
+            #expect(changed.status == 200)
+            let notice = try #require(try await app.store.outboxMessages(projectID: "demo-project").last)
+            #expect(notice.type == .recoverEmail && notice.recipient == "owner@example.com")
+            #expect(notice.newEmail == "thief@example.com" && notice.locale == "de")
+            #expect(notice.link.contains("mode=recoverEmail&oobCode=\(notice.code)"))
+
+            let checked = try await client.post(Self.reset, ["oobCode": notice.code])
+            #expect(checked["requestType"] as? String == "RECOVER_EMAIL")
+            #expect(checked["email"] as? String == "owner@example.com" && checked["newEmail"] as? String == "thief@example.com")
+
+            app.clock.advance(by: 2)
+            let recovered = try await client.post(Self.update, ["oobCode": notice.code])
+            #expect(recovered["email"] as? String == "owner@example.com")
+            #expect(recovered["emailVerified"] as? Bool == true)
+            let thiefSession = try await client.post("/securetoken.googleapis.com/v1/token",
+                                                     ["grant_type": "refresh_token", "refresh_token": changed["refreshToken"]!])
+            #expect(thiefSession.errorMessage == "TOKEN_EXPIRED", "the changer's session ended")
+            #expect(try await client.post(Self.update, ["oobCode": notice.code]).errorMessage == "INVALID_OOB_CODE")
+            #expect(try await client.post(Self.signIn, ["email": "owner@example.com", "password": "secret123"]).status == 200)
+        }
+    }
+
+    @Test func noRecoveryNoticeForAnUnverifiedAddressAndNoRecoveryOntoATakenOne() async throws {
+        let app = TestApp(protection: false)
+        try await app.run { client in
+            let unverified = try await client.signUp("draft@example.com")
+            _ = try await client.post(Self.update, ["idToken": unverified["idToken"]!, "email": "draft2@example.com"])
+            #expect(try await app.store.outboxMessages(projectID: "demo-project").isEmpty)
+
+            let user = try await client.signUp("first@example.com")
+            _ = try await client.post(Self.send, ["requestType": "VERIFY_EMAIL", "idToken": user["idToken"]!])
+            _ = try await client.post(Self.update, ["oobCode": try await Self.lastCode(app)])
+            _ = try await client.post(Self.update, ["idToken": user["idToken"]!, "email": "second@example.com"])
+            let notice = try await Self.lastCode(app)
+            _ = try await client.signUp("first@example.com")  // somebody takes the freed address meanwhile
+            let refused = try await client.post(Self.update, ["oobCode": notice])
+            #expect(refused.errorMessage == "EMAIL_EXISTS")
+            #expect(try await client.post(Self.reset, ["oobCode": notice]).status == 200, "the code was not used up")
         }
     }
 

@@ -58,8 +58,26 @@ import Testing
         }
     }
 
+    @Test func directEmailChangeIsRefusedUnderEnumerationProtection() async throws {
+        let app = TestApp(protection: true)
+        try await app.run { client in
+            let user = try await client.signUp("alice@example.com", "secret123")
+            let refused = try await client.post(Self.update, ["idToken": user["idToken"]!, "email": "new@example.com"])
+            #expect(refused.status == 400)
+            #expect(refused.errorMessage == "OPERATION_NOT_ALLOWED : Please verify the new email before changing email.")
+            let lookup = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:lookup", ["idToken": user["idToken"]!])
+            let users = try #require(lookup["users"] as? [[String: Any]])
+            #expect(users.first?["email"] as? String == "alice@example.com", "nothing changed")
+            // The verified route still works: the new address proves itself first.
+            let sent = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:sendOobCode",
+                                             ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": user["idToken"]!,
+                                              "newEmail": "new@example.com"])
+            #expect(sent.status == 200)
+        }
+    }
+
     @Test func emailChange() async throws {
-        try await TestApp().run { client in
+        try await TestApp(protection: false).run { client in
             _ = try await client.signUp("taken@example.com")
             let user = try await client.signUp("alice@example.com", "secret123")
             let taken = try await client.post(Self.update, ["idToken": user["idToken"]!, "email": "TAKEN@example.com",

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HearthCore
+import HearthMail
 import HearthServer
 import Hummingbird
 import Logging
@@ -12,7 +13,8 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Without --store, data lives in an SQLite file under ./hearth-data. The first start creates the project:
             signing keys, Firebase-scrypt hash parameters and an API key, all printed on start.
-            Environment: HEARTH_HOST, HEARTH_PORT, HEARTH_STORE, HEARTH_PROJECT_ID, HEARTH_EMULATOR=1, HEARTH_CONFIG.
+            Environment: HEARTH_HOST, HEARTH_PORT, HEARTH_STORE, HEARTH_PROJECT_ID, HEARTH_EMULATOR=1, HEARTH_CONFIG,
+            HEARTH_SMTP_URL (smtp://user:password@host:587, smtps://…:465), HEARTH_PUBLIC_URL.
             """)
 
     @Flag(help: "Emulator mode: compatible with Firebase's Auth emulator (any API key, /emulator endpoints). Never expose it.")
@@ -33,6 +35,12 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "A JSON configuration file (see README: Configuration).")
     var config: String?
 
+    @Option(name: .customLong("smtp-url"), help: "SMTP server for emails: smtp://user:password@host:587 (STARTTLS) or smtps://…:465. Prefer HEARTH_SMTP_URL: flags show in process lists.")
+    var smtpURL: String?
+
+    @Option(name: .customLong("public-url"), help: "Address browsers reach this server at, for links in emails (default http://host:port).")
+    var publicURL: String?
+
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let file = try ConfigFile.load(config ?? environment["HEARTH_CONFIG"])
@@ -46,6 +54,13 @@ struct Serve: AsyncParsableCommand {
         if let port { configuration.port = port }
         if let projectID { configuration.projectID = projectID }
         if emulator { configuration.mode = .emulator }
+        if let value = publicURL ?? environment["HEARTH_PUBLIC_URL"] { configuration.publicURL = value }
+        if let value = smtpURL ?? environment["HEARTH_SMTP_URL"] {
+            guard let smtp = SMTPConfiguration(url: value) else {
+                throw ValidationError("SMTP URL must look like smtp://user:password@host:587 or smtps://user:password@host:465")
+            }
+            configuration.email.smtp = smtp
+        }
         // Limits follow the mode (off in emulator mode, as Firebase's emulator) unless the config file says otherwise.
         configuration.rateLimits.enabled = file.rateLimits ?? !configuration.isEmulator
         guard ProjectID.isValid(configuration.projectID) else {

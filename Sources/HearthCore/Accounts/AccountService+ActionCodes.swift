@@ -36,11 +36,11 @@ public struct ActionLinkBase: Sendable, Equatable {
 extension AccountService {
     /// `accounts:sendOobCode`: creates a single-use code (only its hash is stored) and queues the email in the outbox.
     ///
-    /// Returns the email the message goes to, or `nil` for a password reset of an unknown email under
-    /// email-enumeration protection (Firebase then answers success and sends nothing).
+    /// Returns the account's email (what the response reports) and the queued message, or `nil` for a password
+    /// reset of an unknown email under email-enumeration protection (Firebase then answers success, sends nothing).
     @discardableResult
     public func sendActionCode(in project: ProjectContext, _ request: ActionCodeRequest, links: ActionLinkBase,
-                               authorizedDomains: [String]) async throws -> String? {
+                               authorizedDomains: [String]) async throws -> (email: String, message: OutboxMessage)? {
         if let continueURL = request.continueURL {
             guard let url = URL(string: continueURL), ["http", "https"].contains(url.scheme?.lowercased()),
                   let host = url.host, !host.isEmpty
@@ -80,17 +80,40 @@ extension AccountService {
         case .recoverEmail:
             throw AuthFailure.operationNotAllowed  // sent by the server itself after an email change, never asked for
         }
+        let message = try await queueActionCode(request.type, in: project, user: user, email: email,
+                                                newEmail: newEmail, recipient: newEmail ?? email,
+                                                continueURL: request.continueURL, locale: request.locale, links: links)
+        return (email, message)
+    }
+
+    /// Stores a new code (its hash only) and queues the email carrying it.
+    func queueActionCode(_ type: ActionCodeType, in project: ProjectContext, user: UserRecord?, email: String,
+                         newEmail: String?, recipient: String, continueURL: String?, locale: String?,
+                         links: ActionLinkBase) async throws -> OutboxMessage {
         let now = clock.now()
         let code = SecureRandom.string(length: 54, alphabet: Self.codeAlphabet)
         try await store.insertActionCode(ActionCodeRecord(
-            codeDigest: storageDigest(code), projectID: project.id, tenantID: user?.tenantID, type: request.type,
-            localID: user?.localID, email: email, newEmail: newEmail, continueURL: request.continueURL,
-            createdAt: now, expiresAt: now + request.type.lifetime))
-        try await store.enqueueOutboxMessage(OutboxMessage(
-            projectID: project.id, type: request.type, recipient: newEmail ?? email, newEmail: newEmail, code: code,
-            link: Self.link(links, type: request.type, code: code, locale: request.locale, continueURL: request.continueURL),
-            locale: request.locale, createdAt: now))
-        return email
+            codeDigest: storageDigest(code), projectID: project.id, tenantID: user?.tenantID, type: type,
+            localID: user?.localID, email: email, newEmail: newEmail, continueURL: continueURL,
+            createdAt: now, expiresAt: now + type.lifetime))
+        let message = OutboxMessage(
+            projectID: project.id, type: type, recipient: recipient, newEmail: newEmail, code: code,
+            link: Self.link(links, type: type, code: code, locale: locale, continueURL: continueURL),
+            locale: locale, displayName: user?.displayName, createdAt: now)
+        try await store.enqueueOutboxMessage(message)
+        return message
+    }
+
+    /// After a verified address was replaced, tells it so with a RECOVER_EMAIL link that puts it back: the
+    /// owner's way out when somebody else changed the email.
+    func sendRecoveryNotice(in project: ProjectContext, user: UserRecord, previousEmail: String, wasVerified: Bool,
+                            links: ActionLinkBase?, locale: String?) async throws -> OutboxMessage? {
+        guard wasVerified, let links, let newEmail = user.email,
+              EmailAddress.normalized(newEmail) != EmailAddress.normalized(previousEmail)
+        else { return nil }
+        return try await queueActionCode(.recoverEmail, in: project, user: user, email: previousEmail,
+                                         newEmail: newEmail, recipient: previousEmail, continueURL: nil,
+                                         locale: locale, links: links)
     }
 
     /// What a code is for, without using it (`resetPassword` with `oobCode` alone, `checkActionCode`).
@@ -124,17 +147,28 @@ extension AccountService {
     }
 
     /// `accounts:update` with an `oobCode`: VERIFY_EMAIL marks the email verified; VERIFY_AND_CHANGE_EMAIL moves the
-    /// account to the new, now verified, email and ends earlier sessions.
-    public func applyActionCode(in project: ProjectContext, code: String?) async throws
-        -> (user: UserRecord, code: ActionCodeRecord)
+    /// account to the new, now verified, email, ends earlier sessions and sends the old address a RECOVER_EMAIL link;
+    /// RECOVER_EMAIL puts the previous email back (verified) and ends every session, since whoever changed it
+    /// may still hold one.
+    public func applyActionCode(in project: ProjectContext, code: String?, links: ActionLinkBase? = nil,
+                                locale: String? = nil) async throws
+        -> (user: UserRecord, code: ActionCodeRecord, recoveryNotice: OutboxMessage?)
     {
         let peeked = try await inspectActionCode(in: project, code: code)
-        guard [.verifyEmail, .verifyAndChangeEmail].contains(peeked.type) else { throw AuthFailure.invalidOobCode }
+        guard [.verifyEmail, .verifyAndChangeEmail, .recoverEmail].contains(peeked.type) else {
+            throw AuthFailure.invalidOobCode
+        }
+        if peeked.type == .recoverEmail, !project.settings.allowDuplicateEmails,
+           let owner = try await store.user(projectID: project.id, tenantID: peeked.tenantID, email: peeked.email),
+           owner.localID != peeked.localID {
+            throw AuthFailure.emailExists  // checked before the code is used, so nothing is half-done
+        }
         let (record, stored) = try await redeem(code, in: project)
         var user = stored
-        if record.type == .verifyAndChangeEmail, let newEmail = record.newEmail {
+        let previous = (email: stored.email, verified: stored.emailVerified)
+        if record.type == .verifyAndChangeEmail || record.type == .recoverEmail {
             let now = clock.now()
-            user.email = newEmail
+            user.email = record.type == .recoverEmail ? record.email : record.newEmail
             user.validSince = now.epochSeconds
             user.tokensValidAfter = now
         } else {
@@ -145,7 +179,12 @@ extension AccountService {
         }
         user.emailVerified = true
         try await save(user, project: project)
-        return (user, record)
+        var notice: OutboxMessage?
+        if record.type == .verifyAndChangeEmail, let previousEmail = previous.email {
+            notice = try await sendRecoveryNotice(in: project, user: user, previousEmail: previousEmail,
+                                                  wasVerified: previous.verified, links: links, locale: locale)
+        }
+        return (user, record, notice)
     }
 
     /// `accounts:signInWithEmailLink`: uses an EMAIL_SIGNIN code sent to `email`. Signs in the account with that

@@ -27,15 +27,19 @@ extension AccountService {
         public var user: UserRecord
         public var tokens: Tokens?
         public var newEmail: String?
+        /// The RECOVER_EMAIL notice queued for the previous address, if the change replaced a verified one.
+        public var recoveryNotice: OutboxMessage?
     }
 
     /// `accounts:update` with an ID token: profile fields, password and email.
     ///
     /// A password or email change needs an interactive sign-in within the recent-login window, moves
     /// `validSince` (older ID tokens answer `TOKEN_EXPIRED`), makes older refresh tokens fail with
-    /// `TOKEN_EXPIRED`, and returns fresh tokens. A new email is unverified.
-    public func updateAccount(in project: ProjectContext, idToken: String?, changes: AccountChanges) async throws
-        -> UpdateResult
+    /// `TOKEN_EXPIRED`, and returns fresh tokens. A new email is unverified; when it replaces a verified one, the
+    /// old address gets a RECOVER_EMAIL link (`links` says where links point). Under email-enumeration protection
+    /// a direct email change is refused: the new address must be verified first (VERIFY_AND_CHANGE_EMAIL).
+    public func updateAccount(in project: ProjectContext, idToken: String?, changes: AccountChanges,
+                              links: ActionLinkBase? = nil, locale: String? = nil) async throws -> UpdateResult
     {
         let (stored, claims) = try await authenticate(idToken, in: project)
         var user = stored
@@ -45,6 +49,7 @@ extension AccountService {
 
         if let email = changes.email {
             guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
+            if project.settings.enableImprovedEmailPrivacy { throw AuthFailure.emailChangeNeedsVerification }
             user.email = email
             user.emailVerified = false
         }
@@ -64,10 +69,15 @@ extension AccountService {
         }
         try await save(user, project: project)
         guard sensitive else { return UpdateResult(user: user, tokens: nil, newEmail: nil) }
+        var notice: OutboxMessage?
+        if changes.email != nil, let previous = stored.email {
+            notice = try await sendRecoveryNotice(in: project, user: user, previousEmail: previous,
+                                                  wasVerified: stored.emailVerified, links: links, locale: locale)
+        }
         let provider = claims.firebase?.signInProvider ?? "password"
         let session = try await issue(for: user, provider: provider, in: project, now: now, isNewUser: false,
                                       secondFactor: claims.firebase?.signInSecondFactor,
                                       secondFactorID: claims.firebase?.secondFactorIdentifier)
-        return UpdateResult(user: user, tokens: session.tokens, newEmail: changes.email)
+        return UpdateResult(user: user, tokens: session.tokens, newEmail: changes.email, recoveryNotice: notice)
     }
 }

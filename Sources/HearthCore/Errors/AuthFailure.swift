@@ -35,4 +35,7 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case missingNewEmail
     case unauthorizedDomain
     case emailLinkMismatch
+    /// A direct email change under email-enumeration protection: the new address must be verified first
+    /// (`verifyBeforeUpdateEmail`), so an account cannot be used to probe which addresses exist.
+    case emailChangeNeedsVerification
 }

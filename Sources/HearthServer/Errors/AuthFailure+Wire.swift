@@ -35,6 +35,8 @@ extension AuthFailure {
         case .missingRequestType: (.missingRequestType, nil)
         case .missingNewEmail: (.missingNewEmail, nil)
         case .unauthorizedDomain: (.unauthorizedDomain, "Domain not allowlisted by project")
+        case .emailChangeNeedsVerification:
+            (.operationNotAllowed, "Please verify the new email before changing email.")
         case .emailLinkMismatch: (.invalidEmail, "The email provided does not match the sign-in email address.")
         case .tooManyAttempts: (.tooManyAttemptsTryLater, "Too many attempts from this address or for this account. Try again later.")
         }

@@ -55,7 +55,10 @@ enum AccountRoutes {
     static func update(_ call: Call) async throws -> Response {
         let request = try call.decode(UpdateAccountRequest.self)
         if let code = request.oobCode {
-            let (user, record) = try await call.services.accounts.applyActionCode(in: try call.clientProject, code: code)
+            let project = try call.clientProject
+            let (user, record, notice) = try await call.services.accounts.applyActionCode(
+                in: project, code: code, links: call.actionLinks(project), locale: call.locale)
+            if let notice { call.services.emailQueued(notice) }
             var response = UpdateAccountResponse(user)
             response.newEmail = record.newEmail
             return json(response)
@@ -72,8 +75,11 @@ enum AccountRoutes {
             email: request.email, password: request.password, displayName: request.displayName,
             photoURL: request.photoUrl, deleteDisplayName: deleted.contains(.displayName),
             deletePhotoURL: deleted.contains(.photoURL))
+        let project = try call.clientProject
         let result = try await call.services.accounts.updateAccount(
-            in: try call.clientProject, idToken: request.idToken, changes: changes)
+            in: project, idToken: request.idToken, changes: changes, links: call.actionLinks(project),
+            locale: call.locale)
+        if let notice = result.recoveryNotice { call.services.emailQueued(notice) }
         var response = UpdateAccountResponse(result.user)
         response.newEmail = result.newEmail
         response.idToken = result.tokens?.idToken

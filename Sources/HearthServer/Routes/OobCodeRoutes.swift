@@ -16,19 +16,14 @@ enum OobCodeRoutes {
         let limits = call.emailKeys(recipient: request.newEmail ?? request.email ?? request.idToken ?? "")
         try call.enforce(limits)
         defer { call.count(limits) }
-        let email = try await call.services.accounts.sendActionCode(
+        let sent = try await call.services.accounts.sendActionCode(
             in: project,
             ActionCodeRequest(type: ActionCodeType(rawValue: type.rawValue)!, email: request.email,
                               idToken: request.idToken, newEmail: request.newEmail, continueURL: request.continueUrl,
-                              locale: call.request.headers[HTTPField.Name("X-Firebase-Locale")!]),
-            links: ActionLinkBase(url: call.configuration.actionURL, apiKey: project.record.apiKeys.first ?? ""),
-            authorizedDomains: call.configuration.authorizedDomains)
-        if email != nil, !call.configuration.isEmulator {
-            // Delivery comes with the SMTP sender; until then say so without logging the link or code.
-            call.services.logger.warning("email queued in the outbox; no mail delivery is configured yet",
-                                         metadata: ["type": .string(type.rawValue)])
-        }
-        return json(SendOobCodeResponse(email: email ?? request.email))
+                              locale: call.locale),
+            links: call.actionLinks(project), authorizedDomains: call.configuration.authorizedDomains)
+        if let sent { call.services.emailQueued(sent.message) }
+        return json(SendOobCodeResponse(email: sent?.email ?? request.email))
     }
 
     static func signInWithEmailLink(_ call: Call) async throws -> Response {
@@ -56,6 +51,16 @@ enum OobCodeRoutes {
         return json(ResetPasswordResponse(
             requestType: record.type.rawValue, email: record.type == .emailSignIn ? nil : record.email,
             newEmail: record.newEmail))
+    }
+}
+
+extension Call {
+    /// `X-Firebase-Locale`: the language the client's `Auth.languageCode` asks emails to be written in.
+    var locale: String? { request.headers[HTTPField.Name("X-Firebase-Locale")!] }
+
+    /// Where action links sent for `project` point.
+    func actionLinks(_ project: ProjectContext) -> ActionLinkBase {
+        ActionLinkBase(url: configuration.actionURL, apiKey: project.record.apiKeys.first ?? "")
     }
 }
 
