@@ -250,7 +250,7 @@ extension AccountService {
         return base.url + (base.url.contains("?") ? "&" : "?") + query
     }
 
-    static func queryEncoded(_ value: String) -> String {
+    public static func queryEncoded(_ value: String) -> String {
         let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
