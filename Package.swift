@@ -83,7 +83,7 @@ let package = Package(
             "HearthPostgres", "HearthStoreContract", .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "HearthEndToEndTests", dependencies: [
-            "HearthServer", "HearthSQLite", "HearthCore",
+            "HearthServer", "HearthSQLite", "HearthCore", "HearthMail", "HearthTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "HearthServerTests", dependencies: [

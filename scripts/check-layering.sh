@@ -45,7 +45,7 @@ allow Sources/HearthMail "mail imports HearthCore, templates and NIO only (no ba
 allow Sources/HearthServer "the server never imports a backend" \
   $platform HearthCore HearthWire HearthMail Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
   Mustache ServiceLifecycle
-allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform
+allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform FoundationNetworking
 allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking
 allow Sources/HearthAdmin "the admin SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking
 

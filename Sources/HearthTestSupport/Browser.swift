@@ -1,0 +1,223 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Headless Chromium for tests, driven through chromedriver's W3C WebDriver API (Debian's `chromium` and
+/// `chromium-driver`).
+///
+/// ```swift
+/// let browser = try await Browser.start()
+/// defer { browser.stop() }
+/// try await browser.open("http://127.0.0.1:9099/__/auth/action?…")
+/// try await browser.type("n3w-password", into: "#newPassword")
+/// ```
+public final class Browser: @unchecked Sendable {
+    public static let chromium = "/usr/bin/chromium"
+    public static let chromedriver = "/usr/bin/chromedriver"
+
+    /// Why Chromium cannot run here, or `nil`.
+    public static func unavailableReason() -> String? {
+        for path in [chromium, chromedriver] where !FileManager.default.isExecutableFile(atPath: path) {
+            return "\(path) is missing (apt-get install chromium chromium-driver; .ci/run does)"
+        }
+        return nil
+    }
+
+    private let driver: Process
+    private let base: URL
+    private let session: String
+    private let profile: URL
+
+    public static func start() async throws -> Browser {
+        let port = try freePort()
+        let driver = Process()
+        driver.executableURL = URL(fileURLWithPath: chromedriver)
+        driver.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
+        driver.standardOutput = FileHandle.nullDevice
+        driver.standardError = FileHandle.nullDevice
+        try driver.run()
+        let base = URL(string: "http://127.0.0.1:\(port)")!
+        let deadline = Date().addingTimeInterval(20)
+        while true {
+            if let status = try? await request(base, "GET", "status"), (status["ready"] as? Bool) == true { break }
+            guard Date() < deadline, driver.isRunning else {
+                kill(driver.processIdentifier, SIGKILL)
+                throw BrowserError("chromedriver did not become ready")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let profile = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-chromium-\(UUID().uuidString)")
+        let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
+            "browserName": "chrome",
+            "goog:chromeOptions": ["binary": chromium, "args": [
+                "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--user-data-dir=\(profile.path)", "--lang=en-US",
+            ]],
+        ]]]
+        do {
+            let created = try await request(base, "POST", "session", capabilities)
+            guard let session = created["sessionId"] as? String else { throw BrowserError("no session: \(created)") }
+            return Browser(driver: driver, base: base, session: session, profile: profile)
+        } catch {
+            kill(driver.processIdentifier, SIGKILL)
+            throw error
+        }
+    }
+
+    private init(driver: Process, base: URL, session: String, profile: URL) {
+        self.driver = driver
+        self.base = base
+        self.session = session
+        self.profile = profile
+    }
+
+    public func stop() {
+        _ = try? Self.exchange(port: base.port ?? 0, method: "DELETE", path: "/session/\(session)", body: nil)
+        if driver.isRunning { kill(driver.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: profile)
+    }
+
+    public func open(_ url: String) async throws {
+        _ = try await command("POST", "url", ["url": url])
+    }
+
+    public func currentURL() async throws -> String {
+        try await command("GET", "url") as? String ?? ""
+    }
+
+    /// The visible text of the first element matching `selector`, waiting up to `timeout` for it to appear.
+    public func text(of selector: String, timeout: TimeInterval = 10) async throws -> String {
+        let element = try await find(selector, timeout: timeout)
+        return try await command("GET", "element/\(element)/text") as? String ?? ""
+    }
+
+    public func attribute(_ name: String, of selector: String) async throws -> String? {
+        let element = try await find(selector, timeout: 10)
+        return try await command("GET", "element/\(element)/attribute/\(name)") as? String
+    }
+
+    public func type(_ text: String, into selector: String) async throws {
+        let element = try await find(selector, timeout: 10)
+        _ = try await command("POST", "element/\(element)/value", ["text": text])
+    }
+
+    public func click(_ selector: String) async throws {
+        let element = try await find(selector, timeout: 10)
+        _ = try await command("POST", "element/\(element)/click", [:])
+    }
+
+    public func pageSource() async throws -> String {
+        try await command("GET", "source") as? String ?? ""
+    }
+
+    private func find(_ selector: String, timeout: TimeInterval) async throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            do {
+                let found = try await command("POST", "element", ["using": "css selector", "value": selector])
+                if let element = (found as? [String: Any])?.values.first as? String { return element }
+            } catch where Date() < deadline {}
+            guard Date() < deadline else {
+                throw BrowserError("no element \(selector) on \(try await currentURL()):\n\(try await pageSource())")
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    private func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> Any? {
+        try await Self.request(base, method, "session/\(session)/\(path)", body)["__value"]
+    }
+
+    /// One WebDriver call; returns `value` (under `__value` when it is not an object).
+    private static func request(_ base: URL, _ method: String, _ path: String, _ body: [String: Any]? = nil)
+        async throws -> [String: Any]
+    {
+        let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) }
+        let port = base.port ?? 0
+        let (status, data) = try await Task.detached {
+            try Self.exchange(port: port, method: method, path: "/" + path, body: payload)
+        }.value
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        let value = json["value"]
+        if status >= 400 { throw BrowserError("WebDriver \(method) \(path): \(status) \(value ?? "")") }
+        var result = value as? [String: Any] ?? [:]
+        result["__value"] = value is NSNull ? nil : value
+        return result
+    }
+}
+
+extension Browser {
+    /// One HTTP/1.1 exchange on a fresh loopback connection. (chromedriver writes headers as `Name:value`, which
+    /// Foundation's URLSession on Linux refuses, so this speaks HTTP itself.)
+    static func exchange(port: Int, method: String, path: String, body: Data?) throws -> (Int, Data) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw BrowserError("socket() failed") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 120, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw BrowserError("cannot connect to 127.0.0.1:\(port)") }
+        var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
+        if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
+        var bytes = Array((request + "\r\n").utf8) + Array(body ?? Data())
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, 0) }
+            guard written > 0 else { throw BrowserError("send failed") }
+            offset += written
+        }
+        var response = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        // Read until the body is complete (Content-Length) or the peer closes.
+        while true {
+            if let split = response.firstRange(of: Array("\r\n\r\n".utf8)) {
+                let head = String(decoding: response[..<split.lowerBound], as: UTF8.self).lowercased()
+                if let line = head.split(separator: "\r\n").first(where: { $0.hasPrefix("content-length:") }),
+                   let length = Int(line.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)),
+                   response.count - split.upperBound >= length {
+                    break
+                }
+            }
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            response += buffer[0..<count]
+        }
+        guard let split = response.firstRange(of: Array("\r\n\r\n".utf8)) else { throw BrowserError("no HTTP response") }
+        let head = String(decoding: response[..<split.lowerBound], as: UTF8.self)
+        let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, Data(response[split.upperBound...]))
+    }
+}
+
+public struct BrowserError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A TCP port nothing listens on right now (for servers whose address must be known before they start).
+public func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw BrowserError("socket() failed") }
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    guard bound == 0 else { throw BrowserError("bind() failed") }
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let named = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard named == 0 else { throw BrowserError("getsockname() failed") }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
