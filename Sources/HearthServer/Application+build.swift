@@ -33,7 +33,11 @@ public func buildApplication(
         responder: HearthAPI(services: services),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         services: mail.map { [OutboxService(worker: $0)] } ?? [],
-        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        onServerRunning: { channel in
+            let port = channel.localAddress?.port ?? configuration.port
+            services.listeningPort.value.store(port, ordering: .relaxed)
+            await onServerRunning(port)
+        },
         logger: logger)
 }
 

@@ -1,6 +1,7 @@
 import HearthCore
 import HearthMail
 import Logging
+import Synchronization
 
 /// The long-lived parts every handler shares, built once by ``buildApplication(configuration:store:logger:)``.
 public struct HearthServices: Sendable {
@@ -12,6 +13,18 @@ public struct HearthServices: Sendable {
     public let limiter: RateLimiter
     /// Delivers the outbox over SMTP; `nil` in emulator mode (emails stay listed) and without an SMTP server.
     public let mail: OutboxWorker?
+    /// The port the server listens on, once it does (links in emails use it when `publicURL` is not set).
+    let listeningPort = ListeningPort()
+
+    final class ListeningPort: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    /// Where links in emails point.
+    public var actionURL: String {
+        let bound = listeningPort.value.load(ordering: .relaxed)
+        return configuration.actionURL(listeningOn: bound == 0 ? configuration.port : bound)
+    }
 
     public init(configuration: ServerConfiguration, store: any IdentityStore, clock: any HearthClock,
                 hashing: any BlockingWorkRunner, logger: Logger, mail: OutboxWorker? = nil,

@@ -94,7 +94,10 @@ public struct ServerConfiguration: Sendable {
     public var isEmulator: Bool { mode == .emulator }
 
     /// The base of action links: the hosted action page, or the emulator's action endpoint in emulator mode.
-    public var actionURL: String {
+    public var actionURL: String { actionURL(listeningOn: port) }
+
+    /// The same, once the server knows the port it listens on (with `port` 0 the system picks one).
+    public func actionURL(listeningOn port: Int) -> String {
         let base = publicURL ?? "http://\(host):\(port)"
         return base + (isEmulator ? "/emulator/action" : "/__/auth/action")
     }

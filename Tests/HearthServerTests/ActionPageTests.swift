@@ -124,4 +124,20 @@ import Testing
             #expect(location.hasPrefix("https://localhost/finish?step=2&apiKey=test-api-key&oobCode=\(message.code)&mode=signIn"))
         }
     }
+
+    @Test func emulatorActionEndpointAppliesLinksLikeFirebasesEmulator() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            _ = try await client.signUp("emu@example.com", "secret123")
+            _ = try await client.post(Self.send, ["requestType": "PASSWORD_RESET", "email": "emu@example.com"])
+            let message = try #require(try await app.store.outboxMessages(projectID: "demo-project").last)
+            #expect(message.link.contains("/emulator/action?mode=resetPassword&oobCode=\(message.code)"))
+            let path = "/emulator/action?" + message.link.split(separator: "?", maxSplits: 1)[1]
+            let applied = try await client.send(.get, path + "&newPassword=emulated1", key: nil)
+            #expect(applied.status == 200)
+            #expect(try await client.post(Self.signIn, ["email": "emu@example.com", "password": "emulated1"]).status == 200)
+            #expect(try await app.store.outboxMessages(projectID: "demo-project").count == 1,
+                    "emulator mode keeps messages listed")
+        }
+    }
 }

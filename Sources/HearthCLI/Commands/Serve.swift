@@ -91,6 +91,14 @@ struct Serve: AsyncParsableCommand {
 
 /// What `hearth serve` prints once it listens: everything a newcomer needs to point an app at it.
 enum Banner {
+    static func emailLine(_ configuration: ServerConfiguration, port: Int) -> String {
+        if configuration.isEmulator { return "not sent (emulator mode: listed at /emulator/v1/projects/{id}/oobCodes)" }
+        guard let smtp = configuration.emailConfiguration(for: configuration.projectID).smtp else {
+            return "not sent: kept in the outbox until an SMTP server is set (HEARTH_SMTP_URL)"
+        }
+        return "SMTP \(smtp.host):\(smtp.port) (\(smtp.security.rawValue)), links to \(configuration.actionURL(listeningOn: port))"
+    }
+
     static func print(configuration: ServerConfiguration, port: Int, apiKey: String, store: String, startup: Duration) {
         let base = "http://\(configuration.host):\(port)"
         let mode = configuration.isEmulator
@@ -105,6 +113,7 @@ enum Banner {
             "  API key:     \(apiKey)",
             "  data:        \(store)",
             "  JWKS:        \(base)/.well-known/jwks.json",
+            "  email:       " + Self.emailLine(configuration, port: port),
         ]
         if configuration.isEmulator {
             lines.append("  clients:     FIREBASE_AUTH_EMULATOR_HOST=\(configuration.host):\(port)")

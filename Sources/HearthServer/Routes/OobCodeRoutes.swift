@@ -60,7 +60,7 @@ extension Call {
 
     /// Where action links sent for `project` point.
     func actionLinks(_ project: ProjectContext) -> ActionLinkBase {
-        ActionLinkBase(url: configuration.actionURL, apiKey: project.record.apiKeys.first ?? "")
+        ActionLinkBase(url: services.actionURL, apiKey: project.record.apiKeys.first ?? "")
     }
 }
 
