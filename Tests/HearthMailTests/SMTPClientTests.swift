@@ -3,6 +3,9 @@ import HearthCore
 import HearthMail
 import HearthTestSupport
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The SMTP client against a real server (aiosmtpd), in each security mode.
 @Suite(.enabled(if: SMTPSink.unavailableReason() == nil, "SMTP sink unavailable: \(SMTPSink.unavailableReason() ?? "")"))
@@ -96,5 +99,25 @@ struct SMTPClientTests {
         #expect(sink.drops() == 1)
         try await client.send(Self.message())
         #expect(try await sink.waitForMessages(1).count == 1)
+    }
+
+    @Test func aServerThatNeverAnswersTimesOut() async throws {
+        // A socket that listens but never accepts: the connection opens (the kernel's backlog), no byte ever comes.
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        #expect(listen(fd, 4) == 0)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: port, security: .none, timeout: 1))
+        let started = ContinuousClock.now
+        await #expect(throws: SMTPError.timeout) { try await client.send(Self.message()) }
+        #expect(ContinuousClock.now - started < .seconds(20), "gave up instead of hanging")
     }
 }
