@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
@@ -37,6 +38,7 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "X509", package: "swift-certificates"),
+            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
         ], swiftSettings: swiftSettings),
         // Identity Toolkit JSON shapes. Foundation only: shared by the server and the SDKs.
         .target(name: "HearthWire", swiftSettings: swiftSettings),

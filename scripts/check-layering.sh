@@ -33,7 +33,7 @@ allow() {
 
 platform="Foundation FoundationEssentials Glibc Darwin Dispatch Synchronization"
 allow Sources/HearthCore "HearthCore imports no other Hearth target and no NIO/HTTP/driver" \
-  $platform Crypto CryptoExtras X509 SwiftASN1
+  $platform Crypto CryptoExtras X509 SwiftASN1 HummingbirdBcrypt
 allow Sources/HearthWire "HearthWire imports Foundation only" $platform
 allow Sources/HearthSQLite "a backend imports HearthCore and its driver only" \
   $platform HearthCore SQLiteNIO NIOCore NIOPosix NIOConcurrencyHelpers Logging

@@ -35,6 +35,26 @@ import Testing
         }
     }
 
+    @Test func anImportedHashIsReplacedByFirebaseScryptAtTheFirstSignIn() async throws {
+        let accounts = makeService()
+        let project = try await makeProject()
+        let salt = Data("NaCl".utf8)
+        let imported = ImportedHash(algorithm: .digest(.sha256, rounds: 1, order: .saltFirst), salt: salt,
+                                    hash: try #require(Data(base64Encoded: "sgq3SqJUn34ToOiGy0RxzC5w/NLOgHXA7mSDq7phMvM=")))
+        let user = UserRecord(projectID: project.id, localID: "imported-1", email: "old@example.com",
+                              passwordHash: imported.stored, validSince: 0, createdAt: clock.now())
+        try await store.insertUser(user, uniqueEmail: true)
+        await #expect(throws: AuthFailure.invalidPassword) {
+            try await accounts.signInWithPassword(in: project, email: "old@example.com", password: "wrong1")
+        }
+        #expect(try await store.user(projectID: project.id, tenantID: nil, localID: "imported-1")?.passwordHash
+                == imported.stored, "a failed sign-in changes nothing")
+        _ = try await accounts.signInWithPassword(in: project, email: "old@example.com", password: "password")
+        let rehashed = try #require(try await store.user(projectID: project.id, tenantID: nil, localID: "imported-1")?.passwordHash)
+        #expect(rehashed.hasPrefix("$fbscrypt$") && !PasswordHash.needsRehash(rehashed, for: project.record.hashConfig))
+        _ = try await accounts.signInWithPassword(in: project, email: "old@example.com", password: "password")
+    }
+
     @Test func signUpValidation() async throws {
         let accounts = makeService()
         let project = try await makeProject()

@@ -114,6 +114,11 @@ public struct AccountService: Sendable {
         }
         guard matches else { throw protected ? AuthFailure.invalidLoginCredentials : AuthFailure.invalidPassword }
         guard !user.disabled else { throw AuthFailure.userDisabled }
+        // An imported hash (or older parameters) is replaced by the project's Firebase scrypt now that the
+        // password is known, as Firebase does; the password itself is unchanged, so sessions stay valid.
+        if let current = user.passwordHash, PasswordHash.needsRehash(current, for: project.record.hashConfig) {
+            user.passwordHash = try await hashPassword(password, project: project)
+        }
         let now = clock.now()
         user.lastLoginAt = now
         user.lastRefreshAt = now

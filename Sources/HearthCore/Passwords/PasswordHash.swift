@@ -18,11 +18,22 @@ public enum PasswordHash {
         return format(FirebaseScryptHash(parameters: parameters, salt: salt, hash: hash))
     }
 
-    /// Checks `password` against a stored hash string in constant time. Unknown formats never verify.
+    /// Checks `password` against a stored hash string in constant time: Firebase scrypt, an imported algorithm
+    /// (``ImportedHash``) or bcrypt. Unknown formats are an error, never a match.
     public static func verify(_ password: String, against stored: String) throws -> Bool {
-        guard let parsed = FirebaseScryptHash(stored) else { throw PasswordHashError.malformed }
-        let candidate = try FirebaseScrypt.hash(password: password, salt: parsed.salt, parameters: parsed.parameters)
-        return constantTimeEquals(candidate, parsed.hash)
+        if let parsed = FirebaseScryptHash(stored) {
+            let candidate = try FirebaseScrypt.hash(password: password, salt: parsed.salt, parameters: parsed.parameters)
+            return constantTimeEquals(candidate, parsed.hash)
+        }
+        if let imported = ImportedHash(stored: stored) { return try imported.verify(password) }
+        if BcryptHash.isBcrypt(stored) { return BcryptHash.verify(password, against: stored) }
+        throw PasswordHashError.malformed
+    }
+
+    /// Whether a hash that just verified should be replaced by one under the project's current parameters:
+    /// imported algorithms and older Firebase-scrypt parameters are re-hashed on the next successful sign-in.
+    public static func needsRehash(_ stored: String, for parameters: FirebaseScryptParameters) -> Bool {
+        FirebaseScryptHash(stored)?.parameters != parameters
     }
 
     static func format(_ value: FirebaseScryptHash) -> String {
