@@ -60,7 +60,11 @@ public struct HearthAPI: HTTPResponder {
         }
 
         var project: ProjectContext?
-        if case .client = route.access { project = try await clientProject(for: request) }
+        switch route.access {
+        case .client: project = try await clientProject(for: request)
+        case .admin: project = try await adminProject(for: request, id: parameters["project"])
+        case .open: break
+        }
         let limit = services.configuration.maxBodySize
         let body: ByteBuffer
         do {
@@ -85,6 +89,22 @@ public struct HearthAPI: HTTPResponder {
             throw APIError.invalidAPIKey
         }
         return project
+    }
+
+    /// Checks an admin call's bearer credential and resolves the project of its path (`nil` when the path names
+    /// none). Emulator mode accepts `Bearer owner`, as Firebase's emulator does. Production admin credentials
+    /// (service-account JWTs) are not built yet: production answers 401 to every admin call.
+    private func adminProject(for request: Request, id: String?) async throws -> ProjectContext? {
+        guard let authorization = request.headers[.authorization] else {
+            let key = request.uri.queryParameters["key"] ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!].map { Substring($0) }
+            throw key == nil ? APIError.missingAPIKey : APIError.adminNeedsCredentials
+        }
+        guard services.configuration.isEmulator,
+              constantTimeEquals(Array(authorization.utf8), Array("Bearer owner".utf8))
+        else { throw APIError.unauthenticated }
+        guard let id else { return nil }
+        guard ProjectID.isValid(id) else { throw APIError.notFound }
+        return try await services.emulatorProject(id)
     }
 
     /// The caller's address for per-address limits: the peer, or the first `X-Forwarded-For` hop when configured.

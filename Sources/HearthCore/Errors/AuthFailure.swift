@@ -38,4 +38,8 @@ public enum AuthFailure: Error, Equatable, Sendable {
     /// A direct email change under email-enumeration protection: the new address must be verified first
     /// (`verifyBeforeUpdateEmail`), so an account cannot be used to probe which addresses exist.
     case emailChangeNeedsVerification
+    /// An import batch's parameters are unusable; carries Firebase's code (`INVALID_HASH_ROUNDS`, …).
+    case invalidImportParameter(String)
+    /// Two users of one import batch share a `localId`.
+    case duplicateLocalID(String)
 }

@@ -26,6 +26,12 @@ struct APIError: Error, Sendable {
         code: 400, message: "API key not valid. Please pass a valid API key.", reason: "keyInvalid",
         status: "INVALID_ARGUMENT"))
 
+    static let unauthenticated = APIError(status: .unauthorized, envelope: .unauthenticated)
+
+    /// An admin path called with an API key but no bearer token.
+    static let adminNeedsCredentials = APIError.business(
+        .insufficientPermission, "Only authenticated requests can specify target_project_id.")
+
     static let notFound = APIError(status: .notFound, envelope: ErrorEnvelope(
         code: 404, message: "Not Found", reason: "notFound", domain: nil, status: "NOT_FOUND"))
 

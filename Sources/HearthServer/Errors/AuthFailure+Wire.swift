@@ -35,6 +35,8 @@ extension AuthFailure {
         case .missingRequestType: (.missingRequestType, nil)
         case .missingNewEmail: (.missingNewEmail, nil)
         case .unauthorizedDomain: (.unauthorizedDomain, "Domain not allowlisted by project")
+        case .invalidImportParameter(let code): (ServerErrorCode(rawValue: code) ?? .invalidArgument, nil)
+        case .duplicateLocalID(let id): (.duplicateLocalID, id)
         case .emailChangeNeedsVerification:
             (.operationNotAllowed, "Please verify the new email before changing email.")
         case .emailLinkMismatch: (.invalidEmail, "The email provided does not match the sign-in email address.")

@@ -11,6 +11,9 @@ struct Route: Sendable {
         case client
         /// No credentials (key distribution, emulator control).
         case open
+        /// Admin API: a bearer credential (emulator mode: `Bearer owner`); runs in the `{project}` of the path, or
+        /// in the body's `targetProjectId` for the v3 names.
+        case admin
     }
 
     typealias Handler = @Sendable (Call) async throws -> Response

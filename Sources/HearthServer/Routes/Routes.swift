@@ -21,6 +21,9 @@ extension HearthAPI {
         routes += .post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
         routes += .post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
         routes += .get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
+        // Admin API (bearer credentials).
+        routes += .post("\(v1)/projects/{project}/accounts:batchCreate", access: .admin, to: AdminRoutes.batchCreate)
+        routes += .post("\(v3)/uploadAccount", access: .admin, to: AdminRoutes.batchCreate)
         // Secure Token API.
         routes += .post("\(secureToken)/token", to: SecureTokenRoutes.token)
         // Public keys of ID tokens: Google's x509 and JWKS shapes, and the standard well-known path.

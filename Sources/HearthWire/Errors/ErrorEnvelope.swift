@@ -18,7 +18,20 @@ public struct ErrorEnvelope: Codable, Sendable, Equatable {
         public var message: String
         public var domain: String?
         public var reason: String
+        public var location: String?
+        public var locationType: String?
     }
+
+    /// Google's 401 for a missing or bad bearer token on an admin call.
+    public static let unauthenticated: Self = {
+        var envelope = Self(
+            code: 401,
+            message: "Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.",
+            reason: "authError", status: "UNAUTHENTICATED")
+        envelope.error.errors = [Item(message: "Invalid Credentials", domain: "global", reason: "authError",
+                                      location: "Authorization", locationType: "header")]
+        return envelope
+    }()
 
     public init(code: Int, message: String, reason: String, domain: String? = "global", status: String? = nil) {
         error = Body(code: code, message: message,

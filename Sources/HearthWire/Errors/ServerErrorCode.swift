@@ -32,4 +32,16 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case missingRequestType = "MISSING_REQ_TYPE"
     case missingNewEmail = "MISSING_NEW_EMAIL"
     case unauthorizedDomain = "UNAUTHORIZED_DOMAIN"
+    // Imports (`accounts:batchCreate`).
+    case invalidArgument = "INVALID_ARGUMENT"
+    case duplicateLocalID = "DUPLICATE_LOCAL_ID"
+    case maximumUserCountExceeded = "MAXIMUM_USER_COUNT_EXCEEDED"
+    case missingUserAccount = "MISSING_USER_ACCOUNT"
+    case invalidHashAlgorithm = "INVALID_HASH_ALGORITHM"
+    case invalidHashKey = "INVALID_HASH_KEY"
+    case invalidHashRounds = "INVALID_HASH_ROUNDS"
+    case invalidHashMemoryCost = "INVALID_HASH_MEMORY_COST"
+    case invalidHashBlockSize = "INVALID_HASH_BLOCK_SIZE"
+    case invalidHashParallelization = "INVALID_HASH_PARALLELIZATION"
+    case invalidPasswordHashOrder = "INVALID_PASSWORD_HASH_ORDER"
 }

@@ -112,6 +112,36 @@ public struct WireObject: Sendable {
         }
     }
 
+    /// An array of objects, each read with the same rules.
+    public mutating func objects(_ key: String) throws(WireDecodingError) -> [WireObject]? {
+        switch value(key) {
+        case nil: return nil
+        case .array(let items):
+            var result: [WireObject] = []
+            for (index, item) in items.enumerated() {
+                guard case .object(let object) = item else {
+                    throw .wrongType(path: "\(path)/\(key)/\(index)", expected: "object")
+                }
+                result.append(WireObject(object, path: "\(path)/\(key)/\(index)"))
+            }
+            return result
+        default: throw .wrongType(path: path + "/" + key, expected: "array")
+        }
+    }
+
+    /// Bytes fields (Google's `bytes` mapping): base64, standard or web-safe, padding optional.
+    public mutating func bytes(_ key: String) throws(WireDecodingError) -> Data? {
+        guard let text = try string(key) else { return nil }
+        guard let data = Self.base64(text) else { throw .wrongType(path: path + "/" + key, expected: "base64 bytes") }
+        return data
+    }
+
+    static func base64(_ text: String) -> Data? {
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
+        return Data(base64Encoded: standard)
+    }
+
     /// Marks fields as known without reading them (accepted and ignored, as Firebase ignores captcha fields
     /// that only matter when reCAPTCHA enforcement is on).
     public mutating func ignore(_ keys: String...) { read.formUnion(keys) }

@@ -1,0 +1,218 @@
+import Foundation
+
+/// How the password hashes of an import batch were made: Firebase's `hashAlgorithm` with its parameters
+/// (`accounts:batchCreate`, `hearth auth:import`, `firebase auth:import --hash-algo …`).
+public enum ImportHashing: Sendable, Equatable {
+    case firebaseScrypt(FirebaseScryptParameters)
+    case imported(@Sendable (Data) -> ImportedHash.Algorithm)
+    case bcrypt
+
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.firebaseScrypt(let a), .firebaseScrypt(let b)): a == b
+        case (.bcrypt, .bcrypt): true
+        default: false
+        }
+    }
+
+    /// Reads Firebase's parameters, with Firebase's limits and error codes.
+    ///
+    /// ```swift
+    /// let hashing = try ImportHashing(algorithm: "SCRYPT", signerKey: key, saltSeparator: Data([7]), rounds: 8,
+    ///                                 memoryCost: 14)
+    /// ```
+    public init(algorithm: String, signerKey: Data? = nil, saltSeparator: Data? = nil, rounds: Int? = nil,
+                memoryCost: Int? = nil, cpuMemCost: Int? = nil, parallelization: Int? = nil, blockSize: Int? = nil,
+                order: String? = nil) throws {
+        let inputOrder: ImportedHash.InputOrder?
+        switch order {
+        case nil, "UNSPECIFIED_ORDER": inputOrder = nil
+        case "SALT_AND_PASSWORD", "SALT_FIRST": inputOrder = .saltFirst
+        case "PASSWORD_AND_SALT", "PASSWORD_FIRST": inputOrder = .passwordFirst
+        default: throw AuthFailure.invalidImportParameter("INVALID_PASSWORD_HASH_ORDER")
+        }
+        func digest(_ name: Substring) throws -> ImportedHash.Digest {
+            guard let digest = ImportedHash.Digest(rawValue: String(name)) else {
+                throw AuthFailure.invalidImportParameter("INVALID_HASH_ALGORITHM")
+            }
+            return digest
+        }
+        switch algorithm {
+        case "SCRYPT":
+            guard let signerKey, !signerKey.isEmpty else { throw AuthFailure.invalidImportParameter("INVALID_HASH_KEY") }
+            guard let rounds, (1...8).contains(rounds) else { throw AuthFailure.invalidImportParameter("INVALID_HASH_ROUNDS") }
+            guard let memoryCost, (1...14).contains(memoryCost) else {
+                throw AuthFailure.invalidImportParameter("INVALID_HASH_MEMORY_COST")
+            }
+            self = .firebaseScrypt(FirebaseScryptParameters(signerKey: signerKey, saltSeparator: saltSeparator ?? Data(),
+                                                            rounds: rounds, memoryCost: memoryCost))
+        case "STANDARD_SCRYPT":
+            guard let n = cpuMemCost ?? memoryCost, n > 1, n & (n - 1) == 0, n <= 1 << 20 else {
+                throw AuthFailure.invalidImportParameter("INVALID_HASH_MEMORY_COST")
+            }
+            guard let r = blockSize, (1...32).contains(r) else { throw AuthFailure.invalidImportParameter("INVALID_HASH_BLOCK_SIZE") }
+            guard let p = parallelization, (1...64).contains(p) else {
+                throw AuthFailure.invalidImportParameter("INVALID_HASH_PARALLELIZATION")
+            }
+            self = .imported { _ in .standardScrypt(n: n, r: r, p: p) }
+        case "BCRYPT":
+            self = .bcrypt
+        case "PBKDF_SHA1", "PBKDF2_SHA256":
+            guard let rounds, (1...120_000).contains(rounds) else { throw AuthFailure.invalidImportParameter("INVALID_HASH_ROUNDS") }
+            let hash: ImportedHash.Digest = algorithm == "PBKDF_SHA1" ? .sha1 : .sha256
+            self = .imported { _ in .pbkdf2(hash, rounds: rounds) }
+        case let name where name.hasPrefix("HMAC_"):
+            let hash = try digest(name.dropFirst(5))
+            guard let signerKey, !signerKey.isEmpty else { throw AuthFailure.invalidImportParameter("INVALID_HASH_KEY") }
+            let order = inputOrder ?? .passwordFirst
+            self = .imported { _ in .hmac(hash, key: signerKey, order: order) }
+        case "MD5", "SHA1", "SHA256", "SHA512":
+            let hash = try digest(Substring(algorithm))
+            let range = hash == .md5 ? 0...8192 : 1...8192
+            guard let rounds = rounds ?? (hash == .md5 ? 0 : nil), range.contains(rounds) else {
+                throw AuthFailure.invalidImportParameter("INVALID_HASH_ROUNDS")
+            }
+            let order = inputOrder ?? .saltFirst
+            self = .imported { _ in .digest(hash, rounds: rounds, order: order) }
+        default:
+            throw AuthFailure.invalidImportParameter("INVALID_HASH_ALGORITHM")
+        }
+    }
+
+    /// The stored hash string for one user's `passwordHash` and `salt`.
+    func stored(hash: Data, salt: Data?) -> String {
+        switch self {
+        case .firebaseScrypt(let parameters):
+            PasswordHash.format(FirebaseScryptHash(parameters: parameters, salt: salt ?? Data(), hash: hash))
+        case .imported(let algorithm):
+            ImportedHash(algorithm: algorithm(salt ?? Data()), salt: salt ?? Data(), hash: hash).stored
+        case .bcrypt:
+            String(decoding: hash, as: UTF8.self)
+        }
+    }
+}
+
+/// One user of an import batch, as `accounts:batchCreate` and the `auth:import` file formats describe it.
+public struct ImportUser: Sendable, Equatable {
+    public var localID: String?
+    public var email: String?
+    public var emailVerified = false
+    public var passwordHash: Data?
+    public var salt: Data?
+    public var displayName: String?
+    public var photoURL: String?
+    public var phoneNumber: String?
+    public var disabled = false
+    public var createdAt: Date?
+    public var lastLoginAt: Date?
+    /// A JSON object, as a string (Firebase's `customAttributes`).
+    public var customAttributes: String?
+    public var providers: [ProviderUserInfo] = []
+
+    public init(localID: String?, email: String? = nil) {
+        self.localID = localID
+        self.email = email
+    }
+}
+
+/// A user an import did not take, with Firebase's message for it.
+public struct ImportRejection: Sendable, Equatable {
+    public var index: Int
+    public var message: String
+}
+
+extension AccountService {
+    /// The most users one import call takes (Firebase's limit).
+    public static let importBatchLimit = 1000
+
+    /// Imports a batch: each user is checked and stored on its own, so one bad entry costs only itself and never
+    /// leaves a half-written account; the answer lists the rejected ones by index with Firebase's messages.
+    /// Password hashes are kept as they are (``ImportedHash``, bcrypt, or Firebase scrypt with the batch's
+    /// parameters) and re-hashed with the project's parameters at each user's first successful sign-in.
+    public func importUsers(in project: ProjectContext, _ users: [ImportUser], hashing: ImportHashing?,
+                            allowOverwrite: Bool = false) async throws -> [ImportRejection] {
+        guard !users.isEmpty else { throw AuthFailure.invalidImportParameter("MISSING_USER_ACCOUNT") }
+        guard users.count <= Self.importBatchLimit else {
+            throw AuthFailure.invalidImportParameter("MAXIMUM_USER_COUNT_EXCEEDED")
+        }
+        var seen = Set<String>()
+        for user in users {
+            guard let id = user.localID else { continue }
+            guard seen.insert(id).inserted else { throw AuthFailure.duplicateLocalID(id) }
+        }
+        let now = clock.now()
+        var rejections: [ImportRejection] = []
+        for (index, user) in users.enumerated() {
+            do {
+                let record = try importedRecord(user, project: project, hashing: hashing, now: now)
+                if try await store.user(projectID: project.id, tenantID: nil, localID: record.localID) != nil {
+                    guard allowOverwrite else {
+                        throw ImportProblem("localId belongs to an existing account - can not overwrite.")
+                    }
+                    try await store.updateUser(record, uniqueEmail: !project.settings.allowDuplicateEmails,
+                                               revokeRefreshTokens: true)
+                } else {
+                    try await store.insertUser(record, uniqueEmail: !project.settings.allowDuplicateEmails)
+                }
+            } catch let problem as ImportProblem {
+                rejections.append(ImportRejection(index: index, message: problem.message))
+            } catch StoreError.emailExists {
+                rejections.append(ImportRejection(index: index, message: "email exists in other account in database"))
+            } catch StoreError.duplicateLocalID {
+                rejections.append(ImportRejection(index: index,
+                                                  message: "localId belongs to an existing account - can not overwrite."))
+            }
+        }
+        return rejections
+    }
+
+    private struct ImportProblem: Error {
+        var message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    private func importedRecord(_ user: ImportUser, project: ProjectContext, hashing: ImportHashing?, now: Date) throws
+        -> UserRecord
+    {
+        guard let localID = user.localID, !localID.isEmpty else { throw ImportProblem("localId is missing") }
+        guard localID.utf8.count <= 128 else { throw ImportProblem("localId is too long") }
+        if let email = user.email { guard EmailAddress.isValid(email) else { throw ImportProblem("email is invalid") } }
+        if let phone = user.phoneNumber {
+            guard phone.first == "+", phone.dropFirst().allSatisfy(\.isNumber), (8...16).contains(phone.count) else {
+                throw ImportProblem("phone number format is invalid")
+            }
+        }
+        if let photo = user.photoURL {
+            guard let url = URL(string: photo), url.scheme != nil else { throw ImportProblem("photo url is invalid") }
+        }
+        if let claims = user.customAttributes {
+            // Firebase's rules: a JSON object of at most 1000 bytes, with no reserved claim name.
+            guard let object = try? JSONSerialization.jsonObject(with: Data(claims.utf8)) as? [String: Any] else {
+                throw ImportProblem("Invalid custom claims provided.")
+            }
+            guard claims.utf8.count <= 1000 else { throw ImportProblem("Custom claims provided are too large.") }
+            guard object.keys.allSatisfy({ !IDTokenIssuer.reservedClaims.contains($0) }) else {
+                throw ImportProblem("Custom claims provided include a reserved claim.")
+            }
+        }
+        var passwordHash: String?
+        if let hash = user.passwordHash {
+            guard let hashing else { throw ImportProblem("hashAlgorithm is missing for a user with a passwordHash") }
+            if hashing == .bcrypt, !BcryptHash.isBcrypt(String(decoding: hash, as: UTF8.self)) {
+                throw ImportProblem("passwordHash is not a bcrypt hash")
+            }
+            passwordHash = hashing.stored(hash: hash, salt: user.salt)
+        }
+        var record = UserRecord(projectID: project.id, localID: localID, email: user.email,
+                                emailVerified: user.emailVerified, passwordHash: passwordHash,
+                                validSince: now.epochSeconds, createdAt: user.createdAt ?? now)
+        record.displayName = user.displayName
+        record.photoURL = user.photoURL
+        record.phoneNumber = user.phoneNumber
+        record.disabled = user.disabled
+        record.lastLoginAt = user.lastLoginAt
+        record.customAttributes = user.customAttributes
+        record.providers = user.providers
+        return record
+    }
+}

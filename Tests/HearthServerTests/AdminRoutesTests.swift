@@ -1,0 +1,129 @@
+import Foundation
+import HearthCore
+import HTTPTypes
+import Testing
+
+/// The admin API's import (`accounts:batchCreate`) and its credentials, against the emulator's captures.
+@Suite struct AdminRoutesTests {
+    static let batchCreate = "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:batchCreate"
+    static let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword"
+    static let owner: HTTPFields = [.authorization: "Bearer owner"]
+
+    @Test func importsFirebaseScryptUsersWhoThenSignInAndAreRehashed() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let fixture = try Fixture("admin-batchCreate-scrypt")
+            let reply = try await client.post(fixture.path, fixture.requestBody, key: nil, headers: Self.owner)
+            #expect(reply.status == 200)
+            #expect(try reply.object() as NSDictionary == fixture.body as! NSDictionary)
+            let imported = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "scrypt-1"))
+            #expect(imported.passwordHash?.contains("sk=jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==") == true)
+            let wrong = try await client.post(Self.signIn, ["email": "scrypt1@example.com", "password": "user2password"])
+            #expect(wrong.status == 400)
+            let signedIn = try await client.post(Self.signIn, ["email": "scrypt1@example.com", "password": "user1password"])
+            #expect(signedIn.status == 200, "the README vector verifies as imported: \(signedIn.text)")
+            let rehashed = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "scrypt-1"))
+            #expect(rehashed.passwordHash != imported.passwordHash, "re-hashed with the project's own key")
+            #expect(try await client.post(Self.signIn, ["email": "scrypt1@example.com", "password": "user1password"]).status == 200)
+        }
+    }
+
+    @Test func perUserErrorsAreListedByIndexAndTheRestIsImported() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let first = try Fixture("admin-batchCreate-no-hash")
+            let created = try await client.post(first.path, first.requestBody, key: nil, headers: Self.owner)
+            #expect(try created.object() as NSDictionary == first.body as! NSDictionary)
+            let second = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "imp-2"))
+            #expect(second.customAttributes == "{\"plan\": \"pro\"}" && second.providers.first?.providerID == "google.com")
+            let one = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "imp-1"))
+            #expect(one.createdAt == Date(timeIntervalSince1970: 1_600_000_000) && one.emailVerified)
+
+            let fixture = try Fixture("admin-batchCreate-per-user-error")
+            let reply = try await client.post(fixture.path, fixture.requestBody, key: nil, headers: Self.owner)
+            #expect(reply.status == 200)
+            #expect(try reply.object() as NSDictionary == fixture.body as! NSDictionary)
+            #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "ok-1") != nil)
+            #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "bad-1") == nil,
+                    "a rejected user leaves nothing behind")
+        }
+    }
+
+    @Test func everyImportedAlgorithmSignsIn() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let salt = Data("NaCl".utf8).base64EncodedString()
+            let batches: [[String: Any]] = [
+                ["hashAlgorithm": "SHA256", "rounds": 1, "users": [
+                    ["localId": "sha", "email": "sha@example.com", "salt": salt,
+                     "passwordHash": "sgq3SqJUn34ToOiGy0RxzC5w_NLOgHXA7mSDq7phMvM"]]],
+                ["hashAlgorithm": "HMAC_SHA256", "signerKey": Data("hmac-signer-key".utf8).base64EncodedString(),
+                 "users": [["localId": "hmac", "email": "hmac@example.com", "salt": salt,
+                            "passwordHash": "6z+Yix6OnjeKzY15iAZqZX2iXU/SF0iDQ7O8vFZN/qM="]]],
+                ["hashAlgorithm": "PBKDF2_SHA256", "rounds": 10000, "users": [
+                    ["localId": "pbkdf2", "email": "pbkdf2@example.com", "salt": salt,
+                     "passwordHash": "5yZRhcIGnnrNS7ATB7zj9LUEXAGDveM2SRZOsE0LAov1tVKXvLBFi1Hf+Hs1Xe2itcMxECWSXt35m+h1I1diEA=="]]],
+                ["hashAlgorithm": "STANDARD_SCRYPT", "cpuMemCost": 1024, "blockSize": 8, "parallelization": 16, "users": [
+                    ["localId": "scrypt", "email": "scrypt@example.com", "salt": salt,
+                     "passwordHash": "/bq+HJ00cgB4VucZDQHp/nxq18vII3gw53N2Y0s3MWIurzDZLiKjiG/xCSedmDDaxyevuUqD7m2DYMvfoswGQA=="]]],
+            ]
+            for batch in batches {
+                let reply = try await client.post(Self.batchCreate, batch, key: nil, headers: Self.owner)
+                #expect(reply.status == 200 && (reply["error"] as? [Any])?.isEmpty == true, "\(reply.text)")
+            }
+            for name in ["sha", "hmac", "pbkdf2", "scrypt"] {
+                let signedIn = try await client.post(Self.signIn, ["email": "\(name)@example.com", "password": "password"])
+                #expect(signedIn.status == 200, "\(name): \(signedIn.text)")
+            }
+        }
+    }
+
+    @Test func credentialsAreCheckedAsGoogleDoes() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            for name in ["error-admin-bad-bearer-token", "error-admin-path-api-key-no-bearer", "error-admin-path-no-credentials"] {
+                let fixture = try Fixture(name)
+                let path = fixture.path.replacingOccurrences(of: "accounts:lookup", with: "accounts:batchCreate")
+                var headers: HTTPFields = [:]
+                if let value = (fixture.json["request"] as? [String: Any])?["headers"].flatMap({ ($0 as? [String: String])?["authorization"] }) {
+                    headers[.authorization] = value
+                }
+                let key = (fixture.json["request"] as? [String: Any])?["path"].flatMap { ($0 as? String)?.contains("key=") } == true
+                    ? "fake-api-key" : nil
+                let reply = try await client.post(path.components(separatedBy: "?")[0], ["users": [["localId": "x"]]],
+                                                  key: key, headers: headers)
+                #expect(reply.status == fixture.status, "\(name)")
+                #expect(try reply.object() as NSDictionary == fixture.body as! NSDictionary, "\(name)")
+            }
+        }
+        try await TestApp().run { client in
+            let production = try await client.post(Self.batchCreate, ["users": [["localId": "x"]]], key: nil, headers: Self.owner)
+            #expect(production.status == 401, "`Bearer owner` is an emulator convenience only")
+        }
+    }
+
+    @Test func badBatchesAreRefusedWholeWithFirebasesCodes() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let tooMany = (0...1000).map { ["localId": "u\($0)"] }
+            #expect(try await client.post(Self.batchCreate, ["users": tooMany], key: nil, headers: Self.owner).errorMessage
+                    == "MAXIMUM_USER_COUNT_EXCEEDED")
+            let duplicate = try await client.post(Self.batchCreate, ["users": [["localId": "test1"], ["localId": "test1"]]],
+                                                  key: nil, headers: Self.owner)
+            #expect(duplicate.errorMessage == "DUPLICATE_LOCAL_ID : test1")
+            let rounds = try await client.post(Self.batchCreate, [
+                "hashAlgorithm": "SCRYPT", "signerKey": "c2VjcmV0", "rounds": 9, "memoryCost": 14,
+                "users": [["localId": "r"]]], key: nil, headers: Self.owner)
+            #expect(rounds.errorMessage == "INVALID_HASH_ROUNDS")
+            let unknown = try await client.post(Self.batchCreate, ["hashAlgorithm": "ROT13", "users": [["localId": "r"]]],
+                                                key: nil, headers: Self.owner)
+            #expect(unknown.errorMessage == "INVALID_HASH_ALGORITHM")
+            let base64 = try await client.post(Self.batchCreate, ["hashAlgorithm": "SHA256", "rounds": 1,
+                                                                  "users": [["localId": "b", "passwordHash": "%%%"]]],
+                                               key: nil, headers: Self.owner)
+            #expect(base64.status == 400 && base64.text.contains("INVALID_ARGUMENT"))
+            #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "u0") == nil,
+                    "a refused batch imports nobody")
+            #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "test1") == nil)
+        }
+    }
+}
