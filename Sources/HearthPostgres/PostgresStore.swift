@@ -147,6 +147,18 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         ).map { try RecordCoding.decode(UserRecord.self, from: $0) }
     }
 
+    public func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord] {
+        let after = localID ?? ""
+        var page: [UserRecord] = []
+        // COLLATE "C": byte order, the same as SQLite's and the in-memory store's, whatever the database locale.
+        let rows = try await client.query("""
+            SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = '' AND local_id COLLATE "C" > \(after)
+            ORDER BY local_id COLLATE "C" LIMIT \(limit)
+            """, logger: logger)
+        for try await data in rows.decode(String.self) { page.append(try RecordCoding.decode(UserRecord.self, from: data)) }
+        return page
+    }
+
     public func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord? {
         let tenant = RecordCoding.tenantColumn(tenantID)
         let normalized = EmailAddress.normalized(email)

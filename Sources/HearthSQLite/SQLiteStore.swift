@@ -158,6 +158,13 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         ).first.map(Self.user)
     }
 
+    public func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord] {
+        try await read(
+            "SELECT data FROM users WHERE project_id = ? AND tenant_id = '' AND local_id > ? ORDER BY local_id LIMIT ?",
+            [.text(projectID), .text(localID ?? ""), .integer(limit)]
+        ).map(Self.user)
+    }
+
     public func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord? {
         try await read(
             """

@@ -60,7 +60,7 @@ func expectThrows(_ expected: StoreError, _ body: () async throws -> Void, line:
 
 /// The checks, grouped as the protocol is.
 public enum StoreContract {
-    public static var all: [StoreCheck] { projects + users + refreshTokens + actionCodes }
+    public static var all: [StoreCheck] { projects + users + paging + refreshTokens + actionCodes }
 
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
 
@@ -254,6 +254,31 @@ public enum StoreContract {
             }
             try expect(try await store.refreshToken(projectID: "p-one", digest: "d3") != nil,
                        "a failed update revoked nothing")
+        },
+    ]
+
+    public static let paging: [StoreCheck] = [
+        StoreCheck("users page in localId byte order, per project, tenants apart") { store in
+            let ids = ["b", "a", "B", "a-1", "zz", "A9"]
+            for id in ids {
+                try await store.insertUser(UserRecord(projectID: "p-one", localID: id, validSince: 0, createdAt: epoch),
+                                           uniqueEmail: true)
+            }
+            try await store.insertUser(UserRecord(projectID: "p-two", localID: "other", validSince: 0, createdAt: epoch),
+                                       uniqueEmail: true)
+            var tenant = UserRecord(projectID: "p-one", localID: "tenant-user", validSince: 0, createdAt: epoch)
+            tenant.tenantID = "t1"
+            try await store.insertUser(tenant, uniqueEmail: true)
+            var seen: [String] = []
+            var after: String?
+            while true {
+                let page = try await store.users(projectID: "p-one", after: after, limit: 4)
+                seen += page.map(\.localID)
+                guard page.count == 4, let last = page.last else { break }
+                after = last.localID
+            }
+            try expect(seen == ["A9", "B", "a", "a-1", "b", "zz"], "order: \(seen)")
+            try expect(try await store.users(projectID: "p-one", after: "zz", limit: 4).isEmpty, "past the end")
         },
     ]
 

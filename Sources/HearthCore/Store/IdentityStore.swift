@@ -38,6 +38,9 @@ public protocol IdentityStore: Sendable {
     /// Deletes every account of a project (the emulator's reset); returns how many.
     @discardableResult
     func deleteAllUsers(projectID: String) async throws -> Int
+    /// A page of a project's own users (no tenant) in `localId` byte order, starting after `localID`: what export
+    /// and `accounts:batchGet` walk through.
+    func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord]
 
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws
     func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord?

@@ -51,6 +51,18 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         withState { $0.users[Key(project: projectID, tenant: tenantID, id: localID)] }
     }
 
+    public func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord] {
+        withState { state in
+            Array(state.users.values
+                .filter { user in
+                    user.projectID == projectID && user.tenantID == nil
+                        && (localID.map { id in id.utf8.lexicographicallyPrecedes(user.localID.utf8) } ?? true)
+                }
+                .sorted { $0.localID.utf8.lexicographicallyPrecedes($1.localID.utf8) }
+                .prefix(limit))
+        }
+    }
+
     public func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord? {
         let wanted = EmailAddress.normalized(email)
         return withState { state in
