@@ -182,6 +182,32 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         }
     }
 
+    /// One transaction for the whole batch; `ON CONFLICT DO NOTHING` keeps a refused row from aborting it.
+    public func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError] {
+        let rows = try users.map { try Row($0, uniqueEmail: uniqueEmail) }
+        return try await transaction { db in
+            var refused: [Int: StoreError] = [:]
+            for (index, row) in rows.enumerated() {
+                let inserted = try await db.query("""
+                    INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
+                    VALUES (\(row.project), \(row.tenant), \(row.localID), \(row.email), \(row.emailUnique), \(row.phone),
+                            \(row.createdAt), \(row.data))
+                    ON CONFLICT DO NOTHING RETURNING local_id
+                    """, logger: logger)
+                var stored = false
+                for try await _ in inserted.decode(String.self) { stored = true }
+                guard !stored else { continue }
+                let taken = try await db.query("""
+                    SELECT 1 FROM users WHERE project_id = \(row.project) AND tenant_id = \(row.tenant) AND local_id = \(row.localID)
+                    """, logger: logger)
+                var idTaken = false
+                for try await _ in taken.decode(Int.self) { idTaken = true }
+                refused[index] = idTaken ? .duplicateLocalID : .emailExists
+            }
+            return refused
+        }
+    }
+
     public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws {
         let row = try Row(user, uniqueEmail: uniqueEmail)
         let logger = logger

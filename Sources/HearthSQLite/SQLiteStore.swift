@@ -190,6 +190,33 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         }
     }
 
+    /// One transaction for the whole batch, 100 rows per statement; a chunk with a refused row is retried row by
+    /// row (a failed statement in SQLite undoes only itself), so only the refused rows are left out.
+    public func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError] {
+        let rows = try users.map { try Self.userColumns($0, uniqueEmail: uniqueEmail) }
+        let insert = "INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data) VALUES "
+        let placeholder = "(?, ?, ?, ?, ?, ?, ?, ?)"
+        return try await write { db in
+            var refused: [Int: StoreError] = [:]
+            for start in stride(from: 0, to: rows.count, by: 100) {
+                let chunk = start..<min(start + 100, rows.count)
+                do {
+                    let sql = insert + Array(repeating: placeholder, count: chunk.count).joined(separator: ", ")
+                    _ = try await db.query(sql, Array(rows[chunk].joined()))
+                    continue
+                } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {}
+                for index in chunk {
+                    do {
+                        _ = try await db.query(insert + placeholder, rows[index])
+                    } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {
+                        refused[index] = error.message.contains("email_unique") ? .emailExists : .duplicateLocalID
+                    }
+                }
+            }
+            return refused
+        }
+    }
+
     public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws {
         let binds = try Self.userColumns(user, uniqueEmail: uniqueEmail)
         try await write { db in

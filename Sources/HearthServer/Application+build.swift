@@ -66,6 +66,6 @@ struct OutboxService: Service {
     let worker: OutboxWorker
 
     func run() async throws {
-        try await cancelWhenGracefulShutdown { await worker.run() }
+        await cancelWhenGracefulShutdown { await worker.run() }
     }
 }

@@ -258,6 +258,23 @@ public enum StoreContract {
     ]
 
     public static let paging: [StoreCheck] = [
+        StoreCheck("a batch insert stores the good users and refuses taken ids and emails, within it or before") { store in
+            try await store.insertUser(UserRecord(projectID: "p-one", localID: "old", email: "old@example.com",
+                                                  validSince: 0, createdAt: epoch), uniqueEmail: true)
+            let batch = [
+                UserRecord(projectID: "p-one", localID: "n1", email: "n1@example.com", validSince: 0, createdAt: epoch),
+                UserRecord(projectID: "p-one", localID: "old", email: "x@example.com", validSince: 0, createdAt: epoch),
+                UserRecord(projectID: "p-one", localID: "n2", email: "OLD@example.com", validSince: 0, createdAt: epoch),
+                UserRecord(projectID: "p-one", localID: "n3", email: "n1@example.com", validSince: 0, createdAt: epoch),
+                UserRecord(projectID: "p-one", localID: "n4", validSince: 0, createdAt: epoch),
+            ]
+            let refused = try await store.insertUsers(batch, uniqueEmail: true)
+            try expect(refused == [1: .duplicateLocalID, 2: .emailExists, 3: .emailExists], "refused: \(refused)")
+            let ids = try await store.users(projectID: "p-one", after: nil, limit: 10).map(\.localID)
+            try expect(ids == ["n1", "n4", "old"], "stored: \(ids)")
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, localID: "old")?.email == "old@example.com",
+                       "a refused user changed nothing")
+        },
         StoreCheck("users page in localId byte order, per project, tenants apart") { store in
             let ids = ["b", "a", "B", "a-1", "zz", "A9"]
             for id in ids {

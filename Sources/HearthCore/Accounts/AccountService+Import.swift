@@ -141,29 +141,34 @@ extension AccountService {
             guard seen.insert(id).inserted else { throw AuthFailure.duplicateLocalID(id) }
         }
         let now = clock.now()
+        let uniqueEmail = !project.settings.allowDuplicateEmails
         var rejections: [ImportRejection] = []
+        var valid: [(index: Int, record: UserRecord)] = []
         for (index, user) in users.enumerated() {
             do {
-                let record = try importedRecord(user, project: project, hashing: hashing, now: now)
-                if try await store.user(projectID: project.id, tenantID: nil, localID: record.localID) != nil {
-                    guard allowOverwrite else {
-                        throw ImportProblem("localId belongs to an existing account - can not overwrite.")
-                    }
-                    try await store.updateUser(record, uniqueEmail: !project.settings.allowDuplicateEmails,
-                                               revokeRefreshTokens: true)
-                } else {
-                    try await store.insertUser(record, uniqueEmail: !project.settings.allowDuplicateEmails)
-                }
+                valid.append((index, try importedRecord(user, project: project, hashing: hashing, now: now)))
             } catch let problem as ImportProblem {
                 rejections.append(ImportRejection(index: index, message: problem.message))
-            } catch StoreError.emailExists {
-                rejections.append(ImportRejection(index: index, message: "email exists in other account in database"))
-            } catch StoreError.duplicateLocalID {
-                rejections.append(ImportRejection(index: index,
-                                                  message: "localId belongs to an existing account - can not overwrite."))
             }
         }
-        return rejections
+        // The whole batch in one go; taken ids are overwritten afterwards when the caller allows it.
+        let refused = try await store.insertUsers(valid.map(\.record), uniqueEmail: uniqueEmail)
+        for (position, error) in refused.sorted(by: { $0.key < $1.key }) {
+            let (index, record) = valid[position]
+            if error == .duplicateLocalID, allowOverwrite {
+                do {
+                    try await store.updateUser(record, uniqueEmail: uniqueEmail, revokeRefreshTokens: true)
+                    continue
+                } catch StoreError.emailExists {
+                    rejections.append(ImportRejection(index: index, message: "email exists in other account in database"))
+                    continue
+                }
+            }
+            rejections.append(ImportRejection(index: index, message: error == .emailExists
+                ? "email exists in other account in database"
+                : "localId belongs to an existing account - can not overwrite."))
+        }
+        return rejections.sorted { $0.index < $1.index }
     }
 
     private struct ImportProblem: Error {

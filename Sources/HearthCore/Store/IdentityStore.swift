@@ -38,6 +38,10 @@ public protocol IdentityStore: Sendable {
     /// Deletes every account of a project (the emulator's reset); returns how many.
     @discardableResult
     func deleteAllUsers(projectID: String) async throws -> Int
+    /// Inserts a batch (imports) in as few transactions as the backend allows. Returns, by index, the users refused
+    /// (``StoreError/duplicateLocalID`` or ``StoreError/emailExists``); every other user is stored, and a refused
+    /// one leaves nothing behind.
+    func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError]
     /// A page of a project's own users (no tenant) in `localId` byte order, starting after `localID`: what export
     /// and `accounts:batchGet` walk through.
     func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord]
@@ -63,6 +67,19 @@ public protocol IdentityStore: Sendable {
     /// Records a failed attempt: the message is due again at `nextAttemptAt`, or never (`nil`: given up; it stays
     /// in the table with its last error for an operator to see).
     func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws
+}
+
+extension IdentityStore {
+    /// One insert per user: correct everywhere, for stores without a faster path.
+    public func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError] {
+        var refused: [Int: StoreError] = [:]
+        for (index, user) in users.enumerated() {
+            do { try await insertUser(user, uniqueEmail: uniqueEmail) } catch let error as StoreError {
+                refused[index] = error
+            }
+        }
+        return refused
+    }
 }
 
 /// Failures a store reports in domain terms; anything else it throws is an internal fault.

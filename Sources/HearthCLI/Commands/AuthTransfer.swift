@@ -1,0 +1,217 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+
+/// Where the user commands find their data: the same store and project `hearth serve` uses.
+struct DataOptions: ParsableArguments {
+    @Option(help: "sqlite:PATH | postgres://URL (default: HEARTH_STORE, the config file's store, or \(StoreFactory.defaultLocation)).")
+    var store: String?
+
+    @Option(name: .customLong("project-id"), help: "The project (default: HEARTH_PROJECT_ID, the config file's, or hearth-local).")
+    var projectID: String?
+
+    @Option(help: "The JSON configuration file hearth serve uses.")
+    var config: String?
+
+    /// Opens the store (migrated) and the project, creating the project as a first `hearth serve` would.
+    func open() async throws -> (store: any IdentityStore, project: ProjectContext, accounts: AccountService) {
+        let environment = ProcessInfo.processInfo.environment
+        let file = try ConfigFile.load(config ?? environment["HEARTH_CONFIG"])
+        let location = store ?? environment["HEARTH_STORE"] ?? file.store ?? StoreFactory.defaultLocation
+        let id = projectID ?? environment["HEARTH_PROJECT_ID"] ?? file.projectId ?? "hearth-local"
+        guard ProjectID.isValid(id) else { throw ValidationError("project id '\(id)' is not valid") }
+        let (store, _) = try await StoreFactory.open(location)
+        try await store.migrate()
+        let directory = ProjectDirectory(store: store, clock: SystemClock(),
+                                         defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: true) })
+        let project = try await directory.contextCreatingIfNeeded(for: id)
+        return (store, project, AccountService(store: store, clock: SystemClock(), hashing: InlineWorkRunner()))
+    }
+}
+
+/// Progress on standard error: rewritten in place on a terminal, a line per step otherwise.
+struct Progress {
+    let started = ContinuousClock.now
+    let isTerminal = isatty(STDERR_FILENO) != 0
+    var lastShown = ContinuousClock.now
+    var lastCount = -1
+
+    mutating func show(_ done: Int, _ noun: String, final: Bool = false) {
+        let now = ContinuousClock.now
+        guard final || now - lastShown > .milliseconds(isTerminal ? 200 : 5000), done != lastCount else { return }
+        lastShown = now
+        lastCount = done
+        let seconds = max(Double((now - started).components.attoseconds) / 1e18 + Double((now - started).components.seconds), 0.001)
+        let line = "\(done) \(noun) (\(Int(Double(done) / seconds))/s)"
+        FileHandle.standardError.write(Data(((isTerminal ? "\r" : "") + line + (isTerminal && !final ? "" : "\n")).utf8))
+    }
+}
+
+/// `hearth auth:import FILE`: the Firebase CLI's `auth:import`, with the same file formats and flags.
+struct AuthImport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "auth:import",
+        abstract: "Import users from a Firebase CLI JSON or CSV file (passwords keep working).",
+        discussion: """
+            Example, for a file exported from a Firebase project (its hash parameters are in the Firebase console,
+            Authentication → Users → ⋮ → Password hash parameters):
+              hearth auth:import users.json --hash-algo=scrypt --hash-key=<base64 signer key> \\
+                --salt-separator=Bw== --rounds=8 --mem-cost=14
+            Users are read and imported 1000 at a time; rejected users are listed at the end with their position.
+            """)
+
+    @Argument(help: "users.json or users.csv, as `firebase auth:export` writes them.")
+    var file: String
+
+    @Option(help: "json or csv (default: from the file name).")
+    var format: FirebaseUserFile.Format?
+
+    @Option(name: .customLong("hash-algo"), help: "SCRYPT, STANDARD_SCRYPT, BCRYPT, PBKDF_SHA1, PBKDF2_SHA256, HMAC_SHA512/256/1/MD5, SHA512/256/1, MD5.")
+    var hashAlgorithm: String?
+    @Option(name: .customLong("hash-key"), help: "The signer key (base64), for SCRYPT and HMAC_*.")
+    var hashKey: String?
+    @Option(name: .customLong("salt-separator"), help: "SCRYPT's salt separator (base64).")
+    var saltSeparator: String?
+    @Option(help: "Rounds (SCRYPT, SHA*, MD5, PBKDF*).")
+    var rounds: Int?
+    @Option(name: .customLong("mem-cost"), help: "SCRYPT's memory cost (log2 N), or STANDARD_SCRYPT's N.")
+    var memoryCost: Int?
+    @Option(help: "STANDARD_SCRYPT's p.")
+    var parallelization: Int?
+    @Option(name: .customLong("block-size"), help: "STANDARD_SCRYPT's r.")
+    var blockSize: Int?
+    @Option(name: .customLong("dk-len"), help: "STANDARD_SCRYPT's key length (taken from each hash's length).")
+    var dkLen: Int?
+    @Option(name: .customLong("hash-input-order"), help: "SALT_FIRST or PASSWORD_FIRST.")
+    var hashInputOrder: String?
+
+    @OptionGroup var data: DataOptions
+
+    func run() async throws {
+        let hashing = try hashAlgorithm.map { name in
+            let upper = name.uppercased()
+            return try ImportHashing(
+                algorithm: upper, signerKey: try hashKey.map { try Self.base64($0, "--hash-key") },
+                saltSeparator: try saltSeparator.map { try Self.base64($0, "--salt-separator") }, rounds: rounds,
+                memoryCost: upper == "STANDARD_SCRYPT" ? nil : memoryCost,
+                cpuMemCost: upper == "STANDARD_SCRYPT" ? memoryCost : nil,
+                parallelization: parallelization, blockSize: blockSize, order: hashInputOrder)
+        }
+        if hashing == nil {
+            FileHandle.standardError.write(Data("warning: no --hash-algo: users with a password hash cannot be imported\n".utf8))
+        }
+        let (store, project, accounts) = try await data.open()
+        do {
+            try await importFile(accounts: accounts, project: project, hashing: hashing)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    private func importFile(accounts: AccountService, project: ProjectContext, hashing: ImportHashing?) async throws {
+        let reader = try FirebaseUserFile.Reader(path: file, format: format)
+        var progress = Progress()
+        var imported = 0
+        var rejected: [(position: Int, message: String)] = []
+        // Reading the next batch overlaps storing this one: parsing and the database each get a core.
+        var before = reader.position
+        var batch = try reader.next(AccountService.importBatchLimit)
+        while !batch.isEmpty {
+            let upcoming = Task.detached { () throws -> (Int, [ImportUser]) in
+                (reader.position, try reader.next(AccountService.importBatchLimit))
+            }
+            let refusals = try await accounts.importUsers(in: project, batch, hashing: hashing)
+            // Positions for the summary: the n-th user of this batch is user `before + n + 1` of the file (JSON)
+            // or a line near it (CSV, where blank lines are skipped).
+            rejected += refusals.map { (before + $0.index + 1, $0.message) }
+            imported += batch.count - refusals.count
+            progress.show(imported, "users imported")
+            (before, batch) = try await upcoming.value
+        }
+        progress.show(imported, "users imported", final: true)
+        if !rejected.isEmpty {
+            FileHandle.standardError.write(Data("\(rejected.count) users were not imported:\n".utf8))
+            for (position, message) in rejected.prefix(100) {
+                FileHandle.standardError.write(Data("  user \(position): \(message)\n".utf8))
+            }
+            if rejected.count > 100 { FileHandle.standardError.write(Data("  … and \(rejected.count - 100) more\n".utf8)) }
+            throw ExitCode(1)
+        }
+    }
+
+    static func base64(_ text: String, _ flag: String) throws -> Data {
+        guard let data = FirebaseUserFile.base64(text) else { throw ValidationError("\(flag) is not base64") }
+        return data
+    }
+}
+
+/// `hearth auth:export FILE`: every user in the Firebase CLI's JSON or CSV format, with Firebase-scrypt hashes and
+/// the project's parameters printed, so the file imports into Firebase (or another Hearth) as is.
+struct AuthExport: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "auth:export",
+        abstract: "Export users to a Firebase CLI JSON or CSV file, password hashes included.")
+
+    @Argument(help: "users.json or users.csv.")
+    var file: String
+
+    @Option(help: "json or csv (default: from the file name).")
+    var format: FirebaseUserFile.Format?
+
+    @OptionGroup var data: DataOptions
+
+    func run() async throws {
+        let format = format ?? FirebaseUserFile.Format(path: file)
+        let (store, project, _) = try await data.open()
+        guard FileManager.default.createFile(atPath: file, contents: nil),
+              let output = FileHandle(forWritingAtPath: file) else {
+            throw ValidationError("cannot write \(file)")
+        }
+        defer { try? output.close() }
+        let parameters = project.record.hashConfig
+        var progress = Progress()
+        var count = 0
+        var withoutHash = 0
+        var after: String?
+        if format == .json { output.write(Data("{\"users\": [\n".utf8)) }
+        while true {
+            let page = try await store.users(projectID: project.id, after: after, limit: 1000)
+            guard let last = page.last else { break }
+            var chunk = ""
+            for user in page {
+                if user.passwordHash != nil, FirebaseUserFile.exportFields(user, parameters: parameters).hash == nil {
+                    withoutHash += 1
+                }
+                switch format {
+                case .json: chunk += (count == 0 ? "" : ",\n") + FirebaseUserFile.jsonLine(user, parameters: parameters)
+                case .csv: chunk += FirebaseUserFile.csvLine(user, parameters: parameters) + "\n"
+                }
+                count += 1
+            }
+            output.write(Data(chunk.utf8))
+            after = last.localID
+            progress.show(count, "users exported")
+        }
+        if format == .json { output.write(Data("\n]}\n".utf8)) }
+        progress.show(count, "users exported", final: true)
+        try await store.close()
+        if withoutHash > 0 {
+            FileHandle.standardError.write(Data("""
+                warning: \(withoutHash) users have a password hash Hearth has not yet re-hashed with this project's \
+                parameters (imported, and not signed in since); their hashes are left out, as Firebase's export does.
+
+                """.utf8))
+        }
+        let p = parameters
+        FileHandle.standardError.write(Data("""
+            Password hashes are Firebase SCRYPT. To import this file into Firebase or another Hearth:
+              --hash-algo=SCRYPT --hash-key=\(p.signerKey.base64EncodedString()) --salt-separator=\(p.saltSeparator.base64EncodedString()) --rounds=\(p.rounds) --mem-cost=\(p.memoryCost)
+            Keep the hash key secret: with it and this file, passwords can be attacked offline.
+
+            """.utf8))
+    }
+}
+
+extension FirebaseUserFile.Format: ExpressibleByArgument {}
