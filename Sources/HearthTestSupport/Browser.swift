@@ -135,9 +135,9 @@ public final class Browser: @unchecked Sendable {
     {
         let payload = try body.map { try JSONSerialization.data(withJSONObject: $0) }
         let port = base.port ?? 0
-        let (status, data) = try await Task.detached {
+        let (status, data) = try await blocking {
             try Self.exchange(port: port, method: method, path: "/" + path, body: payload)
-        }.value
+        }
         let json = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
         let value = json["value"]
         if status >= 400 { throw BrowserError("WebDriver \(method) \(path): \(status) \(value ?? "")") }

@@ -5,7 +5,7 @@ import Foundation
 /// authenticated user, whether TLS was on), so the tests check Hearth's MIME output with somebody else's parser.
 ///
 /// ```swift
-/// let sink = try SMTPSink.start(security: .startTLS, users: ["mailer": "secret"])
+/// let sink = try await SMTPSink.start(security: .startTLS, users: ["mailer": "secret"])
 /// defer { sink.stop() }
 /// let mail = try await sink.waitForMessages(1)
 /// ```
@@ -55,7 +55,7 @@ public final class SMTPSink: @unchecked Sendable {
     /// are cut after the message data arrived but before the server's answer (a server failing mid-message);
     /// `rejectWith` answers every message with that code (e.g. 550); `authMechanisms` are the AUTH mechanisms offered.
     public static func start(security: Security = .none, users: [String: String] = [:], dropFirst: Int = 0,
-                             rejectWith: Int? = nil, authMechanisms: [String] = ["PLAIN", "LOGIN"]) throws -> SMTPSink {
+                             rejectWith: Int? = nil, authMechanisms: [String] = ["PLAIN", "LOGIN"]) async throws -> SMTPSink {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-smtp-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let script = directory.appendingPathComponent("sink.py")
@@ -84,7 +84,7 @@ public final class SMTPSink: @unchecked Sendable {
                                 directory: directory, process: process)
             }
             if !process.isRunning { break }
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         kill(process.processIdentifier, SIGKILL)
         let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""

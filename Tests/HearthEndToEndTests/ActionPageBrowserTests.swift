@@ -78,7 +78,7 @@ struct ActionPageBrowserTests {
     }
 
     @Test func resetAPasswordFromTheEmailInABrowser() async throws {
-        let sink = try SMTPSink.start()
+        let sink = try await SMTPSink.start()
         defer { sink.stop() }
         try await withHearth(sink: sink) { base in
             #expect(try await Self.call(base, "accounts:signUp", ["email": "reader@example.com", "password": "old-secret1"]).status == 200)
@@ -115,7 +115,7 @@ struct ActionPageBrowserTests {
     }
 
     @Test func verifyAnEmailAndFollowTheContinueLink() async throws {
-        let sink = try SMTPSink.start()
+        let sink = try await SMTPSink.start()
         defer { sink.stop() }
         try await withHearth(sink: sink) { base in
             let user = try await Self.call(base, "accounts:signUp", ["email": "verify@example.com", "password": "secret123"])

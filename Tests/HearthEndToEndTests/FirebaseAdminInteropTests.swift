@@ -87,9 +87,12 @@ print(json.dumps({
         python.standardOutput = output
         python.standardError = errors
         try python.run()
-        let data = try await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        python.waitUntilExit()
+        // Both pipes are drained on their own threads (a full stderr pipe would stall Python otherwise).
+        async let outputData = blocking { output.fileHandleForReading.readDataToEndOfFile() }
+        async let errorData = blocking { errors.fileHandleForReading.readDataToEndOfFile() }
+        let data = try await outputData
+        let errorText = String(decoding: try await errorData, as: UTF8.self)
+        try await blocking { python.waitUntilExit() }
         #expect(python.terminationStatus == 0, "python failed: \(errorText)")
         let result = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(errorText)")
         #expect(result["first"] as? [Int] == [1, 0])

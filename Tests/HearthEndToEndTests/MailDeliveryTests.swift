@@ -48,7 +48,7 @@ struct MailDeliveryTests {
 
     @Test func anEmailQueuedDuringAnOutageIsDeliveredAfterARestart() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-mail-\(UUID().uuidString).sqlite").path
-        let down = try SMTPSink.start()
+        let down = try await SMTPSink.start()
         let deadPort = down.port
         down.stop()
 
@@ -65,7 +65,7 @@ struct MailDeliveryTests {
         #expect(try await between.claimOutboxMessages(dueAt: Date(), leaseUntil: Date(), limit: 10).isEmpty,
                 "the failed attempt scheduled a retry instead of leaving it due")
         try await between.close()
-        let sink = try SMTPSink.start()
+        let sink = try await SMTPSink.start()
         defer { sink.stop() }
         try await Self.runHearth(file: file, smtpPort: sink.port, clock: LaterClock()) { _ in
             let mail = try #require(try await sink.waitForMessages(1).first)

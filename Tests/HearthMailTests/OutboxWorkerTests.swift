@@ -30,7 +30,7 @@ struct OutboxWorkerTests {
     }
 
     @Test func deliversInTheRecipientsLanguageAndEmptiesTheOutbox() async throws {
-        let sink = try SMTPSink.start()
+        let sink = try await SMTPSink.start()
         defer { sink.stop() }
         try await queue()
         #expect(await (try worker(port: sink.port)).deliverDue() == 1)
@@ -43,7 +43,7 @@ struct OutboxWorkerTests {
     }
 
     @Test func aConnectionDroppedMidMessageIsRetriedAfterBackoffAndDeliveredOnce() async throws {
-        let sink = try SMTPSink.start(dropFirst: 1)
+        let sink = try await SMTPSink.start(dropFirst: 1)
         defer { sink.stop() }
         let worker = try worker(port: sink.port)
         try await queue()
@@ -61,7 +61,7 @@ struct OutboxWorkerTests {
 
     @Test func anOutageLosesNothing_aRestartedWorkerDeliversWhatWasQueued() async throws {
         // Nothing listens on this port: every attempt fails to connect.
-        let down = try SMTPSink.start()
+        let down = try await SMTPSink.start()
         let deadPort = down.port
         down.stop()
         try await queue(.verifyEmail, locale: "ja")
@@ -72,7 +72,7 @@ struct OutboxWorkerTests {
         #expect(try await store.outboxMessages(projectID: "p1").count == 1)
 
         // The server comes back; a new worker (a restarted Hearth) on the same store delivers it.
-        let sink = try SMTPSink.start()
+        let sink = try await SMTPSink.start()
         defer { sink.stop() }
         clock.advance(by: 80)
         #expect(await (try worker(port: sink.port)).deliverDue() == 1)
@@ -81,7 +81,7 @@ struct OutboxWorkerTests {
     }
 
     @Test func aPermanentRefusalOrAnExpiredLinkIsGivenUp() async throws {
-        let sink = try SMTPSink.start(rejectWith: 550)
+        let sink = try await SMTPSink.start(rejectWith: 550)
         defer { sink.stop() }
         let worker = try worker(port: sink.port)
         try await queue(id: "refused")
@@ -90,7 +90,7 @@ struct OutboxWorkerTests {
         #expect(await worker.deliverDue() == 0, "a 550 is not retried")
         #expect(try await store.outboxMessages(projectID: "p1").map(\.id) == ["refused"], "kept for the operator")
 
-        let down = try SMTPSink.start()
+        let down = try await SMTPSink.start()
         let deadPort = down.port
         down.stop()
         try await queue(id: "late")
@@ -107,7 +107,7 @@ struct OutboxWorkerTests {
     }
 
     @Test func theRunLoopDeliversWhenRungAndStopsWhenCancelled() async throws {
-        let sink = try SMTPSink.start()
+        let sink = try await SMTPSink.start()
         defer { sink.stop() }
         let worker = OutboxWorker(store: store, mailers: ["p1": try mailer(port: sink.port)], clock: clock,
                                   pollInterval: .seconds(3600))

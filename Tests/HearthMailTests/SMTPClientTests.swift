@@ -17,7 +17,7 @@ struct SMTPClientTests {
     }
 
     @Test func deliversOverPlainTCPAndPythonReadsTheMIME() async throws {
-        let sink = try SMTPSink.start()
+        let sink = try await SMTPSink.start()
         defer { sink.stop() }
         let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: sink.port, security: .none, timeout: 30))
         try await client.send(Self.message())
@@ -34,7 +34,7 @@ struct SMTPClientTests {
     }
 
     @Test func startTLSThenAuthPlain() async throws {
-        let sink = try SMTPSink.start(security: .startTLS, users: ["mailer": "s3cret"])
+        let sink = try await SMTPSink.start(security: .startTLS, users: ["mailer": "s3cret"])
         defer { sink.stop() }
         let client = SMTPClient(configuration: .init(host: "localhost", port: sink.port, security: .startTLS,
                                                      username: "mailer", password: "s3cret",
@@ -45,7 +45,7 @@ struct SMTPClientTests {
     }
 
     @Test func implicitTLSThenAuthLogin() async throws {
-        let sink = try SMTPSink.start(security: .tls, users: ["mailer": "s3cret"], authMechanisms: ["LOGIN"])
+        let sink = try await SMTPSink.start(security: .tls, users: ["mailer": "s3cret"], authMechanisms: ["LOGIN"])
         defer { sink.stop() }
         let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: sink.port, security: .tls,
                                                      username: "mailer", password: "s3cret",
@@ -56,7 +56,7 @@ struct SMTPClientTests {
     }
 
     @Test func wrongPasswordIsAPermanentRefusalThatNamesNoSecret() async throws {
-        let sink = try SMTPSink.start(security: .startTLS, users: ["mailer": "s3cret"])
+        let sink = try await SMTPSink.start(security: .startTLS, users: ["mailer": "s3cret"])
         defer { sink.stop() }
         let client = SMTPClient(configuration: .init(host: "localhost", port: sink.port, security: .startTLS,
                                                      username: "mailer", password: "wrong-password",
@@ -72,7 +72,7 @@ struct SMTPClientTests {
     }
 
     @Test func neverFallsBackToPlainTextOrTrustsAnUnknownCertificate() async throws {
-        let plain = try SMTPSink.start()
+        let plain = try await SMTPSink.start()
         defer { plain.stop() }
         await #expect(throws: SMTPError.startTLSUnavailable) {
             try await SMTPClient(configuration: .init(host: "127.0.0.1", port: plain.port, security: .startTLS, timeout: 30))
@@ -82,7 +82,7 @@ struct SMTPClientTests {
             try await SMTPClient(configuration: .init(host: "127.0.0.1", port: plain.port, security: .none,
                                                       username: "u", password: "p", timeout: 30)).send(Self.message())
         }
-        let tls = try SMTPSink.start(security: .tls)
+        let tls = try await SMTPSink.start(security: .tls)
         defer { tls.stop() }
         await #expect(throws: (any Error).self) {
             try await SMTPClient(configuration: .init(host: "localhost", port: tls.port, security: .tls, timeout: 30))
@@ -92,7 +92,7 @@ struct SMTPClientTests {
     }
 
     @Test func aDropMidMessageIsAnErrorNotASuccess() async throws {
-        let sink = try SMTPSink.start(dropFirst: 1)
+        let sink = try await SMTPSink.start(dropFirst: 1)
         defer { sink.stop() }
         let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: sink.port, security: .none, timeout: 30))
         await #expect(throws: SMTPError.connectionClosed) { try await client.send(Self.message()) }
