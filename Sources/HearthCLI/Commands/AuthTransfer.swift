@@ -97,7 +97,7 @@ struct AuthImport: AsyncParsableCommand {
                 cpuMemCost: upper == "STANDARD_SCRYPT" ? memoryCost : nil,
                 parallelization: parallelization, blockSize: blockSize, order: hashInputOrder)
         }
-        if hashing == nil {
+        if case .none = hashing {
             FileHandle.standardError.write(Data("warning: no --hash-algo: users with a password hash cannot be imported\n".utf8))
         }
         let (store, project, accounts) = try await data.open()

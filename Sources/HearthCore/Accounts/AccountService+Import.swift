@@ -2,18 +2,11 @@ import Foundation
 
 /// How the password hashes of an import batch were made: Firebase's `hashAlgorithm` with its parameters
 /// (`accounts:batchCreate`, `hearth auth:import`, `firebase auth:import --hash-algo …`).
-public enum ImportHashing: Sendable, Equatable {
+public enum ImportHashing: Sendable {
     case firebaseScrypt(FirebaseScryptParameters)
+    /// The algorithm for a user's salt (every user of a batch shares the parameters).
     case imported(@Sendable (Data) -> ImportedHash.Algorithm)
     case bcrypt
-
-    public static func == (lhs: Self, rhs: Self) -> Bool {
-        switch (lhs, rhs) {
-        case (.firebaseScrypt(let a), .firebaseScrypt(let b)): a == b
-        case (.bcrypt, .bcrypt): true
-        default: false
-        }
-    }
 
     /// Reads Firebase's parameters, with Firebase's limits and error codes.
     ///
@@ -203,7 +196,7 @@ extension AccountService {
         var passwordHash: String?
         if let hash = user.passwordHash {
             guard let hashing else { throw ImportProblem("hashAlgorithm is missing for a user with a passwordHash") }
-            if hashing == .bcrypt, !BcryptHash.isBcrypt(String(decoding: hash, as: UTF8.self)) {
+            if case .bcrypt = hashing, !BcryptHash.isBcrypt(String(decoding: hash, as: UTF8.self)) {
                 throw ImportProblem("passwordHash is not a bcrypt hash")
             }
             passwordHash = hashing.stored(hash: hash, salt: user.salt)
