@@ -54,7 +54,18 @@ second = auth.import_users([auth.ImportUserRecord(
     hash_alg=auth.UserImportHash.bcrypt())
 third = auth.import_users([auth.ImportUserRecord(uid="fresh-1", email="fresh@example.com"),
                            auth.ImportUserRecord(uid="dupe-1", email="scrypt1@example.com")])
+fetched = auth.get_user("scrypt-1")
+by_email = auth.get_user_by_email("fresh@example.com")
+auth.delete_user("fresh-1")
+try:
+    auth.get_user("fresh-1")
+    gone = False
+except auth.UserNotFoundError:
+    gone = True
 print(json.dumps({
+    "fetched": [fetched.uid, fetched.email, fetched.display_name],
+    "by_email": by_email.uid,
+    "deleted": gone,
     "first": [first.success_count, first.failure_count],
     "second": [second.success_count, second.failure_count],
     "third": [third.success_count, third.failure_count, [[e.index, e.reason] for e in third.errors]],
@@ -100,6 +111,9 @@ print(json.dumps({
         let third = try #require(result["third"] as? [Any])
         #expect(third[0] as? Int == 1 && third[1] as? Int == 1)
         #expect((third[2] as? [[Any]])?.first?.first as? Int == 1, "the duplicate email is reported at index 1")
+        #expect(result["fetched"] as? [String] == ["scrypt-1", "scrypt1@example.com", "Imported"])
+        #expect(result["by_email"] as? String == "fresh-1")
+        #expect(result["deleted"] as? Bool == true, "get_user after delete_user raises UserNotFoundError")
         #expect(result["scrypt_ok"] as? Int == 200)
         #expect(result["scrypt_wrong"] as? Int == 400)
         #expect(result["bcrypt_ok"] as? Int == 200)

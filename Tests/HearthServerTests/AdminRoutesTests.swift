@@ -126,4 +126,35 @@ import Testing
             #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "test1") == nil)
         }
     }
+
+    @Test func lookupAndDeleteByUid() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let imported = try await client.post(Self.batchCreate, ["users": [
+                ["localId": "admin-uid-42", "email": "uid42@example.com", "phoneNumber": "+15555550142"],
+                ["localId": "user-04", "email": "four@example.com"]]], key: nil, headers: Self.owner)
+            #expect((imported["error"] as? [Any])?.isEmpty == true)
+            let lookup = "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:lookup"
+            let found = try await client.post(lookup, ["localId": ["admin-uid-42"]], key: nil, headers: Self.owner)
+            let fixture = try Fixture("admin-lookup-by-localId")
+            // Hearth also reports validSince, as production does; the emulator's capture has no login yet.
+            expectSameShape(try found.object(), fixture.body, ignoring: ["lastLoginAt", "validSince"])
+            let users = try #require(found["users"] as? [[String: Any]])
+            #expect(users.count == 1 && users[0]["phoneNumber"] as? String == "+15555550142")
+            let byEmail = try await client.post(lookup, ["email": ["FOUR@example.com"], "localId": ["user-04"]],
+                                                key: nil, headers: Self.owner)
+            #expect((byEmail["users"] as? [Any])?.count == 1, "one user matched twice is listed once")
+            let missing = try await client.post(lookup, ["localId": ["no-such-uid"]], key: nil, headers: Self.owner)
+            #expect(try missing.object() as NSDictionary == (try Fixture("admin-lookup-not-found").body as! NSDictionary))
+
+            let delete = "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:delete"
+            let deleted = try await client.post(delete, ["localId": "user-04"], key: nil, headers: Self.owner)
+            #expect(try deleted.object() as NSDictionary == (try Fixture("admin-delete-by-localId").body as! NSDictionary))
+            #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "user-04") == nil)
+            #expect(try await client.post(delete, ["localId": "user-04"], key: nil, headers: Self.owner).errorMessage
+                    == "USER_NOT_FOUND")
+            #expect(try await client.post(delete, [String: Any](), key: nil, headers: Self.owner).errorMessage
+                    == "MISSING_LOCAL_ID")
+        }
+    }
 }

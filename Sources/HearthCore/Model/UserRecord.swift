@@ -71,12 +71,15 @@ public struct UserRecord: Sendable, Codable, Equatable {
     public var hasEmailCredential: Bool { passwordHash != nil || emailLinkSignin == true }
 
     /// Provider entries as Firebase reports them in `providerUserInfo`: the password provider first (email-link
-    /// users are listed under it too, as Firebase lists them).
+    /// users are listed under it too, as Firebase lists them), then a `phone` entry for a phone number.
     public var providerUserInfo: [ProviderUserInfo] {
         var result: [ProviderUserInfo] = []
         if hasEmailCredential, let email {
             result.append(ProviderUserInfo(providerID: "password", rawID: email, federatedID: email, email: email,
                                            displayName: displayName, photoURL: photoURL))
+        }
+        if let phoneNumber, !providers.contains(where: { $0.providerID == "phone" }) {
+            result.append(ProviderUserInfo(providerID: "phone", rawID: phoneNumber, phoneNumber: phoneNumber))
         }
         return result + providers
     }

@@ -3,8 +3,38 @@ import HearthCore
 import HearthWire
 import Hummingbird
 
-/// The admin API (`/v1/projects/{project}/…`, bearer credentials). For now: `accounts:batchCreate` (import).
+/// The admin API (`/v1/projects/{project}/…`, bearer credentials). For now: `accounts:batchCreate` (import),
+/// `accounts:lookup` by uid or email, and `accounts:delete` by uid.
 enum AdminRoutes {
+    /// Every user matching any of the given uids or emails, once each; `users` is left out when none matched.
+    static func lookup(_ call: Call) async throws -> Response {
+        let request = try call.decode(LookupRequest.self)
+        let project = try await call.adminProject(nil)
+        let store = call.services.store
+        var found: [UserRecord] = []
+        for id in request.localId ?? [] {
+            if let user = try await store.user(projectID: project.id, tenantID: nil, localID: id) { found.append(user) }
+        }
+        for email in request.email ?? [] {
+            if let user = try await store.user(projectID: project.id, tenantID: nil, email: email) { found.append(user) }
+        }
+        var seen = Set<String>()
+        let users = found.filter { seen.insert($0.localID).inserted }
+        return json(LookupResponse(users: users.isEmpty ? nil : users.map(UserInfo.init)))
+    }
+
+    static func delete(_ call: Call) async throws -> Response {
+        let request = try call.decode(DeleteAccountRequest.self)
+        let project = try await call.adminProject(nil)
+        guard let localID = request.localId, !localID.isEmpty else {
+            throw APIError.business(.missingLocalID)
+        }
+        guard try await call.services.store.deleteUser(projectID: project.id, tenantID: nil, localID: localID) else {
+            throw AuthFailure.userNotFound
+        }
+        return json(DeleteAccountResponse())
+    }
+
     static func batchCreate(_ call: Call) async throws -> Response {
         let request = try call.decode(BatchCreateRequest.self)
         let project = try await call.adminProject(request.targetProjectId)

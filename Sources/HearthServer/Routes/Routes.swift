@@ -23,6 +23,8 @@ extension HearthAPI {
         routes += .get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
         // Admin API (bearer credentials).
         routes += .post("\(v1)/projects/{project}/accounts:batchCreate", access: .admin, to: AdminRoutes.batchCreate)
+        routes += .post("\(v1)/projects/{project}/accounts:lookup", access: .admin, to: AdminRoutes.lookup)
+        routes += .post("\(v1)/projects/{project}/accounts:delete", access: .admin, to: AdminRoutes.delete)
         routes += .post("\(v3)/uploadAccount", access: .admin, to: AdminRoutes.batchCreate)
         // Secure Token API.
         routes += .post("\(secureToken)/token", to: SecureTokenRoutes.token)

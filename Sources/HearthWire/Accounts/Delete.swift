@@ -2,6 +2,8 @@
 public struct DeleteAccountRequest: Codable, Sendable, Equatable {
     public var idToken: String?
     public var tenantId: String?
+    /// Admin deletes (`projects/{id}/accounts:delete`).
+    public var localId: String?
 
     public init(idToken: String?, tenantId: String? = nil) {
         self.idToken = idToken
@@ -13,7 +15,8 @@ extension DeleteAccountRequest: WireDecodable {
     public init(wire body: inout WireObject) throws(WireDecodingError) {
         idToken = try body.string("idToken")
         tenantId = try body.string("tenantId")
-        body.ignore("delegatedProjectNumber", "localId", "targetProjectId")
+        localId = try body.string("localId")
+        body.ignore("delegatedProjectNumber", "targetProjectId")
     }
 }
 

@@ -2,6 +2,9 @@
 public struct LookupRequest: Codable, Sendable, Equatable {
     public var idToken: String?
     public var tenantId: String?
+    /// Admin lookups (`projects/{id}/accounts:lookup`): by uid and by email.
+    public var localId: [String]?
+    public var email: [String]?
 
     public init(idToken: String?, tenantId: String? = nil) {
         self.idToken = idToken
@@ -13,7 +16,9 @@ extension LookupRequest: WireDecodable {
     public init(wire body: inout WireObject) throws(WireDecodingError) {
         idToken = try body.string("idToken")
         tenantId = try body.string("tenantId")
-        body.ignore("delegatedProjectNumber")
+        localId = try body.strings("localId")
+        email = try body.strings("email")
+        body.ignore("delegatedProjectNumber", "targetProjectId")
     }
 }
 

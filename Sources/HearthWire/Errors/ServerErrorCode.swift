@@ -35,6 +35,7 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     // Imports (`accounts:batchCreate`).
     case invalidArgument = "INVALID_ARGUMENT"
     case duplicateLocalID = "DUPLICATE_LOCAL_ID"
+    case missingLocalID = "MISSING_LOCAL_ID"
     case maximumUserCountExceeded = "MAXIMUM_USER_COUNT_EXCEEDED"
     case missingUserAccount = "MISSING_USER_ACCOUNT"
     case invalidHashAlgorithm = "INVALID_HASH_ALGORITHM"
