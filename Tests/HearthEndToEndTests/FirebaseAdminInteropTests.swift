@@ -54,6 +54,12 @@ second = auth.import_users([auth.ImportUserRecord(
     hash_alg=auth.UserImportHash.bcrypt())
 third = auth.import_users([auth.ImportUserRecord(uid="fresh-1", email="fresh@example.com"),
                            auth.ImportUserRecord(uid="dupe-1", email="scrypt1@example.com")])
+auth.set_custom_user_claims("bcrypt-1", {"role": "admin"})
+status, body = sign_in("bcrypt1@example.com", "U*U")
+payload = body["idToken"].split(".")[1]
+claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+renamed = auth.update_user("bcrypt-1", display_name="Renamed", disabled=True)
+disabled_sign_in = sign_in("bcrypt1@example.com", "U*U")
 fetched = auth.get_user("scrypt-1")
 by_email = auth.get_user_by_email("fresh@example.com")
 auth.delete_user("fresh-1")
@@ -64,6 +70,9 @@ except auth.UserNotFoundError:
     gone = True
 print(json.dumps({
     "fetched": [fetched.uid, fetched.email, fetched.display_name],
+    "claims": [claims.get("role"), auth.get_user("bcrypt-1").custom_claims],
+    "renamed": [renamed.display_name, renamed.disabled],
+    "disabled_sign_in": [disabled_sign_in[0], disabled_sign_in[1]["error"]["message"]],
     "by_email": by_email.uid,
     "deleted": gone,
     "first": [first.success_count, first.failure_count],
@@ -113,10 +122,16 @@ print(json.dumps({
         #expect((third[2] as? [[Any]])?.first?.first as? Int == 1, "the duplicate email is reported at index 1")
         #expect(result["fetched"] as? [String] == ["scrypt-1", "scrypt1@example.com", "Imported"])
         #expect(result["by_email"] as? String == "fresh-1")
+        let claims = try #require(result["claims"] as? [Any])
+        #expect(claims[0] as? String == "admin", "set_custom_user_claims shows at the top level of the next ID token")
+        #expect((claims[1] as? [String: String]) == ["role": "admin"])
+        #expect((result["renamed"] as? [Any])?.first as? String == "Renamed")
+        #expect((result["renamed"] as? [Any])?.last as? Bool == true)
+        #expect((result["disabled_sign_in"] as? [Any])?.last as? String == "USER_DISABLED")
         #expect(result["deleted"] as? Bool == true, "get_user after delete_user raises UserNotFoundError")
         #expect(result["scrypt_ok"] as? Int == 200)
         #expect(result["scrypt_wrong"] as? Int == 400)
-        #expect(result["bcrypt_ok"] as? Int == 200)
+        #expect(result["bcrypt_ok"] as? Int == 400, "bcrypt-1 was disabled by update_user before this sign-in")
         let rehashed = try #require(try await store.user(projectID: "demo-interop", tenantID: nil, localID: "scrypt-1"))
         let project = try #require(try await store.project(id: "demo-interop"))
         #expect(rehashed.passwordHash.map { PasswordHash.needsRehash($0, for: project.hashConfig) } == false,

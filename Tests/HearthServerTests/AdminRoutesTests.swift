@@ -157,4 +157,51 @@ import Testing
                     == "MISSING_LOCAL_ID")
         }
     }
+
+    @Test func adminUpdateSetsClaimsDisablesAndRevokes() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let user = try await client.signUp("uid42@example.com", "secret123")
+            let uid = try #require(user["localId"] as? String)
+            let update = "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:update"
+            for name in ["admin-update-customAttributes-invalid-json", "admin-update-customAttributes-reserved-claim",
+                         "admin-update-user-not-found"] {
+                let fixture = try Fixture(name)
+                var body = fixture.requestBody as! [String: Any]
+                if body["localId"] as? String == "admin-uid-42" { body["localId"] = uid }
+                let reply = try await client.post(update, body, key: nil, headers: Self.owner)
+                #expect(reply.status == 400, "\(name)")
+                #expect(try reply.object() as NSDictionary == fixture.body as! NSDictionary, "\(name)")
+            }
+            let claims = try await client.post(update, ["localId": uid, "customAttributes": #"{"role": "admin", "level": 5}"#],
+                                               key: nil, headers: Self.owner)
+            expectSameShape(try claims.object(), try Fixture("admin-update-customAttributes").body,
+                            ignoring: ["providerUserInfo", "passwordHash", "displayName"])
+            let signIn = try await client.post(Self.signIn, ["email": "uid42@example.com", "password": "secret123"])
+            let payload = try #require((signIn["idToken"] as? String)?.split(separator: ".").dropFirst().first)
+            var base64 = payload.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+            let token = try #require(try JSONSerialization.jsonObject(with: Data(base64Encoded: base64)!) as? [String: Any])
+            #expect(token["role"] as? String == "admin" && token["level"] as? Int == 5, "claims at the top level")
+
+            app.clock.advance(by: 2)
+            let revoked = try await client.post(update, ["localId": uid, "validSince": String(Int(app.clock.now().timeIntervalSince1970))],
+                                                key: nil, headers: Self.owner)
+            #expect(revoked.status == 200)
+            let refresh = try await client.post("/securetoken.googleapis.com/v1/token",
+                                                ["grant_type": "refresh_token", "refresh_token": signIn["refreshToken"]!])
+            #expect(refresh.errorMessage == "TOKEN_EXPIRED", "validSince revokes earlier sessions")
+
+            let disabled = try await client.post(update, ["localId": uid, "disableUser": true], key: nil, headers: Self.owner)
+            #expect(disabled.status == 200)
+            #expect(try await client.post(Self.signIn, ["email": "uid42@example.com", "password": "secret123"]).errorMessage
+                    == "USER_DISABLED")
+        }
+        try await TestApp().run { client in
+            let user = try await client.signUp("self@example.com", "secret123")
+            let selfService = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:update",
+                                                    ["idToken": user["idToken"]!, "customAttributes": #"{"role":"admin"}"#])
+            #expect(selfService.errorMessage == "INSUFFICIENT_PERMISSION", "a user cannot give themselves claims")
+        }
+    }
 }

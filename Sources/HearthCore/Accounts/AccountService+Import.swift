@@ -184,13 +184,12 @@ extension AccountService {
             guard let url = URL(string: photo), url.scheme != nil else { throw ImportProblem("photo url is invalid") }
         }
         if let claims = user.customAttributes {
-            // Firebase's rules: a JSON object of at most 1000 bytes, with no reserved claim name.
-            guard let object = try? JSONSerialization.jsonObject(with: Data(claims.utf8)) as? [String: Any] else {
-                throw ImportProblem("Invalid custom claims provided.")
-            }
-            guard claims.utf8.count <= 1000 else { throw ImportProblem("Custom claims provided are too large.") }
-            guard object.keys.allSatisfy({ !IDTokenIssuer.reservedClaims.contains($0) }) else {
+            do { try CustomClaims.validate(claims) } catch AuthFailure.claimsTooLarge {
+                throw ImportProblem("Custom claims provided are too large.")
+            } catch AuthFailure.forbiddenClaim {
                 throw ImportProblem("Custom claims provided include a reserved claim.")
+            } catch {
+                throw ImportProblem("Invalid custom claims provided.")
             }
         }
         var passwordHash: String?

@@ -21,6 +21,28 @@ public struct AccountChanges: Sendable, Equatable {
 }
 
 extension AccountService {
+    /// The profile, email and password parts of an update, shared by the user's own update and the admin's: a new
+    /// email or password ends earlier sessions.
+    func apply(_ changes: AccountChanges, to user: inout UserRecord, project: ProjectContext, now: Date) async throws {
+        if let email = changes.email {
+            guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
+            user.email = email
+        }
+        if let password = changes.password {
+            try PasswordPolicy.check(password)
+            user.passwordHash = try await hashPassword(password, project: project)
+            user.passwordUpdatedAt = now
+        }
+        if let name = changes.displayName { user.displayName = name }
+        if let photo = changes.photoURL { user.photoURL = photo }
+        if changes.deleteDisplayName { user.displayName = nil }
+        if changes.deletePhotoURL { user.photoURL = nil }
+        if changes.email != nil || changes.password != nil {
+            user.validSince = now.epochSeconds
+            user.tokensValidAfter = now
+        }
+    }
+
     /// The outcome of an update: the stored user, and new tokens when the email or password changed (those
     /// changes revoke every earlier session).
     public struct UpdateResult: Sendable {
@@ -47,26 +69,13 @@ extension AccountService {
         let sensitive = changes.email != nil || changes.password != nil
         if sensitive { try requireRecentLogin(claims) }
 
-        if let email = changes.email {
-            guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
+        if changes.email != nil {
+            guard changes.email.map(EmailAddress.isValid) == true else { throw AuthFailure.invalidEmail }
             if project.settings.enableImprovedEmailPrivacy { throw AuthFailure.emailChangeNeedsVerification }
-            user.email = email
             user.emailVerified = false
         }
-        if let password = changes.password {
-            try PasswordPolicy.check(password)
-            user.passwordHash = try await hashPassword(password, project: project)
-            user.passwordUpdatedAt = now
-        }
-        if let name = changes.displayName { user.displayName = name }
-        if let photo = changes.photoURL { user.photoURL = photo }
-        if changes.deleteDisplayName { user.displayName = nil }
-        if changes.deletePhotoURL { user.photoURL = nil }
-        if sensitive {
-            user.validSince = now.epochSeconds
-            user.tokensValidAfter = now
-            user.lastLoginAt = now
-        }
+        try await apply(changes, to: &user, project: project, now: now)
+        if sensitive { user.lastLoginAt = now }
         try await save(user, project: project)
         guard sensitive else { return UpdateResult(user: user, tokens: nil, newEmail: nil) }
         var notice: OutboxMessage?

@@ -40,6 +40,11 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case emailChangeNeedsVerification
     /// An import batch's parameters are unusable; carries Firebase's code (`INVALID_HASH_ROUNDS`, …).
     case invalidImportParameter(String)
+    case missingLocalID
+    /// `customAttributes` that are not a JSON object, larger than 1000 bytes, or use a reserved claim name.
+    case invalidClaims
+    case claimsTooLarge
+    case forbiddenClaim(String)
     /// Two users of one import batch share a `localId`.
     case duplicateLocalID(String)
 }

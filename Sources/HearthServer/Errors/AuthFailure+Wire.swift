@@ -37,6 +37,10 @@ extension AuthFailure {
         case .unauthorizedDomain: (.unauthorizedDomain, "Domain not allowlisted by project")
         case .invalidImportParameter(let code): (ServerErrorCode(rawValue: code) ?? .invalidArgument, nil)
         case .duplicateLocalID(let id): (.duplicateLocalID, id)
+        case .missingLocalID: (.missingLocalID, nil)
+        case .invalidClaims: (.invalidClaims, nil)
+        case .claimsTooLarge: (.claimsTooLarge, nil)
+        case .forbiddenClaim(let name): (.forbiddenClaim, name)
         case .emailChangeNeedsVerification:
             (.operationNotAllowed, "Please verify the new email before changing email.")
         case .emailLinkMismatch: (.invalidEmail, "The email provided does not match the sign-in email address.")

@@ -63,6 +63,11 @@ enum AccountRoutes {
             response.newEmail = record.newEmail
             return json(response)
         }
+        // Admin-only fields need admin credentials (`projects/{id}/accounts:update`), as Firebase answers.
+        if request.localId != nil || request.customAttributes != nil || request.disableUser != nil
+            || request.emailVerified != nil || request.validSince != nil || request.phoneNumber != nil {
+            throw APIError.business(.insufficientPermission)
+        }
         // Parts of accounts:update that later work delivers (unlinking) are refused plainly, never ignored.
         if request.deleteProvider != nil {
             throw APIError.business(.operationNotAllowed, "deleteProvider is not supported by this server yet")

@@ -23,12 +23,30 @@ enum AdminRoutes {
         return json(LookupResponse(users: users.isEmpty ? nil : users.map(UserInfo.init)))
     }
 
+    /// Admin `accounts:update`: profile and admin-only fields of the user `localId`.
+    static func update(_ call: Call) async throws -> Response {
+        let request = try call.decode(UpdateAccountRequest.self)
+        let project = try await call.adminProject(nil)
+        let deleted = Set(request.deleteAttribute ?? [])
+        var changes = AdminChanges()
+        changes.profile = AccountChanges(
+            email: request.email, password: request.password, displayName: request.displayName,
+            photoURL: request.photoUrl, deleteDisplayName: deleted.contains(.displayName),
+            deletePhotoURL: deleted.contains(.photoURL))
+        changes.customAttributes = request.customAttributes
+        changes.disabled = request.disableUser
+        changes.emailVerified = request.emailVerified
+        changes.validSince = request.validSince
+        changes.phoneNumber = request.phoneNumber
+        if request.deleteProvider?.contains("phone") == true { changes.phoneNumber = "" }
+        let user = try await call.services.accounts.adminUpdate(in: project, localID: request.localId, changes: changes)
+        return json(UpdateAccountResponse(user))
+    }
+
     static func delete(_ call: Call) async throws -> Response {
         let request = try call.decode(DeleteAccountRequest.self)
         let project = try await call.adminProject(nil)
-        guard let localID = request.localId, !localID.isEmpty else {
-            throw APIError.business(.missingLocalID)
-        }
+        guard let localID = request.localId, !localID.isEmpty else { throw AuthFailure.missingLocalID }
         guard try await call.services.store.deleteUser(projectID: project.id, tenantID: nil, localID: localID) else {
             throw AuthFailure.userNotFound
         }

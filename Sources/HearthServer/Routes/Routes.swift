@@ -24,6 +24,7 @@ extension HearthAPI {
         // Admin API (bearer credentials).
         routes += .post("\(v1)/projects/{project}/accounts:batchCreate", access: .admin, to: AdminRoutes.batchCreate)
         routes += .post("\(v1)/projects/{project}/accounts:lookup", access: .admin, to: AdminRoutes.lookup)
+        routes += .post("\(v1)/projects/{project}/accounts:update", access: .admin, to: AdminRoutes.update)
         routes += .post("\(v1)/projects/{project}/accounts:delete", access: .admin, to: AdminRoutes.delete)
         routes += .post("\(v3)/uploadAccount", access: .admin, to: AdminRoutes.batchCreate)
         // Secure Token API.

@@ -31,6 +31,13 @@ public struct UpdateAccountRequest: Codable, Sendable, Equatable {
         self.deleteAttribute = deleteAttribute
         self.returnSecureToken = returnSecureToken
     }
+    /// Admin-only fields (`projects/{id}/accounts:update`).
+    public var localId: String?
+    public var customAttributes: String?
+    public var disableUser: Bool?
+    public var emailVerified: Bool?
+    public var validSince: Int64?
+    public var phoneNumber: String?
 }
 
 extension UpdateAccountRequest: WireDecodable {
@@ -54,7 +61,13 @@ extension UpdateAccountRequest: WireDecodable {
         oobCode = try body.string("oobCode")
         tenantId = try body.string("tenantId")
         returnSecureToken = try body.bool("returnSecureToken")
-        body.ignore("captchaChallenge", "captchaResponse", "instanceId", "delegatedProjectNumber")
+        localId = try body.string("localId")
+        customAttributes = try body.string("customAttributes")
+        disableUser = try body.bool("disableUser")
+        emailVerified = try body.bool("emailVerified")
+        validSince = try body.int64("validSince")
+        phoneNumber = try body.string("phoneNumber")
+        body.ignore("captchaChallenge", "captchaResponse", "instanceId", "delegatedProjectNumber", "targetProjectId")
     }
 }
 

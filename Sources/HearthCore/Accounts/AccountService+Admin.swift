@@ -1,0 +1,59 @@
+import Foundation
+
+/// Firebase's rules for developer claims (`customAttributes`): a JSON object of at most 1000 bytes whose names are
+/// not reserved (they would shadow the token's own claims).
+public enum CustomClaims {
+    public static let maximumBytes = 1000
+
+    public static func validate(_ json: String) throws {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any] else {
+            throw AuthFailure.invalidClaims
+        }
+        guard json.utf8.count <= maximumBytes else { throw AuthFailure.claimsTooLarge }
+        if let reserved = object.keys.sorted().first(where: IDTokenIssuer.reservedClaims.contains) {
+            throw AuthFailure.forbiddenClaim(reserved)
+        }
+    }
+}
+
+/// What an admin `accounts:update` changes; `nil` leaves a field alone.
+public struct AdminChanges: Sendable, Equatable {
+    public var profile = AccountChanges()
+    /// A JSON object; empty or `{}` removes every claim.
+    public var customAttributes: String?
+    public var disabled: Bool?
+    public var emailVerified: Bool?
+    /// Epoch seconds: tokens issued before it stop working (Admin SDKs' `revokeRefreshTokens`).
+    public var validSince: Int64?
+    public var phoneNumber: String?
+
+    public init() {}
+}
+
+extension AccountService {
+    /// `projects/{id}/accounts:update` by an administrator: no recent-login rule, admin-only fields. A new password
+    /// or email, or a `validSince`, ends earlier sessions.
+    public func adminUpdate(in project: ProjectContext, localID: String?, changes: AdminChanges) async throws -> UserRecord {
+        guard let localID, !localID.isEmpty else { throw AuthFailure.missingLocalID }
+        guard var user = try await store.user(projectID: project.id, tenantID: nil, localID: localID) else {
+            throw AuthFailure.userNotFound
+        }
+        let now = clock.now()
+        if let claims = changes.customAttributes {
+            if claims.isEmpty || claims == "{}" { user.customAttributes = nil } else {
+                try CustomClaims.validate(claims)
+                user.customAttributes = claims
+            }
+        }
+        try await apply(changes.profile, to: &user, project: project, now: now)
+        if let disabled = changes.disabled { user.disabled = disabled }
+        if let verified = changes.emailVerified { user.emailVerified = verified }
+        if let phone = changes.phoneNumber { user.phoneNumber = phone.isEmpty ? nil : phone }
+        if let validSince = changes.validSince {
+            user.validSince = validSince
+            user.tokensValidAfter = Date(timeIntervalSince1970: TimeInterval(validSince))
+        }
+        try await save(user, project: project)
+        return user
+    }
+}
