@@ -38,7 +38,6 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
             .product(name: "X509", package: "swift-certificates"),
-            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
         ], swiftSettings: swiftSettings),
         // Identity Toolkit JSON shapes. Foundation only: shared by the server and the SDKs.
         .target(name: "HearthWire", swiftSettings: swiftSettings),
@@ -67,6 +66,7 @@ let package = Package(
             "HearthCore", "HearthWire", "HearthMail",
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),

@@ -33,7 +33,7 @@ allow() {
 
 platform="Foundation FoundationEssentials Glibc Darwin Dispatch Synchronization"
 allow Sources/HearthCore "HearthCore imports no other Hearth target and no NIO/HTTP/driver" \
-  $platform Crypto CryptoExtras X509 SwiftASN1 HummingbirdBcrypt
+  $platform Crypto CryptoExtras X509 SwiftASN1
 allow Sources/HearthWire "HearthWire imports Foundation only" $platform
 allow Sources/HearthSQLite "a backend imports HearthCore and its driver only" \
   $platform HearthCore SQLiteNIO NIOCore NIOPosix NIOConcurrencyHelpers Logging
@@ -44,7 +44,7 @@ allow Sources/HearthMail "mail imports HearthCore, templates and NIO only (no ba
   $platform HearthCore Mustache NIOCore NIOPosix NIOSSL Logging
 allow Sources/HearthServer "the server never imports a backend" \
   $platform HearthCore HearthWire HearthMail Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
-  Mustache ServiceLifecycle
+  Mustache ServiceLifecycle HummingbirdBcrypt
 allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform FoundationNetworking
 allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking
 allow Sources/HearthAdmin "the admin SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking

@@ -48,8 +48,11 @@ func makeOutboxWorker(configuration: ServerConfiguration, store: any IdentitySto
     var mailers: [String: ProjectMailer] = [:]
     for projectID in Set([configuration.projectID]).union(configuration.projectEmail.keys) {
         let settings = configuration.emailConfiguration(for: projectID)
-        _ = try EmailTemplates(overrides: settings.templates, defaultLocale: settings.defaultLocale)
-        if settings.smtp != nil { mailers[projectID] = try ProjectMailer(configuration: settings) }
+        if settings.smtp != nil {
+            mailers[projectID] = try ProjectMailer(configuration: settings)  // compiles the templates
+        } else {
+            _ = try EmailTemplates(overrides: settings.templates, defaultLocale: settings.defaultLocale)
+        }
     }
     guard !configuration.isEmulator else { return nil }
     guard !mailers.isEmpty else {

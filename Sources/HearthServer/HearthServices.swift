@@ -42,7 +42,7 @@ public struct HearthServices: Sendable {
         accounts = AccountService(
             store: store, clock: clock, hashing: hashing,
             issuer: IDTokenIssuer(issuerPrefix: configuration.issuerPrefix),
-            recentLoginWindow: configuration.recentLoginWindow)
+            recentLoginWindow: configuration.recentLoginWindow, bcrypt: HummingbirdBcryptVerifier())
     }
 
     /// After an email was queued: wake the sender, or in emulator mode log the link as Firebase's emulator does.

@@ -19,8 +19,13 @@ public struct AccountService: Sendable {
     /// How long after an interactive sign-in sensitive changes (delete, email, password) are allowed.
     public var recentLoginWindow: TimeInterval
 
+    /// Checks imported bcrypt hashes at sign-in; without one, bcrypt users cannot sign in with a password.
+    public var bcrypt: (any BcryptVerifier)?
+
     public init(store: any IdentityStore, clock: any HearthClock, hashing: any BlockingWorkRunner,
-                issuer: IDTokenIssuer = IDTokenIssuer(), recentLoginWindow: TimeInterval = 300) {
+                issuer: IDTokenIssuer = IDTokenIssuer(), recentLoginWindow: TimeInterval = 300,
+                bcrypt: (any BcryptVerifier)? = nil) {
+        self.bcrypt = bcrypt
         self.store = store
         self.clock = clock
         self.hashing = hashing
@@ -108,7 +113,10 @@ public struct AccountService: Sendable {
 
         let found = try await store.user(projectID: project.id, tenantID: nil, email: email)
         let stored = found?.passwordHash ?? project.dummyPasswordHash
-        let matches = try await hashing.run { (try? PasswordHash.verify(password, against: stored)) ?? false }
+        let bcrypt = self.bcrypt
+        let matches = try await hashing.run {
+            (try? PasswordHash.verify(password, against: stored, bcrypt: bcrypt)) ?? false
+        }
         guard var user = found, user.passwordHash != nil else {
             throw protected ? AuthFailure.invalidLoginCredentials : AuthFailure.emailNotFound
         }

@@ -50,4 +50,6 @@ public enum FirebaseScrypt {
 public enum PasswordHashError: Error, Equatable {
     case unsupportedParameters
     case malformed
+    /// A bcrypt hash with no ``BcryptVerifier`` to check it.
+    case unsupportedAlgorithm
 }

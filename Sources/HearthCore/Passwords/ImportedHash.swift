@@ -1,7 +1,6 @@
 import Crypto
 import CryptoExtras
 import Foundation
-import HummingbirdBcrypt
 
 /// Password hashes made elsewhere and brought in by `accounts:batchCreate` / `hearth auth:import`: every algorithm
 /// Firebase imports (reference §3.2), verified the way Firebase verifies them. A user keeps such a hash until their
@@ -150,9 +149,14 @@ public enum BcryptHash {
         ["$2a$", "$2b$", "$2y$"].contains { stored.hasPrefix($0) } && stored.utf8.count == 60
     }
 
-    public static func verify(_ password: String, against stored: String) -> Bool {
-        // $2y$ (PHP) is the same algorithm as $2b$.
-        let normalized = stored.hasPrefix("$2y$") ? "$2b$" + stored.dropFirst(4) : stored
-        return Bcrypt.verify(password, hash: normalized)
+    /// `$2y$` (PHP's name) is the same algorithm as `$2b$`.
+    public static func normalized(_ stored: String) -> String {
+        stored.hasPrefix("$2y$") ? "$2b$" + stored.dropFirst(4) : stored
     }
+}
+
+/// Checks a password against a bcrypt string. HearthCore has no bcrypt of its own (it depends on no outside
+/// implementation but swift-crypto): the server supplies one and hands it to ``AccountService``.
+public protocol BcryptVerifier: Sendable {
+    func verify(_ password: String, against bcryptHash: String) -> Bool
 }

@@ -19,14 +19,18 @@ public enum PasswordHash {
     }
 
     /// Checks `password` against a stored hash string in constant time: Firebase scrypt, an imported algorithm
-    /// (``ImportedHash``) or bcrypt. Unknown formats are an error, never a match.
-    public static func verify(_ password: String, against stored: String) throws -> Bool {
+    /// (``ImportedHash``) or, given a `bcrypt` verifier, bcrypt. Unknown formats are an error, never a match.
+    public static func verify(_ password: String, against stored: String,
+                              bcrypt: (any BcryptVerifier)? = nil) throws -> Bool {
         if let parsed = FirebaseScryptHash(stored) {
             let candidate = try FirebaseScrypt.hash(password: password, salt: parsed.salt, parameters: parsed.parameters)
             return constantTimeEquals(candidate, parsed.hash)
         }
         if let imported = ImportedHash(stored: stored) { return try imported.verify(password) }
-        if BcryptHash.isBcrypt(stored) { return BcryptHash.verify(password, against: stored) }
+        if BcryptHash.isBcrypt(stored) {
+            guard let bcrypt else { throw PasswordHashError.unsupportedAlgorithm }
+            return bcrypt.verify(password, against: BcryptHash.normalized(stored))
+        }
         throw PasswordHashError.malformed
     }
 
