@@ -2,25 +2,36 @@ import ArgumentParser
 import Foundation
 import HearthCore
 
-/// Where the user commands find their data: the same store and project `hearth serve` uses.
+/// Where Hearth finds its data, shared by `serve` and the user commands: each setting from its flag, else its
+/// `HEARTH_*` variable, else the config file, else the default.
 struct DataOptions: ParsableArguments {
-    @Option(help: "sqlite:PATH | postgres://URL (default: HEARTH_STORE, the config file's store, or \(StoreFactory.defaultLocation)).")
+    @Option(help: "sqlite:PATH | postgres://URL | memory: (default: HEARTH_STORE, the config file's store, or \(StoreFactory.defaultLocation)).")
     var store: String?
 
-    @Option(name: .customLong("project-id"), help: "The project (default: HEARTH_PROJECT_ID, the config file's, or hearth-local).")
+    @Option(name: .customLong("project-id"), help: "The project served (default: HEARTH_PROJECT_ID, the config file's, or hearth-local).")
     var projectID: String?
 
-    @Option(help: "The JSON configuration file hearth serve uses.")
+    @Option(help: "A JSON configuration file (see README: Configuration; default: HEARTH_CONFIG).")
     var config: String?
+
+    private var environment: [String: String] { ProcessInfo.processInfo.environment }
+
+    func configFile() throws -> ConfigFile { try ConfigFile.load(config ?? environment["HEARTH_CONFIG"]) }
+
+    func storeLocation(_ file: ConfigFile) -> String {
+        store ?? environment["HEARTH_STORE"] ?? file.store ?? StoreFactory.defaultLocation
+    }
+
+    func projectID(_ file: ConfigFile) -> String {
+        projectID ?? environment["HEARTH_PROJECT_ID"] ?? file.projectId ?? "hearth-local"
+    }
 
     /// Opens the store (migrated) and the project, creating the project as a first `hearth serve` would.
     func open() async throws -> (store: any IdentityStore, project: ProjectContext, accounts: AccountService) {
-        let environment = ProcessInfo.processInfo.environment
-        let file = try ConfigFile.load(config ?? environment["HEARTH_CONFIG"])
-        let location = store ?? environment["HEARTH_STORE"] ?? file.store ?? StoreFactory.defaultLocation
-        let id = projectID ?? environment["HEARTH_PROJECT_ID"] ?? file.projectId ?? "hearth-local"
+        let file = try configFile()
+        let id = projectID(file)
         guard ProjectID.isValid(id) else { throw ValidationError("project id '\(id)' is not valid") }
-        let (store, _) = try await StoreFactory.open(location)
+        let (store, _) = try await StoreFactory.open(storeLocation(file))
         try await store.migrate()
         let directory = ProjectDirectory(store: store, clock: SystemClock(),
                                          defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: true) })

@@ -26,14 +26,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (default 9099, the Firebase emulator's; 0 picks a free one).")
     var port: Int?
 
-    @Option(help: "sqlite:PATH | postgres://URL | memory: (default \(StoreFactory.defaultLocation)).")
-    var store: String?
-
-    @Option(name: .customLong("project-id"), help: "Project id served to client calls (default hearth-local).")
-    var projectID: String?
-
-    @Option(help: "A JSON configuration file (see README: Configuration).")
-    var config: String?
+    @OptionGroup var data: DataOptions
 
     @Option(name: .customLong("smtp-url"), help: "SMTP server for emails: smtp://user:password@host:587 (STARTTLS) or smtps://…:465. Prefer HEARTH_SMTP_URL: flags show in process lists.")
     var smtpURL: String?
@@ -43,16 +36,15 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let file = try ConfigFile.load(config ?? environment["HEARTH_CONFIG"])
+        let file = try data.configFile()
         var configuration = ServerConfiguration()
         file.apply(to: &configuration)
+        configuration.projectID = data.projectID(file)
         if let value = environment["HEARTH_HOST"] { configuration.host = value }
         if let value = environment["HEARTH_PORT"].flatMap(Int.init) { configuration.port = value }
-        if let value = environment["HEARTH_PROJECT_ID"] { configuration.projectID = value }
         if ["1", "true", "yes"].contains(environment["HEARTH_EMULATOR"]?.lowercased()) { configuration.mode = .emulator }
         if let host { configuration.host = host }
         if let port { configuration.port = port }
-        if let projectID { configuration.projectID = projectID }
         if emulator { configuration.mode = .emulator }
         if let value = publicURL ?? environment["HEARTH_PUBLIC_URL"] { configuration.publicURL = value }
         if let value = smtpURL ?? environment["HEARTH_SMTP_URL"] {
@@ -70,7 +62,7 @@ struct Serve: AsyncParsableCommand {
 
         var logger = Logger(label: "hearth")
         logger.logLevel = file.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .info
-        let location = store ?? environment["HEARTH_STORE"] ?? file.store ?? StoreFactory.defaultLocation
+        let location = data.storeLocation(file)
         let started = ContinuousClock.now
         let (store, storeDescription) = try await StoreFactory.open(location)
         try await store.migrate()
