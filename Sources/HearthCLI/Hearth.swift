@@ -6,5 +6,5 @@ struct Hearth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth",
         abstract: "A self-hosted identity server that speaks Firebase Authentication's protocol.",
-        subcommands: [Serve.self, Speed.self, AuthImport.self, AuthExport.self])
+        subcommands: [Serve.self, Speed.self, AuthImport.self, AuthExport.self, ServiceAccounts.self])
 }

@@ -101,6 +101,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         ]),
         Migration(id: "0002_action_codes_outbox", statements: SharedSchema.actionCodesAndOutbox),
         Migration(id: "0003_outbox_delivery", statements: SharedSchema.outboxDelivery),
+        Migration(id: "0004_phone_assertions", statements: SharedSchema.phoneAndAssertions),
     ]
 
     /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).
@@ -166,6 +167,69 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND email = \(normalized)
             ORDER BY created_at, local_id LIMIT 1
             """).map { try RecordCoding.decode(UserRecord.self, from: $0) }
+    }
+
+    public func user(projectID: String, tenantID: String?, phoneNumber: String) async throws -> UserRecord? {
+        let tenant = RecordCoding.tenantColumn(tenantID)
+        return try await first("""
+            SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND phone_number = \(phoneNumber)
+            ORDER BY created_at, local_id LIMIT 1
+            """).map { try RecordCoding.decode(UserRecord.self, from: $0) }
+    }
+
+    public func user(projectID: String, tenantID: String?, providerID: String, rawID: String) async throws -> UserRecord? {
+        let tenant = RecordCoding.tenantColumn(tenantID)
+        return try await first("""
+            SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND EXISTS (
+                SELECT 1 FROM jsonb_array_elements(data::jsonb -> 'providers') AS p
+                WHERE p ->> 'providerID' = \(providerID) AND p ->> 'rawID' = \(rawID))
+            ORDER BY created_at, local_id LIMIT 1
+            """).map { try RecordCoding.decode(UserRecord.self, from: $0) }
+    }
+
+    public func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult {
+        var binds = PostgresBindings()
+        binds.append(projectID)
+        var condition = "project_id = $1 AND tenant_id = ''"
+        switch query.filter {
+        case nil: break
+        case .email(let email): condition += " AND email = $2"; binds.append(EmailAddress.normalized(email))
+        case .localID(let id): condition += " AND local_id = $2"; binds.append(id)
+        case .phoneNumber(let phone): condition += " AND phone_number = $2"; binds.append(phone)
+        }
+        let key: String = switch query.sortBy {
+        case .lastLoginAt: "(data::jsonb ->> 'lastLoginAt')::double precision"
+        case .createdAt: "created_at"
+        default: SharedSchema.sortExpression(query.sortBy) { "(data::jsonb ->> '\($0)')" } + " COLLATE \"C\""
+        }
+        let direction = query.descending ? "DESC NULLS LAST" : "ASC NULLS FIRST"
+        var count = 0
+        for try await n in try await client.query(
+            PostgresQuery(unsafeSQL: "SELECT count(*) FROM users WHERE \(condition)", binds: binds), logger: logger
+        ).decode(Int.self) { count = n }
+        let sql = """
+            SELECT data FROM users WHERE \(condition)
+            ORDER BY \(key) \(direction), local_id COLLATE "C" \(query.descending ? "DESC" : "ASC")
+            LIMIT \(query.limit) OFFSET \(query.offset)
+            """
+        var users: [UserRecord] = []
+        for try await data in try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+            .decode(String.self) {
+            users.append(try RecordCoding.decode(UserRecord.self, from: data))
+        }
+        return UserQueryResult(count: count, users: users)
+    }
+
+    public func useAssertionOnce(digest: String, expiresAt: Date, now: Date) async throws -> Bool {
+        let (expiry, cutoff) = (expiresAt.epochSeconds, now.epochSeconds)
+        let logger = logger
+        return try await transaction { db in
+            try await db.query("DELETE FROM used_assertions WHERE expires_at < \(cutoff)", logger: logger)
+            return try await !db.query("""
+                INSERT INTO used_assertions (digest, expires_at) VALUES (\(digest), \(expiry))
+                ON CONFLICT (digest) DO NOTHING RETURNING digest
+                """, logger: logger).collect().isEmpty
+        }
     }
 
     public func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws {

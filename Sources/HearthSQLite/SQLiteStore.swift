@@ -120,6 +120,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         ]),
         Migration(id: "0002_action_codes_outbox", statements: SharedSchema.actionCodesAndOutbox),
         Migration(id: "0003_outbox_delivery", statements: SharedSchema.outboxDelivery),
+        Migration(id: "0004_phone_assertions", statements: SharedSchema.phoneAndAssertions),
     ]
 
     // MARK: Projects
@@ -173,6 +174,58 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             """,
             [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(EmailAddress.normalized(email))]
         ).first.map(Self.user)
+    }
+
+    public func user(projectID: String, tenantID: String?, phoneNumber: String) async throws -> UserRecord? {
+        try await read(
+            """
+            SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND phone_number = ?
+            ORDER BY created_at, local_id LIMIT 1
+            """,
+            [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(phoneNumber)]
+        ).first.map(Self.user)
+    }
+
+    public func user(projectID: String, tenantID: String?, providerID: String, rawID: String) async throws -> UserRecord? {
+        try await read(
+            """
+            SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND EXISTS (
+                SELECT 1 FROM json_each(users.data, '$.providers') AS p
+                WHERE json_extract(p.value, '$.providerID') = ? AND json_extract(p.value, '$.rawID') = ?)
+            ORDER BY created_at, local_id LIMIT 1
+            """,
+            [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(providerID), .text(rawID)]
+        ).first.map(Self.user)
+    }
+
+    public func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult {
+        var condition = "project_id = ? AND tenant_id = ''"
+        var binds: [SQLiteData] = [.text(projectID)]
+        switch query.filter {
+        case nil: break
+        case .email(let email): condition += " AND email = ?"; binds.append(.text(EmailAddress.normalized(email)))
+        case .localID(let id): condition += " AND local_id = ?"; binds.append(.text(id))
+        case .phoneNumber(let phone): condition += " AND phone_number = ?"; binds.append(.text(phone))
+        }
+        let key = SharedSchema.sortExpression(query.sortBy) { "json_extract(data, '$.\($0)')" }
+        let direction = query.descending ? "DESC" : "ASC"
+        let count = try await read("SELECT count(*) AS n FROM users WHERE \(condition)", binds)
+            .first?.column("n")?.integer ?? 0
+        let users = try await read(
+            "SELECT data FROM users WHERE \(condition) ORDER BY \(key) \(direction), local_id \(direction) LIMIT ? OFFSET ?",
+            binds + [.integer(query.limit), .integer(query.offset)]
+        ).map(Self.user)
+        return UserQueryResult(count: count, users: users)
+    }
+
+    public func useAssertionOnce(digest: String, expiresAt: Date, now: Date) async throws -> Bool {
+        try await write { db in
+            _ = try await db.query("DELETE FROM used_assertions WHERE expires_at < ?", [.integer(Int(now.epochSeconds))])
+            return try await !db.query(
+                "INSERT INTO used_assertions (digest, expires_at) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING RETURNING digest",
+                [.text(digest), .integer(Int(expiresAt.epochSeconds))]
+            ).isEmpty
+        }
     }
 
     public func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws {

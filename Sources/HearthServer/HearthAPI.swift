@@ -92,19 +92,44 @@ public struct HearthAPI: HTTPResponder {
     }
 
     /// Checks an admin call's bearer credential and resolves the project of its path (`nil` when the path names
-    /// none). Emulator mode accepts `Bearer owner`, as Firebase's emulator does. Production admin credentials
-    /// (service-account JWTs) are not built yet: production answers 401 to every admin call.
+    /// none). The credential is a JWT signed by one of the project's service accounts (see ``AdminAssertion``);
+    /// emulator mode also accepts `Bearer owner`, as Firebase's emulator does. Anything else is a 401 in Google's
+    /// shape; why is logged (never the token).
     private func adminProject(for request: Request, id: String?) async throws -> ProjectContext? {
         guard let authorization = request.headers[.authorization] else {
             let key = request.uri.queryParameters["key"] ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!].map { Substring($0) }
             throw key == nil ? APIError.missingAPIKey : APIError.adminNeedsCredentials
         }
-        guard services.configuration.isEmulator,
-              constantTimeEquals(Array(authorization.utf8), Array("Bearer owner".utf8))
-        else { throw APIError.unauthenticated }
-        guard let id else { return nil }
-        guard ProjectID.isValid(id) else { throw APIError.notFound }
-        return try await services.emulatorProject(id)
+        if services.configuration.isEmulator,
+           constantTimeEquals(Array(authorization.utf8), Array("Bearer owner".utf8)) {
+            guard let id else { return nil }
+            guard ProjectID.isValid(id) else { throw APIError.notFound }
+            return try await services.emulatorProject(id)
+        }
+        guard authorization.lowercased().hasPrefix("bearer ") else { throw APIError.unauthenticated }
+        let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        let project: ProjectContext
+        if services.configuration.isEmulator, let id {
+            guard ProjectID.isValid(id) else { throw APIError.notFound }
+            project = try await services.emulatorProject(id)
+        } else {
+            project = try await services.defaultProject()
+        }
+        do {
+            let account = try await AdminAssertion.verify(
+                token, project: project.record, audiences: services.adminAudiences, store: services.store,
+                now: services.accounts.clock.now())
+            services.logger.debug("admin call", metadata: ["serviceAccount": "\(account.clientEmail)",
+                                                           "path": "\(request.uri.path)"])
+        } catch let failure as AdminAssertion.Failure {
+            services.logger.notice("admin credential refused", metadata: [
+                "reason": "\(failure)", "path": "\(request.uri.path)",
+                "hint": "sign a fresh JWT per call with a key from `hearth service-accounts create` (aud = \(services.adminAudiences.first ?? ""))",
+            ])
+            throw APIError.unauthenticated
+        }
+        if let id, id != project.id { throw APIError.permissionDenied }
+        return project
     }
 
     /// The caller's address for per-address limits: the peer, or the first `X-Forwarded-For` hop when configured.

@@ -26,6 +26,14 @@ public struct HearthServices: Sendable {
         return configuration.actionURL(listeningOn: bound == 0 ? configuration.port : bound)
     }
 
+    /// The base URLs an admin JWT may name as `aud`: the public URL when configured, else this server's address.
+    public var adminAudiences: [String] {
+        if let url = configuration.publicURL { return [url] }
+        let bound = listeningPort.value.load(ordering: .relaxed)
+        let port = bound == 0 ? configuration.port : bound
+        return ["http://\(configuration.host):\(port)", "http://localhost:\(port)", "http://127.0.0.1:\(port)"]
+    }
+
     public init(configuration: ServerConfiguration, store: any IdentityStore, clock: any HearthClock,
                 hashing: any BlockingWorkRunner, logger: Logger, mail: OutboxWorker? = nil,
                 hashParameters: @escaping @Sendable () -> FirebaseScryptParameters = { .generate() }) {

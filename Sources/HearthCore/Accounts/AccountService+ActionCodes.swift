@@ -9,6 +9,11 @@ public struct ActionCodeRequest: Sendable, Equatable {
     public var continueURL: String?
     /// `X-Firebase-Locale`: the language the email should be written in.
     public var locale: String?
+    /// An admin call: the user is named by `email` for every type (no ID token), unknown emails are reported
+    /// whatever the enumeration protection says.
+    public var byAdministrator = false
+    /// Admin `returnOobLink`: the link is returned to the caller and no email is sent.
+    public var returnLink = false
 
     public init(type: ActionCodeType, email: String? = nil, idToken: String? = nil, newEmail: String? = nil,
                 continueURL: String? = nil, locale: String? = nil) {
@@ -36,7 +41,7 @@ public struct ActionLinkBase: Sendable, Equatable {
 extension AccountService {
     /// `accounts:sendOobCode`: creates a single-use code (only its hash is stored) and queues the email in the outbox.
     ///
-    /// Returns the account's email (what the response reports) and the queued message, or `nil` for a password
+    /// Returns the account's email (what the response reports) and the message (queued unless `returnLink`), or `nil` for a password
     /// reset of an unknown email under email-enumeration protection (Firebase then answers success, sends nothing).
     @discardableResult
     public func sendActionCode(in project: ProjectContext, _ request: ActionCodeRequest, links: ActionLinkBase,
@@ -58,12 +63,21 @@ extension AccountService {
             guard EmailAddress.isValid(given) else { throw AuthFailure.invalidEmail }
             user = try await store.user(projectID: project.id, tenantID: nil, email: given)
             if request.type == .passwordReset && user == nil {
-                if project.settings.enableImprovedEmailPrivacy { return nil }
+                if project.settings.enableImprovedEmailPrivacy && !request.byAdministrator { return nil }
                 throw AuthFailure.emailNotFound
             }
             email = user?.email ?? given
         case .verifyEmail, .verifyAndChangeEmail:
-            let found = try await authenticate(request.idToken, in: project).user
+            let found: UserRecord
+            if request.byAdministrator {
+                guard let given = request.email, !given.isEmpty else { throw AuthFailure.missingEmail }
+                guard let named = try await store.user(projectID: project.id, tenantID: nil, email: given) else {
+                    throw AuthFailure.emailNotFound
+                }
+                found = named
+            } else {
+                found = try await authenticate(request.idToken, in: project).user
+            }
             guard let current = found.email else { throw AuthFailure.missingEmail }
             user = found
             email = current
@@ -82,14 +96,15 @@ extension AccountService {
         }
         let message = try await queueActionCode(request.type, in: project, user: user, email: email,
                                                 newEmail: newEmail, recipient: newEmail ?? email,
-                                                continueURL: request.continueURL, locale: request.locale, links: links)
+                                                continueURL: request.continueURL, locale: request.locale, links: links,
+                                                deliver: !request.returnLink)
         return (email, message)
     }
 
     /// Stores a new code (its hash only) and queues the email carrying it.
     func queueActionCode(_ type: ActionCodeType, in project: ProjectContext, user: UserRecord?, email: String,
                          newEmail: String?, recipient: String, continueURL: String?, locale: String?,
-                         links: ActionLinkBase) async throws -> OutboxMessage {
+                         links: ActionLinkBase, deliver: Bool = true) async throws -> OutboxMessage {
         let now = clock.now()
         let code = SecureRandom.string(length: 54, alphabet: Self.codeAlphabet)
         try await store.insertActionCode(ActionCodeRecord(
@@ -100,7 +115,7 @@ extension AccountService {
             projectID: project.id, type: type, recipient: recipient, newEmail: newEmail, code: code,
             link: Self.link(links, type: type, code: code, locale: locale, continueURL: continueURL),
             locale: locale, displayName: user?.displayName, createdAt: now)
-        try await store.enqueueOutboxMessage(message)
+        if deliver { try await store.enqueueOutboxMessage(message) }
         return message
     }
 

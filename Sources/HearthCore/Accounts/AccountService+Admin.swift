@@ -26,6 +26,10 @@ public struct AdminChanges: Sendable, Equatable {
     /// Epoch seconds: tokens issued before it stop working (Admin SDKs' `revokeRefreshTokens`).
     public var validSince: Int64?
     public var phoneNumber: String?
+    /// A federated identity to link (Admin SDKs' `providerToLink`).
+    public var linkProvider: ProviderUserInfo?
+    /// Provider ids to unlink (`phone` clears the phone number).
+    public var deleteProviders: [String] = []
 
     public init() {}
 }
@@ -48,7 +52,31 @@ extension AccountService {
         try await apply(changes.profile, to: &user, project: project, now: now)
         if let disabled = changes.disabled { user.disabled = disabled }
         if let verified = changes.emailVerified { user.emailVerified = verified }
-        if let phone = changes.phoneNumber { user.phoneNumber = phone.isEmpty ? nil : phone }
+        if let phone = changes.phoneNumber, phone != user.phoneNumber {
+            if !phone.isEmpty {
+                guard PhoneNumber.isValid(phone) else { throw AuthFailure.invalidPhoneNumber }
+                if let owner = try await store.user(projectID: project.id, tenantID: nil, phoneNumber: phone),
+                   owner.localID != user.localID {
+                    throw AuthFailure.phoneNumberExists
+                }
+            }
+            user.phoneNumber = phone.isEmpty ? nil : phone
+        }
+        if let link = changes.linkProvider {
+            guard !link.providerID.isEmpty, !link.rawID.isEmpty, !["password", "phone"].contains(link.providerID) else {
+                throw AuthFailure.invalidProviderID
+            }
+            if let owner = try await store.user(projectID: project.id, tenantID: nil, providerID: link.providerID,
+                                                rawID: link.rawID), owner.localID != user.localID {
+                throw AuthFailure.federatedUserIDAlreadyLinked
+            }
+            user.providers.removeAll { $0.providerID == link.providerID }
+            user.providers.append(link)
+        }
+        for provider in changes.deleteProviders {
+            if provider == "phone" { user.phoneNumber = nil }
+            user.providers.removeAll { $0.providerID == provider }
+        }
         if let validSince = changes.validSince {
             user.validSince = validSince
             user.tokensValidAfter = Date(timeIntervalSince1970: TimeInterval(validSince))

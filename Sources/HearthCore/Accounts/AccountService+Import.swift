@@ -176,7 +176,7 @@ extension AccountService {
         guard localID.utf8.count <= 128 else { throw ImportProblem("localId is too long") }
         if let email = user.email { guard EmailAddress.isValid(email) else { throw ImportProblem("email is invalid") } }
         if let phone = user.phoneNumber {
-            guard phone.first == "+", phone.dropFirst().allSatisfy(\.isNumber), (8...16).contains(phone.count) else {
+            guard PhoneNumber.isValid(phone) else {
                 throw ImportProblem("phone number format is invalid")
             }
         }

@@ -197,7 +197,8 @@ public struct AccountService: Sendable {
             try? await store.updateUser(user, uniqueEmail: false, revokeRefreshTokens: false)
         }
         let session = SignInSession(signInProvider: record.signInProvider, authTime: record.authTime,
-                                    secondFactor: record.secondFactor, secondFactorID: record.secondFactorID)
+                                    secondFactor: record.secondFactor, secondFactorID: record.secondFactorID,
+                                    extraClaims: record.extraClaims)
         let idToken = try issuer.mint(for: user, session: session, projectID: project.id, keys: project.keys, now: now)
         return SignInResult(user: user, tokens: Tokens(idToken: idToken, refreshToken: refreshToken,
                                                        expiresIn: Int(issuer.lifetime)), isNewUser: false)
@@ -213,17 +214,17 @@ public struct AccountService: Sendable {
 
     /// Mints an ID token and a new refresh token for an interactive sign-in.
     public func issue(for user: UserRecord, provider: String, in project: ProjectContext, now: Date,
-                      isNewUser: Bool, secondFactor: String? = nil, secondFactorID: String? = nil) async throws
-        -> SignInResult
+                      isNewUser: Bool, secondFactor: String? = nil, secondFactorID: String? = nil,
+                      extraClaims: String? = nil) async throws -> SignInResult
     {
         let session = SignInSession(signInProvider: provider, authTime: now, secondFactor: secondFactor,
-                                    secondFactorID: secondFactorID)
+                                    secondFactorID: secondFactorID, extraClaims: extraClaims)
         let idToken = try issuer.mint(for: user, session: session, projectID: project.id, keys: project.keys, now: now)
         let refreshToken = SecureRandom.token()
         try await store.insertRefreshToken(RefreshTokenRecord(
             tokenDigest: storageDigest(refreshToken), projectID: project.id, tenantID: user.tenantID,
             localID: user.localID, signInProvider: provider, secondFactor: secondFactor,
-            secondFactorID: secondFactorID, authTime: now, createdAt: now))
+            secondFactorID: secondFactorID, extraClaims: extraClaims, authTime: now, createdAt: now))
         return SignInResult(user: user, tokens: Tokens(idToken: idToken, refreshToken: refreshToken,
                                                        expiresIn: Int(issuer.lifetime)), isNewUser: isNewUser)
     }

@@ -45,6 +45,18 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case invalidClaims
     case claimsTooLarge
     case forbiddenClaim(String)
-    /// Two users of one import batch share a `localId`.
+    /// Two users of one import batch share a `localId` (or an admin create names a taken one: empty detail).
     case duplicateLocalID(String)
+    /// A custom token that is malformed, badly signed, expired or not meant for Hearth; carries Firebase's detail.
+    case invalidCustomToken(String?)
+    /// A custom token signed by a key this project does not know.
+    case credentialMismatch
+    case tenantIDMismatch
+    /// `createSessionCookie` with a duration outside 5 minutes to 14 days.
+    case invalidDuration
+    case phoneNumberExists
+    /// The identity is already linked to another account.
+    case federatedUserIDAlreadyLinked
+    case invalidProviderID
+    case invalidPhoneNumber
 }

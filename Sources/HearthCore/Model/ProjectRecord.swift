@@ -13,6 +13,8 @@ public struct ProjectRecord: Sendable, Codable, Equatable {
     public var hashConfig: FirebaseScryptParameters
     public var settings: ProjectSettings
     public var createdAt: Date
+    /// Keys allowed to call the admin API and to sign custom tokens (public halves only).
+    public var serviceAccounts: [ServiceAccountRecord] = []
 
     public init(id: String, number: String, apiKeys: [String], signingKeys: [SigningKeyRecord],
                 hashConfig: FirebaseScryptParameters, settings: ProjectSettings, createdAt: Date) {
@@ -27,6 +29,23 @@ public struct ProjectRecord: Sendable, Codable, Equatable {
 
     /// The key that signs new tokens.
     public var activeSigningKey: SigningKeyRecord? { signingKeys.last }
+
+    enum CodingKeys: String, CodingKey {
+        case id, number, apiKeys, signingKeys, hashConfig, settings, createdAt, serviceAccounts
+    }
+
+    /// Reads records written before a field existed (`serviceAccounts` defaults to none).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        number = try container.decode(String.self, forKey: .number)
+        apiKeys = try container.decode([String].self, forKey: .apiKeys)
+        signingKeys = try container.decode([SigningKeyRecord].self, forKey: .signingKeys)
+        hashConfig = try container.decode(FirebaseScryptParameters.self, forKey: .hashConfig)
+        settings = try container.decode(ProjectSettings.self, forKey: .settings)
+        createdAt = try container.decode(Date.self, forKey: .createdAt)
+        serviceAccounts = try container.decodeIfPresent([ServiceAccountRecord].self, forKey: .serviceAccounts) ?? []
+    }
 }
 
 /// The switches a project's sign-in honours.
@@ -75,12 +94,16 @@ public struct RefreshTokenRecord: Sendable, Codable, Equatable {
     /// Second factor of the sign-in (`phone` / `totp`) and its enrollment id, if any.
     public var secondFactor: String?
     public var secondFactorID: String?
+    /// Session claims of the sign-in (a custom token's `claims`), as a JSON object.
+    public var extraClaims: String?
     /// Time of the interactive sign-in: `auth_time` of every ID token minted from this refresh token.
     public var authTime: Date
     public var createdAt: Date
 
     public init(tokenDigest: String, projectID: String, tenantID: String?, localID: String, signInProvider: String,
-                secondFactor: String? = nil, secondFactorID: String? = nil, authTime: Date, createdAt: Date) {
+                secondFactor: String? = nil, secondFactorID: String? = nil, extraClaims: String? = nil,
+                authTime: Date, createdAt: Date) {
+        self.extraClaims = extraClaims
         self.tokenDigest = tokenDigest
         self.projectID = projectID
         self.tenantID = tenantID

@@ -46,6 +46,17 @@ public protocol IdentityStore: Sendable {
     /// and `accounts:batchGet` walk through.
     func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord]
 
+    /// The first account (by creation) with this E.164 phone number.
+    func user(projectID: String, tenantID: String?, phoneNumber: String) async throws -> UserRecord?
+    /// The account with this linked identity (`providerUserInfo` entry), if any.
+    func user(projectID: String, tenantID: String?, providerID: String, rawID: String) async throws -> UserRecord?
+    /// `accounts:query` over a project's own users.
+    func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult
+
+    /// Records a one-time credential (an admin assertion's `jti`) until `expiresAt`: `true` the first time,
+    /// `false` if it was already used. Forgotten entries past their expiry are dropped along the way.
+    func useAssertionOnce(digest: String, expiresAt: Date, now: Date) async throws -> Bool
+
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws
     func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord?
 

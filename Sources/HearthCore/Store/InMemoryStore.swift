@@ -16,6 +16,7 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         var outbox: [OutboxMessage] = []
         /// Delivery state by message id: attempts so far and when it is next due (`nil`: given up).
         var delivery: [String: (attempts: Int, due: Date?)] = [:]
+        var assertions: [String: Date] = [:]
     }
 
     private let lock = NSLock()
@@ -69,6 +70,38 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
             state.users.values
                 .filter { $0.projectID == projectID && $0.tenantID == tenantID && $0.normalizedEmail == wanted }
                 .min { ($0.createdAt, $0.localID) < ($1.createdAt, $1.localID) }
+        }
+    }
+
+    public func user(projectID: String, tenantID: String?, phoneNumber: String) async throws -> UserRecord? {
+        withState { state in
+            state.users.values
+                .filter { $0.projectID == projectID && $0.tenantID == tenantID && $0.phoneNumber == phoneNumber }
+                .min { ($0.createdAt, $0.localID) < ($1.createdAt, $1.localID) }
+        }
+    }
+
+    public func user(projectID: String, tenantID: String?, providerID: String, rawID: String) async throws -> UserRecord? {
+        withState { state in
+            state.users.values.first { user in
+                user.projectID == projectID && user.tenantID == tenantID
+                    && user.providers.contains { $0.providerID == providerID && $0.rawID == rawID }
+            }
+        }
+    }
+
+    public func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult {
+        withState { state in
+            let matching = state.users.values.filter { $0.projectID == projectID && $0.tenantID == nil && query.matches($0) }
+            let page = matching.sorted(by: query.precedes).dropFirst(query.offset).prefix(query.limit)
+            return UserQueryResult(count: matching.count, users: Array(page))
+        }
+    }
+
+    public func useAssertionOnce(digest: String, expiresAt: Date, now: Date) async throws -> Bool {
+        withState { state in
+            state.assertions = state.assertions.filter { $0.value > now }
+            return state.assertions.updateValue(expiresAt, forKey: digest) == nil
         }
     }
 

@@ -50,6 +50,24 @@ public enum SharedSchema {
         "UPDATE outbox SET next_attempt_at = created_at",
         "CREATE INDEX outbox_due ON outbox (next_attempt_at)",
     ]
+
+    /// 0004: lookups by phone number, and the one-time admin assertions seen (by digest, until they expire).
+    public static let phoneAndAssertions = [
+        "CREATE INDEX users_phone ON users (project_id, tenant_id, phone_number)",
+        "CREATE TABLE used_assertions (digest TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+        "CREATE INDEX used_assertions_expiry ON used_assertions (expires_at)",
+    ]
+
+    /// The SQL expression `accounts:query` sorts by (both dialects; `json` extracts a field of `data`).
+    public static func sortExpression(_ field: UserQuery.SortField, json: (String) -> String) -> String {
+        switch field {
+        case .userID: "local_id"
+        case .name: json("displayName")
+        case .createdAt: "created_at"
+        case .lastLoginAt: json("lastLoginAt")
+        case .email: "email"
+        }
+    }
 }
 
 /// The schema steps every SQL backend applies, in order. Each runs once, in its own transaction, and is recorded

@@ -30,14 +30,18 @@ public struct IDTokenIssuer: Sendable {
     /// Signs an ID token for `user` in the sign-in `session`.
     public func mint(for user: UserRecord, session: SignInSession, projectID: String, keys: KeyRing, now: Date) throws -> String {
         var claims = JSONWriter()
-        // Custom claims first, at the top level; reserved names are never taken from them.
-        if let custom = user.customAttributes, let data = custom.data(using: .utf8),
-           let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] {
-            for (name, value) in object.sorted(by: { $0.key < $1.key }) where !Self.reservedClaims.contains(name)
-                && !Self.standardClaims.contains(name) {
-                if let json = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]) {
-                    claims.raw(name, json)
-                }
+        // Developer claims first, at the top level: the user's `customAttributes`, then the session's (a custom
+        // token's `claims`), which win on a clash. Reserved and standard names are never taken from them.
+        var developer: [String: Any] = [:]
+        for source in [user.customAttributes, session.extraClaims] {
+            if let source, let object = try? JSONSerialization.jsonObject(with: Data(source.utf8)) as? [String: Any] {
+                developer.merge(object) { _, new in new }
+            }
+        }
+        for (name, value) in developer.sorted(by: { $0.key < $1.key }) where !Self.reservedClaims.contains(name)
+            && !Self.standardClaims.contains(name) {
+            if let json = try? JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]) {
+                claims.raw(name, json)
             }
         }
         let iat = now.epochSeconds
@@ -99,12 +103,17 @@ public struct SignInSession: Sendable, Equatable {
     public var authTime: Date
     public var secondFactor: String?
     public var secondFactorID: String?
+    /// Claims of the sign-in itself (a custom token's `claims`): a JSON object repeated in every ID token of the
+    /// session, refreshes included, but not stored on the user.
+    public var extraClaims: String?
 
-    public init(signInProvider: String, authTime: Date, secondFactor: String? = nil, secondFactorID: String? = nil) {
+    public init(signInProvider: String, authTime: Date, secondFactor: String? = nil, secondFactorID: String? = nil,
+                extraClaims: String? = nil) {
         self.signInProvider = signInProvider
         self.authTime = authTime
         self.secondFactor = secondFactor
         self.secondFactorID = secondFactorID
+        self.extraClaims = extraClaims
     }
 }
 

@@ -32,6 +32,10 @@ struct APIError: Error, Sendable {
     static let adminNeedsCredentials = APIError.business(
         .insufficientPermission, "Only authenticated requests can specify target_project_id.")
 
+    /// A valid admin credential for another project than the path names.
+    static let permissionDenied = APIError(status: .forbidden, envelope: ErrorEnvelope(
+        code: 403, message: "The caller does not have permission", reason: "forbidden", status: "PERMISSION_DENIED"))
+
     static let notFound = APIError(status: .notFound, envelope: ErrorEnvelope(
         code: 404, message: "Not Found", reason: "notFound", domain: nil, status: "NOT_FOUND"))
 

@@ -40,6 +40,16 @@ enum AccountRoutes {
             expiresIn: String(result.tokens.expiresIn)))
     }
 
+    static func signInWithCustomToken(_ call: Call) async throws -> Response {
+        let request = try call.decode(SignInWithCustomTokenRequest.self)
+        let result = try await call.services.accounts.signInWithCustomToken(
+            in: try call.clientProject, token: request.token, tenantID: request.tenantId,
+            allowUnsigned: call.configuration.isEmulator)
+        return json(SignInWithCustomTokenResponse(
+            isNewUser: result.isNewUser, idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
+            expiresIn: String(result.tokens.expiresIn)))
+    }
+
     static func lookup(_ call: Call) async throws -> Response {
         let request = try call.decode(LookupRequest.self)
         let user = try await call.services.accounts.lookup(in: try call.clientProject, idToken: request.idToken)

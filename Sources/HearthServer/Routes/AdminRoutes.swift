@@ -3,10 +3,11 @@ import HearthCore
 import HearthWire
 import Hummingbird
 
-/// The admin API (`/v1/projects/{project}/…`, bearer credentials). For now: `accounts:batchCreate` (import),
-/// `accounts:lookup` by uid or email, and `accounts:delete` by uid.
+/// The admin API's accounts (`/v1/projects/{project}/accounts…`, bearer credentials): create, lookup, update,
+/// delete, batchGet, query, batchDelete, batchCreate (import), sendOobCode with `returnOobLink`, and session cookies.
 enum AdminRoutes {
-    /// Every user matching any of the given uids or emails, once each; `users` is left out when none matched.
+    /// Every user matching any of the given uids, emails, phone numbers or linked identities, once each; `users`
+    /// is left out when none matched.
     static func lookup(_ call: Call) async throws -> Response {
         let request = try call.decode(LookupRequest.self)
         let project = try await call.adminProject(nil)
@@ -17,6 +18,15 @@ enum AdminRoutes {
         }
         for email in request.email ?? [] {
             if let user = try await store.user(projectID: project.id, tenantID: nil, email: email) { found.append(user) }
+        }
+        for phone in request.phoneNumber ?? [] {
+            if let user = try await store.user(projectID: project.id, tenantID: nil, phoneNumber: phone) { found.append(user) }
+        }
+        for id in request.federatedUserId ?? [] {
+            guard let provider = id.providerId, let rawID = id.rawId else { throw AuthFailure.invalidProviderID }
+            if let user = try await store.user(projectID: project.id, tenantID: nil, providerID: provider, rawID: rawID) {
+                found.append(user)
+            }
         }
         var seen = Set<String>()
         let users = found.filter { seen.insert($0.localID).inserted }
@@ -38,7 +48,12 @@ enum AdminRoutes {
         changes.emailVerified = request.emailVerified
         changes.validSince = request.validSince
         changes.phoneNumber = request.phoneNumber
-        if request.deleteProvider?.contains("phone") == true { changes.phoneNumber = "" }
+        changes.deleteProviders = request.deleteProvider ?? []
+        changes.linkProvider = request.linkProviderUserInfo.map {
+            ProviderUserInfo(providerID: $0.providerId, rawID: $0.rawId ?? "", federatedID: $0.federatedId,
+                             email: $0.email, displayName: $0.displayName, photoURL: $0.photoUrl,
+                             phoneNumber: $0.phoneNumber, screenName: $0.screenName)
+        }
         let user = try await call.services.accounts.adminUpdate(in: project, localID: request.localId, changes: changes)
         return json(UpdateAccountResponse(user))
     }
@@ -51,6 +66,118 @@ enum AdminRoutes {
             throw AuthFailure.userNotFound
         }
         return json(DeleteAccountResponse())
+    }
+
+    /// Admin create (`POST projects/{id}/accounts`): the short SignupNewUserResponse, no tokens.
+    static func create(_ call: Call) async throws -> Response {
+        let request = try call.decode(AdminCreateAccountRequest.self)
+        let project = try await call.adminProject(nil)
+        var new = AdminNewUser(localID: request.localId, email: request.email, password: request.password)
+        new.emailVerified = request.emailVerified ?? false
+        new.displayName = request.displayName
+        new.photoURL = request.photoUrl
+        new.phoneNumber = request.phoneNumber
+        new.disabled = request.disabled ?? false
+        let user = try await call.services.accounts.adminCreate(in: project, new)
+        return json(AdminCreateAccountResponse(localId: user.localID, email: user.email, displayName: user.displayName))
+    }
+
+    /// `GET accounts:batchGet?maxResults=&nextPageToken=`: a page in `localId` byte order; the token is the last id.
+    static func batchGet(_ call: Call) async throws -> Response {
+        let project = try await call.adminProject(nil)
+        let query = call.request.uri.queryParameters
+        let maxResults = try query["maxResults"].map { text in
+            guard let value = Int(text), (1...1000).contains(value) else {
+                throw APIError.business(.invalidArgument, "maxResults must be between 1 and 1000")
+            }
+            return value
+        } ?? 20
+        let after = query["nextPageToken"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
+        let page = try await call.services.store.users(projectID: project.id, after: after, limit: maxResults + 1)
+        let users = page.prefix(maxResults)
+        return json(BatchGetResponse(
+            users: users.isEmpty ? nil : users.map { UserInfo($0, exportingHashesOf: project) },
+            nextPageToken: page.count > maxResults ? users.last?.localID : nil))
+    }
+
+    /// `accounts:query`: count, sort, page and one equality filter, as production Firebase offers.
+    static func query(_ call: Call) async throws -> Response {
+        let request = try call.decode(QueryAccountsRequest.self)
+        let project = try await call.adminProject(nil)
+        var query = UserQuery()
+        if let name = request.sortBy {
+            guard let field = UserQuery.SortField(rawValue: name) else {
+                throw APIError.business(.invalidArgument, "sortBy must be one of USER_ID, NAME, CREATED_AT, LAST_LOGIN_AT, USER_EMAIL")
+            }
+            query.sortBy = field
+        }
+        switch request.order ?? "ASC" {
+        case "ASC", "ORDER_UNSPECIFIED": query.descending = false
+        case "DESC": query.descending = true
+        default: throw APIError.business(.invalidArgument, "order must be ASC or DESC")
+        }
+        if let limit = request.limit {
+            guard (1...Int64(UserQuery.maximumLimit)).contains(limit) else {
+                throw APIError.business(.invalidArgument, "limit must be between 1 and \(UserQuery.maximumLimit)")
+            }
+            query.limit = Int(limit)
+        }
+        if let offset = request.offset {
+            guard offset >= 0, offset <= Int64(Int32.max) else { throw APIError.business(.invalidArgument, "offset must not be negative") }
+            query.offset = Int(offset)
+        }
+        if let first = request.expression.first {
+            query.filter = if let email = first.email { .email(email) }
+                else if let id = first.userId { .localID(id) }
+                else if let phone = first.phoneNumber { .phoneNumber(phone) }
+                else { nil }
+        }
+        let result = try await call.services.store.queryUsers(projectID: project.id, query)
+        let returnUsers = request.returnUserInfo ?? true
+        return json(QueryAccountsResponse(
+            recordsCount: result.count,
+            userInfo: returnUsers ? result.users.map { UserInfo($0, exportingHashesOf: project) } : nil))
+    }
+
+    static func batchDelete(_ call: Call) async throws -> Response {
+        let request = try call.decode(BatchDeleteRequest.self)
+        let project = try await call.adminProject(nil)
+        guard request.localIds.count <= 1000 else { throw APIError.business(.localIDListExceedsLimit) }
+        let refused = try await call.services.accounts.batchDelete(
+            in: project, localIDs: request.localIds, force: request.force ?? false)
+        return json(BatchDeleteResponse(errors: refused.isEmpty ? nil : refused.map {
+            .init(index: $0.index, localId: $0.localID, message: "NOT_DISABLED : Disable the account before batch deletion.")
+        }))
+    }
+
+    /// Admin `accounts:sendOobCode`: the user is named by email; with `returnOobLink` the link comes back in the
+    /// answer and nothing is sent (Admin SDKs' `generatePasswordResetLink` and friends).
+    static func sendOobCode(_ call: Call) async throws -> Response {
+        let request = try call.decode(SendOobCodeRequest.self)
+        let project = try await call.adminProject(nil)
+        guard let type = request.requestType else { throw AuthFailure.missingRequestType }
+        var actionRequest = ActionCodeRequest(
+            type: ActionCodeType(rawValue: type.rawValue)!, email: request.email, newEmail: request.newEmail,
+            continueURL: request.continueUrl, locale: call.locale)
+        actionRequest.byAdministrator = true
+        actionRequest.returnLink = request.returnOobLink == true
+        let sent = try await call.services.accounts.sendActionCode(
+            in: project, actionRequest, links: call.actionLinks(project),
+            authorizedDomains: call.configuration.authorizedDomains)
+        guard let sent else { return json(SendOobCodeResponse(email: request.email)) }
+        if actionRequest.returnLink {
+            return json(SendOobCodeResponse(email: sent.email, oobCode: sent.message.code, oobLink: sent.message.link))
+        }
+        call.services.emailQueued(sent.message)
+        return json(SendOobCodeResponse(email: sent.email))
+    }
+
+    static func createSessionCookie(_ call: Call) async throws -> Response {
+        let request = try call.decode(CreateSessionCookieRequest.self)
+        let project = try await call.adminProject(nil)
+        let cookie = try await call.services.accounts.createSessionCookie(
+            in: project, idToken: request.idToken, validDuration: request.validDuration)
+        return json(CreateSessionCookieResponse(sessionCookie: cookie))
     }
 
     static func batchCreate(_ call: Call) async throws -> Response {
@@ -87,6 +214,19 @@ enum AdminRoutes {
         let rejected = try await call.services.accounts.importUsers(
             in: project, users, hashing: hashing, allowOverwrite: request.allowOverwrite ?? false)
         return json(BatchCreateResponse(error: rejected.map { .init(index: $0.index, message: $0.message) }))
+    }
+}
+
+extension UserInfo {
+    /// The admin view of a user: as ``init(_:)``, plus the password hash and salt when they are Firebase scrypt
+    /// under the project's parameters (what listUsers and exports carry, so users can move to Firebase as is).
+    init(_ user: UserRecord, exportingHashesOf project: ProjectContext) {
+        self.init(user)
+        let (hash, salt) = FirebaseUserFile.exportFields(user, parameters: project.record.hashConfig)
+        if let hash, let salt {
+            passwordHash = hash
+            self.salt = salt
+        }
     }
 }
 

@@ -4,7 +4,8 @@ import NIOFoundationCompat
 import HearthWire
 import Hummingbird
 
-/// One entry of the route table: method, path pattern (`{name}` matches one segment), who may call it, handler.
+/// One entry of the route table: method, path pattern (`{name}` matches one segment, `{name}:verb` one ending in
+/// `:verb`), who may call it, handler.
 struct Route: Sendable {
     enum Access: Sendable {
         /// Client API: needs an API key; runs in the key's project.
@@ -38,9 +39,12 @@ struct Route: Sendable {
         guard path.count == segments.count else { return nil }
         var parameters: [String: String] = [:]
         for (pattern, actual) in zip(segments, path) {
-            if pattern.hasPrefix("{") {
-                guard !actual.isEmpty else { return nil }
-                parameters[String(pattern.dropFirst().dropLast())] = String(actual).removingPercentEncoding
+            if pattern.hasPrefix("{"), let close = pattern.firstIndex(of: "}") {
+                // `{name}` takes the whole segment; `{name}:verb` (Google's custom methods) a prefix before `:verb`.
+                let suffix = pattern[pattern.index(after: close)...]
+                guard actual.count > suffix.count, actual.hasSuffix(suffix) else { return nil }
+                let name = String(pattern[pattern.index(after: pattern.startIndex)..<close])
+                parameters[name] = String(actual.dropLast(suffix.count)).removingPercentEncoding
             } else if pattern != actual {
                 return nil
             }

@@ -5,6 +5,7 @@ import Hummingbird
 extension HearthAPI {
     static let v1 = "/identitytoolkit.googleapis.com/v1"
     static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
+    static let v2 = "/identitytoolkit.googleapis.com/v2"
     static let secureToken = "/securetoken.googleapis.com/v1"
     static let googleKeys = "/www.googleapis.com"
 
@@ -13,6 +14,7 @@ extension HearthAPI {
         // Accounts (client API; v1 names and the legacy v3 names the iOS SDK calls).
         routes += .post("\(v1)/accounts:signUp", "\(v3)/signupNewUser", to: AccountRoutes.signUp)
         routes += .post("\(v1)/accounts:signInWithPassword", "\(v3)/verifyPassword", to: AccountRoutes.signInWithPassword)
+        routes += .post("\(v1)/accounts:signInWithCustomToken", "\(v3)/verifyCustomToken", to: AccountRoutes.signInWithCustomToken)
         routes += .post("\(v1)/accounts:lookup", "\(v3)/getAccountInfo", to: AccountRoutes.lookup)
         routes += .post("\(v1)/accounts:update", "\(v3)/setAccountInfo", to: AccountRoutes.update)
         routes += .post("\(v1)/accounts:delete", "\(v3)/deleteAccount", to: AccountRoutes.delete)
@@ -22,11 +24,20 @@ extension HearthAPI {
         routes += .post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
         routes += .get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
         // Admin API (bearer credentials).
-        routes += .post("\(v1)/projects/{project}/accounts:batchCreate", access: .admin, to: AdminRoutes.batchCreate)
+        routes += .post("\(v1)/projects/{project}/accounts", access: .admin, to: AdminRoutes.create)
         routes += .post("\(v1)/projects/{project}/accounts:lookup", access: .admin, to: AdminRoutes.lookup)
         routes += .post("\(v1)/projects/{project}/accounts:update", access: .admin, to: AdminRoutes.update)
         routes += .post("\(v1)/projects/{project}/accounts:delete", access: .admin, to: AdminRoutes.delete)
-        routes += .post("\(v3)/uploadAccount", access: .admin, to: AdminRoutes.batchCreate)
+        routes += .get("\(v1)/projects/{project}/accounts:batchGet", access: .admin, to: AdminRoutes.batchGet)
+        routes += .post("\(v1)/projects/{project}/accounts:query", "\(v1)/projects/{project}:queryAccounts",
+                        access: .admin, to: AdminRoutes.query)
+        routes += .post("\(v1)/projects/{project}/accounts:batchDelete", access: .admin, to: AdminRoutes.batchDelete)
+        routes += .post("\(v1)/projects/{project}/accounts:batchCreate", "\(v3)/uploadAccount",
+                        access: .admin, to: AdminRoutes.batchCreate)
+        routes += .post("\(v1)/projects/{project}/accounts:sendOobCode", access: .admin, to: AdminRoutes.sendOobCode)
+        routes += .post("\(v1)/projects/{project}:createSessionCookie", access: .admin, to: AdminRoutes.createSessionCookie)
+        routes += .get("\(v2)/projects/{project}/config", access: .admin, to: ConfigRoutes.get)
+        routes += .route(.patch, "\(v2)/projects/{project}/config", access: .admin, to: ConfigRoutes.patch)
         // Secure Token API.
         routes += .post("\(secureToken)/token", to: SecureTokenRoutes.token)
         // Public keys of ID tokens: Google's x509 and JWKS shapes, and the standard well-known path.

@@ -5,6 +5,13 @@ public struct LookupRequest: Codable, Sendable, Equatable {
     /// Admin lookups (`projects/{id}/accounts:lookup`): by uid and by email.
     public var localId: [String]?
     public var email: [String]?
+    public var phoneNumber: [String]?
+    public var federatedUserId: [FederatedUserID]?
+
+    public struct FederatedUserID: Codable, Sendable, Equatable {
+        public var providerId: String?
+        public var rawId: String?
+    }
 
     public init(idToken: String?, tenantId: String? = nil) {
         self.idToken = idToken
@@ -18,6 +25,14 @@ extension LookupRequest: WireDecodable {
         tenantId = try body.string("tenantId")
         localId = try body.strings("localId")
         email = try body.strings("email")
+        phoneNumber = try body.strings("phoneNumber")
+        if let ids = try body.objects("federatedUserId") {
+            var parsed: [FederatedUserID] = []
+            for var id in ids {
+                parsed.append(FederatedUserID(providerId: try id.string("providerId"), rawId: try id.string("rawId")))
+            }
+            federatedUserId = parsed
+        }
         body.ignore("delegatedProjectNumber", "targetProjectId")
     }
 }

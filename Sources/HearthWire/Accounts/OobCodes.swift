@@ -55,8 +55,15 @@ extension SendOobCodeRequest: WireDecodable {
 public struct SendOobCodeResponse: Codable, Sendable, Equatable {
     public var kind = "identitytoolkit#GetOobConfirmationCodeResponse"
     public var email: String?
+    /// Admin calls with `returnOobLink`: the code and the link, which Hearth then does not send.
+    public var oobCode: String?
+    public var oobLink: String?
 
-    public init(email: String?) { self.email = email }
+    public init(email: String?, oobCode: String? = nil, oobLink: String? = nil) {
+        self.email = email
+        self.oobCode = oobCode
+        self.oobLink = oobLink
+    }
 }
 
 /// `accounts:resetPassword`: with `oobCode` alone, says what the code is for without using it; with

@@ -38,6 +38,8 @@ public struct UpdateAccountRequest: Codable, Sendable, Equatable {
     public var emailVerified: Bool?
     public var validSince: Int64?
     public var phoneNumber: String?
+    /// Links a federated identity given by the administrator (Admin SDKs' `providerToLink`).
+    public var linkProviderUserInfo: ProviderUserInfoWire?
 }
 
 extension UpdateAccountRequest: WireDecodable {
@@ -67,6 +69,13 @@ extension UpdateAccountRequest: WireDecodable {
         emailVerified = try body.bool("emailVerified")
         validSince = try body.int64("validSince")
         phoneNumber = try body.string("phoneNumber")
+        if var link = try body.object("linkProviderUserInfo") {
+            linkProviderUserInfo = ProviderUserInfoWire(
+                providerId: try link.string("providerId") ?? "", rawId: try link.string("rawId"),
+                federatedId: try link.string("federatedId"), email: try link.string("email"),
+                displayName: try link.string("displayName"), photoUrl: try link.string("photoUrl"),
+                phoneNumber: try link.string("phoneNumber"), screenName: try link.string("screenName"))
+        }
         body.ignore("captchaChallenge", "captchaResponse", "instanceId", "delegatedProjectNumber", "targetProjectId")
     }
 }

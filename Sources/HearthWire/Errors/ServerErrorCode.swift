@@ -48,4 +48,17 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case invalidHashBlockSize = "INVALID_HASH_BLOCK_SIZE"
     case invalidHashParallelization = "INVALID_HASH_PARALLELIZATION"
     case invalidPasswordHashOrder = "INVALID_PASSWORD_HASH_ORDER"
+    // Custom tokens, session cookies and the rest of the admin API.
+    case invalidCustomToken = "INVALID_CUSTOM_TOKEN"
+    case credentialMismatch = "CREDENTIAL_MISMATCH"
+    case tenantIDMismatch = "TENANT_ID_MISMATCH"
+    case invalidDuration = "INVALID_DURATION"
+    case phoneNumberExists = "PHONE_NUMBER_EXISTS"
+    case invalidPhoneNumber = "INVALID_PHONE_NUMBER"
+    case localIDListExceedsLimit = "LOCAL_ID_LIST_EXCEEDS_LIMIT"
+    case notDisabled = "NOT_DISABLED"
+    case invalidPageSelection = "INVALID_PAGE_SELECTION"
+    case invalidQuery = "INVALID_QUERY"
+    case federatedUserIDAlreadyLinked = "FEDERATED_USER_ID_ALREADY_LINKED"
+    case invalidProviderID = "INVALID_PROVIDER_ID"
 }

@@ -1,0 +1,97 @@
+import Foundation
+
+/// A user an administrator creates (`projects/{id}/accounts`, Admin SDKs' `createUser`).
+public struct AdminNewUser: Sendable, Equatable {
+    /// Caller-chosen uid (at most 128 characters); random when `nil`.
+    public var localID: String?
+    public var email: String?
+    public var password: String?
+    public var emailVerified = false
+    public var displayName: String?
+    public var photoURL: String?
+    public var phoneNumber: String?
+    public var disabled = false
+
+    public init(localID: String? = nil, email: String? = nil, password: String? = nil) {
+        self.localID = localID
+        self.email = email
+        self.password = password
+    }
+}
+
+/// Session cookies: the claims of an ID token, re-signed with their own issuer and lifetime.
+public enum SessionCookie {
+    public static let issuerPrefix = "https://session.firebase.google.com/"
+    /// Firebase's bounds: 5 minutes to 14 days.
+    public static let allowedDuration: ClosedRange<Int64> = 300...1_209_600
+}
+
+extension AccountService {
+    /// Creates an account as an administrator: no sign-in, no tokens, the profile as given.
+    public func adminCreate(in project: ProjectContext, _ new: AdminNewUser) async throws -> UserRecord {
+        let localID = new.localID ?? SecureRandom.localID()
+        guard !localID.isEmpty, localID.utf8.count <= 128 else { throw AuthFailure.invalidIdentifier }
+        if let email = new.email { guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail } }
+        if let phone = new.phoneNumber {
+            guard PhoneNumber.isValid(phone) else { throw AuthFailure.invalidPhoneNumber }
+            if try await store.user(projectID: project.id, tenantID: nil, phoneNumber: phone) != nil {
+                throw AuthFailure.phoneNumberExists
+            }
+        }
+        var hash: String?
+        if let password = new.password {
+            try PasswordPolicy.check(password)
+            hash = try await hashPassword(password, project: project)
+        }
+        let now = clock.now()
+        let user = UserRecord(
+            projectID: project.id, localID: localID, email: new.email, emailVerified: new.emailVerified,
+            displayName: new.displayName, photoURL: new.photoURL, phoneNumber: new.phoneNumber, passwordHash: hash,
+            passwordUpdatedAt: hash == nil ? nil : now, validSince: now.epochSeconds, disabled: new.disabled,
+            createdAt: now)
+        do {
+            try await insert(user, project: project)
+        } catch StoreError.duplicateLocalID {
+            throw AuthFailure.duplicateLocalID("")
+        }
+        return user
+    }
+
+    /// `accounts:batchDelete`: deletes up to 1000 accounts. Without `force`, enabled accounts are refused (by index);
+    /// unknown ids are skipped silently, as Firebase does.
+    public func batchDelete(in project: ProjectContext, localIDs: [String], force: Bool) async throws
+        -> [(index: Int, localID: String)]
+    {
+        var notDisabled: [(index: Int, localID: String)] = []
+        for (index, id) in localIDs.enumerated() {
+            guard let user = try await store.user(projectID: project.id, tenantID: nil, localID: id) else { continue }
+            if !force && !user.disabled {
+                notDisabled.append((index, id))
+                continue
+            }
+            try await store.deleteUser(projectID: project.id, tenantID: nil, localID: id)
+        }
+        return notDisabled
+    }
+
+    /// `createSessionCookie`: the ID token's claims (custom and session claims included) under the session-cookie
+    /// issuer, valid for `validDuration` seconds, signed with the project's keys. The token must be valid now
+    /// (signature, expiry, user enabled, not revoked).
+    public func createSessionCookie(in project: ProjectContext, idToken: String?, validDuration: Int64?) async throws
+        -> String
+    {
+        guard let validDuration, SessionCookie.allowedDuration.contains(validDuration) else {
+            throw AuthFailure.invalidDuration
+        }
+        _ = try await authenticate(idToken, in: project)
+        guard let idToken, let payload = try? JWS.verify(idToken, keys: project.keys),
+              var claims = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
+        else { throw AuthFailure.invalidIDToken }
+        let now = clock.now().epochSeconds
+        claims["iss"] = SessionCookie.issuerPrefix + project.id
+        claims["iat"] = now
+        claims["exp"] = now + validDuration
+        let data = try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys, .withoutEscapingSlashes])
+        return try JWS.sign(payload: Array(data), with: project.keys.active)
+    }
+}

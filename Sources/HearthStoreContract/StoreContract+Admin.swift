@@ -1,0 +1,71 @@
+import Foundation
+import HearthCore
+
+extension StoreContract {
+    /// Admin lookups (phone, linked identity), `accounts:query`, and one-time assertions.
+    public static let admin: [StoreCheck] = [
+        StoreCheck("users are found by phone number and by linked identity, in their project and tenant only") { store in
+            var first = sampleUser("u1", email: "u1@example.com")
+            first.phoneNumber = "+15555550100"
+            try await store.insertUser(first, uniqueEmail: true)
+            var other = sampleUser("u2", email: "u2@example.com", project: "p-two")
+            other.phoneNumber = "+15555550100"
+            try await store.insertUser(other, uniqueEmail: true)
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, phoneNumber: "+15555550100")?.localID == "u1",
+                       "phone lookup")
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, phoneNumber: "+15555550199") == nil,
+                       "unknown phone")
+            try expect(try await store.user(projectID: "p-one", tenantID: "t1", phoneNumber: "+15555550100") == nil,
+                       "phone lookup stays out of tenants")
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-u1")?
+                .localID == "u1", "identity lookup")
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, providerID: "facebook.com", rawID: "g-u1")
+                == nil, "identity lookup needs the provider too")
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-u2")
+                == nil, "identity lookup stays in its project")
+        },
+        StoreCheck("accounts:query filters, sorts both ways, counts and pages") { store in
+            let names = ["u1": "carol", "u2": "alice", "u3": nil, "u4": "bob"]
+            for (offset, id) in ["u1", "u2", "u3", "u4"].enumerated() {
+                var user = sampleUser(id, email: "\(id)@example.com", createdAt: epoch.addingTimeInterval(Double(10 - offset)))
+                user.displayName = names[id]!
+                user.lastLoginAt = id == "u2" ? nil : epoch.addingTimeInterval(Double(offset * 100))
+                user.phoneNumber = id == "u4" ? "+15555550104" : nil
+                try await store.insertUser(user, uniqueEmail: true)
+            }
+            try await store.insertUser(sampleUser("x", email: "x@example.com", project: "p-two"), uniqueEmail: true)
+            for descending in [false, true] {
+                for field in UserQuery.SortField.allCases {
+                    let query = UserQuery(sortBy: field, descending: descending)
+                    let result = try await store.queryUsers(projectID: "p-one", query)
+                    let memory = try await store.users(projectID: "p-one", after: nil, limit: 10).sorted(by: query.precedes)
+                    try expect(result.count == 4, "count \(result.count)")
+                    try expect(result.users.map(\.localID) == memory.map(\.localID),
+                               "\(field) desc=\(descending): \(result.users.map(\.localID)) vs \(memory.map(\.localID))")
+                }
+            }
+            let byName = try await store.queryUsers(projectID: "p-one", UserQuery(sortBy: .name))
+            try expect(byName.users.map(\.localID) == ["u3", "u2", "u4", "u1"], "by name: \(byName.users.map(\.localID))")
+            let page = try await store.queryUsers(projectID: "p-one", UserQuery(sortBy: .createdAt, limit: 2, offset: 1))
+            try expect(page.count == 4 && page.users.map(\.localID) == ["u3", "u2"], "page: \(page.users.map(\.localID))")
+            let byEmail = try await store.queryUsers(projectID: "p-one", UserQuery(filter: .email("U2@Example.com")))
+            try expect(byEmail.count == 1 && byEmail.users.first?.localID == "u2", "email filter")
+            let byPhone = try await store.queryUsers(projectID: "p-one", UserQuery(filter: .phoneNumber("+15555550104")))
+            try expect(byPhone.users.map(\.localID) == ["u4"], "phone filter")
+            let byID = try await store.queryUsers(projectID: "p-one", UserQuery(filter: .localID("x")))
+            try expect(byID.count == 0 && byID.users.isEmpty, "id filter stays in the project")
+        },
+        StoreCheck("a one-time assertion is accepted once, and forgotten after it expires") { store in
+            let now = epoch
+            try expect(try await store.useAssertionOnce(digest: "a", expiresAt: now.addingTimeInterval(60), now: now),
+                       "first use")
+            try expect(!(try await store.useAssertionOnce(digest: "a", expiresAt: now.addingTimeInterval(60), now: now)),
+                       "second use refused")
+            try expect(try await store.useAssertionOnce(digest: "b", expiresAt: now.addingTimeInterval(60), now: now),
+                       "another assertion")
+            let later = now.addingTimeInterval(120)
+            try expect(try await store.useAssertionOnce(digest: "a", expiresAt: later.addingTimeInterval(60), now: later),
+                       "an expired entry is dropped (its token is refused by expiry anyway)")
+        },
+    ]
+}

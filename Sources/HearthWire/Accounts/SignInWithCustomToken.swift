@@ -1,0 +1,36 @@
+/// `accounts:signInWithCustomToken` (v3 `verifyCustomToken`).
+public struct SignInWithCustomTokenRequest: Codable, Sendable, Equatable {
+    public var token: String?
+    public var tenantId: String?
+    public var returnSecureToken: Bool?
+
+    public init(token: String?, tenantId: String? = nil, returnSecureToken: Bool? = true) {
+        self.token = token
+        self.tenantId = tenantId
+        self.returnSecureToken = returnSecureToken
+    }
+}
+
+extension SignInWithCustomTokenRequest: WireDecodable {
+    public init(wire body: inout WireObject) throws(WireDecodingError) {
+        token = try body.string("token")
+        tenantId = try body.string("tenantId")
+        returnSecureToken = try body.bool("returnSecureToken")
+        body.ignore("instanceId", "delegatedProjectNumber")
+    }
+}
+
+public struct SignInWithCustomTokenResponse: Codable, Sendable, Equatable {
+    public var kind = "identitytoolkit#VerifyCustomTokenResponse"
+    public var isNewUser: Bool
+    public var idToken: String
+    public var refreshToken: String
+    public var expiresIn: String
+
+    public init(isNewUser: Bool, idToken: String, refreshToken: String, expiresIn: String) {
+        self.isNewUser = isNewUser
+        self.idToken = idToken
+        self.refreshToken = refreshToken
+        self.expiresIn = expiresIn
+    }
+}
