@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HearthServer", targets: ["HearthServer"]),
         .library(name: "HearthWire", targets: ["HearthWire"]),
         .library(name: "HearthCore", targets: ["HearthCore"]),
+        .library(name: "HearthAdmin", targets: ["HearthAdmin"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/swift-mustache.git", from: "2.1.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
     ],
     targets: [
         // The domain: accounts, passwords, tokens, the store protocol. No HTTP, NIO or SQL driver.
@@ -72,6 +74,14 @@ let package = Package(
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
+        // Server-side Swift SDK: verify tokens and cookies, custom tokens, user management. Not the server.
+        .target(name: "HearthAdmin", dependencies: [
+            "HearthWire",
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+        ], swiftSettings: swiftSettings),
         .executableTarget(name: "HearthCLI", dependencies: [
             "HearthServer", "HearthSQLite", "HearthPostgres", "HearthMail",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -87,6 +97,13 @@ let package = Package(
         .testTarget(name: "HearthEndToEndTests", dependencies: [
             "HearthServer", "HearthSQLite", "HearthCore", "HearthMail", "HearthTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
+        .testTarget(name: "HearthAdminTests", dependencies: [
+            "HearthAdmin", "HearthServer", "HearthSQLite", "HearthCore", "HearthWire",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
         ]),
         .testTarget(name: "HearthServerTests", dependencies: [
             "HearthServer", "HearthCore", "HearthWire",

@@ -6,6 +6,7 @@
 #   HearthMail   imports HearthCore, Mustache and NIO only.
 #   HearthServer never imports a backend or a driver.
 #   HearthStoreContract imports HearthCore only.
+#   HearthAdmin  imports HearthWire, jwt-kit and async-http-client only.
 set -u
 cd "$(dirname "$0")/.."
 status=0
@@ -47,7 +48,8 @@ allow Sources/HearthServer "the server never imports a backend" \
   Mustache ServiceLifecycle HummingbirdBcrypt
 allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform FoundationNetworking
 allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking
-allow Sources/HearthAdmin "the admin SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking
+allow Sources/HearthAdmin "the admin SDK imports HearthWire, jwt-kit and async-http-client only (never the server)" \
+  $platform HearthWire JWTKit AsyncHTTPClient NIOCore NIOHTTP1 NIOFoundationCompat
 
 if [ $status -eq 0 ]; then echo "layering: all dependency rules hold"; fi
 exit $status

@@ -30,7 +30,7 @@ enum AdminRoutes {
         }
         var seen = Set<String>()
         let users = found.filter { seen.insert($0.localID).inserted }
-        return json(LookupResponse(users: users.isEmpty ? nil : users.map(UserInfo.init)))
+        return json(LookupResponse(users: users.isEmpty ? nil : users.map { UserInfo($0, exportingHashesOf: project) }))
     }
 
     /// Admin `accounts:update`: profile and admin-only fields of the user `localId`.
@@ -219,9 +219,11 @@ enum AdminRoutes {
 
 extension UserInfo {
     /// The admin view of a user: as ``init(_:)``, plus the password hash and salt when they are Firebase scrypt
-    /// under the project's parameters (what listUsers and exports carry, so users can move to Firebase as is).
+    /// under the project's parameters (what listUsers and exports carry, so users can move to Firebase as is),
+    /// and `validSince` even for anonymous accounts (revocation checks need it).
     init(_ user: UserRecord, exportingHashesOf project: ProjectContext) {
         self.init(user)
+        validSince = String(user.validSince)
         let (hash, salt) = FirebaseUserFile.exportFields(user, parameters: project.record.hashConfig)
         if let hash, let salt {
             passwordHash = hash
