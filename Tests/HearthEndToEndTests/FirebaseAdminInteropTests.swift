@@ -95,26 +95,7 @@ print(json.dumps({
         defer { server.cancel() }
         try await ActionPageBrowserTests.waitUntilListening("http://127.0.0.1:\(port)")
 
-        let scriptFile = FileManager.default.temporaryDirectory.appendingPathComponent("interop-\(UUID().uuidString).py")
-        try Self.script.write(to: scriptFile, atomically: true, encoding: .utf8)
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", scriptFile.path]
-        python.environment = ProcessInfo.processInfo.environment.merging(
-            ["FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:\(port)"], uniquingKeysWith: { _, new in new })
-        let output = Pipe()
-        let errors = Pipe()
-        python.standardOutput = output
-        python.standardError = errors
-        try python.run()
-        // Both pipes are drained on their own threads (a full stderr pipe would stall Python otherwise).
-        async let outputData = blocking { output.fileHandleForReading.readDataToEndOfFile() }
-        async let errorData = blocking { errors.fileHandleForReading.readDataToEndOfFile() }
-        let data = try await outputData
-        let errorText = String(decoding: try await errorData, as: UTF8.self)
-        try await blocking { python.waitUntilExit() }
-        #expect(python.terminationStatus == 0, "python failed: \(errorText)")
-        let result = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(errorText)")
+        let result = try await Self.runPython(Self.script, environment: ["FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:\(port)"])
         #expect(result["first"] as? [Int] == [1, 0])
         #expect(result["second"] as? [Int] == [1, 0])
         let third = try #require(result["third"] as? [Any])
@@ -139,5 +120,155 @@ print(json.dumps({
         server.cancel()
         _ = await server.result
         try await store.close()
+    }
+
+    /// Runs a Python script and returns the JSON object it prints.
+    static func runPython(_ script: String, environment: [String: String]) async throws -> [String: Any] {
+        let scriptFile = FileManager.default.temporaryDirectory.appendingPathComponent("interop-\(UUID().uuidString).py")
+        try script.write(to: scriptFile, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: scriptFile) }
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", scriptFile.path]
+        python.environment = ProcessInfo.processInfo.environment.merging(environment, uniquingKeysWith: { _, new in new })
+        let output = Pipe()
+        let errors = Pipe()
+        python.standardOutput = output
+        python.standardError = errors
+        try python.run()
+        // Both pipes are drained on their own threads (a full stderr pipe would stall Python otherwise).
+        async let outputData = blocking { output.fileHandleForReading.readDataToEndOfFile() }
+        async let errorData = blocking { errors.fileHandleForReading.readDataToEndOfFile() }
+        let data = try await outputData
+        let errorText = String(decoding: try await errorData, as: UTF8.self)
+        try await blocking { python.waitUntilExit() }
+        #expect(python.terminationStatus == 0, "python failed: \(errorText)")
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(errorText)")
+    }
+
+    /// Starts Hearth on a free port and SQLite, runs `body` with the port, stops.
+    static func withServer(mode: ServerConfiguration.Mode, prepare: (SQLiteStore) async throws -> Void = { _ in },
+                           _ body: (Int, SQLiteStore) async throws -> Void) async throws {
+        let store = try await SQLiteStore.temporary()
+        try await store.migrate()
+        try await prepare(store)
+        let port = try freePort()
+        let app = try await buildApplication(
+            configuration: ServerConfiguration(mode: mode, port: port, projectID: "demo-interop", initialAPIKey: "interop-key"),
+            store: store, hashing: ThreadPoolWorkRunner(threads: 2), hashParameters: { .generate(memoryCost: 12) })
+        let server = Task { try await app.runService() }
+        do {
+            try await ActionPageBrowserTests.waitUntilListening("http://127.0.0.1:\(port)")
+            try await body(port, store)
+        } catch {
+            server.cancel()
+            _ = await server.result
+            try? await store.close()
+            throw error
+        }
+        server.cancel()
+        _ = await server.result
+        try await store.close()
+    }
+
+    static let sessionScript = #"""
+import base64, json, os, time, urllib.request, urllib.error
+import firebase_admin
+from firebase_admin import auth
+
+firebase_admin.initialize_app(options={"projectId": "demo-interop"})
+host = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
+
+def call(path, body):
+    request = urllib.request.Request(f"http://{host}/identitytoolkit.googleapis.com/v1/{path}?key=any-key",
+        data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request) as response:
+            return json.load(response)
+    except urllib.error.HTTPError as error:
+        return json.load(error)
+
+for index in range(5):
+    auth.create_user(uid=f"user-{index}", email=f"user{index}@example.com", password="secret123")
+pages = []
+page = auth.list_users(max_results=2)
+while page:
+    pages.append([user.uid for user in page.users])
+    page = page.get_next_page()
+everyone = [user.uid for user in auth.list_users().iterate_all()]
+link = auth.generate_password_reset_link("user1@example.com")
+token = auth.create_custom_token("user-2", {"tier": 3}).decode()
+signed_in = call("accounts:signInWithCustomToken", {"token": token, "returnSecureToken": True})
+decoded = auth.verify_id_token(signed_in["idToken"], check_revoked=True)
+cookie = auth.create_session_cookie(signed_in["idToken"], expires_in=3600)
+cookie_claims = auth.verify_session_cookie(cookie, check_revoked=True)
+time.sleep(1.1)
+auth.revoke_refresh_tokens("user-2")
+try:
+    auth.verify_id_token(signed_in["idToken"], check_revoked=True)
+    revoked = False
+except auth.RevokedIdTokenError:
+    revoked = True
+auth.delete_users(["user-3", "user-4"])
+print(json.dumps({
+    "pages": pages, "everyone": everyone, "link": link,
+    "decoded": [decoded["uid"], decoded.get("tier"), decoded["firebase"]["sign_in_provider"]],
+    "cookie": cookie_claims["uid"], "revoked": revoked,
+    "left": [user.uid for user in auth.list_users().iterate_all()],
+}))
+"""#
+
+    @Test func listUsersLinksCustomTokensCookiesAndRevocation() async throws {
+        try await Self.withServer(mode: .emulator) { port, _ in
+            let result = try await Self.runPython(Self.sessionScript, environment: ["FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:\(port)"])
+            #expect(result["pages"] as? [[String]] == [["user-0", "user-1"], ["user-2", "user-3"], ["user-4"]])
+            #expect(result["everyone"] as? [String] == ["user-0", "user-1", "user-2", "user-3", "user-4"])
+            #expect((result["link"] as? String)?.contains("mode=resetPassword") == true)
+            let decoded = try #require(result["decoded"] as? [Any])
+            #expect(decoded[0] as? String == "user-2" && decoded[1] as? Int == 3 && decoded[2] as? String == "custom")
+            #expect(result["cookie"] as? String == "user-2")
+            #expect(result["revoked"] as? Bool == true, "verify_id_token(check_revoked=True) after revoke_refresh_tokens")
+            #expect(result["left"] as? [String] == ["user-0", "user-1", "user-2"])
+        }
+    }
+
+    static let productionScript = #"""
+import json, os, urllib.request, urllib.error
+import firebase_admin
+from firebase_admin import auth, credentials
+
+firebase_admin.initialize_app(credentials.Certificate(os.environ["HEARTH_KEY_FILE"]))
+token = auth.create_custom_token("prod-user", {"plan": "pro"}).decode()
+request = urllib.request.Request(
+    os.environ["HEARTH_URL"] + "/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken?key=interop-key",
+    data=json.dumps({"token": token, "returnSecureToken": True}).encode(), headers={"Content-Type": "application/json"})
+with urllib.request.urlopen(request) as response:
+    body = json.load(response)
+print(json.dumps({"isNewUser": body["isNewUser"], "idToken": body["idToken"]}))
+"""#
+
+    @Test func productionAcceptsCustomTokensFirebaseAdminSignsWithAHearthKeyFile() async throws {
+        let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("sa-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: keyFile) }
+        try await Self.withServer(mode: .production, prepare: { store in
+            let directory = ProjectDirectory(store: store, clock: SystemClock(),
+                                             defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: true) },
+                                             hashParameters: { .generate(memoryCost: 12) })
+            var record = try await directory.contextCreatingIfNeeded(for: "demo-interop", apiKey: "interop-key").record
+            let key = try ServiceAccountKey.generate(name: "python-backend", projectID: "demo-interop", now: Date())
+            try key.keyFileJSON.write(to: keyFile)
+            record.serviceAccounts.append(key.record)
+            try await store.updateProject(record)
+        }) { port, store in
+            let result = try await Self.runPython(Self.productionScript, environment: [
+                "HEARTH_KEY_FILE": keyFile.path, "HEARTH_URL": "http://127.0.0.1:\(port)",
+            ])
+            #expect(result["isNewUser"] as? Bool == true)
+            let token = try #require(result["idToken"] as? String)
+            let payload = try #require(Base64URL.decode(token.split(separator: ".")[1]))
+            let claims = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+            #expect(claims["sub"] as? String == "prod-user" && claims["plan"] as? String == "pro")
+            #expect(try await store.user(projectID: "demo-interop", tenantID: nil, localID: "prod-user") != nil)
+        }
     }
 }
