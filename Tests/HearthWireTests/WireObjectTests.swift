@@ -45,6 +45,18 @@ import Testing
         #expect(try LookupRequest.decode(from: body, strict: false).idToken == "t")
     }
 
+    @Test func unknownFieldsOfNestedObjectsAreReportedWithTheirPlace() throws {
+        let body = try object(#"{"users":[{"localId":"a"},{"localId":"b","providerUserInfo":[{"providerId":"x","rawId":"1","surprise":2}]}]}"#)
+        #expect(throws: WireDecodingError.unknownNestedField("surprise", at: "users[1].providerUserInfo[0]")) {
+            try BatchCreateRequest.decode(from: body, strict: true)
+        }
+        #expect(WireDecodingError.unknownNestedField("surprise", at: "users[1]").message
+            == "Invalid JSON payload received. Unknown name \"surprise\" at 'users[1]': Cannot find field.")
+        #expect(try BatchCreateRequest.decode(from: body, strict: false).users.count == 2)
+        let clean = try object(#"{"users":[{"localId":"a","providerUserInfo":[{"providerId":"x","rawId":"1"}]}]}"#)
+        #expect(try BatchCreateRequest.decode(from: clean, strict: true).users.first?.providerUserInfo.count == 1)
+    }
+
     @Test func nullMeansAbsent() throws {
         var body = try object(#"{"email": null}"#)
         #expect(try body.string("email") == nil)

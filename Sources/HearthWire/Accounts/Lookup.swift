@@ -30,6 +30,7 @@ extension LookupRequest: WireDecodable {
             var parsed: [FederatedUserID] = []
             for var id in ids {
                 parsed.append(FederatedUserID(providerId: try id.string("providerId"), rawId: try id.string("rawId")))
+                body.absorb(id)
             }
             federatedUserId = parsed
         }

@@ -75,6 +75,7 @@ extension UpdateAccountRequest: WireDecodable {
                 federatedId: try link.string("federatedId"), email: try link.string("email"),
                 displayName: try link.string("displayName"), photoUrl: try link.string("photoUrl"),
                 phoneNumber: try link.string("phoneNumber"), screenName: try link.string("screenName"))
+            body.absorb(link)
         }
         body.ignore("captchaChallenge", "captchaResponse", "instanceId", "delegatedProjectNumber", "targetProjectId")
     }

@@ -84,6 +84,7 @@ extension QueryAccountsRequest: WireDecodable {
         for var item in try body.objects("expression") ?? [] {
             expressions.append(Expression(email: try item.string("email"), userId: try item.string("userId"),
                                           phoneNumber: try item.string("phoneNumber")))
+            body.absorb(item)
         }
         expression = expressions
         body.ignore("tenantId", "targetProjectId")

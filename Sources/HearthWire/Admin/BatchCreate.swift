@@ -73,6 +73,7 @@ extension BatchCreateRequest: WireDecodable {
                     photoUrl: try provider.string("photoUrl"), phoneNumber: try provider.string("phoneNumber"),
                     screenName: try provider.string("screenName")))
                 provider.ignore("federatedId")
+                user.absorb(provider)
             }
             users.append(User(
                 localId: try user.string("localId"), email: try user.string("email"),
@@ -83,6 +84,7 @@ extension BatchCreateRequest: WireDecodable {
                 lastLoginAt: lastLogin ?? lastSignedIn,
                 customAttributes: try user.string("customAttributes"), providerUserInfo: providers))
             user.ignore("mfaInfo", "tenantId", "passwordUpdatedAt", "validSince", "rawPassword")
+            body.absorb(user)
         }
         self.users = users
     }

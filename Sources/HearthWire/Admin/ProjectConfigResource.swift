@@ -84,13 +84,19 @@ extension ProjectConfigPatch: WireDecodable {
             if var email = try signIn.object("email") {
                 values["signIn.email.enabled"] = try email.bool("enabled")
                 email.ignore("passwordRequired")
+                signIn.absorb(email)
             }
-            if var anonymous = try signIn.object("anonymous") { values["signIn.anonymous.enabled"] = try anonymous.bool("enabled") }
+            if var anonymous = try signIn.object("anonymous") {
+                values["signIn.anonymous.enabled"] = try anonymous.bool("enabled")
+                signIn.absorb(anonymous)
+            }
             values["signIn.allowDuplicateEmails"] = try signIn.bool("allowDuplicateEmails")
             signIn.ignore("hashConfig", "phoneNumber")
+            body.absorb(signIn)
         }
         if var privacy = try body.object("emailPrivacyConfig") {
             values["emailPrivacyConfig.enableImprovedEmailPrivacy"] = try privacy.bool("enableImprovedEmailPrivacy")
+            body.absorb(privacy)
         }
         body.ignore("name", "authorizedDomains", "mfa")
         values = values.compactMapValues { $0 }

@@ -17,6 +17,8 @@ public struct WireObject: Sendable {
     private let fields: [String: JSONValue]
     private let path: String
     private var read: Set<String> = []
+    /// Unknown keys of nested objects handed back with ``absorb(_:)``: (name, where).
+    private var nestedUnread: [(name: String, at: String)] = []
 
     /// Parses a JSON object. Anything else (malformed JSON, an array, an empty body) is ``WireDecodingError``.
     public init(json data: Data) throws(WireDecodingError) {
@@ -46,6 +48,29 @@ public struct WireObject: Sendable {
 
     /// Keys present in the body that no accessor asked for.
     public var unreadKeys: [String] { fields.keys.filter { !read.contains($0) }.sorted() }
+
+    /// Takes back a nested object (from ``object(_:)`` or ``objects(_:)``) once read, so that its unknown keys
+    /// are refused like the top level's.
+    public mutating func absorb(_ nested: WireObject) {
+        nestedUnread += nested.nestedUnread
+        nestedUnread += nested.unreadKeys.map { (name: $0, at: Self.googlePath(nested.path)) }
+    }
+
+    /// The first unknown key, at any depth that was absorbed.
+    var firstUnknown: WireDecodingError? {
+        if let unknown = unreadKeys.first { return .unknownField(unknown) }
+        if let nested = nestedUnread.first { return .unknownNestedField(nested.name, at: nested.at) }
+        return nil
+    }
+
+    /// `/users/0/providerUserInfo/1` → `users[0].providerUserInfo[1]`, as Google names a place in a body.
+    static func googlePath(_ path: String) -> String {
+        var result = ""
+        for part in path.split(separator: "/") {
+            if part.allSatisfy(\.isNumber) { result += "[\(part)]" } else { result += (result.isEmpty ? "" : ".") + part }
+        }
+        return result
+    }
 
     /// Whether the body has this field at all (null counts as absent).
     public func has(_ key: String) -> Bool {
@@ -168,6 +193,7 @@ public enum WireDecodingError: Error, Equatable, Sendable {
     case malformed(String)
     case wrongType(path: String, expected: String, got: String? = nil)
     case unknownField(String)
+    case unknownNestedField(String, at: String)
 
     /// Google's message for it.
     public var message: String {
@@ -175,6 +201,8 @@ public enum WireDecodingError: Error, Equatable, Sendable {
         case .malformed(let detail): "Invalid JSON payload received. \(detail)"
         case .wrongType(let path, let expected, _): "Invalid JSON payload received. \(path) must be \(expected)"
         case .unknownField(let name): "Invalid JSON payload received. Unknown name \"\(name)\": Cannot find field."
+        case .unknownNestedField(let name, let at):
+            "Invalid JSON payload received. Unknown name \"\(name)\" at '\(at)': Cannot find field."
         }
     }
 
@@ -196,7 +224,7 @@ extension WireDecodable {
     public static func decode(from body: WireObject, strict: Bool) throws(WireDecodingError) -> Self {
         var body = body
         let value = try Self(wire: &body)
-        if strict, let unknown = body.unreadKeys.first { throw .unknownField(unknown) }
+        if strict, let unknown = body.firstUnknown { throw unknown }
         return value
     }
 }
