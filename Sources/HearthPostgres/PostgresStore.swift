@@ -102,6 +102,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         Migration(id: "0002_action_codes_outbox", statements: SharedSchema.actionCodesAndOutbox),
         Migration(id: "0003_outbox_delivery", statements: SharedSchema.outboxDelivery),
         Migration(id: "0004_phone_assertions", statements: SharedSchema.phoneAndAssertions),
+        Migration(id: "0005_pending_secrets", statements: SharedSchema.pendingSecrets),
     ]
 
     /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).
@@ -337,6 +338,53 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     }
 
     // MARK: Action codes and outbox
+
+    // MARK: Pending secrets
+
+    public func insertPending(_ record: PendingRecord, now: Date) async throws {
+        let data = try RecordCoding.encode(record)
+        let (expires, cutoff, attempts) = (record.expiresAt.epochMilliseconds, now.epochMilliseconds, record.attempts)
+        let logger = logger
+        try await transaction { db in
+            try await db.query("DELETE FROM pending_secrets WHERE expires_at <= \(cutoff)", logger: logger)
+            try await db.query("""
+                INSERT INTO pending_secrets (digest, project_id, expires_at, attempts, data)
+                VALUES (\(record.digest), \(record.projectID), \(expires), \(attempts), \(data))
+                """, logger: logger)
+        }
+    }
+
+    public func pending(projectID: String, digest: String, now: Date) async throws -> PendingRecord? {
+        let cutoff = now.epochMilliseconds
+        return try await pendingRow("""
+            SELECT attempts, data FROM pending_secrets
+            WHERE digest = \(digest) AND project_id = \(projectID) AND expires_at > \(cutoff)
+            """)
+    }
+
+    public func consumePending(projectID: String, digest: String) async throws -> PendingRecord? {
+        try await pendingRow("""
+            DELETE FROM pending_secrets WHERE digest = \(digest) AND project_id = \(projectID) RETURNING attempts, data
+            """)
+    }
+
+    public func recordPendingAttempt(projectID: String, digest: String) async throws -> Int? {
+        let rows = try await client.query("""
+            UPDATE pending_secrets SET attempts = attempts + 1 WHERE digest = \(digest) AND project_id = \(projectID)
+            RETURNING attempts
+            """, logger: logger)
+        for try await attempts in rows.decode(Int.self) { return attempts }
+        return nil
+    }
+
+    private func pendingRow(_ query: PostgresQuery) async throws -> PendingRecord? {
+        for try await (attempts, data) in try await client.query(query, logger: logger).decode((Int, String).self) {
+            var record = try RecordCoding.decode(PendingRecord.self, from: data)
+            record.attempts = attempts
+            return record
+        }
+        return nil
+    }
 
     public func insertActionCode(_ code: ActionCodeRecord) async throws {
         let data = try RecordCoding.encode(code)

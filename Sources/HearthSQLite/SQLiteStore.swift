@@ -121,6 +121,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         Migration(id: "0002_action_codes_outbox", statements: SharedSchema.actionCodesAndOutbox),
         Migration(id: "0003_outbox_delivery", statements: SharedSchema.outboxDelivery),
         Migration(id: "0004_phone_assertions", statements: SharedSchema.phoneAndAssertions),
+        Migration(id: "0005_pending_secrets", statements: SharedSchema.pendingSecrets),
     ]
 
     // MARK: Projects
@@ -332,6 +333,47 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     }
 
     // MARK: Action codes and outbox
+
+    // MARK: Pending secrets
+
+    public func insertPending(_ record: PendingRecord, now: Date) async throws {
+        let binds: [SQLiteData] = [.text(record.digest), .text(record.projectID),
+                                   .integer(Int(record.expiresAt.epochMilliseconds)), .integer(record.attempts),
+                                   .text(try RecordCoding.encode(record))]
+        try await write { db in
+            _ = try await db.query("DELETE FROM pending_secrets WHERE expires_at <= ?", [.integer(Int(now.epochMilliseconds))])
+            _ = try await db.query(
+                "INSERT INTO pending_secrets (digest, project_id, expires_at, attempts, data) VALUES (?, ?, ?, ?, ?)", binds)
+        }
+    }
+
+    public func pending(projectID: String, digest: String, now: Date) async throws -> PendingRecord? {
+        try await read(
+            "SELECT attempts, data FROM pending_secrets WHERE digest = ? AND project_id = ? AND expires_at > ?",
+            [.text(digest), .text(projectID), .integer(Int(now.epochMilliseconds))]
+        ).first.map(Self.pendingRecord)
+    }
+
+    public func consumePending(projectID: String, digest: String) async throws -> PendingRecord? {
+        try await write { db in
+            try await db.query("DELETE FROM pending_secrets WHERE digest = ? AND project_id = ? RETURNING attempts, data",
+                               [.text(digest), .text(projectID)]).first.map(Self.pendingRecord)
+        }
+    }
+
+    public func recordPendingAttempt(projectID: String, digest: String) async throws -> Int? {
+        try await write { db in
+            try await db.query(
+                "UPDATE pending_secrets SET attempts = attempts + 1 WHERE digest = ? AND project_id = ? RETURNING attempts",
+                [.text(digest), .text(projectID)]).first?.column("attempts")?.integer
+        }
+    }
+
+    private static func pendingRecord(_ row: SQLiteRow) throws -> PendingRecord {
+        var record = try RecordCoding.decode(PendingRecord.self, from: row.column("data")?.string ?? "")
+        record.attempts = row.column("attempts")?.integer ?? record.attempts
+        return record
+    }
 
     public func insertActionCode(_ code: ActionCodeRecord) async throws {
         let binds: [SQLiteData] = [.text(code.codeDigest), .text(code.projectID),

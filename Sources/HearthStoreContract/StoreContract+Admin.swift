@@ -67,5 +67,29 @@ extension StoreContract {
             try expect(try await store.useAssertionOnce(digest: "a", expiresAt: later.addingTimeInterval(60), now: later),
                        "an expired entry is dropped (its token is refused by expiry anyway)")
         },
+            StoreCheck("pending secrets are read until they expire, counted, and consumed exactly once") { store in
+            let now = epoch
+            let record = PendingRecord(digest: "p1", projectID: "p-one", kind: .mfaPendingCredential, payload: #"{"x":1}"#,
+                                       expiresAt: now.addingTimeInterval(60))
+            try await store.insertPending(record, now: now)
+            try expect(try await store.pending(projectID: "p-one", digest: "p1", now: now) == record, "read back")
+            try expect(try await store.pending(projectID: "p-two", digest: "p1", now: now) == nil, "other project")
+            try expect(try await store.pending(projectID: "p-one", digest: "p1", now: now.addingTimeInterval(61)) == nil,
+                       "expired")
+            try expect(try await store.recordPendingAttempt(projectID: "p-one", digest: "p1") == 1, "first attempt")
+            try expect(try await store.recordPendingAttempt(projectID: "p-one", digest: "p1") == 2, "second attempt")
+            try expect(try await store.pending(projectID: "p-one", digest: "p1", now: now)?.attempts == 2, "attempts kept")
+            let consumers = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for _ in 0..<5 { group.addTask { try await store.consumePending(projectID: "p-one", digest: "p1") != nil } }
+                return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            }
+            try expect(consumers == 1, "consumed \(consumers) times")
+            try expect(try await store.recordPendingAttempt(projectID: "p-one", digest: "p1") == nil, "gone")
+            try await store.insertPending(PendingRecord(digest: "p2", projectID: "p-one", kind: .totpEnrollment, payload: "{}",
+                                                        expiresAt: now.addingTimeInterval(1)), now: now)
+            try await store.insertPending(PendingRecord(digest: "p3", projectID: "p-one", kind: .totpEnrollment, payload: "{}",
+                                                        expiresAt: now.addingTimeInterval(100)), now: now.addingTimeInterval(2))
+            try expect(try await store.consumePending(projectID: "p-one", digest: "p2") == nil, "expired rows are swept")
+        },
     ]
 }

@@ -58,6 +58,10 @@ public struct ProjectSettings: Sendable, Codable, Equatable {
     public var passwordSignInEnabled: Bool
     /// `signIn.anonymous.enabled`.
     public var anonymousSignInEnabled: Bool
+    /// Multi-factor authentication (`mfa`); off unless configured.
+    public var mfa: MFASettings?
+    /// Test phone numbers and their fixed codes (`signIn.phoneNumber.testPhoneNumbers`): no SMS is sent to them.
+    public var testPhoneNumbers: [String: String]?
 
     public init(allowDuplicateEmails: Bool = false, enableImprovedEmailPrivacy: Bool,
                 passwordSignInEnabled: Bool = true, anonymousSignInEnabled: Bool = true) {

@@ -32,6 +32,14 @@ public struct UserRecord: Sendable, Codable, Equatable {
     public var providers: [ProviderUserInfo]
     /// Whether the user has signed in with an email link (Firebase's `emailLinkSignin`); `nil` means never.
     public var emailLinkSignin: Bool?
+    /// Enrolled second factors (`nil` for none; read through ``enrollments``).
+    public var mfaEnrollments: [MFAEnrollment]?
+
+    /// Enrolled second factors, oldest first.
+    public var enrollments: [MFAEnrollment] {
+        get { mfaEnrollments ?? [] }
+        set { mfaEnrollments = newValue.isEmpty ? nil : newValue }
+    }
 
     public init(
         projectID: String, tenantID: String? = nil, localID: String, email: String? = nil,

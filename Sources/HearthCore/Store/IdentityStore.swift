@@ -57,6 +57,15 @@ public protocol IdentityStore: Sendable {
     /// `false` if it was already used. Forgotten entries past their expiry are dropped along the way.
     func useAssertionOnce(digest: String, expiresAt: Date, now: Date) async throws -> Bool
 
+    /// Stores a pending secret (by digest); expired ones are dropped along the way.
+    func insertPending(_ record: PendingRecord, now: Date) async throws
+    /// Reads a pending secret that has not expired.
+    func pending(projectID: String, digest: String, now: Date) async throws -> PendingRecord?
+    /// Deletes and returns a pending secret in one step: of concurrent uses exactly one gets it.
+    func consumePending(projectID: String, digest: String) async throws -> PendingRecord?
+    /// Counts one wrong attempt atomically; returns the new count, or `nil` if the secret is gone.
+    func recordPendingAttempt(projectID: String, digest: String) async throws -> Int?
+
     func insertRefreshToken(_ token: RefreshTokenRecord) async throws
     func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord?
 

@@ -17,6 +17,7 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         /// Delivery state by message id: attempts so far and when it is next due (`nil`: given up).
         var delivery: [String: (attempts: Int, due: Date?)] = [:]
         var assertions: [String: Date] = [:]
+        var pending: [String: PendingRecord] = [:]
     }
 
     private let lock = NSLock()
@@ -155,6 +156,36 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
 
     public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
         withState { state in state.refreshTokens[digest].flatMap { $0.projectID == projectID ? $0 : nil } }
+    }
+
+    public func insertPending(_ record: PendingRecord, now: Date) async throws {
+        withState { state in
+            state.pending = state.pending.filter { $0.value.expiresAt > now }
+            state.pending[record.digest] = record
+        }
+    }
+
+    public func pending(projectID: String, digest: String, now: Date) async throws -> PendingRecord? {
+        withState { state in
+            state.pending[digest].flatMap { $0.projectID == projectID && $0.expiresAt > now ? $0 : nil }
+        }
+    }
+
+    public func consumePending(projectID: String, digest: String) async throws -> PendingRecord? {
+        withState { state in
+            guard let record = state.pending[digest], record.projectID == projectID else { return nil }
+            state.pending[digest] = nil
+            return record
+        }
+    }
+
+    public func recordPendingAttempt(projectID: String, digest: String) async throws -> Int? {
+        withState { state in
+            guard var record = state.pending[digest], record.projectID == projectID else { return nil }
+            record.attempts += 1
+            state.pending[digest] = record
+            return record.attempts
+        }
     }
 
     public func insertActionCode(_ code: ActionCodeRecord) async throws {

@@ -58,6 +58,16 @@ public enum SharedSchema {
         "CREATE INDEX used_assertions_expiry ON used_assertions (expires_at)",
     ]
 
+    /// 0005: pending secrets (MFA pending credentials, TOTP enrollment and SMS sessions), by digest.
+    public static let pendingSecrets = [
+        """
+        CREATE TABLE pending_secrets (
+            digest TEXT PRIMARY KEY, project_id TEXT NOT NULL, expires_at BIGINT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0, data TEXT NOT NULL)
+        """,
+        "CREATE INDEX pending_secrets_expiry ON pending_secrets (expires_at)",
+    ]
+
     /// The SQL expression `accounts:query` sorts by (both dialects; `json` extracts a field of `data`).
     public static func sortExpression(_ field: UserQuery.SortField, json: (String) -> String) -> String {
         switch field {

@@ -1,0 +1,84 @@
+import Foundation
+
+/// One enrolled second factor (Firebase's `mfaInfo` entry): an SMS phone number or a TOTP authenticator.
+public struct MFAEnrollment: Sendable, Codable, Equatable {
+    /// `mfaEnrollmentId`.
+    public var id: String
+    public var displayName: String?
+    /// E.164 number of a phone factor.
+    public var phoneNumber: String?
+    /// Base32 shared secret of a TOTP factor.
+    public var totpSecret: String?
+    /// The last TOTP time step accepted: a code is never accepted twice.
+    public var totpLastStep: Int64?
+    public var enrolledAt: Date
+
+    public init(id: String = SecureRandom.localID(), displayName: String?, phoneNumber: String? = nil,
+                totpSecret: String? = nil, enrolledAt: Date) {
+        self.id = id
+        self.displayName = displayName
+        self.phoneNumber = phoneNumber
+        self.totpSecret = totpSecret
+        self.enrolledAt = enrolledAt
+    }
+
+    /// `phone` or `totp`: the `firebase.sign_in_second_factor` claim after using it.
+    public var factorID: String { phoneNumber != nil ? "phone" : "totp" }
+
+    /// The number as Firebase shows it to a signing-in client: all but the last four digits hidden (`+*******1234`).
+    public var obfuscatedPhoneNumber: String? {
+        phoneNumber.map { number in
+            let visible = number.suffix(4)
+            return "+" + String(repeating: "*", count: max(0, number.count - 1 - visible.count)) + visible
+        }
+    }
+}
+
+/// A project's multi-factor settings (Firebase's `mfa` config).
+public struct MFASettings: Sendable, Codable, Equatable {
+    public enum State: String, Sendable, Codable, CaseIterable {
+        case disabled = "DISABLED", enabled = "ENABLED", mandatory = "MANDATORY"
+    }
+
+    public enum Provider: String, Sendable, Codable, CaseIterable {
+        case phoneSMS = "PHONE_SMS", totp = "TOTP"
+    }
+
+    public var state: State
+    public var providers: Set<Provider>
+    /// TOTP codes of this many periods before and after the current one are accepted too (`adjacentIntervals`).
+    public var totpAdjacentIntervals: Int
+
+    public init(state: State = .disabled, providers: Set<Provider> = [], totpAdjacentIntervals: Int = 1) {
+        self.state = state
+        self.providers = providers
+        self.totpAdjacentIntervals = totpAdjacentIntervals
+    }
+
+    public static let maximumFactors = 5
+}
+
+/// A short-lived secret handed to a client and kept only as a digest: an MFA pending credential, a TOTP enrollment
+/// session, an SMS verification session. `payload` is the kind's JSON.
+public struct PendingRecord: Sendable, Codable, Equatable {
+    public enum Kind: String, Sendable, Codable {
+        case mfaPendingCredential, totpEnrollment, phoneVerification
+    }
+
+    public var digest: String
+    public var projectID: String
+    public var kind: Kind
+    public var payload: String
+    public var expiresAt: Date
+    /// Wrong codes tried so far.
+    public var attempts: Int
+
+    public init(digest: String, projectID: String, kind: Kind, payload: String, expiresAt: Date, attempts: Int = 0) {
+        self.digest = digest
+        self.projectID = projectID
+        self.kind = kind
+        self.payload = payload
+        self.expiresAt = expiresAt
+        self.attempts = attempts
+    }
+}
