@@ -15,12 +15,13 @@ public func buildApplication(
     hashing: any BlockingWorkRunner = ThreadPoolWorkRunner(), logger: Logger = Logger(label: "hearth"),
     hashParameters: @escaping @Sendable () -> FirebaseScryptParameters = { .generate() },
     mailPollInterval: Duration = .seconds(5),
+    sms: (any SMSSender)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let mail = try makeOutboxWorker(configuration: configuration, store: store, clock: clock, logger: logger,
                                     pollInterval: mailPollInterval)
     let services = HearthServices(configuration: configuration, store: store, clock: clock, hashing: hashing,
-                                  logger: logger, mail: mail, hashParameters: hashParameters)
+                                  logger: logger, mail: mail, sms: sms, hashParameters: hashParameters)
     // The first start creates the project: keys, hash parameters, API key. A configured switch applies to it
     // on every start, so turning email-enumeration protection on or off is a config change and a restart.
     var project = try await services.defaultProject().record

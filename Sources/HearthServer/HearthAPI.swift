@@ -30,6 +30,13 @@ public struct HearthAPI: HTTPResponder {
             response = Self.errorResponse(error)
         } catch let failure as AuthFailure {
             response = Self.errorResponse(failure.apiError)
+        } catch let required as SecondFactorRequired {
+            // Not an error on the wire: 200 with a pending credential and the factors, no tokens.
+            let user = required.user
+            response = json(SecondFactorRequiredResponse(
+                localId: user.localID, email: user.email, displayName: user.displayName,
+                mfaPendingCredential: required.pendingCredential,
+                mfaInfo: user.enrollments.map { MFAInfoWire($0, obfuscated: true) }))
         } catch {
             services.logger.error("internal error", metadata: [
                 "path": .string(request.uri.path), "error": .string(String(reflecting: error)),

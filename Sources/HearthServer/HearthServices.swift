@@ -13,6 +13,10 @@ public struct HearthServices: Sendable {
     public let limiter: RateLimiter
     /// Delivers the outbox over SMTP; `nil` in emulator mode (emails stay listed) and without an SMTP server.
     public let mail: OutboxWorker?
+    /// Sends SMS verification codes: the emulator's outbox in emulator mode, else the configured provider.
+    let sms: any SMSSender
+    /// The emulator's SMS outbox (emulator mode only).
+    let smsOutbox: EmulatorSMSOutbox?
     /// The port the server listens on, once it does (links in emails use it when `publicURL` is not set).
     let listeningPort = ListeningPort()
 
@@ -36,8 +40,12 @@ public struct HearthServices: Sendable {
 
     public init(configuration: ServerConfiguration, store: any IdentityStore, clock: any HearthClock,
                 hashing: any BlockingWorkRunner, logger: Logger, mail: OutboxWorker? = nil,
+                sms: (any SMSSender)? = nil,
                 hashParameters: @escaping @Sendable () -> FirebaseScryptParameters = { .generate() }) {
         self.configuration = configuration
+        let outbox = configuration.isEmulator ? EmulatorSMSOutbox(logger: logger) : nil
+        smsOutbox = outbox
+        self.sms = sms ?? outbox ?? UnconfiguredSMSSender()
         self.mail = mail
         self.store = store
         self.logger = logger
@@ -45,7 +53,12 @@ public struct HearthServices: Sendable {
         let protection = configuration.emailEnumerationProtection ?? !configuration.isEmulator
         projects = ProjectDirectory(
             store: store, clock: clock,
-            defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: protection) },
+            defaults: { [isEmulator = configuration.isEmulator] _ in
+                var settings = ProjectSettings(enableImprovedEmailPrivacy: protection)
+                // Firebase's emulator has SMS multi-factor on for every project; Hearth's adds TOTP.
+                if isEmulator { settings.mfa = MFASettings(state: .enabled, providers: [.phoneSMS, .totp]) }
+                return settings
+            },
             hashParameters: hashParameters)
         accounts = AccountService(
             store: store, clock: clock, hashing: hashing,

@@ -57,6 +57,9 @@ public struct ServerConfiguration: Sendable {
         /// `sendOobCode` requests, so the endpoint cannot be used to flood an inbox or to send spam.
         public var emailsPerRecipient: RateLimiter.Rule
         public var emailsPerAddress: RateLimiter.Rule
+        /// Verification SMS (sign-in, enrollment, second-factor sign-in), so an endpoint cannot be used to pump SMS.
+        public var smsPerNumber: RateLimiter.Rule = .init(limit: 5, window: 3600)
+        public var smsPerAddress: RateLimiter.Rule = .init(limit: 50, window: 3600)
 
         public init(enabled: Bool, failedSignInsPerEmail: RateLimiter.Rule = .init(limit: 10, window: 600),
                     failedSignInsPerAddress: RateLimiter.Rule = .init(limit: 100, window: 600),

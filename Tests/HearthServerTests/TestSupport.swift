@@ -11,6 +11,8 @@ struct TestApp {
     let clock = ManualClock(Date())
     let store = InMemoryStore()
     var configuration: ServerConfiguration
+    /// Production's SMS provider in tests: records what would be sent.
+    let sms = RecordingSMSSender()
 
     init(mode: ServerConfiguration.Mode = .production, protection: Bool? = nil) {
         configuration = ServerConfiguration(mode: mode, port: 0, projectID: "demo-project",
@@ -30,9 +32,17 @@ struct TestAppOn {
     func run(_ body: @escaping @Sendable (Client) async throws -> Void) async throws {
         let built = try await buildApplication(
             configuration: app.configuration, store: store, clock: app.clock, hashing: InlineWorkRunner(),
-            hashParameters: { .generate(memoryCost: 10) })
+            hashParameters: { .generate(memoryCost: 10) }, sms: app.configuration.isEmulator ? nil : app.sms)
         try await built.test(.router) { client in try await body(Client(client: client)) }
     }
+}
+
+/// An SMS provider that keeps the messages, for production-mode tests.
+final class RecordingSMSSender: SMSSender, @unchecked Sendable {
+    private let lock = NSLock()
+    private var sent: [SMSMessage] = []
+    var messages: [SMSMessage] { lock.withLock { sent } }
+    func send(_ message: SMSMessage) async throws { lock.withLock { sent.append(message) } }
 }
 
 /// A thin client that speaks JSON and remembers the API key.

@@ -231,7 +231,8 @@ extension AccountService {
             user.lastLoginAt = now
             user.lastRefreshAt = now
             try await save(user, project: project)
-            return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false)
+            return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false,
+                                   firstFactor: true)
         }
         var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: record.email,
                               emailVerified: true, validSince: now.epochSeconds, createdAt: now, lastLoginAt: now,

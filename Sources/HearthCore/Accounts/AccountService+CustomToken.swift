@@ -91,7 +91,7 @@ extension AccountService {
             user.lastRefreshAt = now
             try await save(user, project: project)
             return try await issue(for: user, provider: "custom", in: project, now: now, isNewUser: false,
-                                   extraClaims: asserted.claims)
+                                   extraClaims: asserted.claims, firstFactor: true)
         }
         var user = UserRecord(projectID: project.id, tenantID: tenantID, localID: asserted.uid,
                               validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)

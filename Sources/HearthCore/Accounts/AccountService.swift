@@ -131,7 +131,8 @@ public struct AccountService: Sendable {
         user.lastLoginAt = now
         user.lastRefreshAt = now
         try await save(user, project: project, revokeRefreshTokens: false)
-        return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false)
+        return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false,
+                               firstFactor: true)
     }
 
     // MARK: Signed-in user
@@ -212,11 +213,16 @@ public struct AccountService: Sendable {
         return try await hashing.run { try PasswordHash.firebaseScrypt(password: password, parameters: parameters) }
     }
 
-    /// Mints an ID token and a new refresh token for an interactive sign-in.
+    /// Mints an ID token and a new refresh token for an interactive sign-in. A `firstFactor` sign-in of a user
+    /// with enrolled second factors gets no tokens: it throws ``SecondFactorRequired`` with a pending credential.
     public func issue(for user: UserRecord, provider: String, in project: ProjectContext, now: Date,
                       isNewUser: Bool, secondFactor: String? = nil, secondFactorID: String? = nil,
-                      extraClaims: String? = nil) async throws -> SignInResult
+                      extraClaims: String? = nil, firstFactor: Bool = false) async throws -> SignInResult
     {
+        if firstFactor, !user.enrollments.isEmpty {
+            throw try await secondFactorRequired(for: user, provider: provider, extraClaims: extraClaims,
+                                                 in: project, now: now)
+        }
         let session = SignInSession(signInProvider: provider, authTime: now, secondFactor: secondFactor,
                                     secondFactorID: secondFactorID, extraClaims: extraClaims)
         let idToken = try issuer.mint(for: user, session: session, projectID: project.id, keys: project.keys, now: now)

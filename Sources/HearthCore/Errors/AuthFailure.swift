@@ -57,6 +57,27 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case phoneNumberExists
     /// The identity is already linked to another account.
     case federatedUserIDAlreadyLinked
+    // Multi-factor and phone.
+    case unverifiedEmail
+    case unsupportedFirstFactor
+    case secondFactorExists
+    case secondFactorLimitExceeded
+    case mfaEnrollmentNotFound
+    case missingMFAPendingCredential
+    case missingMFAEnrollmentID
+    case invalidMFAPendingCredential
+    case invalidCode
+    case missingCode
+    case invalidSessionInfo
+    case missingSessionInfo
+    case sessionExpired
+    case invalidTemporaryProof
+    /// MFA or the factor asked for is not enabled for the project.
+    case mfaNotEnabled(String)
+    /// A request that is malformed in a way the wire types cannot see (`INVALID_ARGUMENT : detail`).
+    case invalidArgument(String)
+    /// Too many SMS for this number or address (`QUOTA_EXCEEDED`), or too many wrong codes.
+    case quotaExceeded
     case invalidProviderID
     case invalidPhoneNumber
 }

@@ -51,6 +51,11 @@ struct APIError: Error, Sendable {
             status: "INVALID_ARGUMENT"))
     }
 
+    /// The SMS provider is not configured or failed: the client may retry later.
+    static let smsUnavailable = APIError(status: .serviceUnavailable, envelope: ErrorEnvelope(
+        code: 503, message: "The verification SMS could not be sent. Try again later.", reason: "backendError",
+        status: "UNAVAILABLE"))
+
     static let internalError = APIError(status: .internalServerError, envelope: ErrorEnvelope(
         code: 500, message: "Internal error encountered.", reason: "backendError", status: "INTERNAL"))
 }

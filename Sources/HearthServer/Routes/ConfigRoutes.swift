@@ -16,7 +16,7 @@ enum ConfigRoutes {
         let project = try await call.adminProject(nil)
         let mask = call.request.uri.queryParameters["updateMask"].map {
             Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-        } ?? Set(patch.values.keys)
+        } ?? patch.presentPaths
         if let bad = mask.sorted().first(where: { !ProjectConfigPatch.writablePaths.contains($0) }) {
             throw APIError.business(.invalidArgument, "updateMask names \(bad), which Hearth cannot change (writable: \(ProjectConfigPatch.writablePaths.sorted().joined(separator: ", ")))")
         }
@@ -28,6 +28,37 @@ enum ConfigRoutes {
             case "signIn.anonymous.enabled": record.settings.anonymousSignInEnabled = value
             case "signIn.allowDuplicateEmails": record.settings.allowDuplicateEmails = value
             case "emailPrivacyConfig.enableImprovedEmailPrivacy": record.settings.enableImprovedEmailPrivacy = value
+            case "signIn.phoneNumber.testPhoneNumbers":
+                let numbers = patch.testPhoneNumbers ?? [:]
+                if let bad = numbers.first(where: { !PhoneNumber.isValid($0.key) || $0.value.count != 6
+                    || !$0.value.allSatisfy(\.isNumber) }) {
+                    throw APIError.business(.invalidArgument, "test phone number \(bad.key) needs an E.164 number and a 6-digit code")
+                }
+                record.settings.testPhoneNumbers = numbers.isEmpty ? nil : numbers
+            case "mfa.state":
+                guard let state = MFASettings.State(rawValue: patch.mfaState ?? "DISABLED") else {
+                    throw APIError.business(.invalidArgument, "mfa.state must be DISABLED, ENABLED or MANDATORY")
+                }
+                record.settings.mfa = record.settings.mfa ?? MFASettings()
+                record.settings.mfa?.state = state
+            case "mfa.enabledProviders":
+                var mfa = record.settings.mfa ?? MFASettings()
+                let names = patch.mfaEnabledProviders ?? []
+                guard names.allSatisfy({ $0 == "PHONE_SMS" }) else {
+                    throw APIError.business(.invalidArgument, "mfa.enabledProviders takes PHONE_SMS (TOTP is in providerConfigs)")
+                }
+                if names.isEmpty { mfa.providers.remove(.phoneSMS) } else { mfa.providers.insert(.phoneSMS) }
+                record.settings.mfa = mfa
+            case "mfa.providerConfigs":
+                var mfa = record.settings.mfa ?? MFASettings()
+                if patch.totp?.enabled == true { mfa.providers.insert(.totp) } else { mfa.providers.remove(.totp) }
+                if let intervals = patch.totp?.adjacentIntervals {
+                    guard (0...10).contains(intervals) else {
+                        throw APIError.business(.invalidArgument, "adjacentIntervals must be between 0 and 10")
+                    }
+                    mfa.totpAdjacentIntervals = intervals
+                }
+                record.settings.mfa = mfa
             default: break
             }
         }
@@ -45,9 +76,16 @@ enum ConfigRoutes {
                           allowDuplicateEmails: settings.allowDuplicateEmails,
                           hashConfig: .init(signerKey: hash.signerKey.base64EncodedString(),
                                             saltSeparator: hash.saltSeparator.base64EncodedString(),
-                                            rounds: hash.rounds, memoryCost: hash.memoryCost)),
+                                            rounds: hash.rounds, memoryCost: hash.memoryCost),
+                          phoneNumber: .init(enabled: true, testPhoneNumbers: settings.testPhoneNumbers ?? [:])),
             emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings.enableImprovedEmailPrivacy),
             authorizedDomains: call.configuration.authorizedDomains,
-            mfa: .init(state: "DISABLED"))
+            mfa: mfaResource(settings.mfa ?? MFASettings()))
+    }
+
+    static func mfaResource(_ mfa: MFASettings) -> ProjectConfigResource.MFA {
+        .init(state: mfa.state.rawValue, enabledProviders: mfa.providers.contains(.phoneSMS) ? ["PHONE_SMS"] : [],
+              providerConfigs: [.init(state: mfa.providers.contains(.totp) ? "ENABLED" : "DISABLED",
+                                      adjacentIntervals: mfa.totpAdjacentIntervals)])
     }
 }

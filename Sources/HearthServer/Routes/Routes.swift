@@ -23,6 +23,14 @@ extension HearthAPI {
         routes += .post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
         routes += .post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
         routes += .get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
+        // Phone as a first factor, and multi-factor (v2).
+        routes += .post("\(v1)/accounts:sendVerificationCode", "\(v3)/sendVerificationCode", to: PhoneRoutes.sendVerificationCode)
+        routes += .post("\(v1)/accounts:signInWithPhoneNumber", "\(v3)/verifyPhoneNumber", to: PhoneRoutes.signInWithPhoneNumber)
+        routes += .post("\(v2)/accounts/mfaEnrollment:start", to: MFARoutes.startEnrollment)
+        routes += .post("\(v2)/accounts/mfaEnrollment:finalize", to: MFARoutes.finalizeEnrollment)
+        routes += .post("\(v2)/accounts/mfaEnrollment:withdraw", to: MFARoutes.withdraw)
+        routes += .post("\(v2)/accounts/mfaSignIn:start", to: MFARoutes.startSignIn)
+        routes += .post("\(v2)/accounts/mfaSignIn:finalize", to: MFARoutes.finalizeSignIn)
         // Admin API (bearer credentials).
         routes += .post("\(v1)/projects/{project}/accounts", access: .admin, to: AdminRoutes.create)
         routes += .post("\(v1)/projects/{project}/accounts:lookup", access: .admin, to: AdminRoutes.lookup)
@@ -57,6 +65,7 @@ extension HearthAPI {
             routes += .route(.delete, "/emulator/v1/projects/{project}/accounts", access: .open, to: EmulatorRoutes.resetAccounts)
             routes += .get("/emulator/v1/projects/{project}/config", access: .open, to: EmulatorRoutes.config)
             routes += .get("/emulator/v1/projects/{project}/oobCodes", access: .open, to: EmulatorRoutes.oobCodes)
+            routes += .get("/emulator/v1/projects/{project}/verificationCodes", access: .open, to: EmulatorRoutes.verificationCodes)
             routes += .route(.patch, "/emulator/v1/projects/{project}/config", access: .open, to: EmulatorRoutes.patchConfig)
         }
         return routes

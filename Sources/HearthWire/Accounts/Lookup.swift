@@ -67,6 +67,7 @@ public struct UserInfo: Codable, Sendable, Equatable {
     public var lastRefreshAt: String?
     public var customAttributes: String?
     public var providerUserInfo: [ProviderUserInfoWire]?
+    public var mfaInfo: [MFAInfoWire]?
     public var tenantId: String?
 
     public init(localId: String) { self.localId = localId }

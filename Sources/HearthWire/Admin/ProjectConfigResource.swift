@@ -11,8 +11,20 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
         public var anonymous: Enabled
         public var allowDuplicateEmails: Bool
         public var hashConfig: HashConfig
+        public var phoneNumber: Phone
 
-        public init(email: Email, anonymous: Enabled, allowDuplicateEmails: Bool, hashConfig: HashConfig) {
+        public struct Phone: Codable, Sendable, Equatable {
+            public var enabled: Bool
+            public var testPhoneNumbers: [String: String]
+            public init(enabled: Bool, testPhoneNumbers: [String: String]) {
+                self.enabled = enabled
+                self.testPhoneNumbers = testPhoneNumbers
+            }
+        }
+
+        public init(email: Email, anonymous: Enabled, allowDuplicateEmails: Bool, hashConfig: HashConfig,
+                    phoneNumber: Phone) {
+            self.phoneNumber = phoneNumber
             self.email = email
             self.anonymous = anonymous
             self.allowDuplicateEmails = allowDuplicateEmails
@@ -54,9 +66,31 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
         public init(enableImprovedEmailPrivacy: Bool) { self.enableImprovedEmailPrivacy = enableImprovedEmailPrivacy }
     }
 
+    /// Firebase's `mfa` config: `state`, `enabledProviders` (PHONE_SMS), `providerConfigs` (TOTP).
     public struct MFA: Codable, Sendable, Equatable {
         public var state: String
-        public init(state: String) { self.state = state }
+        public var enabledProviders: [String]
+        public var providerConfigs: [ProviderConfig]
+
+        public struct ProviderConfig: Codable, Sendable, Equatable {
+            public var state: String
+            public var totpProviderConfig: TOTPConfig
+
+            public struct TOTPConfig: Codable, Sendable, Equatable {
+                public var adjacentIntervals: Int
+            }
+
+            public init(state: String, adjacentIntervals: Int) {
+                self.state = state
+                self.totpProviderConfig = TOTPConfig(adjacentIntervals: adjacentIntervals)
+            }
+        }
+
+        public init(state: String, enabledProviders: [String], providerConfigs: [ProviderConfig]) {
+            self.state = state
+            self.enabledProviders = enabledProviders
+            self.providerConfigs = providerConfigs
+        }
     }
 
     public init(name: String, signIn: SignIn, emailPrivacyConfig: EmailPrivacy, authorizedDomains: [String], mfa: MFA) {
@@ -72,10 +106,32 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
 public struct ProjectConfigPatch: Sendable, Equatable {
     public static let writablePaths: Set<String> = [
         "signIn.email.enabled", "signIn.anonymous.enabled", "signIn.allowDuplicateEmails",
-        "emailPrivacyConfig.enableImprovedEmailPrivacy",
+        "emailPrivacyConfig.enableImprovedEmailPrivacy", "signIn.phoneNumber.testPhoneNumbers",
+        "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs",
     ]
-    /// Values present in the body, by path.
+    /// Switches present in the body, by path.
     public var values: [String: Bool] = [:]
+    public var testPhoneNumbers: [String: String]?
+    public var mfaState: String?
+    public var mfaEnabledProviders: [String]?
+    /// TOTP's `adjacentIntervals`, and whether its provider config is ENABLED.
+    public var totp: (enabled: Bool, adjacentIntervals: Int?)?
+
+    /// The paths the body sets (what an absent `updateMask` means).
+    public var presentPaths: Set<String> {
+        var paths = Set(values.keys)
+        if testPhoneNumbers != nil { paths.insert("signIn.phoneNumber.testPhoneNumbers") }
+        if mfaState != nil { paths.insert("mfa.state") }
+        if mfaEnabledProviders != nil { paths.insert("mfa.enabledProviders") }
+        if totp != nil { paths.insert("mfa.providerConfigs") }
+        return paths
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.values == b.values && a.testPhoneNumbers == b.testPhoneNumbers && a.mfaState == b.mfaState
+            && a.mfaEnabledProviders == b.mfaEnabledProviders && a.totp?.enabled == b.totp?.enabled
+            && a.totp?.adjacentIntervals == b.totp?.adjacentIntervals
+    }
 }
 
 extension ProjectConfigPatch: WireDecodable {
@@ -91,14 +147,39 @@ extension ProjectConfigPatch: WireDecodable {
                 signIn.absorb(anonymous)
             }
             values["signIn.allowDuplicateEmails"] = try signIn.bool("allowDuplicateEmails")
-            signIn.ignore("hashConfig", "phoneNumber")
+            if var phone = try signIn.object("phoneNumber") {
+                if var numbers = try phone.object("testPhoneNumbers") {
+                    var parsed: [String: String] = [:]
+                    for key in numbers.keys { parsed[key] = try numbers.string(key) }
+                    testPhoneNumbers = parsed
+                    phone.absorb(numbers)
+                }
+                phone.ignore("enabled")
+                signIn.absorb(phone)
+            }
+            signIn.ignore("hashConfig")
             body.absorb(signIn)
         }
         if var privacy = try body.object("emailPrivacyConfig") {
             values["emailPrivacyConfig.enableImprovedEmailPrivacy"] = try privacy.bool("enableImprovedEmailPrivacy")
             body.absorb(privacy)
         }
-        body.ignore("name", "authorizedDomains", "mfa")
+        if var mfa = try body.object("mfa") {
+            mfaState = try mfa.string("state")
+            mfaEnabledProviders = try mfa.strings("enabledProviders")
+            for var config in try mfa.objects("providerConfigs") ?? [] {
+                let state = try config.string("state")
+                var intervals: Int?
+                if var totpConfig = try config.object("totpProviderConfig") {
+                    intervals = try totpConfig.int64("adjacentIntervals").map { Int(clamping: $0) }
+                    config.absorb(totpConfig)
+                }
+                totp = (state == "ENABLED", intervals)
+                mfa.absorb(config)
+            }
+            body.absorb(mfa)
+        }
+        body.ignore("name", "authorizedDomains")
         values = values.compactMapValues { $0 }
     }
 }

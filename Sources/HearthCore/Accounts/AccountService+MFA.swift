@@ -1,0 +1,262 @@
+import Foundation
+
+/// A first-factor sign-in of a user with enrolled second factors: no tokens yet, a pending credential instead.
+/// The server answers it with `mfaPendingCredential` + `mfaInfo` (200), as Firebase does.
+public struct SecondFactorRequired: Error, Sendable {
+    public var pendingCredential: String
+    public var user: UserRecord
+}
+
+/// What a pending credential stands for (stored as the payload of its ``PendingRecord``).
+struct MFAPendingSignIn: Codable {
+    var localID: String
+    var tenantID: String?
+    var provider: String
+    var extraClaims: String?
+}
+
+/// A TOTP enrollment in progress: the secret shown to the user, waiting for a first code.
+struct TOTPEnrollmentSession: Codable {
+    var localID: String
+    var secret: String
+}
+
+/// What `mfaEnrollment:start` hands out for a TOTP factor.
+public struct TOTPEnrollmentStart: Sendable {
+    public var sessionInfo: String
+    public var sharedSecretKey: String
+    public var finalizeBy: Date
+}
+
+/// How a second factor is being proved.
+public enum SecondFactorProof: Sendable {
+    case phone(sessionInfo: String?, code: String?)
+    case totp(enrollmentID: String?, code: String?)
+}
+
+extension AccountService {
+    /// Pending credentials, TOTP enrollment sessions and SMS sessions live this long.
+    static let pendingLifetime: TimeInterval = 600
+    /// Wrong codes allowed per pending secret; the next one destroys it.
+    static let maximumAttempts = 5
+
+    func secondFactorRequired(for user: UserRecord, provider: String, extraClaims: String?, in project: ProjectContext,
+                              now: Date) async throws -> SecondFactorRequired {
+        let credential = SecureRandom.token()
+        let payload = MFAPendingSignIn(localID: user.localID, tenantID: user.tenantID, provider: provider,
+                                       extraClaims: extraClaims)
+        try await store.insertPending(PendingRecord(
+            digest: storageDigest(credential), projectID: project.id, kind: .mfaPendingCredential,
+            payload: try RecordCoding.encode(payload), expiresAt: now + Self.pendingLifetime), now: now)
+        return SecondFactorRequired(pendingCredential: credential, user: user)
+    }
+
+    // MARK: Enrollment
+
+    /// Firebase's rules for enrolling: MFA and the factor enabled, a verified email, not an anonymous or
+    /// phone-only account, fewer than 5 factors.
+    func checkEnrollable(_ user: UserRecord, provider: MFASettings.Provider, in project: ProjectContext) throws {
+        let mfa = project.settings.mfa ?? MFASettings()
+        guard mfa.state != .disabled else { throw AuthFailure.mfaNotEnabled("Multi-factor authentication is not enabled for this project.") }
+        guard mfa.providers.contains(provider) else {
+            throw AuthFailure.mfaNotEnabled(provider == .totp ? "TOTP based MFA not enabled." : "SMS based MFA not enabled.")
+        }
+        guard !user.isAnonymous, user.email != nil else { throw AuthFailure.unsupportedFirstFactor }
+        guard user.emailVerified else { throw AuthFailure.unverifiedEmail }
+        guard user.enrollments.count < MFASettings.maximumFactors else { throw AuthFailure.secondFactorLimitExceeded }
+    }
+
+    /// `mfaEnrollment:start` for TOTP: a new 160-bit secret, shown once, valid for 10 minutes.
+    public func startTOTPEnrollment(in project: ProjectContext, idToken: String?) async throws -> TOTPEnrollmentStart {
+        let (user, _) = try await authenticate(idToken, in: project)
+        try checkEnrollable(user, provider: .totp, in: project)
+        let now = clock.now()
+        let secret = Base32.encode(TOTP.newSecret())
+        let sessionInfo = SecureRandom.token()
+        let expires = now + Self.pendingLifetime
+        try await store.insertPending(PendingRecord(
+            digest: storageDigest(sessionInfo), projectID: project.id, kind: .totpEnrollment,
+            payload: try RecordCoding.encode(TOTPEnrollmentSession(localID: user.localID, secret: secret)),
+            expiresAt: expires), now: now)
+        return TOTPEnrollmentStart(sessionInfo: sessionInfo, sharedSecretKey: secret, finalizeBy: expires)
+    }
+
+    /// `mfaEnrollment:finalize`: checks the code of the factor being enrolled, adds it, and signs the user in again
+    /// with it (the new ID token carries the second-factor claims).
+    public func finalizeEnrollment(in project: ProjectContext, idToken: String?, displayName: String?,
+                                   phone: (sessionInfo: String?, code: String?)?,
+                                   totp: (sessionInfo: String?, code: String?)?) async throws -> SignInResult {
+        let (stored, claims) = try await authenticate(idToken, in: project)
+        let now = clock.now()
+        var enrollment: MFAEnrollment
+        if let totp {
+            try checkEnrollable(stored, provider: .totp, in: project)
+            let record = try await usePending(totp.sessionInfo, kind: .totpEnrollment, in: project, now: now)
+            let session = try RecordCoding.decode(TOTPEnrollmentSession.self, from: record.payload)
+            guard session.localID == stored.localID else { throw AuthFailure.invalidSessionInfo }
+            guard let code = totp.code, !code.isEmpty else { throw AuthFailure.missingCode }
+            let window = project.settings.mfa?.totpAdjacentIntervals ?? 1
+            guard let secret = Base32.decode(session.secret),
+                  let step = TOTP.match(code, secret: secret, at: now, window: window)
+            else { throw try await wrongCode(record, in: project) }
+            guard try await store.consumePending(projectID: project.id, digest: record.digest) != nil else {
+                throw AuthFailure.invalidSessionInfo
+            }
+            enrollment = MFAEnrollment(displayName: displayName, totpSecret: session.secret, enrolledAt: now)
+            enrollment.totpLastStep = step
+        } else if let phone {
+            try checkEnrollable(stored, provider: .phoneSMS, in: project)
+            let verified = try await verifyPhoneCode(sessionInfo: phone.sessionInfo, code: phone.code,
+                                                     purpose: .enrollment, in: project, now: now)
+            guard verified.localID == stored.localID else { throw AuthFailure.invalidSessionInfo }
+            enrollment = MFAEnrollment(displayName: displayName, phoneNumber: verified.phoneNumber, enrolledAt: now)
+        } else {
+            throw AuthFailure.invalidArgument("phoneVerificationInfo or totpVerificationInfo is required")
+        }
+        // Re-read: the account may have changed while the code was typed.
+        guard var user = try await store.user(projectID: project.id, tenantID: stored.tenantID, localID: stored.localID)
+        else { throw AuthFailure.userNotFound }
+        guard user.enrollments.count < MFASettings.maximumFactors else { throw AuthFailure.secondFactorLimitExceeded }
+        if let number = enrollment.phoneNumber, user.enrollments.contains(where: { $0.phoneNumber == number }) {
+            throw AuthFailure.secondFactorExists
+        }
+        user.enrollments.append(enrollment)
+        try await save(user, project: project)
+        return try await issue(for: user, provider: claims.firebase?.signInProvider ?? "password", in: project,
+                               now: now, isNewUser: false, secondFactor: enrollment.factorID,
+                               secondFactorID: enrollment.id)
+    }
+
+    /// `mfaEnrollment:withdraw`: removes a factor and returns fresh tokens without second-factor claims.
+    public func withdrawEnrollment(in project: ProjectContext, idToken: String?, enrollmentID: String?) async throws
+        -> SignInResult
+    {
+        var (user, claims) = try await authenticate(idToken, in: project)
+        guard let enrollmentID, !enrollmentID.isEmpty else { throw AuthFailure.missingMFAEnrollmentID }
+        guard user.enrollments.contains(where: { $0.id == enrollmentID }) else { throw AuthFailure.mfaEnrollmentNotFound }
+        user.enrollments.removeAll { $0.id == enrollmentID }
+        try await save(user, project: project)
+        return try await issue(for: user, provider: claims.firebase?.signInProvider ?? "password", in: project,
+                               now: clock.now(), isNewUser: false)
+    }
+
+    // MARK: Second-factor sign-in
+
+    /// The pending sign-in behind a credential, and its user (`mfaSignIn:start` and `:finalize`).
+    func pendingSignIn(_ credential: String?, in project: ProjectContext, now: Date) async throws
+        -> (record: PendingRecord, sign: MFAPendingSignIn, user: UserRecord)
+    {
+        guard let credential, !credential.isEmpty else { throw AuthFailure.missingMFAPendingCredential }
+        guard credential.utf8.count <= 256,
+              let record = try await store.pending(projectID: project.id, digest: storageDigest(credential), now: now),
+              record.kind == .mfaPendingCredential,
+              let sign = try? RecordCoding.decode(MFAPendingSignIn.self, from: record.payload)
+        else { throw AuthFailure.invalidMFAPendingCredential }
+        guard let user = try await store.user(projectID: project.id, tenantID: sign.tenantID, localID: sign.localID) else {
+            throw AuthFailure.userNotFound
+        }
+        guard !user.disabled else { throw AuthFailure.userDisabled }
+        return (record, sign, user)
+    }
+
+    /// `mfaSignIn:start` for a phone factor: sends the code to the enrolled number.
+    public func startPhoneSecondFactor(in project: ProjectContext, pendingCredential: String?, enrollmentID: String?,
+                                       locale: String?, sender: any SMSSender) async throws -> String {
+        let now = clock.now()
+        let (_, _, user) = try await pendingSignIn(pendingCredential, in: project, now: now)
+        guard let enrollmentID, !enrollmentID.isEmpty else { throw AuthFailure.missingMFAEnrollmentID }
+        guard let enrollment = user.enrollments.first(where: { $0.id == enrollmentID }),
+              let number = enrollment.phoneNumber
+        else { throw AuthFailure.mfaEnrollmentNotFound }
+        return try await sendPhoneCode(to: number, purpose: .secondFactorSignIn, localID: user.localID,
+                                       enrollmentID: enrollment.id, in: project, locale: locale, sender: sender)
+    }
+
+    /// `mfaSignIn:finalize`: proves the second factor and completes the sign-in begun with the first one. The
+    /// pending credential is used up; wrong codes count against it.
+    public func finalizeSecondFactor(in project: ProjectContext, pendingCredential: String?, proof: SecondFactorProof)
+        async throws -> SignInResult
+    {
+        let now = clock.now()
+        let (record, sign, stored) = try await pendingSignIn(pendingCredential, in: project, now: now)
+        var user = stored
+        let enrollment: MFAEnrollment
+        switch proof {
+        case .phone(let sessionInfo, let code):
+            let verified = try await verifyPhoneCode(sessionInfo: sessionInfo, code: code, purpose: .secondFactorSignIn,
+                                                     in: project, now: now)
+            guard verified.localID == user.localID,
+                  let found = user.enrollments.first(where: { $0.id == verified.enrollmentID })
+            else { throw AuthFailure.mfaEnrollmentNotFound }
+            enrollment = found
+        case .totp(let enrollmentID, let code):
+            guard let enrollmentID, !enrollmentID.isEmpty else { throw AuthFailure.missingMFAEnrollmentID }
+            guard let index = user.enrollments.firstIndex(where: { $0.id == enrollmentID }),
+                  let secretText = user.enrollments[index].totpSecret, let secret = Base32.decode(secretText)
+            else { throw AuthFailure.mfaEnrollmentNotFound }
+            guard let code, !code.isEmpty else { throw AuthFailure.missingCode }
+            let window = project.settings.mfa?.totpAdjacentIntervals ?? 1
+            guard let step = TOTP.match(code, secret: secret, at: now, window: window),
+                  step > (user.enrollments[index].totpLastStep ?? Int64.min)  // a code works once
+            else { throw try await wrongCode(record, in: project) }
+            user.enrollments[index].totpLastStep = step
+            enrollment = user.enrollments[index]
+        }
+        guard try await store.consumePending(projectID: project.id, digest: record.digest) != nil else {
+            throw AuthFailure.invalidMFAPendingCredential
+        }
+        user.lastLoginAt = now
+        user.lastRefreshAt = now
+        try await save(user, project: project)
+        return try await issue(for: user, provider: sign.provider, in: project, now: now, isNewUser: false,
+                               secondFactor: enrollment.factorID, secondFactorID: enrollment.id,
+                               extraClaims: sign.extraClaims)
+    }
+
+    // MARK: Helpers
+
+    /// A pending secret of `kind` that has not expired, or the matching error.
+    func usePending(_ secret: String?, kind: PendingRecord.Kind, in project: ProjectContext, now: Date) async throws
+        -> PendingRecord
+    {
+        guard let secret, !secret.isEmpty else { throw AuthFailure.missingSessionInfo }
+        guard secret.utf8.count <= 256,
+              let record = try await store.pending(projectID: project.id, digest: storageDigest(secret), now: .distantPast),
+              record.kind == kind
+        else { throw AuthFailure.invalidSessionInfo }
+        guard record.expiresAt > now else { throw AuthFailure.sessionExpired }
+        return record
+    }
+
+    /// Counts a wrong code; the fifth destroys the secret (`TOO_MANY_ATTEMPTS_TRY_LATER`), so a 6-digit code
+    /// cannot be guessed.
+    func wrongCode(_ record: PendingRecord, in project: ProjectContext) async throws -> AuthFailure {
+        let attempts = try await store.recordPendingAttempt(projectID: project.id, digest: record.digest) ?? Int.max
+        if attempts >= Self.maximumAttempts {
+            _ = try await store.consumePending(projectID: project.id, digest: record.digest)
+            return AuthFailure.tooManyAttempts
+        }
+        return AuthFailure.invalidCode
+    }
+}
+
+extension AccountService {
+    /// The checks of a phone enrollment that come before any SMS is sent.
+    public func checkPhoneEnrollment(_ user: UserRecord, number: String?, in project: ProjectContext) throws {
+        try checkEnrollable(user, provider: .phoneSMS, in: project)
+        guard let number, PhoneNumber.isValid(number) else { throw AuthFailure.invalidPhoneNumber }
+        if user.enrollments.contains(where: { $0.phoneNumber == number }) { throw AuthFailure.secondFactorExists }
+    }
+
+    /// The number a phone second factor will be challenged on (for the SMS limits), checking the credential.
+    public func secondFactorPhoneNumber(in project: ProjectContext, pendingCredential: String?, enrollmentID: String?)
+        async throws -> String
+    {
+        let (_, _, user) = try await pendingSignIn(pendingCredential, in: project, now: clock.now())
+        guard let enrollmentID, !enrollmentID.isEmpty else { throw AuthFailure.missingMFAEnrollmentID }
+        guard let number = user.enrollments.first(where: { $0.id == enrollmentID })?.phoneNumber else {
+            throw AuthFailure.mfaEnrollmentNotFound
+        }
+        return number
+    }
+}

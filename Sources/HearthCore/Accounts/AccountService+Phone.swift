@@ -1,0 +1,155 @@
+import Foundation
+
+/// One verification SMS to deliver.
+public struct SMSMessage: Sendable, Equatable {
+    public var projectID: String
+    public var phoneNumber: String
+    public var code: String
+    /// The session the code belongs to (Firebase's emulator lists it beside the code).
+    public var sessionInfo: String
+    /// `X-Firebase-Locale`: the language of the text.
+    public var locale: String?
+}
+
+/// Delivers verification codes: the emulator's outbox, an HTTP webhook, an SMS API. Throwing means not sent.
+public protocol SMSSender: Sendable {
+    func send(_ message: SMSMessage) async throws
+}
+
+/// Why a phone code was sent.
+public enum PhoneCodePurpose: String, Codable, Sendable {
+    case signIn, enrollment, secondFactorSignIn
+}
+
+/// An SMS session as stored: the number, the code's digest (keyed by the session, so the table alone cannot be
+/// brute-forced), and whom it is for.
+struct PhoneVerificationSession: Codable {
+    var phoneNumber: String
+    var codeDigest: String
+    var purpose: PhoneCodePurpose
+    var localID: String?
+    var enrollmentID: String?
+}
+
+/// The proven number of a completed SMS session.
+struct VerifiedPhone {
+    var phoneNumber: String
+    var localID: String?
+    var enrollmentID: String?
+}
+
+/// The result of `signInWithPhoneNumber`: a sign-in, or — when linking a number another account has — a
+/// temporary proof that signs in to that account instead.
+public enum PhoneSignInOutcome: Sendable {
+    case signedIn(AccountService.SignInResult)
+    case numberTaken(temporaryProof: String, phoneNumber: String, expiresIn: Int)
+}
+
+public enum PhoneOperation: String, Sendable {
+    case signUpOrIn = "SIGN_UP_OR_IN", reauth = "REAUTH", update = "UPDATE", link = "LINK"
+}
+
+extension AccountService {
+    static func codeDigest(session: String, code: String) -> String { storageDigest(session + ":" + code) }
+
+    /// Sends a 6-digit code to `number` (a project's test number gets its fixed code and no SMS) and returns the
+    /// `sessionInfo` that must come back with it. Codes live 10 minutes and allow 5 wrong tries.
+    public func sendPhoneCode(to number: String, purpose: PhoneCodePurpose, localID: String? = nil,
+                              enrollmentID: String? = nil, in project: ProjectContext, locale: String?,
+                              sender: any SMSSender) async throws -> String {
+        guard PhoneNumber.isValid(number) else { throw AuthFailure.invalidPhoneNumber }
+        let now = clock.now()
+        let testCode = project.settings.testPhoneNumbers?[number]
+        let code = testCode ?? SecureRandom.string(length: 6, alphabet: Array("0123456789"))
+        let sessionInfo = SecureRandom.token(byteCount: 48)
+        let session = PhoneVerificationSession(phoneNumber: number, codeDigest: Self.codeDigest(session: sessionInfo, code: code),
+                                               purpose: purpose, localID: localID, enrollmentID: enrollmentID)
+        try await store.insertPending(PendingRecord(
+            digest: storageDigest(sessionInfo), projectID: project.id, kind: .phoneVerification,
+            payload: try RecordCoding.encode(session), expiresAt: now + Self.pendingLifetime), now: now)
+        if testCode == nil {
+            try await sender.send(SMSMessage(projectID: project.id, phoneNumber: number, code: code,
+                                             sessionInfo: sessionInfo, locale: locale))
+        }
+        return sessionInfo
+    }
+
+    /// Checks a code against its session; right → the session is used up; wrong → counted (5 at most).
+    func verifyPhoneCode(sessionInfo: String?, code: String?, purpose: PhoneCodePurpose, in project: ProjectContext,
+                         now: Date) async throws -> VerifiedPhone {
+        let record = try await usePending(sessionInfo, kind: .phoneVerification, in: project, now: now)
+        guard let session = try? RecordCoding.decode(PhoneVerificationSession.self, from: record.payload),
+              session.purpose == purpose
+        else { throw AuthFailure.invalidSessionInfo }
+        guard let code, !code.isEmpty else { throw AuthFailure.missingCode }
+        guard let sessionInfo, constantTimeEquals(Array(Self.codeDigest(session: sessionInfo, code: code).utf8),
+                                                  Array(session.codeDigest.utf8))
+        else { throw try await wrongCode(record, in: project) }
+        guard try await store.consumePending(projectID: project.id, digest: record.digest) != nil else {
+            throw AuthFailure.invalidSessionInfo
+        }
+        return VerifiedPhone(phoneNumber: session.phoneNumber, localID: session.localID, enrollmentID: session.enrollmentID)
+    }
+
+    /// `accounts:signInWithPhoneNumber`: sign up or in with a verified number, link it to the `idToken`'s user,
+    /// or re-authenticate. Linking a number that belongs to another account answers a temporary proof.
+    public func signInWithPhoneNumber(in project: ProjectContext, sessionInfo: String?, code: String?,
+                                      temporaryProof: String?, phoneNumber: String?, idToken: String?,
+                                      operation: PhoneOperation?) async throws -> PhoneSignInOutcome {
+        let now = clock.now()
+        let number: String
+        if let temporaryProof, !temporaryProof.isEmpty {
+            let record = try await usePending(temporaryProof, kind: .phoneVerification, in: project, now: now)
+            guard let session = try? RecordCoding.decode(PhoneVerificationSession.self, from: record.payload),
+                  session.codeDigest.isEmpty, phoneNumber == nil || phoneNumber == session.phoneNumber,
+                  try await store.consumePending(projectID: project.id, digest: record.digest) != nil
+            else { throw AuthFailure.invalidTemporaryProof }
+            number = session.phoneNumber
+        } else {
+            number = try await verifyPhoneCode(sessionInfo: sessionInfo, code: code, purpose: .signIn, in: project,
+                                               now: now).phoneNumber
+        }
+        let owner = try await store.user(projectID: project.id, tenantID: nil, phoneNumber: number)
+
+        if let idToken, operation != .reauth {  // link (or update) the number on the signed-in user
+            var (user, claims) = try await authenticate(idToken, in: project)
+            if let owner, owner.localID != user.localID {
+                let proof = SecureRandom.token(byteCount: 48)
+                try await store.insertPending(PendingRecord(
+                    digest: storageDigest(proof), projectID: project.id, kind: .phoneVerification,
+                    payload: try RecordCoding.encode(PhoneVerificationSession(phoneNumber: number, codeDigest: "",
+                                                                              purpose: .signIn)),
+                    expiresAt: now + Self.pendingLifetime), now: now)
+                return .numberTaken(temporaryProof: proof, phoneNumber: number, expiresIn: Int(Self.pendingLifetime))
+            }
+            user.phoneNumber = number
+            try await save(user, project: project)
+            return .signedIn(try await issue(for: user, provider: claims.firebase?.signInProvider ?? "phone",
+                                             in: project, now: now, isNewUser: false))
+        }
+        if operation == .reauth {
+            guard var user = owner else { throw AuthFailure.userNotFound }
+            if let idToken {
+                let signedIn = try await authenticate(idToken, in: project).user
+                guard signedIn.localID == user.localID else { throw AuthFailure.userNotFound }
+            }
+            guard !user.disabled else { throw AuthFailure.userDisabled }
+            user.lastLoginAt = now
+            try await save(user, project: project)
+            return .signedIn(try await issue(for: user, provider: "phone", in: project, now: now, isNewUser: false,
+                                             firstFactor: true))
+        }
+        if var user = owner {
+            guard !user.disabled else { throw AuthFailure.userDisabled }
+            user.lastLoginAt = now
+            user.lastRefreshAt = now
+            try await save(user, project: project)
+            return .signedIn(try await issue(for: user, provider: "phone", in: project, now: now, isNewUser: false,
+                                             firstFactor: true))
+        }
+        let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), phoneNumber: number,
+                              validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
+        try await insert(user, project: project)
+        return .signedIn(try await issue(for: user, provider: "phone", in: project, now: now, isNewUser: true))
+    }
+}

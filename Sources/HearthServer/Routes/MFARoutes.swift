@@ -1,0 +1,86 @@
+import Foundation
+import HearthCore
+import HearthWire
+import Hummingbird
+
+/// `v2/accounts/mfaEnrollment:start|finalize|withdraw` and `v2/accounts/mfaSignIn:start|finalize`, SMS and TOTP.
+enum MFARoutes {
+    static func startEnrollment(_ call: Call) async throws -> Response {
+        let request = try call.decode(StartMFAEnrollmentRequest.self)
+        let project = try call.clientProject
+        let accounts = call.services.accounts
+        if request.hasTOTP {
+            let started = try await accounts.startTOTPEnrollment(in: project, idToken: request.idToken)
+            return json(StartMFAEnrollmentResponse(totpSessionInfo: .init(
+                sharedSecretKey: started.sharedSecretKey, verificationCodeLength: TOTP.digits, hashingAlgorithm: "SHA1",
+                periodSec: Int(TOTP.period), sessionInfo: started.sessionInfo,
+                finalizeEnrollmentTime: rfc3339(started.finalizeBy))))
+        }
+        guard request.hasPhone else {
+            throw AuthFailure.invalidArgument("phoneEnrollmentInfo or totpEnrollmentInfo is required")
+        }
+        let (user, _) = try await accounts.authenticate(request.idToken, in: project)
+        try accounts.checkPhoneEnrollment(user, number: request.phoneNumber, in: project)
+        let number = request.phoneNumber ?? ""
+        let sessionInfo = try await call.sendingSMS(to: number) {
+            try await accounts.sendPhoneCode(to: number, purpose: .enrollment, localID: user.localID, in: project,
+                                             locale: call.locale, sender: call.services.sms)
+        }
+        return json(StartMFAEnrollmentResponse(phoneSessionInfo: .init(sessionInfo: sessionInfo)))
+    }
+
+    static func finalizeEnrollment(_ call: Call) async throws -> Response {
+        let request = try call.decode(FinalizeMFAEnrollmentRequest.self)
+        let result = try await call.services.accounts.finalizeEnrollment(
+            in: try call.clientProject, idToken: request.idToken, displayName: request.displayName,
+            phone: request.phone.map { ($0.sessionInfo, $0.code) }, totp: request.totp.map { ($0.sessionInfo, $0.code) })
+        return json(MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken))
+    }
+
+    static func withdraw(_ call: Call) async throws -> Response {
+        let request = try call.decode(WithdrawMFARequest.self)
+        let result = try await call.services.accounts.withdrawEnrollment(
+            in: try call.clientProject, idToken: request.idToken, enrollmentID: request.mfaEnrollmentId)
+        return json(MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
+                                      expiresIn: String(result.tokens.expiresIn)))
+    }
+
+    static func startSignIn(_ call: Call) async throws -> Response {
+        let request = try call.decode(StartMFASignInRequest.self)
+        let project = try call.clientProject
+        let accounts = call.services.accounts
+        let number = try await accounts.secondFactorPhoneNumber(in: project, pendingCredential: request.mfaPendingCredential,
+                                                                enrollmentID: request.mfaEnrollmentId)
+        let sessionInfo = try await call.sendingSMS(to: number) {
+            try await accounts.startPhoneSecondFactor(in: project, pendingCredential: request.mfaPendingCredential,
+                                                      enrollmentID: request.mfaEnrollmentId, locale: call.locale,
+                                                      sender: call.services.sms)
+        }
+        return json(StartMFASignInResponse(sessionInfo: sessionInfo))
+    }
+
+    static func finalizeSignIn(_ call: Call) async throws -> Response {
+        let request = try call.decode(FinalizeMFASignInRequest.self)
+        let proof: SecondFactorProof
+        if let totp = request.totp {
+            proof = .totp(enrollmentID: request.mfaEnrollmentId, code: totp.code)
+        } else if let phone = request.phone {
+            proof = .phone(sessionInfo: phone.sessionInfo, code: phone.code)
+        } else {
+            throw AuthFailure.invalidArgument("phoneVerificationInfo or totpVerificationInfo is required")
+        }
+        let result = try await call.services.accounts.finalizeSecondFactor(
+            in: try call.clientProject, pendingCredential: request.mfaPendingCredential, proof: proof)
+        return json(MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken))
+    }
+}
+
+extension MFAInfoWire {
+    /// A stored factor on the wire; `obfuscated` hides the number (sign-in challenges).
+    init(_ enrollment: MFAEnrollment, obfuscated: Bool) {
+        self.init(mfaEnrollmentId: enrollment.id, displayName: enrollment.displayName,
+                  phoneInfo: obfuscated ? enrollment.obfuscatedPhoneNumber : enrollment.phoneNumber,
+                  totpInfo: enrollment.totpSecret == nil ? nil : [:], enrolledAt: rfc3339(enrollment.enrolledAt))
+        if !obfuscated { unobfuscatedPhoneInfo = enrollment.phoneNumber }
+    }
+}

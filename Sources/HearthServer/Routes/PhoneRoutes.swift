@@ -1,0 +1,57 @@
+import HearthCore
+import HearthWire
+import Hummingbird
+
+/// `accounts:sendVerificationCode` and `accounts:signInWithPhoneNumber` (phone as a first factor), and the
+/// emulator's SMS outbox.
+enum PhoneRoutes {
+    static func sendVerificationCode(_ call: Call) async throws -> Response {
+        let request = try call.decode(SendVerificationCodeRequest.self)
+        let project = try call.clientProject
+        guard let number = request.phoneNumber, PhoneNumber.isValid(number) else { throw AuthFailure.invalidPhoneNumber }
+        let sessionInfo = try await call.sendingSMS(to: number) {
+            try await call.services.accounts.sendPhoneCode(to: number, purpose: .signIn, in: project,
+                                                           locale: call.locale, sender: call.services.sms)
+        }
+        return json(SendVerificationCodeResponse(sessionInfo: sessionInfo))
+    }
+
+    static func signInWithPhoneNumber(_ call: Call) async throws -> Response {
+        let request = try call.decode(SignInWithPhoneNumberRequest.self)
+        let operation = try request.operation.map { name in
+            guard let operation = PhoneOperation(rawValue: name) else {
+                throw AuthFailure.invalidArgument("operation must be SIGN_UP_OR_IN, REAUTH, UPDATE or LINK")
+            }
+            return operation
+        }
+        let outcome = try await call.services.accounts.signInWithPhoneNumber(
+            in: try call.clientProject, sessionInfo: request.sessionInfo, code: request.code,
+            temporaryProof: request.temporaryProof, phoneNumber: request.phoneNumber, idToken: request.idToken,
+            operation: operation)
+        var response = SignInWithPhoneNumberResponse()
+        switch outcome {
+        case .signedIn(let result):
+            response.localId = result.user.localID
+            response.phoneNumber = result.user.phoneNumber
+            response.isNewUser = result.isNewUser
+            response.idToken = result.tokens.idToken
+            response.refreshToken = result.tokens.refreshToken
+            response.expiresIn = String(result.tokens.expiresIn)
+        case .numberTaken(let proof, let number, let expiresIn):
+            response.temporaryProof = proof
+            response.phoneNumber = number
+            response.temporaryProofExpiresIn = String(expiresIn)
+        }
+        return json(response)
+    }
+}
+
+extension EmulatorRoutes {
+    static func verificationCodes(_ call: Call) async throws -> Response {
+        guard let id = call.parameters["project"], ProjectID.isValid(id) else { throw APIError.notFound }
+        let messages = call.services.smsOutbox?.messages(projectID: id) ?? []
+        return json(EmulatorVerificationCodes(verificationCodes: messages.map {
+            .init(code: $0.code, phoneNumber: $0.phoneNumber, sessionInfo: $0.sessionInfo)
+        }))
+    }
+}

@@ -1,0 +1,283 @@
+import Foundation
+import HearthCore
+import HTTPTypes
+import Testing
+
+/// Multi-factor (SMS and TOTP) and phone sign-in through the router, against the emulator's captures.
+@Suite struct MFATests {
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+    static let v2 = "/identitytoolkit.googleapis.com/v2"
+    static let owner: HTTPFields = [.authorization: "Bearer owner"]
+
+    /// A password user with a verified email, signed in: (localId, idToken).
+    static func verifiedUser(_ client: Client, _ email: String = "mfa@example.com") async throws -> (String, String) {
+        let user = try await client.signUp(email, "secret123")
+        let id = user["localId"] as! String
+        try await client.post("\(v1)/projects/demo-project/accounts:update", ["localId": id, "emailVerified": true],
+                              key: nil, headers: owner)
+        let signedIn = try await client.post("\(v1)/accounts:signInWithPassword", ["email": email, "password": "secret123"])
+        return (id, signedIn["idToken"] as! String)
+    }
+
+    static func lastCode(_ client: Client) async throws -> (code: String, sessionInfo: String) {
+        let list = try await client.send(.get, "/emulator/v1/projects/demo-project/verificationCodes", key: nil)
+        let last = try #require((list["verificationCodes"] as? [[String: Any]])?.last)
+        return (last["code"] as! String, last["sessionInfo"] as! String)
+    }
+
+    static func secondFactor(_ token: String) throws -> (String?, String?) {
+        let firebase = try decodeJWT(token)["firebase"] as? [String: Any]
+        return (firebase?["sign_in_second_factor"] as? String, firebase?["second_factor_identifier"] as? String)
+    }
+
+    @Test func phoneEnrollmentAndSecondFactorSignInFollowTheEmulatorsShapes() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let (_, idToken) = try await Self.verifiedUser(client)
+            let start = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start",
+                                              ["idToken": idToken, "phoneEnrollmentInfo": ["phoneNumber": "+15555550123"]])
+            expectSameShape(try start.object(), try Fixture("mfaEnrollment-start-phone").body)
+            let sms = try await Self.lastCode(client)
+            #expect(sms.code.count == 6)
+            let listed = try await client.send(.get, "/emulator/v1/projects/demo-project/verificationCodes", key: nil)
+            expectSameShape(try listed.object(), try Fixture("emulator-verificationCodes-list").body)
+
+            let finalized = try await client.post("\(Self.v2)/accounts/mfaEnrollment:finalize", [
+                "idToken": idToken, "displayName": "Work phone",
+                "phoneVerificationInfo": ["sessionInfo": sms.sessionInfo, "code": sms.code]])
+            #expect(finalized.status == 200, "\(finalized.text)")
+            expectSameShape(try finalized.object(), try Fixture("mfaEnrollment-finalize-phone").body)
+            let enrolledToken = try #require(finalized["idToken"] as? String)
+            let (factor, enrollmentID) = try Self.secondFactor(enrolledToken)
+            #expect(factor == "phone" && enrollmentID != nil)
+
+            let lookup = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": enrolledToken])
+            expectSameShape(try lookup.object(), try Fixture("lookup-user-with-mfa").body,
+                            ignoring: ["salt", "passwordHash", "lastRefreshAt"])
+
+            // A password sign-in now stops at the first factor.
+            let first = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+                                              ["email": "mfa@example.com", "password": "secret123"])
+            #expect(first.status == 200 && first["idToken"] == nil)
+            let pending = try #require(first["mfaPendingCredential"] as? String)
+            let info = try #require((first["mfaInfo"] as? [[String: Any]])?.first)
+            #expect(info["phoneInfo"] as? String == "+*******0123" && info["mfaEnrollmentId"] as? String == enrollmentID)
+
+            let signInStart = try await client.post("\(Self.v2)/accounts/mfaSignIn:start", [
+                "mfaPendingCredential": pending, "mfaEnrollmentId": enrollmentID!,
+                "phoneSignInInfo": ["recaptchaToken": "fake-recaptcha-token"]])
+            expectSameShape(try signInStart.object(), try Fixture("mfaSignIn-start-phone").body)
+            let challenge = try await Self.lastCode(client)
+            let wrong = try await client.post("\(Self.v2)/accounts/mfaSignIn:finalize", [
+                "mfaPendingCredential": pending,
+                "phoneVerificationInfo": ["sessionInfo": challenge.sessionInfo, "code": challenge.code == "000000" ? "111111" : "000000"]])
+            #expect(wrong.errorMessage == "INVALID_CODE")
+            let done = try await client.post("\(Self.v2)/accounts/mfaSignIn:finalize", [
+                "mfaPendingCredential": pending,
+                "phoneVerificationInfo": ["sessionInfo": challenge.sessionInfo, "code": challenge.code]])
+            #expect(done.status == 200, "\(done.text)")
+            expectSameShape(try done.object(), try Fixture("mfaSignIn-finalize-phone").body)
+            #expect(try Self.secondFactor(done["idToken"] as! String).0 == "phone")
+            let refreshed = try await client.post("/securetoken.googleapis.com/v1/token",
+                                                  ["grant_type": "refresh_token", "refresh_token": done["refreshToken"]!])
+            #expect(try Self.secondFactor(refreshed["id_token"] as! String).0 == "phone", "refresh keeps the claims")
+            let reused = try await client.post("\(Self.v2)/accounts/mfaSignIn:finalize", [
+                "mfaPendingCredential": pending,
+                "phoneVerificationInfo": ["sessionInfo": challenge.sessionInfo, "code": challenge.code]])
+            #expect(reused.errorMessage == "INVALID_MFA_PENDING_CREDENTIAL", "a pending credential is single use")
+
+            let withdrawn = try await client.post("\(Self.v2)/accounts/mfaEnrollment:withdraw",
+                                                  ["idToken": done["idToken"]!, "mfaEnrollmentId": enrollmentID!])
+            expectSameShape(try withdrawn.object(), try Fixture("mfaEnrollment-withdraw").body)
+            #expect(try Self.secondFactor(withdrawn["idToken"] as! String).0 == nil)
+            let plain = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+                                              ["email": "mfa@example.com", "password": "secret123"])
+            #expect(plain["idToken"] is String, "no second factor left")
+        }
+    }
+
+    @Test func totpEnrollmentAndSignInWithReplayAndAttemptLimits() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let (localID, idToken) = try await Self.verifiedUser(client, "totp@example.com")
+            let start = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start", ["idToken": idToken, "totpEnrollmentInfo": [:]])
+            let session = try #require(start["totpSessionInfo"] as? [String: Any], "\(start.text)")
+            #expect(session["hashingAlgorithm"] as? String == "SHA1" && session["periodSec"] as? Int == 30
+                    && session["verificationCodeLength"] as? Int == 6)
+            let secret = try #require(Base32.decode(session["sharedSecretKey"] as! String))
+            #expect(secret.count == 20)
+            let now = app.clock.now()
+            let finalized = try await client.post("\(Self.v2)/accounts/mfaEnrollment:finalize", [
+                "idToken": idToken, "displayName": "Authenticator",
+                "totpVerificationInfo": ["sessionInfo": session["sessionInfo"]!, "verificationCode": TOTP.code(secret: secret, at: now)]])
+            #expect(finalized.status == 200, "\(finalized.text)")
+            let (factor, enrollmentID) = try Self.secondFactor(finalized["idToken"] as! String)
+            #expect(factor == "totp")
+            let stored = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: localID))
+            #expect(stored.enrollments.first?.totpSecret == session["sharedSecretKey"] as? String)
+
+            func pending() async throws -> String {
+                let reply = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+                                                  ["email": "totp@example.com", "password": "secret123"])
+                return try #require(reply["mfaPendingCredential"] as? String, "\(reply.text)")
+            }
+            func finalize(_ credential: String, _ code: String) async throws -> Reply {
+                try await client.post("\(Self.v2)/accounts/mfaSignIn:finalize", [
+                    "mfaPendingCredential": credential, "mfaEnrollmentId": enrollmentID!,
+                    "totpVerificationInfo": ["verificationCode": code]])
+            }
+            // The code used to enroll cannot be used again; the next period's can.
+            let credential = try await pending()
+            #expect(try await finalize(credential, TOTP.code(secret: secret, at: now)).errorMessage == "INVALID_CODE")
+            app.clock.advance(by: 30)
+            let ok = try await finalize(credential, TOTP.code(secret: secret, at: app.clock.now()))
+            #expect(ok.status == 200, "\(ok.text)")
+            let okFactor = try Self.secondFactor(try #require(ok["idToken"] as? String)).0
+            #expect(okFactor == "totp")
+
+            let guessed = try await pending()
+            for _ in 1..<5 { #expect(try await finalize(guessed, "000000").errorMessage == "INVALID_CODE") }
+            #expect(try await finalize(guessed, "000000").errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true)
+            app.clock.advance(by: 30)
+            #expect(try await finalize(guessed, TOTP.code(secret: secret, at: app.clock.now())).errorMessage
+                    == "INVALID_MFA_PENDING_CREDENTIAL", "five wrong codes destroy the pending credential")
+
+            app.clock.advance(by: 601)
+            let expired = try await pending()
+            app.clock.advance(by: 601)
+            #expect(try await finalize(expired, TOTP.code(secret: secret, at: app.clock.now())).errorMessage
+                    == "INVALID_MFA_PENDING_CREDENTIAL", "pending credentials expire")
+        }
+    }
+
+    @Test func enrollmentRules() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let unverified = try await client.signUp("unverified@example.com")
+            let fixture = try Fixture("mfaEnrollment-start-unverified-email")
+            let refused = try await client.post(fixture.path, ["idToken": unverified["idToken"]!,
+                                                               "phoneEnrollmentInfo": ["phoneNumber": "+15555550123"]])
+            #expect(refused.errorMessage == ((fixture.body as! [String: Any])["error"] as! [String: Any])["message"] as? String)
+            let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["returnSecureToken": true])
+            #expect(try await client.post("\(Self.v2)/accounts/mfaEnrollment:start", [
+                "idToken": anonymous["idToken"]!, "totpEnrollmentInfo": [:]]).errorMessage?.hasPrefix("UNSUPPORTED_FIRST_FACTOR") == true)
+
+            let (localID, idToken) = try await Self.verifiedUser(client)
+            for index in 0..<5 {
+                _ = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start", [
+                    "idToken": idToken, "phoneEnrollmentInfo": ["phoneNumber": "+1555555010\(index)"]])
+                let sms = try await Self.lastCode(client)
+                let done = try await client.post("\(Self.v2)/accounts/mfaEnrollment:finalize", [
+                    "idToken": idToken, "phoneVerificationInfo": ["sessionInfo": sms.sessionInfo, "code": sms.code]])
+                #expect(done.status == 200, "\(done.text)")
+            }
+            let duplicate = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start", [
+                "idToken": idToken, "phoneEnrollmentInfo": ["phoneNumber": "+15555550100"]])
+            #expect(duplicate.errorMessage?.hasPrefix("SECOND_FACTOR_LIMIT_EXCEEDED") == true, "\(duplicate.text)")
+            let stored = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: localID))
+            #expect(stored.enrollments.count == 5)
+
+            let (_, other) = try await Self.verifiedUser(client, "other@example.com")
+            let notTheirs = try await client.post("\(Self.v2)/accounts/mfaEnrollment:withdraw",
+                                                  ["idToken": other, "mfaEnrollmentId": stored.enrollments[0].id])
+            #expect(notTheirs.errorMessage == "MFA_ENROLLMENT_NOT_FOUND")
+            let badSession = try await client.post("\(Self.v2)/accounts/mfaEnrollment:finalize", [
+                "idToken": other, "phoneVerificationInfo": ["sessionInfo": "forged", "code": "123456"]])
+            #expect(badSession.errorMessage == "INVALID_SESSION_INFO")
+        }
+    }
+
+    @Test func productionNeedsMFAEnabledAndLimitsSMS() async throws {
+        let app = AdminAuthTests.productionApp()
+        let signer = try await AdminAuthTests.register(app)
+        try await app.run { client in
+            let user = try await client.signUp("prod-mfa@example.com")
+            let disabled = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start",
+                                                 ["idToken": user["idToken"]!, "totpEnrollmentInfo": [:]])
+            #expect(disabled.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED") == true)
+            let patch = try await client.send(.patch, "\(Self.v2)/projects/demo-project/config?updateMask=mfa.state,mfa.enabledProviders,signIn.phoneNumber.testPhoneNumbers",
+                                              ["mfa": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]],
+                                               "signIn": ["phoneNumber": ["testPhoneNumbers": ["+15555550999": "123456"]]]],
+                                              key: nil, headers: AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience)))
+            #expect(patch.status == 200, "\(patch.text)")
+            #expect((patch["mfa"] as? [String: Any])?["state"] as? String == "ENABLED")
+
+            // Test numbers get their fixed code and no SMS.
+            let test = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": "+15555550999"])
+            let signedIn = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber",
+                                                 ["sessionInfo": test["sessionInfo"]!, "code": "123456"])
+            #expect(signedIn["isNewUser"] as? Bool == true && signedIn["phoneNumber"] as? String == "+15555550999")
+            #expect(app.sms.messages.isEmpty)
+
+            for _ in 0..<5 {
+                let sent = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": "+15555550100"])
+                #expect(sent.status == 200)
+            }
+            #expect(app.sms.messages.count == 5 && app.sms.messages.allSatisfy { $0.code.count == 6 })
+            let pumped = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": "+15555550100"])
+            #expect(pumped.errorMessage == "QUOTA_EXCEEDED", "a sixth SMS to one number within the hour")
+            let stored = try await app.store.pending(projectID: "demo-project",
+                                                     digest: storageDigest(test["sessionInfo"] as! String), now: .distantPast)
+            #expect(stored == nil, "a used session is gone")
+        }
+    }
+
+    @Test func phoneSignInLinkingAndTemporaryProofs() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let invalid = try Fixture("sendVerificationCode-invalid-phone-number")
+            let bad = try await client.post(invalid.path, invalid.requestBody)
+            #expect(bad.errorMessage == "INVALID_PHONE_NUMBER : Invalid format.")
+            func verified(_ number: String) async throws -> (String, String) {
+                let sent = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": number])
+                expectSameShape(try sent.object(), try Fixture("sendVerificationCode-phone").body)
+                let sms = try await Self.lastCode(client)
+                #expect(sms.sessionInfo == sent["sessionInfo"] as? String)
+                return (sms.sessionInfo, sms.code)
+            }
+            var (session, code) = try await verified("+15555550100")
+            let wrong = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber",
+                                              ["sessionInfo": session, "code": code == "000000" ? "111111" : "000000"])
+            #expect(wrong.errorMessage == "INVALID_CODE")
+            let phoneUser = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber", ["sessionInfo": session, "code": code])
+            #expect(phoneUser["isNewUser"] as? Bool == true)
+            let ownerID = try #require(phoneUser["localId"] as? String)
+            #expect(try decodeJWT(phoneUser["idToken"] as! String)["phone_number"] as? String == "+15555550100")
+
+            (session, code) = try await verified("+15555550100")
+            let again = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber", ["sessionInfo": session, "code": code])
+            #expect(again["isNewUser"] as? Bool == false && again["localId"] as? String == ownerID)
+
+            // Linking the same number to another account: a temporary proof, which signs in to the owner.
+            let other = try await client.signUp("linker@example.com")
+            (session, code) = try await verified("+15555550100")
+            let taken = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber",
+                                              ["sessionInfo": session, "code": code, "idToken": other["idToken"]!])
+            let proof = try #require(taken["temporaryProof"] as? String, "\(taken.text)")
+            #expect(taken["idToken"] == nil)
+            let viaProof = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber",
+                                                 ["temporaryProof": proof, "phoneNumber": "+15555550100"])
+            #expect(viaProof["localId"] as? String == ownerID)
+            let reusedProof = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber",
+                                                    ["temporaryProof": proof, "phoneNumber": "+15555550100"])
+            #expect(reusedProof.errorMessage == "INVALID_SESSION_INFO", "a temporary proof is single use")
+
+            (session, code) = try await verified("+15555550177")
+            let linked = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber",
+                                               ["sessionInfo": session, "code": code, "idToken": other["idToken"]!])
+            #expect(linked["localId"] as? String == other["localId"] as? String && linked["phoneNumber"] as? String == "+15555550177")
+        }
+    }
+
+    @Test func totpMatchesRFC6238() {
+        // RFC 6238 appendix B, SHA-1 seed "12345678901234567890": the last 6 digits of its 8-digit vectors.
+        let secret = Data("12345678901234567890".utf8)
+        let vectors: [(TimeInterval, String)] = [(59, "287082"), (1_111_111_109, "081804"), (1_111_111_111, "050471"),
+                                                 (1_234_567_890, "005924"), (2_000_000_000, "279037")]
+        for (time, code) in vectors {
+            #expect(TOTP.code(secret: secret, at: Date(timeIntervalSince1970: time)) == code)
+        }
+        #expect(Base32.encode(secret) == "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ")
+        #expect(Base32.decode("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ") == secret)
+    }
+}
