@@ -51,6 +51,21 @@ import Testing
         #expect(total == 3000, "every line of a file larger than one read chunk")
     }
 
+    @Test func phoneSecondFactorsGoOutAndComeBackIn() throws {
+        var user = UserRecord(projectID: "p", localID: "u1", email: "u1@example.com", validSince: 0,
+                              createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+        user.enrollments = [
+            MFAEnrollment(id: "f1", displayName: "Work", phoneNumber: "+15555550100",
+                          enrolledAt: Date(timeIntervalSince1970: 1_700_000_100)),
+            MFAEnrollment(id: "f2", displayName: "App", totpSecret: "GEZDGNBVGY3TQOJQ", enrolledAt: Date()),
+        ]
+        let line = FirebaseUserFile.jsonLine(user, parameters: FirebaseScryptParameters(signerKey: Data([1]), saltSeparator: Data([2])))
+        #expect(!line.contains("GEZDGNBVGY3TQOJQ"), "TOTP secrets never leave in an export")
+        let back = try FirebaseUserFile.jsonUser(Data(line.utf8), position: 0)
+        #expect(back.mfa == [MFAEnrollmentInput(id: "f1", displayName: "Work", phoneNumber: "+15555550100",
+                                                enrolledAt: Date(timeIntervalSince1970: 1_700_000_100))])
+    }
+
     @Test func malformedEntriesNameTheirPosition() throws {
         let badBase64 = try temporaryFile("bad.csv", "a,a@example.com,false,%%%,,\n")
         #expect(throws: FirebaseUserFile.ReadError.self) { try FirebaseUserFile.Reader(path: badBase64).next(10) }

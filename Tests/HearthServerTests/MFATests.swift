@@ -281,3 +281,51 @@ import Testing
         #expect(Base32.decode("GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ") == secret)
     }
 }
+
+/// Second factors given by administrators: import (`mfaInfo`), create, and `mfa.enrollments` updates.
+@Suite struct AdminMFATests {
+    static let base = "/identitytoolkit.googleapis.com/v1/projects/demo-project"
+    static let owner: HTTPFields = [.authorization: "Bearer owner"]
+
+    @Test func importedAndAdminSetFactorsAreChallengedAtSignIn() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let imported = try await client.post("\(Self.base)/accounts:batchCreate", ["users": [
+                ["localId": "imp-mfa", "email": "imp@example.com", "emailVerified": true,
+                 "mfaInfo": [["mfaEnrollmentId": "f1", "displayName": "Phone", "phoneInfo": "+15555550111",
+                              "enrolledAt": "2025-01-02T03:04:05Z"]]],
+                ["localId": "imp-bad", "mfaInfo": [["phoneInfo": "not-a-number"]]],
+            ]], key: nil, headers: Self.owner)
+            #expect((imported["error"] as? [[String: Any]])?.map { $0["index"] as! Int } == [1], "\(imported.text)")
+            let stored = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "imp-mfa"))
+            #expect(stored.enrollments.map(\.id) == ["f1"] && stored.enrollments[0].phoneNumber == "+15555550111")
+            #expect(stored.enrollments[0].enrolledAt == Date(timeIntervalSince1970: 1_735_787_045))
+
+            let lookup = try await client.post("\(Self.base)/accounts:lookup", ["localId": ["imp-mfa"]], key: nil, headers: Self.owner)
+            let info = try #require(((lookup["users"] as? [[String: Any]])?.first?["mfaInfo"] as? [[String: Any]])?.first)
+            #expect(info["phoneInfo"] as? String == "+15555550111" && info["mfaEnrollmentId"] as? String == "f1")
+
+            try await client.post("\(Self.base)/accounts", ["localId": "made", "email": "made@example.com", "password": "secret123",
+                                                           "mfaInfo": [["phoneInfo": "+15555550112"]]], key: nil, headers: Self.owner)
+            let challenged = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+                                                   ["email": "made@example.com", "password": "secret123"])
+            #expect(challenged["mfaPendingCredential"] is String && challenged["idToken"] == nil)
+
+            let replaced = try await client.post("\(Self.base)/accounts:update", [
+                "localId": "made", "mfa": ["enrollments": [["phoneInfo": "+15555550113", "displayName": "New"],
+                                                           ["phoneInfo": "+15555550114"]]]], key: nil, headers: Self.owner)
+            #expect(replaced.status == 200, "\(replaced.text)")
+            let made = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "made"))
+            #expect(made.enrollments.compactMap(\.phoneNumber) == ["+15555550113", "+15555550114"])
+            let duplicate = try await client.post("\(Self.base)/accounts:update", [
+                "localId": "made", "mfa": ["enrollments": [["phoneInfo": "+15555550113"], ["phoneInfo": "+15555550113"]]]],
+                                                  key: nil, headers: Self.owner)
+            #expect(duplicate.errorMessage?.hasPrefix("SECOND_FACTOR_EXISTS") == true)
+            try await client.post("\(Self.base)/accounts:update", ["localId": "made", "mfa": ["enrollments": []]],
+                                  key: nil, headers: Self.owner)
+            let plain = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+                                              ["email": "made@example.com", "password": "secret123"])
+            #expect(plain["idToken"] is String, "an empty list removes every factor")
+        }
+    }
+}

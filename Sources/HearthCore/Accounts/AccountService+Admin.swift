@@ -30,6 +30,8 @@ public struct AdminChanges: Sendable, Equatable {
     public var linkProvider: ProviderUserInfo?
     /// Provider ids to unlink (`phone` clears the phone number).
     public var deleteProviders: [String] = []
+    /// `mfa.enrollments`: replaces the second factors (empty removes them all).
+    public var mfaEnrollments: [MFAEnrollmentInput]?
 
     public init() {}
 }
@@ -76,6 +78,9 @@ extension AccountService {
         for provider in changes.deleteProviders {
             if provider == "phone" { user.phoneNumber = nil }
             user.providers.removeAll { $0.providerID == provider }
+        }
+        if let inputs = changes.mfaEnrollments {
+            user.enrollments = try MFAEnrollmentInput.resolve(inputs, existing: user.enrollments, now: now)
         }
         if let validSince = changes.validSince {
             user.validSince = validSince

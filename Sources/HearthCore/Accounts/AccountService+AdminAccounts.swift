@@ -11,6 +11,8 @@ public struct AdminNewUser: Sendable, Equatable {
     public var photoURL: String?
     public var phoneNumber: String?
     public var disabled = false
+    /// Phone second factors (`mfaInfo`).
+    public var mfa: [MFAEnrollmentInput] = []
 
     public init(localID: String? = nil, email: String? = nil, password: String? = nil) {
         self.localID = localID
@@ -44,11 +46,12 @@ extension AccountService {
             hash = try await hashPassword(password, project: project)
         }
         let now = clock.now()
-        let user = UserRecord(
+        var user = UserRecord(
             projectID: project.id, localID: localID, email: new.email, emailVerified: new.emailVerified,
             displayName: new.displayName, photoURL: new.photoURL, phoneNumber: new.phoneNumber, passwordHash: hash,
             passwordUpdatedAt: hash == nil ? nil : now, validSince: now.epochSeconds, disabled: new.disabled,
             createdAt: now)
+        user.enrollments = try MFAEnrollmentInput.resolve(new.mfa, existing: [], now: now)
         do {
             try await insert(user, project: project)
         } catch StoreError.duplicateLocalID {

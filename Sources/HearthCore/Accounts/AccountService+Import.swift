@@ -101,6 +101,8 @@ public struct ImportUser: Sendable, Equatable {
     /// A JSON object, as a string (Firebase's `customAttributes`).
     public var customAttributes: String?
     public var providers: [ProviderUserInfo] = []
+    /// Phone second factors (`mfaInfo`).
+    public var mfa: [MFAEnrollmentInput] = []
 
     public init(localID: String?, email: String? = nil) {
         self.localID = localID
@@ -210,6 +212,11 @@ extension AccountService {
         record.lastLoginAt = user.lastLoginAt
         record.customAttributes = user.customAttributes
         record.providers = user.providers
+        do {
+            record.enrollments = try MFAEnrollmentInput.resolve(user.mfa, existing: [], now: now)
+        } catch {
+            throw ImportProblem("mfaInfo is invalid: each factor needs a distinct E.164 phoneInfo, at most 5")
+        }
         return record
     }
 }

@@ -271,6 +271,12 @@ public enum FirebaseUserFile {
                                                    displayName: provider["displayName"] as? String,
                                                    photoURL: provider["photoUrl"] as? String))
         }
+        for factor in object["mfaInfo"] as? [[String: Any]] ?? [] {
+            user.mfa.append(MFAEnrollmentInput(
+                id: factor["mfaEnrollmentId"] as? String, displayName: factor["displayName"] as? String,
+                phoneNumber: factor["phoneInfo"] as? String,
+                enrolledAt: (factor["enrolledAt"] as? String).flatMap { try? Date($0, strategy: .iso8601) }))
+        }
         return user
     }
 
@@ -313,6 +319,16 @@ public enum FirebaseUserFile {
                 if let email = provider.email { entry["email"] = email }
                 if let name = provider.displayName { entry["displayName"] = name }
                 if let photo = provider.photoURL { entry["photoUrl"] = photo }
+                return entry
+            }
+        }
+        // Phone second factors travel (TOTP secrets do not: Firebase's format has no place for them).
+        let phoneFactors = user.enrollments.filter { $0.phoneNumber != nil }
+        if !phoneFactors.isEmpty {
+            object["mfaInfo"] = phoneFactors.map { factor -> [String: Any] in
+                var entry: [String: Any] = ["mfaEnrollmentId": factor.id, "phoneInfo": factor.phoneNumber!,
+                                            "enrolledAt": factor.enrolledAt.formatted(.iso8601)]
+                if let name = factor.displayName { entry["displayName"] = name }
                 return entry
             }
         }

@@ -34,6 +34,42 @@ public struct MFAEnrollment: Sendable, Codable, Equatable {
     }
 }
 
+/// A phone second factor as an administrator or an import gives it (Firebase's `mfaInfo` entry in requests).
+public struct MFAEnrollmentInput: Sendable, Equatable {
+    public var id: String?
+    public var displayName: String?
+    public var phoneNumber: String?
+    public var enrolledAt: Date?
+
+    public init(id: String? = nil, displayName: String? = nil, phoneNumber: String? = nil, enrolledAt: Date? = nil) {
+        self.id = id
+        self.displayName = displayName
+        self.phoneNumber = phoneNumber
+        self.enrolledAt = enrolledAt
+    }
+
+    /// The enrollments that replace `existing`: an entry naming an existing factor without a number keeps that
+    /// factor (a TOTP one, say); otherwise it is a phone factor with a valid E.164 number. At most 5, numbers once.
+    public static func resolve(_ inputs: [MFAEnrollmentInput], existing: [MFAEnrollment], now: Date) throws
+        -> [MFAEnrollment]
+    {
+        var result: [MFAEnrollment] = []
+        for input in inputs {
+            if input.phoneNumber == nil, let id = input.id, let kept = existing.first(where: { $0.id == id }) {
+                result.append(kept)
+                continue
+            }
+            guard let number = input.phoneNumber, PhoneNumber.isValid(number) else { throw AuthFailure.invalidPhoneNumber }
+            guard !result.contains(where: { $0.phoneNumber == number }) else { throw AuthFailure.secondFactorExists }
+            result.append(MFAEnrollment(id: input.id.flatMap { $0.isEmpty ? nil : $0 } ?? SecureRandom.localID(),
+                                        displayName: input.displayName, phoneNumber: number,
+                                        enrolledAt: input.enrolledAt ?? now))
+        }
+        guard result.count <= MFASettings.maximumFactors else { throw AuthFailure.secondFactorLimitExceeded }
+        return result
+    }
+}
+
 /// A project's multi-factor settings (Firebase's `mfa` config).
 public struct MFASettings: Sendable, Codable, Equatable {
     public enum State: String, Sendable, Codable, CaseIterable {

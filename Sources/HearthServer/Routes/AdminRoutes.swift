@@ -49,6 +49,7 @@ enum AdminRoutes {
         changes.validSince = request.validSince
         changes.phoneNumber = request.phoneNumber
         changes.deleteProviders = request.deleteProvider ?? []
+        changes.mfaEnrollments = request.mfaEnrollments?.map(MFAEnrollmentInput.init)
         changes.linkProvider = request.linkProviderUserInfo.map {
             ProviderUserInfo(providerID: $0.providerId, rawID: $0.rawId ?? "", federatedID: $0.federatedId,
                              email: $0.email, displayName: $0.displayName, photoURL: $0.photoUrl,
@@ -78,6 +79,7 @@ enum AdminRoutes {
         new.photoURL = request.photoUrl
         new.phoneNumber = request.phoneNumber
         new.disabled = request.disabled ?? false
+        new.mfa = (request.mfaInfo ?? []).map(MFAEnrollmentInput.init)
         let user = try await call.services.accounts.adminCreate(in: project, new)
         return json(AdminCreateAccountResponse(localId: user.localID, email: user.email, displayName: user.displayName))
     }
@@ -209,6 +211,7 @@ enum AdminRoutes {
                                         displayName: provider.displayName, photoURL: provider.photoUrl,
                                         phoneNumber: provider.phoneNumber, screenName: provider.screenName)
             }
+            imported.mfa = user.mfaInfo.map(MFAEnrollmentInput.init)
             return imported
         }
         let rejected = try await call.services.accounts.importUsers(

@@ -84,3 +84,11 @@ extension MFAInfoWire {
         if !obfuscated { unobfuscatedPhoneInfo = enrollment.phoneNumber }
     }
 }
+
+extension MFAEnrollmentInput {
+    /// A request's `mfaInfo` entry; an unreadable `enrolledAt` counts as now.
+    init(_ wire: MFAInfoWire) {
+        self.init(id: wire.mfaEnrollmentId, displayName: wire.displayName, phoneNumber: wire.phoneInfo,
+                  enrolledAt: wire.enrolledAt.flatMap { try? Date($0, strategy: .iso8601) })
+    }
+}

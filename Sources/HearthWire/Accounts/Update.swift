@@ -40,6 +40,8 @@ public struct UpdateAccountRequest: Codable, Sendable, Equatable {
     public var phoneNumber: String?
     /// Links a federated identity given by the administrator (Admin SDKs' `providerToLink`).
     public var linkProviderUserInfo: ProviderUserInfoWire?
+    /// `mfa.enrollments`: the second factors to set (an empty list removes them all).
+    public var mfaEnrollments: [MFAInfoWire]?
 }
 
 extension UpdateAccountRequest: WireDecodable {
@@ -76,6 +78,15 @@ extension UpdateAccountRequest: WireDecodable {
                 displayName: try link.string("displayName"), photoUrl: try link.string("photoUrl"),
                 phoneNumber: try link.string("phoneNumber"), screenName: try link.string("screenName"))
             body.absorb(link)
+        }
+        if var mfa = try body.object("mfa") {
+            var enrollments: [MFAInfoWire] = []
+            for var entry in try mfa.objects("enrollments") ?? [] {
+                enrollments.append(try MFAInfoWire.read(&entry))
+                mfa.absorb(entry)
+            }
+            mfaEnrollments = enrollments
+            body.absorb(mfa)
         }
         body.ignore("captchaChallenge", "captchaResponse", "instanceId", "delegatedProjectNumber", "targetProjectId")
     }

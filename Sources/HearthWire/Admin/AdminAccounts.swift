@@ -8,6 +8,7 @@ public struct AdminCreateAccountRequest: Codable, Sendable, Equatable {
     public var photoUrl: String?
     public var phoneNumber: String?
     public var disabled: Bool?
+    public var mfaInfo: [MFAInfoWire]?
 
     public init(localId: String? = nil, email: String? = nil, password: String? = nil) {
         self.localId = localId
@@ -26,6 +27,14 @@ extension AdminCreateAccountRequest: WireDecodable {
         photoUrl = try body.string("photoUrl")
         phoneNumber = try body.string("phoneNumber")
         disabled = try body.bool("disabled")
+        if let entries = try body.objects("mfaInfo") {
+            var parsed: [MFAInfoWire] = []
+            for var entry in entries {
+                parsed.append(try MFAInfoWire.read(&entry))
+                body.absorb(entry)
+            }
+            mfaInfo = parsed
+        }
         body.ignore("tenantId", "targetProjectId", "returnSecureToken")
     }
 }

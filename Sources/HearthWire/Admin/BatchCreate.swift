@@ -32,6 +32,7 @@ public struct BatchCreateRequest: Sendable, Equatable {
         public var lastLoginAt: Int64?
         public var customAttributes: String?
         public var providerUserInfo: [Provider]
+        public var mfaInfo: [MFAInfoWire] = []
     }
 
     public struct Provider: Sendable, Equatable {
@@ -75,6 +76,11 @@ extension BatchCreateRequest: WireDecodable {
                 provider.ignore("federatedId")
                 user.absorb(provider)
             }
+            var mfaInfo: [MFAInfoWire] = []
+            for var entry in try user.objects("mfaInfo") ?? [] {
+                mfaInfo.append(try MFAInfoWire.read(&entry))
+                user.absorb(entry)
+            }
             users.append(User(
                 localId: try user.string("localId"), email: try user.string("email"),
                 emailVerified: try user.bool("emailVerified"), passwordHash: try user.bytes("passwordHash"),
@@ -82,8 +88,8 @@ extension BatchCreateRequest: WireDecodable {
                 photoUrl: try user.string("photoUrl"), phoneNumber: try user.string("phoneNumber"),
                 disabled: try user.bool("disabled"), createdAt: try user.int64("createdAt"),
                 lastLoginAt: lastLogin ?? lastSignedIn,
-                customAttributes: try user.string("customAttributes"), providerUserInfo: providers))
-            user.ignore("mfaInfo", "tenantId", "passwordUpdatedAt", "validSince", "rawPassword")
+                customAttributes: try user.string("customAttributes"), providerUserInfo: providers, mfaInfo: mfaInfo))
+            user.ignore("tenantId", "passwordUpdatedAt", "validSince", "rawPassword")
             body.absorb(user)
         }
         self.users = users
