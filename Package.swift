@@ -64,8 +64,16 @@ let package = Package(
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
+        // SMS: localized verification texts, a webhook sender and Twilio's API over async-http-client.
+        .target(name: "HearthSMS", dependencies: [
+            "HearthCore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+        ], swiftSettings: swiftSettings),
         .target(name: "HearthServer", dependencies: [
-            "HearthCore", "HearthWire", "HearthMail",
+            "HearthCore", "HearthWire", "HearthMail", "HearthSMS",
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -83,13 +91,21 @@ let package = Package(
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "HearthCLI", dependencies: [
-            "HearthServer", "HearthSQLite", "HearthPostgres", "HearthMail",
+            "HearthServer", "HearthSQLite", "HearthPostgres", "HearthMail", "HearthSMS",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
 
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract"]),
         .testTarget(name: "HearthWireTests", dependencies: ["HearthWire"]),
         .testTarget(name: "HearthMailTests", dependencies: ["HearthMail", "HearthCore", "HearthTestSupport"]),
+        .testTarget(name: "HearthSMSTests", dependencies: [
+            "HearthSMS", "HearthCore",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
         .testTarget(name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "HearthStoreContract"]),
         .testTarget(name: "HearthPostgresTests", dependencies: [
             "HearthPostgres", "HearthStoreContract", .product(name: "PostgresNIO", package: "postgres-nio"),

@@ -43,8 +43,10 @@ allow Sources/HearthPostgres "a backend imports HearthCore and its driver only" 
 allow Sources/HearthStoreContract "the contract suite imports HearthCore only" $platform HearthCore
 allow Sources/HearthMail "mail imports HearthCore, templates and NIO only (no backend, no server)" \
   $platform HearthCore Mustache NIOCore NIOPosix NIOSSL Logging
+allow Sources/HearthSMS "SMS imports HearthCore and its HTTP client only (no backend, no server)" \
+  $platform HearthCore AsyncHTTPClient Crypto NIOCore NIOHTTP1 NIOFoundationCompat
 allow Sources/HearthServer "the server never imports a backend" \
-  $platform HearthCore HearthWire HearthMail Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
+  $platform HearthCore HearthWire HearthMail HearthSMS Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
   Mustache ServiceLifecycle HummingbirdBcrypt
 allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform FoundationNetworking
 allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking

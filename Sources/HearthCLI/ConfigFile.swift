@@ -1,6 +1,8 @@
 import Foundation
 import HearthMail
+import HearthCore
 import HearthServer
+import HearthSMS
 
 /// The optional JSON configuration file (`--config FILE` or `HEARTH_CONFIG`). Every key is optional.
 ///
@@ -14,6 +16,9 @@ import HearthServer
 ///              "smtp": { "host": "smtp.example.com", "port": 587, "security": "starttls",
 ///                        "username": "apikey", "password": "…" },
 ///              "templates": { "fr": { "PASSWORD_RESET": { "subject": "…", "text": "…", "html": "…" } } } },
+///   "sms": { "webhook": { "url": "https://sms.internal/send", "secret": "…" } },
+///   "mfa": { "state": "ENABLED", "providers": ["PHONE_SMS", "TOTP"], "totpAdjacentIntervals": 1 },
+///   "testPhoneNumbers": { "+15555550100": "123456" },
 ///   "projects": { "other-project": { "email": { … } } } }
 /// ```
 struct ConfigFile: Decodable {
@@ -33,7 +38,37 @@ struct ConfigFile: Decodable {
     var publicURL: String?
     var trustForwardedFor: Bool?
     var email: EmailConfiguration?
+    var sms: SMSSection?
+    var mfa: MFASettings?
+    var testPhoneNumbers: [String: String]?
     var projects: [String: ProjectSection]?
+
+    /// One SMS provider: `webhook` {url, secret} or `twilio` {accountSid, authToken, from, baseURL}.
+    struct SMSSection: Decodable {
+        var webhook: Webhook?
+        var twilio: Twilio?
+
+        struct Webhook: Decodable {
+            var url: String
+            var secret: String?
+        }
+
+        struct Twilio: Decodable {
+            var accountSid: String
+            var authToken: String
+            var from: String
+            var baseURL: String?
+        }
+
+        var provider: SMSProvider? {
+            if let webhook { return .webhook(url: webhook.url, secret: webhook.secret) }
+            if let twilio {
+                return .twilio(accountSID: twilio.accountSid, authToken: twilio.authToken, from: twilio.from,
+                               baseURL: twilio.baseURL ?? "https://api.twilio.com")
+            }
+            return nil
+        }
+    }
 
     struct ProjectSection: Decodable {
         var email: EmailConfiguration?
@@ -65,6 +100,9 @@ struct ConfigFile: Decodable {
         if let publicURL { configuration.publicURL = publicURL }
         if let trustForwardedFor { configuration.trustForwardedFor = trustForwardedFor }
         if let email { configuration.email = email }
+        if let provider = sms?.provider { configuration.sms = provider }
+        if let mfa { configuration.mfa = mfa }
+        if let testPhoneNumbers { configuration.testPhoneNumbers = testPhoneNumbers }
         for (id, section) in projects ?? [:] {
             if let email = section.email { configuration.projectEmail[id] = email }
         }

@@ -1,5 +1,6 @@
 import HearthCore
 import HearthMail
+import HearthSMS
 import Hummingbird
 import Logging
 import ServiceLifecycle
@@ -20,15 +21,21 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     let mail = try makeOutboxWorker(configuration: configuration, store: store, clock: clock, logger: logger,
                                     pollInterval: mailPollInterval)
+    let provider: (any SMSSender)? = configuration.isEmulator ? nil : configuration.sms.map {
+        HTTPSMSSender(provider: $0, appName: configuration.emailConfiguration(for: configuration.projectID).appName)
+    }
     let services = HearthServices(configuration: configuration, store: store, clock: clock, hashing: hashing,
-                                  logger: logger, mail: mail, sms: sms, hashParameters: hashParameters)
+                                  logger: logger, mail: mail, sms: sms ?? provider, hashParameters: hashParameters)
     // The first start creates the project: keys, hash parameters, API key. A configured switch applies to it
     // on every start, so turning email-enumeration protection on or off is a config change and a restart.
     var project = try await services.defaultProject().record
-    if let protection = configuration.emailEnumerationProtection,
-       project.settings.enableImprovedEmailPrivacy != protection {
-        project.settings.enableImprovedEmailPrivacy = protection
-        _ = try await services.projects.update(project)
+    let stored = project
+    if let protection = configuration.emailEnumerationProtection { project.settings.enableImprovedEmailPrivacy = protection }
+    if let mfa = configuration.mfa { project.settings.mfa = mfa }
+    if let numbers = configuration.testPhoneNumbers { project.settings.testPhoneNumbers = numbers.isEmpty ? nil : numbers }
+    if project != stored { _ = try await services.projects.update(project) }
+    if !configuration.isEmulator, configuration.sms == nil, sms == nil, project.settings.mfa?.providers.contains(.phoneSMS) == true {
+        logger.warning("SMS multi-factor is enabled but no SMS provider is configured: set sms.webhook or sms.twilio in the config file, or HEARTH_SMS_WEBHOOK_URL")
     }
     return Application(
         responder: HearthAPI(services: services),

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthMail
+import HearthSMS
 
 /// How a Hearth server runs. Built by `hearth serve` from flags, `HEARTH_*` variables and a config file.
 public struct ServerConfiguration: Sendable {
@@ -38,6 +39,12 @@ public struct ServerConfiguration: Sendable {
     public var email = EmailConfiguration()
     /// Other projects' email settings, by project id (those without an entry use ``email``).
     public var projectEmail: [String: EmailConfiguration] = [:]
+    /// Where verification SMS go in production (emulator mode lists them instead); `nil`: SMS answers 503.
+    public var sms: SMSProvider?
+    /// Multi-factor settings applied to the served project at every start (`nil`: leave the stored ones).
+    public var mfa: MFASettings?
+    /// Test phone numbers and their fixed codes, applied at every start (`nil`: leave the stored ones).
+    public var testPhoneNumbers: [String: String]?
 
     /// The email settings of `projectID`, the app name defaulting to the project id.
     public func emailConfiguration(for projectID: String) -> EmailConfiguration {

@@ -216,6 +216,10 @@ import Testing
             #expect(app.sms.messages.count == 5 && app.sms.messages.allSatisfy { $0.code.count == 6 })
             let pumped = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": "+15555550100"])
             #expect(pumped.errorMessage == "QUOTA_EXCEEDED", "a sixth SMS to one number within the hour")
+            app.sms.fail(true)
+            let down = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": "+15555550101"])
+            #expect(down.status == 503 && down.text.contains("UNAVAILABLE"), "a provider failure is a 503, not a 500")
+            app.sms.fail(false)
             let stored = try await app.store.pending(projectID: "demo-project",
                                                      digest: storageDigest(test["sessionInfo"] as! String), now: .distantPast)
             #expect(stored == nil, "a used session is gone")

@@ -41,8 +41,16 @@ struct TestAppOn {
 final class RecordingSMSSender: SMSSender, @unchecked Sendable {
     private let lock = NSLock()
     private var sent: [SMSMessage] = []
+    private var down = false
     var messages: [SMSMessage] { lock.withLock { sent } }
-    func send(_ message: SMSMessage) async throws { lock.withLock { sent.append(message) } }
+    /// Makes the provider fail, as one that is down.
+    func fail(_ failing: Bool) { lock.withLock { down = failing } }
+    func send(_ message: SMSMessage) async throws {
+        try lock.withLock {
+            if down { throw SMSDeliveryFailure(reason: "provider down (test)") }
+            sent.append(message)
+        }
+    }
 }
 
 /// A thin client that speaks JSON and remembers the API key.

@@ -14,7 +14,8 @@ struct Serve: AsyncParsableCommand {
             Without --store, data lives in an SQLite file under ./hearth-data. The first start creates the project:
             signing keys, Firebase-scrypt hash parameters and an API key, all printed on start.
             Environment: HEARTH_HOST, HEARTH_PORT, HEARTH_STORE, HEARTH_PROJECT_ID, HEARTH_EMULATOR=1, HEARTH_CONFIG,
-            HEARTH_SMTP_URL (smtp://user:password@host:587, smtps://…:465), HEARTH_PUBLIC_URL.
+            HEARTH_SMTP_URL (smtp://user:password@host:587, smtps://…:465), HEARTH_PUBLIC_URL,
+            HEARTH_SMS_WEBHOOK_URL and HEARTH_SMS_WEBHOOK_SECRET.
             """)
 
     @Flag(help: "Emulator mode: compatible with Firebase's Auth emulator (any API key, /emulator endpoints). Never expose it.")
@@ -47,6 +48,9 @@ struct Serve: AsyncParsableCommand {
         if let port { configuration.port = port }
         if emulator { configuration.mode = .emulator }
         if let value = publicURL ?? environment["HEARTH_PUBLIC_URL"] { configuration.publicURL = value }
+        if let url = environment["HEARTH_SMS_WEBHOOK_URL"] {
+            configuration.sms = .webhook(url: url, secret: environment["HEARTH_SMS_WEBHOOK_SECRET"])
+        }
         if let value = smtpURL ?? environment["HEARTH_SMTP_URL"] {
             guard let smtp = SMTPConfiguration(url: value) else {
                 throw ValidationError("SMTP URL must look like smtp://user:password@host:587 or smtps://user:password@host:465")

@@ -9,11 +9,25 @@ public struct SMSMessage: Sendable, Equatable {
     public var sessionInfo: String
     /// `X-Firebase-Locale`: the language of the text.
     public var locale: String?
+
+    public init(projectID: String, phoneNumber: String, code: String, sessionInfo: String, locale: String?) {
+        self.projectID = projectID
+        self.phoneNumber = phoneNumber
+        self.code = code
+        self.sessionInfo = sessionInfo
+        self.locale = locale
+    }
 }
 
 /// Delivers verification codes: the emulator's outbox, an HTTP webhook, an SMS API. Throwing means not sent.
 public protocol SMSSender: Sendable {
     func send(_ message: SMSMessage) async throws
+}
+
+/// An SMS that was not sent (provider down, refused, not configured). The server answers 503 and logs `reason`.
+public struct SMSDeliveryFailure: Error, Sendable, Equatable {
+    public var reason: String
+    public init(reason: String) { self.reason = reason }
 }
 
 /// Why a phone code was sent.

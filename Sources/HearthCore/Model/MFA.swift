@@ -85,6 +85,16 @@ public struct MFASettings: Sendable, Codable, Equatable {
     /// TOTP codes of this many periods before and after the current one are accepted too (`adjacentIntervals`).
     public var totpAdjacentIntervals: Int
 
+    enum CodingKeys: String, CodingKey { case state, providers, totpAdjacentIntervals }
+
+    /// Reads the stored form and the config file's (`providers` and `totpAdjacentIntervals` optional).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        state = try container.decode(State.self, forKey: .state)
+        providers = try container.decodeIfPresent(Set<Provider>.self, forKey: .providers) ?? []
+        totpAdjacentIntervals = try container.decodeIfPresent(Int.self, forKey: .totpAdjacentIntervals) ?? 1
+    }
+
     public init(state: State = .disabled, providers: Set<Provider> = [], totpAdjacentIntervals: Int = 1) {
         self.state = state
         self.providers = providers

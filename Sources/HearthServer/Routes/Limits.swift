@@ -45,8 +45,8 @@ extension Call {
             let sessionInfo = try await send()
             count(keys)
             return sessionInfo
-        } catch let error as SMSDeliveryError {
-            services.logger.error("SMS not sent", metadata: ["error": "\(error)",
+        } catch let error as SMSDeliveryFailure {
+            services.logger.error("SMS not sent", metadata: ["error": "\(error.reason)",
                 "hint": "configure sms.webhook or sms.twilio in the config file (see README: Phone and multi-factor)"])
             throw APIError.smsUnavailable
         }

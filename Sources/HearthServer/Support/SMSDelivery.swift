@@ -28,11 +28,7 @@ final class EmulatorSMSOutbox: SMSSender {
 
 /// Production without an SMS provider: refuses, saying what to configure (never logs the code).
 struct UnconfiguredSMSSender: SMSSender {
-    func send(_ message: SMSMessage) async throws { throw SMSDeliveryError.notConfigured }
-}
-
-/// Why an SMS was not sent; answered 503 (the client may retry), the cause logged.
-enum SMSDeliveryError: Error {
-    case notConfigured
-    case failed(String)
+    func send(_ message: SMSMessage) async throws {
+        throw SMSDeliveryFailure(reason: "no SMS provider is configured (sms.webhook or sms.twilio in the config file)")
+    }
 }

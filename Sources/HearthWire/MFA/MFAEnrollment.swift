@@ -68,10 +68,9 @@ extension StartMFAEnrollmentRequest: WireDecodable {
                          "captchaResponse", "clientType", "recaptchaVersion", "safetyNetToken")
             body.absorb(phone)
         }
-        if var totp = try body.object("totpEnrollmentInfo") {
+        if let totp = try body.object("totpEnrollmentInfo") {
             hasTOTP = true
             body.absorb(totp)
-            _ = totp
         }
         body.ignore("tenantId")
     }

@@ -1,0 +1,81 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import HearthCore
+import NIOCore
+import NIOFoundationCompat
+import NIOHTTP1
+
+/// Where verification SMS go in production.
+public enum SMSProvider: Sendable, Equatable {
+    /// POSTs JSON `{projectId, phoneNumber, code, message, locale}` to a URL you run (your own gateway, a
+    /// serverless function); with a secret, `X-Hearth-Signature: sha256=<hex HMAC of the body>`.
+    case webhook(url: String, secret: String?)
+    /// Twilio's Messages API (form POST with basic auth); `baseURL` only changes for tests or a regional edge.
+    case twilio(accountSID: String, authToken: String, from: String, baseURL: String = "https://api.twilio.com")
+}
+
+/// Sends verification codes through an ``SMSProvider`` over async-http-client. A non-2xx answer, a timeout or a
+/// connection failure throws ``SMSDeliveryFailure`` (the server answers 503 and logs it; the code is never logged).
+///
+/// ```swift
+/// let sender = HTTPSMSSender(provider: .webhook(url: "https://sms.internal/send", secret: "s3cret"), appName: "Acme")
+/// ```
+public struct HTTPSMSSender: SMSSender {
+    public let provider: SMSProvider
+    public let appName: String
+    let http: HTTPClient
+    let timeout: TimeAmount
+
+    public init(provider: SMSProvider, appName: String, httpClient: HTTPClient = .shared,
+                timeout: TimeAmount = .seconds(10)) {
+        self.provider = provider
+        self.appName = appName
+        self.http = httpClient
+        self.timeout = timeout
+    }
+
+    public func send(_ message: SMSMessage) async throws {
+        let text = SMSText.message(code: message.code, appName: appName, locale: message.locale)
+        var request: HTTPClientRequest
+        let body: Data
+        switch provider {
+        case .webhook(let url, let secret):
+            request = HTTPClientRequest(url: url)
+            var object: [String: String] = ["projectId": message.projectID, "phoneNumber": message.phoneNumber,
+                                            "code": message.code, "message": text]
+            if let locale = message.locale { object["locale"] = locale }
+            body = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
+            request.headers.add(name: "Content-Type", value: "application/json")
+            if let secret {
+                let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8)))
+                request.headers.add(name: "X-Hearth-Signature", value: "sha256=" + mac.map { String(format: "%02x", $0) }.joined())
+            }
+        case .twilio(let sid, let token, let from, let baseURL):
+            request = HTTPClientRequest(url: "\(baseURL)/2010-04-01/Accounts/\(sid)/Messages.json")
+            body = Data(Self.form(["To": message.phoneNumber, "From": from, "Body": text]).utf8)
+            request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+            request.headers.add(name: "Authorization", value: "Basic " + Data("\(sid):\(token)".utf8).base64EncodedString())
+        }
+        request.method = .POST
+        request.body = .bytes(ByteBuffer(data: body))
+        let response: HTTPClientResponse
+        do {
+            response = try await http.execute(request, timeout: timeout)
+        } catch {
+            throw SMSDeliveryFailure(reason: "cannot reach the SMS provider: \(error)")
+        }
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+        guard (200..<300).contains(response.status.code) else {
+            throw SMSDeliveryFailure(reason: "the SMS provider answered \(response.status.code)")
+        }
+    }
+
+    static func form(_ fields: [String: String]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return fields.sorted { $0.key < $1.key }
+            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
+            .joined(separator: "&")
+    }
+}
