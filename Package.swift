@@ -53,6 +53,11 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // The storage contract suite, a library linked only by test targets.
         .target(name: "HearthStoreContract", dependencies: ["HearthCore"], swiftSettings: swiftSettings),
+        // A throwaway PostgreSQL cluster for tests (initdb/pg_ctl). Linked only by test targets.
+        .target(name: "HearthPostgresTestSupport", dependencies: [
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
         // Real third-party servers the tests drive (an SMTP sink, headless Chromium). Linked only by test targets.
         .target(name: "HearthTestSupport", resources: [.copy("smtp_sink.py")], swiftSettings: swiftSettings),
         // Email: templates in the user's language, an SMTP client on SwiftNIO, the outbox delivery worker.
@@ -108,10 +113,11 @@ let package = Package(
         ]),
         .testTarget(name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "HearthStoreContract"]),
         .testTarget(name: "HearthPostgresTests", dependencies: [
-            "HearthPostgres", "HearthStoreContract", .product(name: "PostgresNIO", package: "postgres-nio"),
+            "HearthPostgres", "HearthStoreContract", "HearthPostgresTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         .testTarget(name: "HearthEndToEndTests", dependencies: [
-            "HearthServer", "HearthSQLite", "HearthCore", "HearthMail", "HearthTestSupport",
+            "HearthServer", "HearthSQLite", "HearthPostgres", "HearthCore", "HearthMail", "HearthTestSupport",
+            "HearthPostgresTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "HearthAdminTests", dependencies: [

@@ -49,6 +49,7 @@ allow Sources/HearthServer "the server never imports a backend" \
   $platform HearthCore HearthWire HearthMail HearthSMS Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
   Mustache ServiceLifecycle HummingbirdBcrypt
 allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform FoundationNetworking
+allow Sources/HearthPostgresTestSupport "the throwaway PostgreSQL imports its driver only" $platform PostgresNIO Logging
 allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking
 allow Sources/HearthAdmin "the admin SDK imports HearthWire, jwt-kit and async-http-client only (never the server)" \
   $platform HearthWire JWTKit AsyncHTTPClient NIOCore NIOHTTP1 NIOFoundationCompat

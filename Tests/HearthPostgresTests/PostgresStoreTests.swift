@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthPostgres
 import HearthStoreContract
+import HearthPostgresTestSupport
 import Testing
 
 /// The store contract on a real PostgreSQL (a throwaway cluster, or `HEARTH_TEST_POSTGRES_URL`), one schema per test.

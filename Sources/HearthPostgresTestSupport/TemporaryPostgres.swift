@@ -7,16 +7,16 @@ import PostgresNIO
 ///
 /// `initdb` refuses to run as root, so as root the cluster is created and run as the `postgres` user (Debian's
 /// packages create it) or `nobody`.
-enum TemporaryPostgres {
-    enum Availability {
+public enum TemporaryPostgres {
+    public enum Availability: Sendable {
         case available(baseURL: String)
         case unavailable(reason: String)
     }
 
-    static let shared: Availability = start()
+    public static let shared: Availability = start()
 
     /// A fresh schema on the shared server, as a store URL whose `search_path` points at it.
-    static func freshSchemaURL() async throws -> String? {
+    public static func freshSchemaURL() async throws -> String? {
         guard case .available(let base) = shared else { return nil }
         let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         let components = URLComponents(string: base)!
@@ -32,7 +32,7 @@ enum TemporaryPostgres {
         return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
     }
 
-    static var skipReason: String? {
+    public static var skipReason: String? {
         if case .unavailable(let reason) = shared { return reason }
         return nil
     }
