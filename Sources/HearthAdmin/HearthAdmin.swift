@@ -90,7 +90,8 @@ public struct HearthAdmin: Sendable {
         -> VerifiedToken
     {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerData = Self.base64URL(parts[0]), let payloadData = Self.base64URL(parts[1]),
+        guard parts.count == 3, let headerData = WireObject.base64(String(parts[0])),
+              let payloadData = WireObject.base64(String(parts[1])),
               let header = try? JSONDecoder().decode([String: JSONValue].self, from: headerData),
               let claims = try? JSONDecoder().decode([String: JSONValue].self, from: payloadData)
         else { throw HearthAdminError.invalidToken("not a JWT") }
@@ -130,12 +131,6 @@ public struct HearthAdmin: Sendable {
             }
         }
         return verified
-    }
-
-    static func base64URL(_ text: Substring) -> Data? {
-        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
-        return Data(base64Encoded: standard)
     }
 
     // MARK: Admin API plumbing

@@ -164,7 +164,8 @@ public struct WireObject: Sendable {
         return data
     }
 
-    static func base64(_ text: String) -> Data? {
+    /// Decodes base64 in either alphabet, padded or not (Google's `bytes` mapping; JWT segments).
+    public static func base64(_ text: String) -> Data? {
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
         return Data(base64Encoded: standard)
