@@ -74,6 +74,11 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case invalidTemporaryProof
     /// MFA or the factor asked for is not enabled for the project.
     case mfaNotEnabled(String)
+    /// The IdP's credential cannot be used (forged, expired, wrong audience or nonce, provider unreachable).
+    case invalidIDPResponse(String)
+    case missingRequestURI
+    /// The provider is unknown or disabled for the project.
+    case providerNotEnabled(String)
     /// A request that is malformed in a way the wire types cannot see (`INVALID_ARGUMENT : detail`).
     case invalidArgument(String)
     /// Too many SMS for this number or address (`QUOTA_EXCEEDED`), or too many wrong codes.

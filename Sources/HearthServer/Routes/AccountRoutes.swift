@@ -78,9 +78,11 @@ enum AccountRoutes {
             || request.emailVerified != nil || request.validSince != nil || request.phoneNumber != nil {
             throw APIError.business(.insufficientPermission)
         }
-        // Parts of accounts:update that later work delivers (unlinking) are refused plainly, never ignored.
-        if request.deleteProvider != nil {
-            throw APIError.business(.operationNotAllowed, "deleteProvider is not supported by this server yet")
+        // Unlinking (`user.unlink(fromProvider:)`): a request of its own, with the user's new state.
+        if let providers = request.deleteProvider, !providers.isEmpty {
+            let user = try await call.services.accounts.unlink(in: try call.clientProject, idToken: request.idToken,
+                                                               providers: providers)
+            return json(UpdateAccountResponse(user))
         }
         let deleted = Set(request.deleteAttribute ?? [])
         if let unsupported = deleted.subtracting([.displayName, .photoURL]).first {

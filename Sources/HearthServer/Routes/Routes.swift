@@ -21,6 +21,7 @@ extension HearthAPI {
         routes += .post("\(v1)/accounts:sendOobCode", "\(v3)/getOobConfirmationCode", to: OobCodeRoutes.sendOobCode)
         routes += .post("\(v1)/accounts:resetPassword", "\(v3)/resetPassword", to: OobCodeRoutes.resetPassword)
         routes += .post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
+        routes += .post("\(v1)/accounts:signInWithIdp", "\(v3)/verifyAssertion", to: FederatedRoutes.signInWithIdp)
         routes += .post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
         routes += .get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
         // Phone as a first factor, and multi-factor (v2).

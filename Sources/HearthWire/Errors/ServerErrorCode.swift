@@ -77,4 +77,7 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case sessionExpired = "SESSION_EXPIRED"
     case invalidTemporaryProof = "INVALID_TEMPORARY_PROOF"
     case quotaExceeded = "QUOTA_EXCEEDED"
+    // Federated sign-in.
+    case invalidIdpResponse = "INVALID_IDP_RESPONSE"
+    case missingRequestURI = "MISSING_REQUEST_URI"
 }

@@ -1,0 +1,177 @@
+import Foundation
+
+/// What an identity provider asserted about a user, once its credential was verified (an OIDC ID token's claims,
+/// a Graph/GitHub profile, …). Field names follow `signInWithIdp`'s response.
+public struct FederatedAssertion: Sendable, Equatable {
+    public var providerID: String
+    /// The provider's stable user id (`sub`, Facebook's or GitHub's numeric id).
+    public var rawID: String
+    public var email: String?
+    public var emailVerified: Bool
+    public var displayName: String?
+    public var photoURL: String?
+    public var screenName: String?
+    public var firstName: String?
+    public var lastName: String?
+    /// The provider's profile, as a JSON object string (`rawUserInfo`).
+    public var rawUserInfo: String
+    public var oauthAccessToken: String?
+    public var oauthIdToken: String?
+    public var oauthTokenSecret: String?
+    public var oauthRefreshToken: String?
+    public var oauthExpiresIn: Int?
+
+    public init(providerID: String, rawID: String, email: String? = nil, emailVerified: Bool = false,
+                displayName: String? = nil, photoURL: String? = nil, rawUserInfo: String = "{}") {
+        self.providerID = providerID
+        self.rawID = rawID
+        self.email = email
+        self.emailVerified = emailVerified
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.rawUserInfo = rawUserInfo
+    }
+
+    /// `federatedId` as Firebase reports it (Google's is a URL).
+    public var federatedID: String {
+        providerID == "google.com" ? "https://accounts.google.com/" + rawID : rawID
+    }
+
+    /// The `providerUserInfo` entry it becomes.
+    var providerInfo: ProviderUserInfo {
+        ProviderUserInfo(providerID: providerID, rawID: rawID, federatedID: rawID, email: email,
+                         displayName: displayName, photoURL: photoURL, screenName: screenName)
+    }
+}
+
+/// How a `signInWithIdp` ended.
+public enum FederatedOutcome: Sendable {
+    /// Signed in (or linked): tokens.
+    case signedIn(AccountService.SignInResult)
+    /// The IdP's email is not verified and an account already has it: the app must sign in to that account first
+    /// and link (`needConfirmation`, the client's `accountExistsWithDifferentCredential`).
+    case needConfirmation(existing: UserRecord)
+    /// A 200 with `errorMessage` (when the client asked for the credential back): `FEDERATED_USER_ID_ALREADY_LINKED`
+    /// or `EMAIL_EXISTS`; the app can sign in with the credential and merge.
+    case credentialInUse(code: String)
+}
+
+extension AccountService {
+    /// `accounts:signInWithIdp` once the IdP's credential is verified, with Firebase's account rules:
+    ///
+    /// - the identity is linked to a user → that user (linking it to someone else: FEDERATED_USER_ID_ALREADY_LINKED);
+    /// - with `idToken` → linked to the signed-in user (an anonymous one keeps its `localId`); an email owned by
+    ///   another account under one-account-per-email → EMAIL_EXISTS;
+    /// - an account has the IdP's email → verified by the IdP: sign in to it and link (an account whose own email
+    ///   was unverified is taken over: its password and other identities are dropped, as Firebase does); unverified:
+    ///   `needConfirmation`;
+    /// - otherwise a new user.
+    ///
+    /// With `returnIdpCredential`, the two conflicts come back as ``FederatedOutcome/credentialInUse(code:)``.
+    public func signInWithIdp(in project: ProjectContext, _ assertion: FederatedAssertion, idToken: String?,
+                              returnIdpCredential: Bool) async throws -> FederatedOutcome {
+        let now = clock.now()
+        let owner = try await store.user(projectID: project.id, tenantID: nil, providerID: assertion.providerID,
+                                         rawID: assertion.rawID)
+        func conflict(_ failure: AuthFailure, _ code: String) throws -> FederatedOutcome {
+            if returnIdpCredential { return .credentialInUse(code: code) }
+            throw failure
+        }
+
+        if let idToken, !idToken.isEmpty {
+            let (current, claims) = try await authenticate(idToken, in: project)
+            if let owner, owner.localID != current.localID {
+                return try conflict(.federatedUserIDAlreadyLinked, "FEDERATED_USER_ID_ALREADY_LINKED")
+            }
+            if let email = assertion.email, !project.settings.allowDuplicateEmails,
+               let other = try await store.user(projectID: project.id, tenantID: nil, email: email),
+               other.localID != current.localID {
+                return try conflict(.emailExists, "EMAIL_EXISTS")
+            }
+            var user = current
+            link(assertion, to: &user)
+            if user.email == nil, let email = assertion.email {
+                user.email = email
+                user.emailVerified = assertion.emailVerified
+            }
+            try await save(user, project: project)
+            let provider = claims.firebase?.signInProvider ?? assertion.providerID
+            return .signedIn(try await issue(for: user, provider: provider == "anonymous" ? assertion.providerID : provider,
+                                             in: project, now: now, isNewUser: false))
+        }
+
+        if var user = owner {
+            guard !user.disabled else { throw AuthFailure.userDisabled }
+            link(assertion, to: &user)
+            user.lastLoginAt = now
+            user.lastRefreshAt = now
+            try await save(user, project: project)
+            return .signedIn(try await issue(for: user, provider: assertion.providerID, in: project, now: now,
+                                             isNewUser: false, firstFactor: true))
+        }
+
+        if let email = assertion.email, !project.settings.allowDuplicateEmails,
+           var existing = try await store.user(projectID: project.id, tenantID: nil, email: email) {
+            guard assertion.emailVerified else { return .needConfirmation(existing: existing) }
+            guard !existing.disabled else { throw AuthFailure.userDisabled }
+            if !existing.emailVerified {
+                // Whoever made the unverified account may not own the address: the verified owner takes it over.
+                existing.passwordHash = nil
+                existing.emailLinkSignin = nil
+                existing.providers = []
+                existing.displayName = assertion.displayName ?? existing.displayName
+                existing.photoURL = assertion.photoURL ?? existing.photoURL
+                existing.validSince = now.epochSeconds
+                existing.tokensValidAfter = now
+            }
+            existing.emailVerified = true
+            link(assertion, to: &existing)
+            existing.lastLoginAt = now
+            existing.lastRefreshAt = now
+            try await save(existing, project: project, revokeRefreshTokens: existing.passwordHash == nil)
+            return .signedIn(try await issue(for: existing, provider: assertion.providerID, in: project, now: now,
+                                             isNewUser: false, firstFactor: true))
+        }
+
+        var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: assertion.email,
+                              emailVerified: assertion.email != nil && assertion.emailVerified,
+                              displayName: assertion.displayName, photoURL: assertion.photoURL,
+                              validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
+        link(assertion, to: &user)
+        try await insert(user, project: project)
+        return .signedIn(try await issue(for: user, provider: assertion.providerID, in: project, now: now,
+                                         isNewUser: true))
+    }
+
+    /// Adds (or refreshes) the identity on the user; profile fields the user lacks are filled from it.
+    func link(_ assertion: FederatedAssertion, to user: inout UserRecord) {
+        user.providers.removeAll { $0.providerID == assertion.providerID }
+        user.providers.append(assertion.providerInfo)
+        if user.displayName == nil { user.displayName = assertion.displayName }
+        if user.photoURL == nil { user.photoURL = assertion.photoURL }
+    }
+
+    /// Client `accounts:update` with `deleteProvider`: unlinks identities (`phone` clears the number, `password`
+    /// the password). The last way to sign in cannot be removed only if nothing else is left — Firebase allows
+    /// unlinking everything; so does Hearth.
+    public func unlink(in project: ProjectContext, idToken: String?, providers: [String]) async throws -> UserRecord {
+        var (user, _) = try await authenticate(idToken, in: project)
+        for provider in providers {
+            switch provider {
+            case "phone": user.phoneNumber = nil
+            case "password": user.passwordHash = nil
+            default: user.providers.removeAll { $0.providerID == provider }
+            }
+        }
+        try await save(user, project: project)
+        return user
+    }
+}
+
+/// Turns an IdP credential (the fields of `signInWithIdp`'s `postBody`) into a verified ``FederatedAssertion``:
+/// checks signatures, audiences, nonces, or calls the provider's profile API. Implemented outside the core (it
+/// speaks HTTP); throws ``AuthFailure/invalidIDPResponse(_:)`` or ``AuthFailure/providerNotEnabled(_:)``.
+public protocol IdentityProviderVerifier: Sendable {
+    func assertion(providerID: String, fields: [String: String], requestURI: String, project: ProjectContext)
+        async throws -> FederatedAssertion
+}

@@ -1,0 +1,66 @@
+import HearthCore
+import HearthWire
+import Hummingbird
+
+/// `accounts:signInWithIdp` (v3 `verifyAssertion`).
+enum FederatedRoutes {
+    static func signInWithIdp(_ call: Call) async throws -> Response {
+        let request = try call.decode(SignInWithIdpRequest.self)
+        guard let requestURI = request.requestUri, !requestURI.isEmpty else { throw AuthFailure.missingRequestURI }
+        let project = try call.clientProject
+        let fields = request.postBodyFields
+        guard let providerID = fields["providerId"], !providerID.isEmpty else {
+            throw AuthFailure.invalidIDPResponse("postBody has no providerId")
+        }
+        let assertion: FederatedAssertion
+        if call.configuration.isEmulator, let idToken = fields["id_token"] {
+            assertion = try EmulatorIdPToken.assertion(providerID: providerID, idToken: idToken,
+                                                       accessToken: fields["access_token"],
+                                                       tokenSecret: fields["oauth_token_secret"])
+        } else if let verifier = call.services.federation {
+            assertion = try await verifier.assertion(providerID: providerID, fields: fields, requestURI: requestURI,
+                                                     project: project)
+        } else {
+            throw AuthFailure.providerNotEnabled(providerID)
+        }
+        let outcome = try await call.services.accounts.signInWithIdp(
+            in: project, assertion, idToken: request.idToken, returnIdpCredential: request.returnIdpCredential == true)
+        var response = SignInWithIdpResponse(assertion)
+        switch outcome {
+        case .signedIn(let result):
+            response.localId = result.user.localID
+            response.isNewUser = result.isNewUser ? true : nil
+            response.idToken = result.tokens.idToken
+            response.refreshToken = result.tokens.refreshToken
+            response.expiresIn = String(result.tokens.expiresIn)
+        case .needConfirmation(let existing):
+            response.needConfirmation = true
+            response.localId = existing.localID
+            response.verifiedProvider = []
+        case .credentialInUse(let code):
+            response.errorMessage = code
+        }
+        return json(response)
+    }
+}
+
+extension SignInWithIdpResponse {
+    /// The IdP's side of the answer: profile and credential.
+    init(_ assertion: FederatedAssertion) {
+        self.init(providerId: assertion.providerID, federatedId: assertion.federatedID)
+        displayName = assertion.displayName
+        fullName = assertion.displayName
+        firstName = assertion.firstName
+        lastName = assertion.lastName
+        screenName = assertion.screenName
+        email = assertion.email
+        emailVerified = assertion.email == nil ? nil : assertion.emailVerified
+        photoUrl = assertion.photoURL
+        rawUserInfo = assertion.rawUserInfo
+        oauthAccessToken = assertion.oauthAccessToken
+        oauthIdToken = assertion.oauthIdToken
+        oauthTokenSecret = assertion.oauthTokenSecret
+        oauthRefreshToken = assertion.oauthRefreshToken
+        oauthExpireIn = assertion.oauthExpiresIn
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import HearthCore
+import HTTPTypes
+import Testing
+
+/// `signInWithIdp` with the emulator's fake IdP tokens, and Firebase's account rules, against its captures.
+@Suite struct FederatedRoutesTests {
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+    static let owner: HTTPFields = [.authorization: "Bearer owner"]
+
+    /// The fixture's request with our own `idToken` (captures carry the emulator's).
+    static func replay(_ name: String, _ client: Client, idToken: String? = nil, ignoring: Set<String> = []) async throws -> Reply {
+        let fixture = try Fixture(name)
+        var body = fixture.requestBody as! [String: Any]
+        if let idToken { body["idToken"] = idToken }
+        let reply = try await client.post(fixture.path, body)
+        #expect(reply.status == fixture.status, "\(name): \(reply.text)")
+        if fixture.status == 200 {
+            expectSameShape(try reply.object(), fixture.body, ignoring: ignoring)
+        } else {
+            #expect(reply.errorMessage == ((fixture.body as! [String: Any])["error"] as! [String: Any])["message"] as? String)
+        }
+        return reply
+    }
+
+    @Test func newAndReturningGoogleUsersKeepOneLocalId() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let first = try await Self.replay("signInWithIdp-google-new-user", client)
+            #expect(first["isNewUser"] as? Bool == true)
+            let id = try #require(first["localId"] as? String)
+            let claims = try decodeJWT(first["idToken"] as! String)
+            #expect((claims["firebase"] as? [String: Any])?["sign_in_provider"] as? String == "google.com")
+            #expect(((claims["firebase"] as? [String: Any])?["identities"] as? [String: [String]])?["google.com"] == ["google-sub-1001"])
+            let again = try await Self.replay("signInWithIdp-google-existing-user", client)
+            #expect(again["localId"] as? String == id && again["isNewUser"] == nil)
+            let lookup = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": again["idToken"]!])
+            let providers = ((lookup["users"] as? [[String: Any]])?.first?["providerUserInfo"] as? [[String: Any]])?
+                .compactMap { $0["providerId"] as? String }
+            #expect(providers == ["google.com"])
+            let refreshed = try await client.post("/securetoken.googleapis.com/v1/token",
+                                                  ["grant_type": "refresh_token", "refresh_token": again["refreshToken"]!])
+            #expect(((try decodeJWT(refreshed["id_token"] as! String))["firebase"] as? [String: Any])?["sign_in_provider"] as? String
+                    == "google.com")
+        }
+    }
+
+    @Test func linkingAnAnonymousOrPasswordUserKeepsItsLocalIdAndConflictsAreReported() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["returnSecureToken": true])
+            let upgraded = try await Self.replay("signInWithIdp-google-link-via-idToken", client, idToken: anonymous["idToken"] as? String)
+            #expect(upgraded["localId"] as? String == anonymous["localId"] as? String, "an anonymous user keeps its localId")
+            let stored = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil,
+                                                              localID: anonymous["localId"] as! String))
+            #expect(!stored.isAnonymous && stored.email == "linkme@example.com" && stored.providers.first?.rawID == "google-sub-2002")
+
+            // gina's identity belongs to her own account; linking it to another one is refused.
+            let gina = try await Self.replay("signInWithIdp-google-new-user", client)
+            let other = try await client.signUp("other@example.com")
+            try await Self.replay("signInWithIdp-federated-user-id-already-linked", client, idToken: other["idToken"] as? String)
+            let withCredential = try await Self.replay("signInWithIdp-federated-user-id-already-linked-returnIdpCredential",
+                                                       client, idToken: other["idToken"] as? String)
+            #expect(withCredential["errorMessage"] as? String == "FEDERATED_USER_ID_ALREADY_LINKED" && withCredential["idToken"] == nil)
+            #expect(withCredential["oauthIdToken"] is String, "the credential comes back so the app can sign in with it and merge")
+            let otherUser = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: other["localId"] as! String))
+            #expect(otherUser.providers.isEmpty, "nothing half-linked")
+            #expect(gina["localId"] is String)
+
+            // Unlinking.
+            let unlinked = try await client.post("\(Self.v1)/accounts:update", ["idToken": upgraded["idToken"]!, "deleteProvider": ["google.com"]])
+            #expect(unlinked.status == 200 && unlinked["providerUserInfo"] == nil, "\(unlinked.text)")
+            #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, providerID: "google.com", rawID: "google-sub-2002") == nil)
+        }
+    }
+
+    @Test func existingEmailAccountsNeedConfirmationOrAreTakenOverByAVerifiedEmail() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let dana = try await client.signUp("dana@example.com")
+            let unverifiedIdP = try await Self.replay("signInWithIdp-need-confirmation", client)
+            #expect(unverifiedIdP["needConfirmation"] as? Bool == true && unverifiedIdP["localId"] as? String == dana["localId"] as? String)
+            #expect(unverifiedIdP["idToken"] == nil)
+
+            let erin = try await client.signUp("erin@example.com")
+            let takeover = try await Self.replay("signInWithIdp-google-existing-email-verified", client)
+            #expect(takeover["localId"] as? String == erin["localId"] as? String)
+            let lookup = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": takeover["idToken"]!])
+            let user = try #require((lookup["users"] as? [[String: Any]])?.first)
+            expectSameShape(user, ((try Fixture("lookup-after-google-takeover-of-unverified-account").body as! [String: Any])["users"] as! [[String: Any]])[0],
+                            ignoring: ["salt", "passwordUpdatedAt"])
+            let password = try await client.post("\(Self.v1)/accounts:signInWithPassword", ["email": "erin@example.com", "password": "secret1"])
+            #expect(password.status == 400, "the unverified account's password is gone after the takeover")
+            let oldSession = try await client.post("/securetoken.googleapis.com/v1/token",
+                                                   ["grant_type": "refresh_token", "refresh_token": erin["refreshToken"]!])
+            #expect(oldSession.status == 400, "and so are its sessions")
+        }
+    }
+
+    @Test func badAndEmulatorOnlyInput() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            try await Self.replay("signInWithIdp-invalid-id-token", client)
+            try await Self.replay("signInWithIdp-missing-requestUri", client)
+            // Production returns oauthTokenSecret (the emulator does not): Hearth follows production.
+            let twitter = try await Self.replay("signInWithIdp-twitter-fake-id-token-with-oauth-secret", client,
+                                                ignoring: ["oauthTokenSecret"])
+            #expect(twitter["screenName"] as? String == "tweety" && twitter["oauthTokenSecret"] as? String == "twitter-oauth-secret-456")
+            let noProvider = try await client.post("\(Self.v1)/accounts:signInWithIdp", ["requestUri": "http://localhost", "postBody": "id_token={}"])
+            #expect(noProvider.errorMessage?.hasPrefix("INVALID_IDP_RESPONSE") == true)
+        }
+        // Production without a configured provider: refused, not trusted.
+        let production = TestApp()
+        try await production.run { client in
+            let fixture = try Fixture("signInWithIdp-google-new-user")
+            let reply = try await client.post(fixture.path, fixture.requestBody)
+            #expect(reply.errorMessage == "OPERATION_NOT_ALLOWED : The identity provider google.com is not enabled for this project.")
+            #expect(try await production.store.users(projectID: "demo-project", after: nil, limit: 5).isEmpty)
+        }
+    }
+}
