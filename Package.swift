@@ -59,7 +59,8 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
         // Real third-party servers the tests drive (an SMTP sink, headless Chromium). Linked only by test targets.
-        .target(name: "HearthTestSupport", resources: [.copy("smtp_sink.py")], swiftSettings: swiftSettings),
+        .target(name: "HearthTestSupport", resources: [.copy("smtp_sink.py"), .copy("test_idp.py")],
+                swiftSettings: swiftSettings),
         // Email: templates in the user's language, an SMTP client on SwiftNIO, the outbox delivery worker.
         .target(name: "HearthMail", dependencies: [
             "HearthCore",
@@ -77,8 +78,16 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
         ], swiftSettings: swiftSettings),
+        // Federated sign-in: OIDC ID tokens (discovery, JWKS) and OAuth 2.0 profiles, over async-http-client.
+        .target(name: "HearthFederation", dependencies: [
+            "HearthCore",
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+        ], swiftSettings: swiftSettings),
         .target(name: "HearthServer", dependencies: [
-            "HearthCore", "HearthWire", "HearthMail", "HearthSMS",
+            "HearthCore", "HearthWire", "HearthMail", "HearthSMS", "HearthFederation",
             .product(name: "Mustache", package: "swift-mustache"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

@@ -45,8 +45,10 @@ allow Sources/HearthMail "mail imports HearthCore, templates and NIO only (no ba
   $platform HearthCore Mustache NIOCore NIOPosix NIOSSL Logging
 allow Sources/HearthSMS "SMS imports HearthCore and its HTTP client only (no backend, no server)" \
   $platform HearthCore AsyncHTTPClient Crypto NIOCore NIOHTTP1 NIOFoundationCompat
+allow Sources/HearthFederation "federation imports HearthCore, its HTTP client and jwt-kit only" \
+  $platform HearthCore AsyncHTTPClient JWTKit Crypto NIOCore NIOFoundationCompat
 allow Sources/HearthServer "the server never imports a backend" \
-  $platform HearthCore HearthWire HearthMail HearthSMS Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
+  $platform HearthCore HearthWire HearthMail HearthSMS HearthFederation Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
   Mustache ServiceLifecycle HummingbirdBcrypt
 allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform FoundationNetworking
 allow Sources/HearthPostgresTestSupport "the throwaway PostgreSQL imports its driver only" $platform PostgresNIO Logging

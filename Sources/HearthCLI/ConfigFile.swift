@@ -19,6 +19,7 @@ import HearthSMS
 ///   "sms": { "webhook": { "url": "https://sms.internal/send", "secret": "…" } },
 ///   "mfa": { "state": "ENABLED", "providers": ["PHONE_SMS", "TOTP"], "totpAdjacentIntervals": 1 },
 ///   "testPhoneNumbers": { "+15555550100": "123456" },
+///   "identityProviders": { "google.com": { "enabled": true, "clientId": "….apps.googleusercontent.com" } },
 ///   "projects": { "other-project": { "email": { … } } } }
 /// ```
 struct ConfigFile: Decodable {
@@ -40,6 +41,7 @@ struct ConfigFile: Decodable {
     var email: EmailConfiguration?
     var sms: SMSSection?
     var mfa: MFASettings?
+    var identityProviders: [String: IdentityProviderConfig]?
     var testPhoneNumbers: [String: String]?
     var projects: [String: ProjectSection]?
 
@@ -102,6 +104,7 @@ struct ConfigFile: Decodable {
         if let email { configuration.email = email }
         if let provider = sms?.provider { configuration.sms = provider }
         if let mfa { configuration.mfa = mfa }
+        if let identityProviders { configuration.identityProviders = identityProviders }
         if let testPhoneNumbers { configuration.testPhoneNumbers = testPhoneNumbers }
         for (id, section) in projects ?? [:] {
             if let email = section.email { configuration.projectEmail[id] = email }

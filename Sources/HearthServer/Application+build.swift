@@ -1,4 +1,5 @@
 import HearthCore
+import HearthFederation
 import HearthMail
 import HearthSMS
 import Hummingbird
@@ -25,13 +26,16 @@ public func buildApplication(
         HTTPSMSSender(provider: $0, appName: configuration.emailConfiguration(for: configuration.projectID).appName)
     }
     let services = HearthServices(configuration: configuration, store: store, clock: clock, hashing: hashing,
-                                  logger: logger, mail: mail, sms: sms ?? provider, hashParameters: hashParameters)
+                                  logger: logger, mail: mail, sms: sms ?? provider,
+                                  federation: HTTPIdentityProviderVerifier(store: store, clock: clock),
+                                  hashParameters: hashParameters)
     // The first start creates the project: keys, hash parameters, API key. A configured switch applies to it
     // on every start, so turning email-enumeration protection on or off is a config change and a restart.
     var project = try await services.defaultProject().record
     let stored = project
     if let protection = configuration.emailEnumerationProtection { project.settings.enableImprovedEmailPrivacy = protection }
     if let mfa = configuration.mfa { project.settings.mfa = mfa }
+    if let providers = configuration.identityProviders { project.settings.identityProviders = providers }
     if let numbers = configuration.testPhoneNumbers { project.settings.testPhoneNumbers = numbers.isEmpty ? nil : numbers }
     if project != stored { _ = try await services.projects.update(project) }
     if !configuration.isEmulator, configuration.sms == nil, sms == nil, project.settings.mfa?.providers.contains(.phoneSMS) == true {

@@ -43,6 +43,8 @@ public struct ServerConfiguration: Sendable {
     public var sms: SMSProvider?
     /// Multi-factor settings applied to the served project at every start (`nil`: leave the stored ones).
     public var mfa: MFASettings?
+    /// Identity providers applied to the served project at every start (`nil`: leave the stored ones).
+    public var identityProviders: [String: IdentityProviderConfig]?
     /// Test phone numbers and their fixed codes, applied at every start (`nil`: leave the stored ones).
     public var testPhoneNumbers: [String: String]?
 

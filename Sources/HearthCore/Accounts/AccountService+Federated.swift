@@ -2,7 +2,7 @@ import Foundation
 
 /// What an identity provider asserted about a user, once its credential was verified (an OIDC ID token's claims,
 /// a Graph/GitHub profile, …). Field names follow `signInWithIdp`'s response.
-public struct FederatedAssertion: Sendable, Equatable {
+public struct FederatedAssertion: Sendable, Codable, Equatable {
     public var providerID: String
     /// The provider's stable user id (`sub`, Facebook's or GitHub's numeric id).
     public var rawID: String
@@ -54,6 +54,29 @@ public enum FederatedOutcome: Sendable {
     /// A 200 with `errorMessage` (when the client asked for the credential back): `FEDERATED_USER_ID_ALREADY_LINKED`
     /// or `EMAIL_EXISTS`; the app can sign in with the credential and merge.
     case credentialInUse(code: String)
+}
+
+extension AccountService {
+    /// Keeps a verified assertion for a later `signInWithIdp` with `pendingToken` (after `needConfirmation` or a
+    /// conflict the app resolves), since the IdP's own credential is single use. 10 minutes, single use.
+    public func pendingToken(for assertion: FederatedAssertion, in project: ProjectContext) async throws -> String {
+        let now = clock.now()
+        let token = SecureRandom.token()
+        try await store.insertPending(PendingRecord(
+            digest: storageDigest(token), projectID: project.id, kind: .idpCredential,
+            payload: try RecordCoding.encode(assertion), expiresAt: now + Self.pendingLifetime), now: now)
+        return token
+    }
+
+    /// The assertion behind a `pendingToken`, used up.
+    public func redeemPendingToken(_ token: String, in project: ProjectContext) async throws -> FederatedAssertion {
+        guard token.utf8.count <= 256,
+              let record = try await store.consumePending(projectID: project.id, digest: storageDigest(token)),
+              record.kind == .idpCredential, record.expiresAt > clock.now(),
+              let assertion = try? RecordCoding.decode(FederatedAssertion.self, from: record.payload)
+        else { throw AuthFailure.invalidIDPResponse("INVALID_PENDING_TOKEN") }
+        return assertion
+    }
 }
 
 extension AccountService {

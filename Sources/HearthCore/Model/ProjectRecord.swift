@@ -60,6 +60,9 @@ public struct ProjectSettings: Sendable, Codable, Equatable {
     public var anonymousSignInEnabled: Bool
     /// Multi-factor authentication (`mfa`); off unless configured.
     public var mfa: MFASettings?
+    /// Identity providers by id (`google.com`, `github.com`, `oidc.acme`, …): Firebase's `defaultSupportedIdpConfigs`
+    /// and `oauthIdpConfigs`. A provider not listed, or not enabled, cannot be signed in with.
+    public var identityProviders: [String: IdentityProviderConfig]?
     /// Test phone numbers and their fixed codes (`signIn.phoneNumber.testPhoneNumbers`): no SMS is sent to them.
     public var testPhoneNumbers: [String: String]?
 

@@ -9,21 +9,23 @@ enum FederatedRoutes {
         guard let requestURI = request.requestUri, !requestURI.isEmpty else { throw AuthFailure.missingRequestURI }
         let project = try call.clientProject
         let fields = request.postBodyFields
-        guard let providerID = fields["providerId"], !providerID.isEmpty else {
-            throw AuthFailure.invalidIDPResponse("postBody has no providerId")
-        }
+        let accounts = call.services.accounts
         let assertion: FederatedAssertion
-        if call.configuration.isEmulator, let idToken = fields["id_token"] {
+        if let pending = request.pendingToken, !pending.isEmpty {
+            assertion = try await accounts.redeemPendingToken(pending, in: project)
+        } else if fields["providerId"]?.isEmpty ?? true {
+            throw AuthFailure.invalidIDPResponse("postBody has no providerId")
+        } else if call.configuration.isEmulator, let idToken = fields["id_token"], let providerID = fields["providerId"] {
             assertion = try EmulatorIdPToken.assertion(providerID: providerID, idToken: idToken,
                                                        accessToken: fields["access_token"],
                                                        tokenSecret: fields["oauth_token_secret"])
-        } else if let verifier = call.services.federation {
+        } else if let verifier = call.services.federation, let providerID = fields["providerId"] {
             assertion = try await verifier.assertion(providerID: providerID, fields: fields, requestURI: requestURI,
                                                      project: project)
         } else {
-            throw AuthFailure.providerNotEnabled(providerID)
+            throw AuthFailure.providerNotEnabled(fields["providerId"] ?? "")
         }
-        let outcome = try await call.services.accounts.signInWithIdp(
+        let outcome = try await accounts.signInWithIdp(
             in: project, assertion, idToken: request.idToken, returnIdpCredential: request.returnIdpCredential == true)
         var response = SignInWithIdpResponse(assertion)
         switch outcome {
@@ -37,8 +39,10 @@ enum FederatedRoutes {
             response.needConfirmation = true
             response.localId = existing.localID
             response.verifiedProvider = []
+            if !call.configuration.isEmulator { response.pendingToken = try await accounts.pendingToken(for: assertion, in: project) }
         case .credentialInUse(let code):
             response.errorMessage = code
+            if !call.configuration.isEmulator { response.pendingToken = try await accounts.pendingToken(for: assertion, in: project) }
         }
         return json(response)
     }

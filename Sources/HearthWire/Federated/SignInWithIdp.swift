@@ -69,6 +69,9 @@ public struct SignInWithIdpResponse: Codable, Sendable, Equatable {
     public var needConfirmation: Bool?
     public var verifiedProvider: [String]?
     public var errorMessage: String?
+    /// Production: present with `needConfirmation` or `errorMessage`; `signInWithIdp` with it signs in with the same,
+    /// already verified credential (the IdP's own token is single use).
+    public var pendingToken: String?
     public var localId: String?
     public var idToken: String?
     public var refreshToken: String?

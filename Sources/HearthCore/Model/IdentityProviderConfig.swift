@@ -1,0 +1,33 @@
+import Foundation
+
+/// One identity provider of a project. Built-in providers know their endpoints; every URL can be overridden
+/// (self-hosted IdPs, tests).
+///
+/// ```json
+/// { "google.com": { "enabled": true, "clientId": "123.apps.googleusercontent.com" },
+///   "github.com": { "enabled": true, "clientId": "Iv1.abc", "clientSecret": "…" },
+///   "oidc.acme":  { "enabled": true, "clientId": "hearth", "issuer": "https://login.acme.example" } }
+/// ```
+public struct IdentityProviderConfig: Sendable, Codable, Equatable {
+    public var enabled: Bool
+    /// The OAuth client id: the audience of the provider's ID tokens.
+    public var clientId: String
+    public var clientSecret: String?
+    public var scopes: [String]?
+    /// OIDC issuer; its discovery document (`/.well-known/openid-configuration`) names the key set.
+    public var issuer: String?
+    /// Overrides: the key set, the profile endpoint (Graph's `/me`, GitHub's `/user`, X's `/2/users/me`, OIDC
+    /// userinfo), GitHub's `/user/emails`, and the OAuth endpoints of the redirect flow.
+    public var jwksUri: String?
+    public var userInfoUri: String?
+    public var emailsUri: String?
+    public var authorizationUri: String?
+    public var tokenUri: String?
+
+    public init(enabled: Bool = true, clientId: String, clientSecret: String? = nil, issuer: String? = nil) {
+        self.enabled = enabled
+        self.clientId = clientId
+        self.clientSecret = clientSecret
+        self.issuer = issuer
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// An identity provider for tests: `test_idp.py` in a child process, with keys and ID tokens from authlib (a JOSE
+/// library we did not write). It serves OIDC discovery and JWKS, Graph-, GitHub- and X-like profile endpoints, and a
+/// `/slow` endpoint; tests mint tokens and register access tokens through it.
+///
+/// ```swift
+/// let idp = try await TestIdentityProvider.start()
+/// defer { idp.stop() }
+/// let token = try await idp.mint(["aud": "client", "sub": "u1", "exp": Date().timeIntervalSince1970 + 600])
+/// ```
+public final class TestIdentityProvider: @unchecked Sendable {
+    public let port: Int
+    public var issuer: String { "http://127.0.0.1:\(port)" }
+    private let process: Process
+
+    /// Why it cannot run here (python3 with authlib), or `nil`.
+    public static func unavailableReason() -> String? {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["python3", "-c", "import authlib.jose"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        do { try probe.run() } catch { return "python3 is not installed" }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0 ? nil : "python3 has no authlib (pip install authlib; .ci/run does)"
+    }
+
+    public static func start() async throws -> TestIdentityProvider {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-idp-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        guard let script = Bundle.module.url(forResource: "test_idp", withExtension: "py") else {
+            throw NSError(domain: "TestIdentityProvider", code: 1, userInfo: [NSLocalizedDescriptionKey: "test_idp.py is missing"])
+        }
+        let portFile = directory.appendingPathComponent("port")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, portFile.path]
+        let log = directory.appendingPathComponent("idp.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            if let text = try? String(contentsOf: portFile, encoding: .utf8), let port = Int(text) {
+                return TestIdentityProvider(port: port, process: process)
+            }
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        kill(process.processIdentifier, SIGKILL)
+        throw NSError(domain: "TestIdentityProvider", code: 2, userInfo: [NSLocalizedDescriptionKey:
+            "the test IdP did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")"])
+    }
+
+    private init(port: Int, process: Process) {
+        self.port = port
+        self.process = process
+    }
+
+    deinit { stop() }
+
+    public func stop() {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+
+    /// An ID token with `claims` (`iss` defaults to this issuer), signed with the published key — or, `forged`,
+    /// with another key under the same `kid`.
+    public func mint(_ claims: [String: Any], forged: Bool = false) async throws -> String {
+        let reply = try await post("/mint", ["claims": claims, "forged": forged])
+        guard let token = reply["id_token"] as? String else { throw NSError(domain: "TestIdentityProvider", code: 3) }
+        return token
+    }
+
+    /// Makes `token` an access token whose profile endpoints answer `profile` (and, GitHub-like, `emails`).
+    public func register(accessToken token: String, profile: [String: Any], emails: [[String: Any]] = []) async throws {
+        _ = try await post("/profiles", ["token": token, "profile": profile, "emails": emails])
+    }
+
+    private func post(_ path: String, _ body: [String: Any]) async throws -> [String: Any] {
+        var request = URLRequest(url: URL(string: issuer + path)!)
+        request.httpMethod = "POST"
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+}

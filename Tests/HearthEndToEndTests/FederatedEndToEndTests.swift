@@ -1,0 +1,201 @@
+import Foundation
+import HearthCore
+import HearthServer
+import HearthSQLite
+import HearthTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// `signInWithIdp` in production against an identity provider we did not write the crypto of (authlib keys and
+/// tokens, see `TestIdentityProvider`): OIDC ID tokens checked against its discovery document and JWKS, OAuth 2.0
+/// access tokens checked against Graph- and GitHub-like profile endpoints, the linking rules, and bad credentials.
+@Suite(.enabled(if: TestIdentityProvider.unavailableReason() == nil,
+                "test IdP unavailable: \(TestIdentityProvider.unavailableReason() ?? "")"))
+struct FederatedEndToEndTests {
+    static let apiKey = "idp-test-key"
+    static let clientID = "hearth-client"
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+
+    struct Live: Sendable {
+        let client: any TestClientProtocol
+        let store: SQLiteStore
+        let idp: TestIdentityProvider
+
+        func post(_ path: String, _ body: [String: Any]) async throws -> [String: Any] {
+            let response = try await client.execute(
+                uri: path + "?key=" + FederatedEndToEndTests.apiKey, method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
+            return try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any] ?? [:]
+        }
+
+        func signIn(_ postBody: String, idToken: String? = nil, returnIdpCredential: Bool = false,
+                    pendingToken: String? = nil) async throws -> [String: Any] {
+            var body: [String: Any] = ["requestUri": "http://localhost", "postBody": postBody, "returnSecureToken": true,
+                                       "returnIdpCredential": returnIdpCredential]
+            if let idToken { body["idToken"] = idToken }
+            if let pendingToken { body["pendingToken"] = pendingToken }
+            return try await post("\(FederatedEndToEndTests.v1)/accounts:signInWithIdp", body)
+        }
+
+        func idToken(_ claims: [String: Any], forged: Bool = false) async throws -> String {
+            var all: [String: Any] = ["aud": FederatedEndToEndTests.clientID, "iat": Int(Date().timeIntervalSince1970),
+                                      "exp": Int(Date().timeIntervalSince1970) + 600]
+            all.merge(claims) { _, new in new }
+            return try await idp.mint(all, forged: forged)
+        }
+    }
+
+    static func error(_ reply: [String: Any]) -> String? { (reply["error"] as? [String: Any])?["message"] as? String }
+
+    func withLive(_ body: @escaping @Sendable (Live) async throws -> Void) async throws {
+        let idp = try await TestIdentityProvider.start()
+        defer { idp.stop() }
+        let store = try await SQLiteStore.temporary()
+        try await store.migrate()
+        var configuration = ServerConfiguration(port: 0, projectID: "idp-project", initialAPIKey: Self.apiKey)
+        var google = IdentityProviderConfig(clientId: Self.clientID, issuer: idp.issuer)
+        google.scopes = ["openid", "email"]
+        var facebook = IdentityProviderConfig(clientId: "fb-app")
+        facebook.userInfoUri = idp.issuer + "/graph/me"
+        var github = IdentityProviderConfig(clientId: "gh-app")
+        github.userInfoUri = idp.issuer + "/github/user"
+        github.emailsUri = idp.issuer + "/github/user/emails"
+        var slow = IdentityProviderConfig(clientId: Self.clientID, issuer: idp.issuer)
+        slow.jwksUri = idp.issuer + "/slow"
+        configuration.identityProviders = [
+            "google.com": google, "apple.com": IdentityProviderConfig(clientId: Self.clientID, issuer: idp.issuer),
+            "facebook.com": facebook, "github.com": github, "oidc.slow": slow,
+            "oidc.down": IdentityProviderConfig(clientId: Self.clientID, issuer: "http://127.0.0.1:1"),
+            "microsoft.com": IdentityProviderConfig(enabled: false, clientId: Self.clientID, issuer: idp.issuer),
+        ]
+        configuration.rateLimits.enabled = false
+        let app = try await buildApplication(configuration: configuration, store: store,
+                                             hashing: ThreadPoolWorkRunner(threads: 1), hashParameters: { .generate(memoryCost: 10) })
+        do {
+            try await app.test(.live) { client in try await body(Live(client: client, store: store, idp: idp)) }
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    @Test func oidcIDTokensAreVerifiedAndSingleUse() async throws {
+        try await withLive { live in
+            let token = try await live.idToken(["sub": "g-1", "email": "gina@example.com", "email_verified": true,
+                                                "name": "Gina", "nonce": "raw-nonce"])
+            let first = try await live.signIn("id_token=\(token)&providerId=google.com&nonce=raw-nonce")
+            #expect(first["isNewUser"] as? Bool == true, "\(first)")
+            #expect(first["federatedId"] as? String == "https://accounts.google.com/g-1" && first["emailVerified"] as? Bool == true)
+            let id = try #require(first["localId"] as? String)
+            let replayed = try await live.signIn("id_token=\(token)&providerId=google.com&nonce=raw-nonce")
+            #expect(Self.error(replayed) == "INVALID_IDP_RESPONSE : the id_token was already used")
+
+            let again = try await live.signIn("id_token=\(try await live.idToken(["sub": "g-1", "email": "gina@example.com"]))&providerId=google.com")
+            #expect(again["localId"] as? String == id && again["isNewUser"] == nil, "the same identity, the same localId")
+
+            let bad: [(String, String, String)] = [
+                ("forged", "id_token=\(try await live.idToken(["sub": "g-2"], forged: true))&providerId=google.com", "signature"),
+                ("expired", "id_token=\(try await live.idToken(["sub": "g-2", "exp": Int(Date().timeIntervalSince1970) - 600]))&providerId=google.com", "expired"),
+                ("wrong audience", "id_token=\(try await live.idToken(["sub": "g-2", "aud": "someone-else"]))&providerId=google.com", "another client"),
+                ("wrong issuer", "id_token=\(try await live.idToken(["sub": "g-2", "iss": "https://evil.example"]))&providerId=google.com", "issuer"),
+                ("wrong nonce", "id_token=\(try await live.idToken(["sub": "g-2", "nonce": "a"]))&providerId=google.com&nonce=b", "nonce"),
+                ("unsigned", "id_token=eyJhbGciOiJub25lIn0.eyJzdWIiOiJnLTIifQ.&providerId=google.com", "signed"),
+                ("garbage", "id_token=garbage&providerId=google.com", "JWT"),
+                ("no credential", "providerId=google.com", "id_token or an access_token"),
+            ]
+            for (why, postBody, detail) in bad {
+                let reply = try await live.signIn(postBody)
+                let message = Self.error(reply) ?? ""
+                #expect(message.hasPrefix("INVALID_IDP_RESPONSE") && message.contains(detail), "\(why): \(message)")
+            }
+            for provider in ["microsoft.com", "yahoo.com"] {
+                let reply = try await live.signIn("id_token=\(try await live.idToken(["sub": "x"]))&providerId=\(provider)")
+                #expect(Self.error(reply) == "OPERATION_NOT_ALLOWED : The identity provider \(provider) is not enabled for this project.")
+            }
+            let users = try await live.store.users(projectID: "idp-project", after: nil, limit: 10)
+            #expect(users.count == 1, "no refused credential left an account behind")
+        }
+    }
+
+    @Test func appleHashedNoncesAndTheOneTimeName() async throws {
+        try await withLive { live in
+            let raw = "apple-raw-nonce"
+            let digest = SHA256Hex.of(raw)
+            let token = try await live.idToken(["sub": "apple-1", "email": "a@privaterelay.appleid.com", "email_verified": "true",
+                                                "nonce": digest])
+            let user = #"{"name":{"firstName":"Ada","lastName":"Lovelace"},"email":"a@privaterelay.appleid.com"}"#
+            let reply = try await live.signIn("id_token=\(token)&providerId=apple.com&nonce=\(raw)&user=\(user.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            #expect(reply["displayName"] as? String == "Ada Lovelace" && reply["emailVerified"] as? Bool == true, "\(reply)")
+        }
+    }
+
+    @Test func accessTokensOfGraphAndGitHubLikeAPIs() async throws {
+        try await withLive { live in
+            try await live.idp.register(accessToken: "fb-token", profile: [
+                "id": "fb-1", "name": "Fay", "email": "fay@example.com", "picture": ["data": ["url": "https://pic/fay"]]])
+            let fb = try await live.signIn("access_token=fb-token&providerId=facebook.com")
+            #expect(fb["federatedId"] as? String == "fb-1" && fb["photoUrl"] as? String == "https://pic/fay", "\(fb)")
+            #expect(fb["emailVerified"] as? Bool == false, "Facebook emails count as unverified")
+            #expect(Self.error(try await live.signIn("access_token=stolen&providerId=facebook.com"))?.hasPrefix("INVALID_IDP_RESPONSE") == true)
+
+            try await live.idp.register(accessToken: "gh-token", profile: ["id": 4242, "login": "octo", "name": NSNull(), "email": NSNull()],
+                                        emails: [["email": "old@example.com", "primary": false, "verified": true],
+                                                 ["email": "octo@example.com", "primary": true, "verified": true]])
+            let gh = try await live.signIn("access_token=gh-token&providerId=github.com")
+            #expect(gh["federatedId"] as? String == "4242" && gh["email"] as? String == "octo@example.com"
+                    && gh["emailVerified"] as? Bool == true && gh["screenName"] as? String == "octo", "\(gh)")
+        }
+    }
+
+    @Test func conflictsHandBackAPendingTokenThatCompletesTheMerge() async throws {
+        try await withLive { live in
+            // Dana has a password account; her IdP email is unverified: needConfirmation, then sign in and link.
+            let dana = try await live.post("\(Self.v1)/accounts:signUp", ["email": "dana@example.com", "password": "secret123"])
+            let confirm = try await live.signIn("id_token=\(try await live.idToken(["sub": "g-dana", "email": "dana@example.com", "email_verified": false]))&providerId=google.com")
+            #expect(confirm["needConfirmation"] as? Bool == true && confirm["idToken"] == nil)
+            let pending = try #require(confirm["pendingToken"] as? String)
+            let linked = try await live.signIn("", idToken: dana["idToken"] as? String, pendingToken: pending)
+            #expect(linked["localId"] as? String == dana["localId"] as? String, "\(linked)")
+            let reused = try await live.signIn("", pendingToken: pending)
+            #expect(Self.error(reused)?.contains("INVALID_PENDING_TOKEN") == true, "a pending token is single use")
+
+            // g-dana is now Dana's; another user linking it gets the credential back and merges by signing in with it.
+            let other = try await live.post("\(Self.v1)/accounts:signUp", ["email": "other@example.com", "password": "secret123"])
+            let taken = try await live.signIn("id_token=\(try await live.idToken(["sub": "g-dana"]))&providerId=google.com",
+                                              idToken: other["idToken"] as? String, returnIdpCredential: true)
+            #expect(taken["errorMessage"] as? String == "FEDERATED_USER_ID_ALREADY_LINKED")
+            let merge = try await live.signIn("", pendingToken: try #require(taken["pendingToken"] as? String))
+            #expect(merge["localId"] as? String == dana["localId"] as? String)
+        }
+    }
+
+    @Test func aProviderThatIsDownOrSlowIsAnIdPErrorNotA500() async throws {
+        try await withLive { live in
+            let token = try await live.idToken(["sub": "s-1"])
+            let started = Date()
+            let slow = try await live.signIn("id_token=\(token)&providerId=oidc.slow")
+            #expect(Self.error(slow) == "INVALID_IDP_RESPONSE : the identity provider cannot be reached")
+            #expect(Date().timeIntervalSince(started) < 25, "bounded by the verifier's timeout")
+            let down = try await live.signIn("id_token=\(token)&providerId=oidc.down")
+            #expect(Self.error(down) == "INVALID_IDP_RESPONSE : the identity provider cannot be reached")
+            #expect(try await live.store.users(projectID: "idp-project", after: nil, limit: 10).isEmpty)
+        }
+    }
+}
+
+/// Hex SHA-256 (Apple puts the nonce's hash in its ID token).
+enum SHA256Hex {
+    static func of(_ text: String) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import hashlib,sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())", text]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try? process.run()
+        process.waitUntilExit()
+        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
