@@ -51,18 +51,13 @@ public struct HearthAPI: HTTPResponder {
         let path = request.uri.path
         if request.method == .options { return Self.preflight(request) }
         let segments = path.split(separator: "/")
-        var candidates = exact["/" + segments.joined(separator: "/")] ?? []
-        var parameters: [String: String] = [:]
+        // Exact paths first; otherwise every matching pattern, in table order, each with its own parameters.
+        var candidates = (exact["/" + segments.joined(separator: "/")] ?? []).map { (route: $0, parameters: [String: String]()) }
         if candidates.isEmpty {
-            for route in patterns {
-                if let found = route.match(segments) {
-                    candidates.append(route)
-                    parameters = found
-                }
-            }
+            candidates = patterns.compactMap { route in route.match(segments).map { (route: route, parameters: $0) } }
         }
         guard !candidates.isEmpty else { throw APIError.notFound }
-        guard let route = candidates.first(where: { $0.method == request.method }) else {
+        guard let (route, parameters) = candidates.first(where: { $0.route.method == request.method }) else {
             throw APIError.methodNotAllowed(request.method, path)
         }
 

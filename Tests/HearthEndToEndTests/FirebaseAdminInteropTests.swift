@@ -210,7 +210,18 @@ try:
 except auth.RevokedIdTokenError:
     revoked = True
 auth.delete_users(["user-3", "user-4"])
+created = auth.create_oidc_provider_config("oidc.acme", client_id="hearth", issuer="https://login.acme.example",
+                                           display_name="Acme", enabled=True)
+updated = auth.update_oidc_provider_config("oidc.acme", enabled=False)
+listed = [p.provider_id for p in auth.list_oidc_provider_configs().iterate_all()]
+auth.delete_oidc_provider_config("oidc.acme")
+try:
+    auth.get_oidc_provider_config("oidc.acme")
+    provider_gone = False
+except auth.ConfigurationNotFoundError:
+    provider_gone = True
 print(json.dumps({
+    "oidc": [created.provider_id, created.issuer, created.enabled, updated.enabled, listed, provider_gone],
     "pages": pages, "everyone": everyone, "link": link,
     "decoded": [decoded["uid"], decoded.get("tier"), decoded["firebase"]["sign_in_provider"]],
     "cookie": cookie_claims["uid"], "revoked": revoked,
@@ -229,6 +240,10 @@ print(json.dumps({
             #expect(result["cookie"] as? String == "user-2")
             #expect(result["revoked"] as? Bool == true, "verify_id_token(check_revoked=True) after revoke_refresh_tokens")
             #expect(result["left"] as? [String] == ["user-0", "user-1", "user-2"])
+            let oidc = try #require(result["oidc"] as? [Any])
+            #expect(oidc[0] as? String == "oidc.acme" && oidc[1] as? String == "https://login.acme.example")
+            #expect(oidc[2] as? Bool == true && oidc[3] as? Bool == false && (oidc[4] as? [String]) == ["oidc.acme"])
+            #expect(oidc[5] as? Bool == true, "get after delete raises ConfigurationNotFoundError")
         }
     }
 

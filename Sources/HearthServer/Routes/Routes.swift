@@ -47,6 +47,12 @@ extension HearthAPI {
         routes += .post("\(v1)/projects/{project}:createSessionCookie", access: .admin, to: AdminRoutes.createSessionCookie)
         routes += .get("\(v2)/projects/{project}/config", access: .admin, to: ConfigRoutes.get)
         routes += .route(.patch, "\(v2)/projects/{project}/config", access: .admin, to: ConfigRoutes.patch)
+        // Identity providers: {collection} is defaultSupportedIdpConfigs or oauthIdpConfigs.
+        routes += .get("\(v2)/projects/{project}/{collection}", access: .admin, to: IdpConfigRoutes.list)
+        routes += .post("\(v2)/projects/{project}/{collection}", access: .admin, to: IdpConfigRoutes.create)
+        routes += .get("\(v2)/projects/{project}/{collection}/{idp}", access: .admin, to: IdpConfigRoutes.get)
+        routes += .route(.patch, "\(v2)/projects/{project}/{collection}/{idp}", access: .admin, to: IdpConfigRoutes.patch)
+        routes += .route(.delete, "\(v2)/projects/{project}/{collection}/{idp}", access: .admin, to: IdpConfigRoutes.delete)
         // Secure Token API.
         routes += .post("\(secureToken)/token", to: SecureTokenRoutes.token)
         // Public keys of ID tokens: Google's x509 and JWKS shapes, and the standard well-known path.

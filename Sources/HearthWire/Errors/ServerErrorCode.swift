@@ -80,4 +80,6 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     // Federated sign-in.
     case invalidIdpResponse = "INVALID_IDP_RESPONSE"
     case missingRequestURI = "MISSING_REQUEST_URI"
+    case configurationNotFound = "CONFIGURATION_NOT_FOUND"
+    case duplicateIdpConfig = "DUPLICATE_IDP_CONFIG"
 }

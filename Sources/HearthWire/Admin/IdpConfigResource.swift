@@ -1,0 +1,66 @@
+/// `v2/projects/{id}/defaultSupportedIdpConfigs/{idpId}` and `…/oauthIdpConfigs/{oidc.*}`: one identity provider.
+public struct IdpConfigResource: Codable, Sendable, Equatable {
+    /// `projects/{id}/defaultSupportedIdpConfigs/google.com` or `projects/{id}/oauthIdpConfigs/oidc.acme`.
+    public var name: String?
+    public var enabled: Bool?
+    public var displayName: String?
+    public var clientId: String?
+    public var clientSecret: String?
+    /// OIDC providers only.
+    public var issuer: String?
+    public var responseType: ResponseType?
+
+    public struct ResponseType: Codable, Sendable, Equatable {
+        public var code: Bool?
+        public var idToken: Bool?
+        public init(code: Bool?, idToken: Bool?) {
+            self.code = code
+            self.idToken = idToken
+        }
+    }
+
+    public init(name: String? = nil, enabled: Bool? = nil, clientId: String? = nil) {
+        self.name = name
+        self.enabled = enabled
+        self.clientId = clientId
+    }
+}
+
+extension IdpConfigResource: WireDecodable {
+    public init(wire body: inout WireObject) throws(WireDecodingError) {
+        name = try body.string("name")
+        enabled = try body.bool("enabled")
+        displayName = try body.string("displayName")
+        clientId = try body.string("clientId")
+        clientSecret = try body.string("clientSecret")
+        issuer = try body.string("issuer")
+        if var type = try body.object("responseType") {
+            responseType = ResponseType(code: try type.bool("code"), idToken: try type.bool("idToken"))
+            body.absorb(type)
+        }
+        body.ignore("appleSignInConfig")
+    }
+}
+
+/// A list of provider configs, under the collection's own key.
+public struct IdpConfigList: Encodable, Sendable {
+    public var key: String
+    public var configs: [IdpConfigResource]
+
+    public init(key: String, configs: [IdpConfigResource]) {
+        self.key = key
+        self.configs = configs
+    }
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(configs, forKey: Key(stringValue: key))
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+import HearthCore
+import HTTPTypes
+import Testing
+
+/// The admin identity-provider resources: they are what `signInWithIdp` accepts.
+@Suite struct IdpConfigRoutesTests {
+    static let owner: HTTPFields = [.authorization: "Bearer owner"]
+    static let base = "/identitytoolkit.googleapis.com/v2/projects/demo-project"
+
+    @Test func createReadPatchListAndDeleteProviders() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let created = try await client.post("\(Self.base)/oauthIdpConfigs?oauthIdpConfigId=oidc.acme", [
+                "clientId": "hearth", "issuer": "https://login.acme.example", "enabled": true, "displayName": "Acme",
+                "responseType": ["idToken": true]], key: nil, headers: Self.owner)
+            #expect(created["name"] as? String == "projects/demo-project/oauthIdpConfigs/oidc.acme", "\(created.text)")
+            let duplicate = try await client.post("\(Self.base)/oauthIdpConfigs?oauthIdpConfigId=oidc.acme",
+                                                  ["clientId": "x", "issuer": "https://x.example"], key: nil, headers: Self.owner)
+            #expect(duplicate.errorMessage == "DUPLICATE_IDP_CONFIG")
+            let google = try await client.post("\(Self.base)/defaultSupportedIdpConfigs?idpId=google.com",
+                                               ["clientId": "123.apps.googleusercontent.com", "clientSecret": "s", "enabled": true],
+                                               key: nil, headers: Self.owner)
+            #expect(google["clientSecret"] == nil, "secrets are never read back: \(google.text)")
+            let badID = try await client.post("\(Self.base)/defaultSupportedIdpConfigs?idpId=oidc.nope", ["clientId": "x"],
+                                              key: nil, headers: Self.owner)
+            #expect(badID.errorMessage?.hasPrefix("INVALID_PROVIDER_ID") == true)
+
+            let stored = try #require(try await app.store.project(id: "demo-project"))
+            #expect(stored.settings.identityProviders?["oidc.acme"]?.issuer == "https://login.acme.example")
+            #expect(stored.settings.identityProviders?["google.com"]?.clientSecret == "s")
+
+            let patched = try await client.send(.patch, "\(Self.base)/defaultSupportedIdpConfigs/google.com?updateMask=enabled",
+                                                ["enabled": false], key: nil, headers: Self.owner)
+            #expect(patched["enabled"] as? Bool == false)
+            let list = try await client.send(.get, "\(Self.base)/oauthIdpConfigs", key: nil, headers: Self.owner)
+            #expect((list["oauthIdpConfigs"] as? [[String: Any]])?.count == 1)
+            let fetched = try await client.send(.get, "\(Self.base)/defaultSupportedIdpConfigs/google.com", key: nil, headers: Self.owner)
+            #expect(fetched["clientId"] as? String == "123.apps.googleusercontent.com")
+            let deleted = try await client.send(.delete, "\(Self.base)/oauthIdpConfigs/oidc.acme", key: nil, headers: Self.owner)
+            #expect(deleted.status == 200)
+            let gone = try await client.send(.get, "\(Self.base)/oauthIdpConfigs/oidc.acme", key: nil, headers: Self.owner)
+            #expect(gone.errorMessage == "CONFIGURATION_NOT_FOUND")
+            let config = try await client.send(.get, "\(Self.base)/config", key: nil, headers: Self.owner)
+            #expect(config["signIn"] != nil, "the config resource still answers beside the collections")
+            let nonsense = try await client.send(.get, "\(Self.base)/somethingElse", key: nil, headers: Self.owner)
+            #expect(nonsense.status == 404)
+        }
+    }
+}
