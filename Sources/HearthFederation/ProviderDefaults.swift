@@ -24,3 +24,36 @@ enum ProviderDefaults {
         providerID == "github.com" ? "https://api.github.com/user/emails" : nil
     }
 }
+
+extension ProviderDefaults {
+    static func authorization(_ providerID: String) -> String? {
+        switch providerID {
+        case "google.com": "https://accounts.google.com/o/oauth2/v2/auth"
+        case "apple.com": "https://appleid.apple.com/auth/authorize"
+        case "facebook.com": "https://www.facebook.com/v19.0/dialog/oauth"
+        case "github.com": "https://github.com/login/oauth/authorize"
+        case "twitter.com": "https://twitter.com/i/oauth2/authorize"
+        default: nil
+        }
+    }
+
+    static func token(_ providerID: String) -> String? {
+        switch providerID {
+        case "google.com": "https://oauth2.googleapis.com/token"
+        case "apple.com": "https://appleid.apple.com/auth/token"
+        case "facebook.com": "https://graph.facebook.com/v19.0/oauth/access_token"
+        case "github.com": "https://github.com/login/oauth/access_token"
+        case "twitter.com": "https://api.twitter.com/2/oauth2/token"
+        default: nil
+        }
+    }
+
+    static func scopes(_ providerID: String) -> [String] {
+        switch providerID {
+        case "facebook.com": ["email", "public_profile"]
+        case "github.com": ["read:user", "user:email"]
+        case "twitter.com": ["users.read", "tweet.read"]
+        default: ["openid", "email", "profile"]
+        }
+    }
+}

@@ -19,6 +19,8 @@ public struct HearthServices: Sendable {
     let smsOutbox: EmulatorSMSOutbox?
     /// Verifies IdP credentials for `signInWithIdp`; `nil`: only the emulator's fake tokens (emulator mode).
     let federation: (any IdentityProviderVerifier)?
+    /// Authorization URLs and code exchanges of the redirect flow.
+    let redirects: (any FederatedRedirectProvider)?
     /// The port the server listens on, once it does (links in emails use it when `publicURL` is not set).
     let listeningPort = ListeningPort()
 
@@ -42,13 +44,15 @@ public struct HearthServices: Sendable {
 
     public init(configuration: ServerConfiguration, store: any IdentityStore, clock: any HearthClock,
                 hashing: any BlockingWorkRunner, logger: Logger, mail: OutboxWorker? = nil,
-                sms: (any SMSSender)? = nil, federation: (any IdentityProviderVerifier)? = nil,
+                sms: (any SMSSender)? = nil,
+                federation: (any IdentityProviderVerifier & FederatedRedirectProvider)? = nil,
                 hashParameters: @escaping @Sendable () -> FirebaseScryptParameters = { .generate() }) {
         self.configuration = configuration
         let outbox = configuration.isEmulator ? EmulatorSMSOutbox(logger: logger) : nil
         smsOutbox = outbox
         self.sms = sms ?? outbox ?? UnconfiguredSMSSender()
         self.federation = federation
+        self.redirects = federation
         self.mail = mail
         self.store = store
         self.logger = logger

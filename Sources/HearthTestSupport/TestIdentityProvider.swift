@@ -85,6 +85,22 @@ public final class TestIdentityProvider: @unchecked Sendable {
         _ = try await post("/profiles", ["token": token, "profile": profile, "emails": emails])
     }
 
+    /// The client secret its token endpoint expects.
+    public static let clientSecret = "idp-secret"
+
+    /// Follows an authorization URL as a browser would, for the user `login_hint` names: the URL the IdP sends the
+    /// browser back to (the app's redirect URI with `code` and `state`).
+    public func authorize(_ url: String) async throws -> String {
+        var request = URLRequest(url: URL(string: url)!)
+        request.setValue("application/json", forHTTPHeaderField: "Accept")
+        let (data, _) = try await URLSession.shared.data(for: request)
+        let reply = (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+        guard let location = reply["location"] as? String else {
+            throw NSError(domain: "TestIdentityProvider", code: 4, userInfo: [NSLocalizedDescriptionKey: "\(reply)"])
+        }
+        return location
+    }
+
     private func post(_ path: String, _ body: [String: Any]) async throws -> [String: Any] {
         var request = URLRequest(url: URL(string: issuer + path)!)
         request.httpMethod = "POST"

@@ -5,14 +5,16 @@ It serves an OIDC discovery document and JWKS, a token-minting endpoint for the 
 GitHub-like /github/user and /github/user/emails, an OIDC /userinfo, and a /slow endpoint that never answers in
 time. Usage: python3 test_idp.py PORT_FILE
 """
-import json, sys, time, threading
+import base64, hashlib, json, secrets, sys, time, threading
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
-from urllib.parse import urlparse
+from urllib.parse import urlparse, parse_qs, urlencode
 from authlib.jose import JsonWebKey, jwt
 
 good = JsonWebKey.generate_key("RSA", 2048, is_private=True, options={"kid": "good-key"})
 forger = JsonWebKey.generate_key("RSA", 2048, is_private=True, options={"kid": "good-key"})
 profiles = {}   # access token -> profile (set by the tests through /profiles)
+codes = {}      # authorization code -> what it was issued for
+CLIENT_SECRET = "idp-secret"
 
 class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
@@ -37,6 +39,26 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = urlparse(self.path).path
+        if path == "/authorize":
+            # Signs in, without asking, the user named by login_hint (a custom parameter), and sends the browser
+            # back with a code bound to the client, the redirect URI, the PKCE challenge and the nonce.
+            query = {k: v[0] for k, v in parse_qs(urlparse(self.path).query).items()}
+            if query.get("response_type") != "code" or query.get("code_challenge_method") != "S256":
+                return self.reply(400, {"error": "unsupported_response_type"})
+            sub = query.get("login_hint", "redirect-user")
+            code = secrets.token_urlsafe(24)
+            codes[code] = {"client_id": query.get("client_id"), "redirect_uri": query.get("redirect_uri"),
+                           "challenge": query.get("code_challenge"), "nonce": query.get("nonce"), "sub": sub,
+                           "scope": query.get("scope", ""), "lang": query.get("lang")}
+            location = query["redirect_uri"] + ("&" if "?" in query["redirect_uri"] else "?") + urlencode(
+                {"code": code, "state": query.get("state", "")})
+            if "application/json" in self.headers.get("Accept", ""):
+                return self.reply(200, {"location": location})
+            self.send_response(302)
+            self.send_header("Location", location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if path == "/.well-known/openid-configuration":
             base = self.base()
             return self.reply(200, {"issuer": base, "jwks_uri": base + "/jwks", "userinfo_endpoint": base + "/userinfo",
@@ -60,8 +82,31 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
-        body = json.loads(self.rfile.read(length) or b"{}")
+        raw = self.rfile.read(length)
         path = urlparse(self.path).path
+        if path == "/token":
+            form = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
+            grant = codes.pop(form.get("code", ""), None)
+            if grant is None or form.get("grant_type") != "authorization_code":
+                return self.reply(400, {"error": "invalid_grant"})
+            if form.get("client_id") != grant["client_id"] or form.get("client_secret") != CLIENT_SECRET:
+                return self.reply(401, {"error": "invalid_client"})
+            if form.get("redirect_uri") != grant["redirect_uri"]:
+                return self.reply(400, {"error": "invalid_grant", "error_description": "redirect_uri"})
+            verifier = form.get("code_verifier", "")
+            challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+            if challenge != grant["challenge"]:
+                return self.reply(400, {"error": "invalid_grant", "error_description": "PKCE"})
+            now = int(time.time())
+            claims = {"iss": self.base(), "aud": grant["client_id"], "sub": grant["sub"], "iat": now, "exp": now + 600,
+                      "nonce": grant["nonce"], "email": grant["sub"] + "@idp.example", "email_verified": True,
+                      "name": "Redirect " + grant["sub"], "locale": grant["lang"] or "en"}
+            token = jwt.encode({"alg": "RS256", "kid": "good-key"}, claims, good).decode()
+            access = "at-" + secrets.token_urlsafe(16)
+            profiles[access] = {"profile": {"sub": grant["sub"]}, "emails": []}
+            return self.reply(200, {"access_token": access, "id_token": token, "token_type": "Bearer",
+                                    "expires_in": 3600, "refresh_token": "rt-" + secrets.token_urlsafe(8)})
+        body = json.loads(raw or b"{}")
         if path == "/mint":
             claims = body["claims"]
             claims.setdefault("iss", self.base())

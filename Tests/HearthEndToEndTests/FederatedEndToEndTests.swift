@@ -48,7 +48,7 @@ struct FederatedEndToEndTests {
 
     static func error(_ reply: [String: Any]) -> String? { (reply["error"] as? [String: Any])?["message"] as? String }
 
-    func withLive(_ body: @escaping @Sendable (Live) async throws -> Void) async throws {
+    func withLive(clientSecret: String? = nil, _ body: @escaping @Sendable (Live) async throws -> Void) async throws {
         let idp = try await TestIdentityProvider.start()
         defer { idp.stop() }
         let store = try await SQLiteStore.temporary()
@@ -68,6 +68,7 @@ struct FederatedEndToEndTests {
             "facebook.com": facebook, "github.com": github, "oidc.slow": slow,
             "oidc.down": IdentityProviderConfig(clientId: Self.clientID, issuer: "http://127.0.0.1:1"),
             "microsoft.com": IdentityProviderConfig(enabled: false, clientId: Self.clientID, issuer: idp.issuer),
+            "oidc.acme": IdentityProviderConfig(clientId: Self.clientID, clientSecret: clientSecret, issuer: idp.issuer),
         ]
         configuration.rateLimits.enabled = false
         let app = try await buildApplication(configuration: configuration, store: store,
@@ -197,5 +198,52 @@ enum SHA256Hex {
         process.waitUntilExit()
         return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// The redirect flow: `createAuthUri` with `providerId`, the provider's page, `signInWithIdp` with the URL it
+/// returns to and the `sessionId`; the code is exchanged with PKCE.
+@Suite(.enabled(if: TestIdentityProvider.unavailableReason() == nil,
+                "test IdP unavailable: \(TestIdentityProvider.unavailableReason() ?? "")"))
+struct RedirectFlowEndToEndTests {
+    @Test func authorizationCodeWithPKCEStateAndSingleUseSessions() async throws {
+        try await FederatedEndToEndTests().withLive(clientSecret: TestIdentityProvider.clientSecret) { live in
+            let v1 = FederatedEndToEndTests.v1
+            let start = try await live.post("\(v1)/accounts:createAuthUri", [
+                "providerId": "oidc.acme", "continueUri": "http://localhost/__/auth/handler",
+                "customParameter": ["login_hint": "rita", "lang": "fr"], "oauthScope": "openid,email"])
+            let authURI = try #require(start["authUri"] as? String, "\(start)")
+            let sessionID = try #require(start["sessionId"] as? String)
+            let components = try #require(URLComponents(string: authURI))
+            let query = Dictionary(uniqueKeysWithValues: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+            #expect(query["code_challenge_method"] == "S256" && query["scope"] == "openid email" && query["lang"] == "fr")
+            #expect(query["client_id"] == FederatedEndToEndTests.clientID && query["state"]?.isEmpty == false)
+
+            let returned = try await live.idp.authorize(authURI)
+            let tampered = returned.replacingOccurrences(of: "state=", with: "state=x")
+            let wrongState = try await live.post("\(v1)/accounts:signInWithIdp",
+                                                 ["requestUri": tampered, "sessionId": sessionID, "returnSecureToken": true])
+            #expect(FederatedEndToEndTests.error(wrongState)?.contains("state") == true, "\(wrongState)")
+            // The session was used up by the refused attempt: a state mismatch cannot be retried.
+            let again = try await live.post("\(v1)/accounts:signInWithIdp",
+                                            ["requestUri": returned, "sessionId": sessionID, "returnSecureToken": true])
+            #expect(FederatedEndToEndTests.error(again)?.contains("sessionId") == true)
+
+            // A fresh flow completes.
+            let second = try await live.post("\(v1)/accounts:createAuthUri", [
+                "providerId": "oidc.acme", "continueUri": "http://localhost/__/auth/handler", "customParameter": ["login_hint": "rita"]])
+            let landed = try await live.idp.authorize(try #require(second["authUri"] as? String))
+            let signedIn = try await live.post("\(v1)/accounts:signInWithIdp", [
+                "requestUri": landed, "sessionId": second["sessionId"]!, "returnSecureToken": true, "returnIdpCredential": true])
+            #expect(signedIn["isNewUser"] as? Bool == true)
+            #expect(signedIn["email"] as? String == "rita@idp.example", "\(signedIn)")
+            #expect(signedIn["oauthAccessToken"] is String && signedIn["oauthRefreshToken"] is String)
+            #expect(signedIn["providerId"] as? String == "oidc.acme")
+
+            let unauthorized = try await live.post("\(v1)/accounts:createAuthUri", [
+                "providerId": "oidc.acme", "continueUri": "https://evil.example/steal"])
+            #expect(FederatedEndToEndTests.error(unauthorized)?.hasPrefix("UNAUTHORIZED_DOMAIN") == true,
+                    "codes are only ever sent back to authorized domains")
+        }
     }
 }

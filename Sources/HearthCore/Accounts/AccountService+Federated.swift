@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// What an identity provider asserted about a user, once its credential was verified (an OIDC ID token's claims,
@@ -197,4 +198,67 @@ extension AccountService {
 public protocol IdentityProviderVerifier: Sendable {
     func assertion(providerID: String, fields: [String: String], requestURI: String, project: ProjectContext)
         async throws -> FederatedAssertion
+}
+
+/// A redirect flow in progress (`createAuthUri` with `providerId`): what the return through `requestUri` must match.
+public struct FederatedRedirect: Sendable, Codable, Equatable {
+    public var providerID: String
+    /// Where the provider sends the browser back (`continueUri`); the code exchange repeats it.
+    public var redirectURI: String
+    public var state: String
+    /// PKCE (RFC 7636): the verifier whose S256 challenge went into the authorization URL.
+    public var codeVerifier: String
+    public var nonce: String
+
+    public init(providerID: String, redirectURI: String) {
+        self.providerID = providerID
+        self.redirectURI = redirectURI
+        state = SecureRandom.token(byteCount: 24)
+        codeVerifier = SecureRandom.token(byteCount: 48)
+        nonce = SecureRandom.token(byteCount: 24)
+    }
+
+    /// `code_challenge` for S256.
+    public var codeChallenge: String { Base64URL.encode(SHA256.hash(data: Data(codeVerifier.utf8))) }
+}
+
+/// The redirect flow's HTTP side, implemented with the verifier: where to send the browser, and the code exchange.
+public protocol FederatedRedirectProvider: Sendable {
+    /// The provider's authorization URL for `redirect`, with scopes and custom parameters.
+    func authorizationURL(for redirect: FederatedRedirect, scopes: [String], customParameters: [String: String],
+                          project: ProjectContext) async throws -> String
+    /// Exchanges the authorization `code` (with the PKCE verifier) and verifies what comes back.
+    func exchange(code: String, redirect: FederatedRedirect, project: ProjectContext) async throws -> FederatedAssertion
+}
+
+extension AccountService {
+    /// Starts a redirect flow: a single-use session (10 minutes) behind the returned `sessionId`.
+    public func startRedirect(_ redirect: FederatedRedirect, in project: ProjectContext) async throws -> String {
+        let now = clock.now()
+        let sessionID = SecureRandom.token(byteCount: 24)
+        try await store.insertPending(PendingRecord(
+            digest: storageDigest(sessionID), projectID: project.id, kind: .idpRedirect,
+            payload: try RecordCoding.encode(redirect), expiresAt: now + Self.pendingLifetime), now: now)
+        return sessionID
+    }
+
+    /// Ends a redirect flow: the session is used up; the `state` in `requestURI` must be the session's.
+    public func finishRedirect(sessionID: String, requestURI: String, in project: ProjectContext) async throws
+        -> (redirect: FederatedRedirect, code: String)
+    {
+        guard sessionID.utf8.count <= 256,
+              let record = try await store.consumePending(projectID: project.id, digest: storageDigest(sessionID)),
+              record.kind == .idpRedirect,
+              let redirect = try? RecordCoding.decode(FederatedRedirect.self, from: record.payload)
+        else { throw AuthFailure.invalidIDPResponse("the sessionId is unknown or was already used") }
+        guard record.expiresAt > clock.now() else { throw AuthFailure.sessionExpired }
+        let items = URLComponents(string: requestURI)?.queryItems ?? []
+        func item(_ name: String) -> String? { items.first { $0.name == name }?.value }
+        if let error = item("error") { throw AuthFailure.invalidIDPResponse("the provider refused: \(error)") }
+        guard let state = item("state"), constantTimeEquals(Array(state.utf8), Array(redirect.state.utf8)) else {
+            throw AuthFailure.invalidIDPResponse("the state does not match the session")
+        }
+        guard let code = item("code"), !code.isEmpty else { throw AuthFailure.invalidIDPResponse("requestUri has no code") }
+        return (redirect, code)
+    }
 }

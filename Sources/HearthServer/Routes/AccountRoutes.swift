@@ -107,9 +107,7 @@ enum AccountRoutes {
 
     static func createAuthUri(_ call: Call) async throws -> Response {
         let request = try call.decode(CreateAuthUriRequest.self)
-        if request.providerId != nil {
-            throw APIError.business(.operationNotAllowed, "federated sign-in (providerId) is not supported by this server yet")
-        }
+        if let providerID = request.providerId { return try await FederatedRoutes.createAuthUri(call, request, providerID: providerID) }
         let methods = try await call.services.accounts.signInMethods(
             in: try call.clientProject, identifier: request.identifier, continueURI: request.continueUri)
         return json(CreateAuthUriResponse(

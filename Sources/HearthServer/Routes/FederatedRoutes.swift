@@ -1,3 +1,4 @@
+import Foundation
 import HearthCore
 import HearthWire
 import Hummingbird
@@ -13,6 +14,10 @@ enum FederatedRoutes {
         let assertion: FederatedAssertion
         if let pending = request.pendingToken, !pending.isEmpty {
             assertion = try await accounts.redeemPendingToken(pending, in: project)
+        } else if let sessionID = request.sessionId, !sessionID.isEmpty, requestURI.contains("code=") || requestURI.contains("error=") {
+            let (redirect, code) = try await accounts.finishRedirect(sessionID: sessionID, requestURI: requestURI, in: project)
+            guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(redirect.providerID) }
+            assertion = try await redirects.exchange(code: code, redirect: redirect, project: project)
         } else if fields["providerId"]?.isEmpty ?? true {
             throw AuthFailure.invalidIDPResponse("postBody has no providerId")
         } else if call.configuration.isEmulator, let idToken = fields["id_token"], let providerID = fields["providerId"] {
@@ -44,6 +49,30 @@ enum FederatedRoutes {
             response.errorMessage = code
             if !call.configuration.isEmulator { response.pendingToken = try await accounts.pendingToken(for: assertion, in: project) }
         }
+        return json(response)
+    }
+}
+
+extension FederatedRoutes {
+    /// `createAuthUri` with `providerId`: the provider's authorization URL (state, PKCE, nonce, scopes, custom
+    /// parameters) and the `sessionId` that `signInWithIdp` must bring back with the `requestUri` it lands on.
+    static func createAuthUri(_ call: Call, _ request: CreateAuthUriRequest, providerID: String) async throws -> Response {
+        let project = try call.clientProject
+        guard let continueURI = request.continueUri, !continueURI.isEmpty else { throw AuthFailure.missingContinueURI }
+        guard let host = URL(string: continueURI)?.host, ["http", "https"].contains(URL(string: continueURI)?.scheme ?? "")
+        else { throw AuthFailure.invalidContinueURI }
+        guard call.configuration.authorizedDomains.contains(where: { host == $0 || host.hasSuffix("." + $0) }) else {
+            throw AuthFailure.unauthorizedDomain
+        }
+        guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(providerID) }
+        let redirect = FederatedRedirect(providerID: providerID, redirectURI: continueURI)
+        let scopes = (request.oauthScope ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+        let url = try await redirects.authorizationURL(for: redirect, scopes: scopes,
+                                                       customParameters: request.customParameter ?? [:], project: project)
+        let sessionID = try await call.services.accounts.startRedirect(redirect, in: project)
+        var response = CreateAuthUriResponse(registered: nil, allProviders: nil, signinMethods: nil, sessionId: sessionID)
+        response.authUri = url
+        response.providerId = providerID
         return json(response)
     }
 }

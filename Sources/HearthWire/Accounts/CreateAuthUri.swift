@@ -5,6 +5,9 @@ public struct CreateAuthUriRequest: Codable, Sendable, Equatable {
     public var continueUri: String?
     public var providerId: String?
     public var tenantId: String?
+    /// Redirect flow: extra authorization parameters (`lang`, `prompt`, …) and scopes (comma- or space-separated).
+    public var customParameter: [String: String]?
+    public var oauthScope: String?
 
     public init(identifier: String?, continueUri: String? = "http://localhost", providerId: String? = nil) {
         self.identifier = identifier
@@ -19,8 +22,9 @@ extension CreateAuthUriRequest: WireDecodable {
         continueUri = try body.string("continueUri")
         providerId = try body.string("providerId")
         tenantId = try body.string("tenantId")
-        _ = try body.object("customParameter")
-        body.ignore("openidRealm", "otaApp", "oauthConsumerKey", "oauthScope", "context", "appId", "clientId",
+        customParameter = try body.stringMap("customParameter")
+        oauthScope = try body.string("oauthScope")
+        body.ignore("openidRealm", "otaApp", "oauthConsumerKey", "context", "appId", "clientId",
                     "authFlowType", "sessionId", "hostedDomain")
     }
 }
@@ -33,6 +37,7 @@ public struct CreateAuthUriResponse: Codable, Sendable, Equatable {
     public var signinMethods: [String]?
     public var sessionId: String
     public var authUri: String?
+    public var providerId: String?
 
     public init(registered: Bool?, allProviders: [String]?, signinMethods: [String]?, sessionId: String) {
         self.registered = registered

@@ -148,12 +148,7 @@ extension ProjectConfigPatch: WireDecodable {
             }
             values["signIn.allowDuplicateEmails"] = try signIn.bool("allowDuplicateEmails")
             if var phone = try signIn.object("phoneNumber") {
-                if var numbers = try phone.object("testPhoneNumbers") {
-                    var parsed: [String: String] = [:]
-                    for key in numbers.keys { parsed[key] = try numbers.string(key) }
-                    testPhoneNumbers = parsed
-                    phone.absorb(numbers)
-                }
+                testPhoneNumbers = try phone.stringMap("testPhoneNumbers")
                 phone.ignore("enabled")
                 signIn.absorb(phone)
             }

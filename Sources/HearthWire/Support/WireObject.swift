@@ -140,6 +140,26 @@ public struct WireObject: Sendable {
         }
     }
 
+    /// A JSON object of strings whose keys are data, not field names (`customParameter`, `testPhoneNumbers`): the
+    /// keys are kept exactly as sent.
+    public mutating func stringMap(_ key: String) throws(WireDecodingError) -> [String: String]? {
+        switch value(key) {
+        case nil: return nil
+        case .object(let object):
+            var result: [String: String] = [:]
+            for (name, item) in object {
+                switch item {
+                case .string(let text): result[name] = text
+                case .number(let number): result[name] = Self.format(number)
+                case .bool(let flag): result[name] = flag ? "true" : "false"
+                default: throw .wrongType(path: "\(path)/\(key)/\(name)", expected: "string")
+                }
+            }
+            return result
+        default: throw .wrongType(path: path + "/" + key, expected: "object")
+        }
+    }
+
     /// An array of objects, each read with the same rules.
     public mutating func objects(_ key: String) throws(WireDecodingError) -> [WireObject]? {
         switch value(key) {
