@@ -34,6 +34,13 @@ public struct HearthServices: Sendable {
         return configuration.actionURL(listeningOn: bound == 0 ? configuration.port : bound)
     }
 
+    /// Where browsers reach this server: the public URL, else `http://host:port`.
+    public var publicBaseURL: String {
+        if let url = configuration.publicURL { return url.hasSuffix("/") ? String(url.dropLast()) : url }
+        let bound = listeningPort.value.load(ordering: .relaxed)
+        return "http://\(configuration.host):\(bound == 0 ? configuration.port : bound)"
+    }
+
     /// The base URLs an admin JWT may name as `aud`: the public URL when configured, else this server's address.
     public var adminAudiences: [String] {
         if let url = configuration.publicURL { return [url] }

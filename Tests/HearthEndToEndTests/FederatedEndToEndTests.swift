@@ -247,3 +247,61 @@ struct RedirectFlowEndToEndTests {
         }
     }
 }
+
+/// The hosted `/__/auth/handler` driven by headless Chromium: the browser goes handler → provider → handler → app,
+/// and the app completes the sign-in with the link it received and its secret session id.
+@Suite(.enabled(if: TestIdentityProvider.unavailableReason() == nil && Browser.unavailableReason() == nil,
+                "needs authlib and chromium: \(TestIdentityProvider.unavailableReason() ?? Browser.unavailableReason() ?? "")"))
+struct AuthHandlerBrowserTests {
+    @Test func aBrowserRedirectFlowThroughTheHostedHandler() async throws {
+        try await FederatedEndToEndTests().withLive(clientSecret: TestIdentityProvider.clientSecret) { live in
+            let base = "http://127.0.0.1:\(live.client.port!)"
+            let rawSession = "app-secret-session-\(UUID().uuidString)"
+            let custom = #"{"login_hint":"browser-user"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let landing = "\(base)/landing"
+            let start = "\(base)/__/auth/handler?apiKey=\(FederatedEndToEndTests.apiKey)&providerId=oidc.acme"
+                + "&sessionId=\(storageDigest(rawSession))&eventId=E1&authType=signInWithRedirect"
+                + "&redirectUrl=\(landing.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)&customParameters=\(custom)"
+            let browser = try await Browser.start()
+            defer { browser.stop() }
+            try await browser.open(start)
+            var current = ""
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline {
+                current = try await browser.currentURL()
+                if current.hasPrefix(landing) { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            #expect(current.hasPrefix(landing), "the browser came back to the app: \(current)")
+            let link = try #require(URLComponents(string: current)?.queryItems?.first { $0.name == "link" }?.value)
+            #expect(link.hasPrefix("\(base)/__/auth/handler?") && link.contains("code="))
+
+            let wrongSession = try await live.post("\(FederatedEndToEndTests.v1)/accounts:signInWithIdp",
+                                                   ["requestUri": link, "sessionId": "not-the-app-secret", "returnSecureToken": true])
+            #expect(FederatedEndToEndTests.error(wrongSession)?.hasPrefix("INVALID_IDP_RESPONSE") == true,
+                    "the link alone signs nobody in")
+            let signedIn = try await live.post("\(FederatedEndToEndTests.v1)/accounts:signInWithIdp",
+                                               ["requestUri": link, "sessionId": rawSession, "returnSecureToken": true])
+            #expect(signedIn["email"] as? String == "browser-user@idp.example" && signedIn["idToken"] is String, "\(signedIn)")
+        }
+    }
+
+    @Test func theHandlerRefusesBadStarts() async throws {
+        try await FederatedEndToEndTests().withLive { live in
+            let base = "http://127.0.0.1:\(live.client.port!)"
+            let hash = storageDigest("s")
+            let cases = [
+                "\(base)/__/auth/handler?apiKey=wrong&providerId=oidc.acme&sessionId=\(hash)&redirectUrl=\(base)/x",
+                "\(base)/__/auth/handler?apiKey=\(FederatedEndToEndTests.apiKey)&providerId=oidc.acme&sessionId=\(hash)&redirectUrl=https%3A%2F%2Fevil.example%2F",
+                "\(base)/__/auth/handler?apiKey=\(FederatedEndToEndTests.apiKey)&providerId=yahoo.com&sessionId=\(hash)&redirectUrl=\(base)/x",
+                "\(base)/__/auth/handler?apiKey=\(FederatedEndToEndTests.apiKey)&providerId=oidc.acme&sessionId=short&redirectUrl=\(base)/x",
+                "\(base)/__/auth/handler?code=abc&state=unknown",
+            ]
+            for url in cases {
+                let response = try await live.client.execute(uri: String(url.dropFirst(base.count)), method: .get)
+                #expect(response.status == .badRequest, "\(url): \(response.status)")
+                #expect(response.headers[.location] == nil, "no redirect anywhere")
+            }
+        }
+    }
+}

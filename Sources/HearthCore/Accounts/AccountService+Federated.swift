@@ -234,12 +234,38 @@ public protocol FederatedRedirectProvider: Sendable {
 extension AccountService {
     /// Starts a redirect flow: a single-use session (10 minutes) behind the returned `sessionId`.
     public func startRedirect(_ redirect: FederatedRedirect, in project: ProjectContext) async throws -> String {
-        let now = clock.now()
         let sessionID = SecureRandom.token(byteCount: 24)
-        try await store.insertPending(PendingRecord(
-            digest: storageDigest(sessionID), projectID: project.id, kind: .idpRedirect,
-            payload: try RecordCoding.encode(redirect), expiresAt: now + Self.pendingLifetime), now: now)
+        try await startRedirect(redirect, sessionDigest: storageDigest(sessionID), in: project)
         return sessionID
+    }
+
+    /// The same for a session the client made up and sent hashed (`/__/auth/handler?sessionId=<SHA-256 hex>`, as
+    /// the Firebase SDKs do): the raw id comes back with `signInWithIdp`.
+    public func startRedirect(_ redirect: FederatedRedirect, sessionDigest: String, in project: ProjectContext) async throws {
+        let now = clock.now()
+        guard sessionDigest.utf8.count == 64, sessionDigest.allSatisfy(\.isHexDigit) else {
+            throw AuthFailure.invalidIDPResponse("sessionId must be the SHA-256 (hex) of the client's session id")
+        }
+        try await store.insertPending(PendingRecord(
+            digest: sessionDigest.lowercased(), projectID: project.id, kind: .idpRedirect,
+            payload: try RecordCoding.encode(redirect), expiresAt: now + Self.pendingLifetime), now: now)
+    }
+
+    /// Remembers, by the flow's `state`, where the hosted handler sends the browser once the provider is done.
+    public func rememberReturn(_ target: String, state: String, in project: ProjectContext) async throws {
+        let now = clock.now()
+        try await store.insertPending(PendingRecord(
+            digest: storageDigest("return:" + state), projectID: project.id, kind: .idpReturn, payload: target,
+            expiresAt: now + Self.pendingLifetime), now: now)
+    }
+
+    /// Where to send the browser back for `state` (used up), or `nil`.
+    public func takeReturn(state: String, in project: ProjectContext) async throws -> String? {
+        guard state.utf8.count <= 256,
+              let record = try await store.consumePending(projectID: project.id, digest: storageDigest("return:" + state)),
+              record.kind == .idpReturn, record.expiresAt > clock.now()
+        else { return nil }
+        return record.payload
     }
 
     /// Ends a redirect flow: the session is used up; the `state` in `requestURI` must be the session's.

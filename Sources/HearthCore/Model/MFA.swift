@@ -108,7 +108,7 @@ public struct MFASettings: Sendable, Codable, Equatable {
 /// session, an SMS verification session. `payload` is the kind's JSON.
 public struct PendingRecord: Sendable, Codable, Equatable {
     public enum Kind: String, Sendable, Codable {
-        case mfaPendingCredential, totpEnrollment, phoneVerification, idpCredential, idpRedirect
+        case mfaPendingCredential, totpEnrollment, phoneVerification, idpCredential, idpRedirect, idpReturn
     }
 
     public var digest: String

@@ -64,11 +64,13 @@ extension HearthAPI {
         // The hosted page email links open (emulator mode also serves it under the emulator's own path).
         routes += .get("/__/auth/action", access: .open, to: ActionPage.show)
         routes += .post("/__/auth/action", access: .open, to: ActionPage.submit)
+        routes += .get("/__/auth/handler", access: .open, to: AuthHandler.show)
         // Emulator control, only in emulator mode (404 in production).
         if emulator {
             routes += .get("/", access: .open, to: EmulatorRoutes.root)
             routes += .get("/emulator/action", access: .open, to: ActionPage.show)
             routes += .post("/emulator/action", access: .open, to: ActionPage.submit)
+            routes += .get("/emulator/auth/handler", access: .open, to: AuthHandler.show)
             routes += .route(.delete, "/emulator/v1/projects/{project}/accounts", access: .open, to: EmulatorRoutes.resetAccounts)
             routes += .get("/emulator/v1/projects/{project}/config", access: .open, to: EmulatorRoutes.config)
             routes += .get("/emulator/v1/projects/{project}/oobCodes", access: .open, to: EmulatorRoutes.oobCodes)

@@ -1,0 +1,117 @@
+import Foundation
+import HearthCore
+import Hummingbird
+
+/// The hosted OAuth redirect helper, `/__/auth/handler` (and `/emulator/auth/handler` in emulator mode): what
+/// `OAuthProvider.getCredentialWith` and `signInWithRedirect` open so that the app never talks to the IdP itself.
+///
+/// 1. The SDK opens it with `apiKey`, `providerId`, `sessionId` (SHA-256 hex of a secret it keeps), `eventId`,
+///    `authType`, optional `scopes` and `customParameters` (JSON), and where to come back: `redirectUrl` (web, an
+///    authorized domain) or `appId` (`app-<appId>://firebaseauth/link`, as the iOS SDK expects).
+/// 2. The handler starts the authorization-code flow (state, PKCE, nonce) with itself as the redirect URI and sends
+///    the browser to the provider.
+/// 3. The provider sends the browser back here with `code` and `state`; the handler forwards that URL as `link` to the
+///    app, which calls `signInWithIdp` with it as `requestUri` and its raw session id as `sessionId`.
+///
+/// Nothing secret crosses the page: the code is useless without the session id the app never sent.
+enum AuthHandler {
+    static func show(_ call: Call) async throws -> Response {
+        let query = Dictionary(call.request.uri.queryParameters.map { (String($0.key), String($0.value)) },
+                               uniquingKeysWith: { first, _ in first })
+        do {
+            if let state = query["state"], query["code"] != nil || query["error"] != nil {
+                return try await finish(call, query: query, state: state)
+            }
+            return try await start(call, query: query)
+        } catch let failure as AuthFailure {
+            return page("Sign-in could not continue", detail: failure.apiError.envelope.error.message, status: .badRequest)
+        } catch let error as APIError {
+            return page("Sign-in could not continue", detail: error.envelope.error.message, status: error.status)
+        }
+    }
+
+    static func start(_ call: Call, query: [String: String]) async throws -> Response {
+        let project = try await call.services.defaultProject()
+        if !call.configuration.isEmulator {
+            guard let key = query["apiKey"],
+                  project.record.apiKeys.contains(where: { constantTimeEquals(Array($0.utf8), Array(key.utf8)) })
+            else { throw APIError.invalidAPIKey }
+        }
+        guard let providerID = query["providerId"], !providerID.isEmpty else { throw AuthFailure.invalidArgument("providerId is missing") }
+        guard let sessionDigest = query["sessionId"] else { throw AuthFailure.missingSessionInfo }
+        let target = try returnTarget(query, call: call)
+        guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(providerID) }
+        let handlerURL = call.services.publicBaseURL + call.request.uri.path
+        let redirect = FederatedRedirect(providerID: providerID, redirectURI: handlerURL)
+        let custom = query["customParameters"].flatMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String]
+        } ?? [:]
+        var parameters = custom
+        if let language = query["hl"], parameters["hl"] == nil, parameters["lang"] == nil { parameters["hl"] = language }
+        let scopes = (query["scopes"] ?? "").split(separator: ",").map(String.init)
+        let url = try await redirects.authorizationURL(for: redirect, scopes: scopes, customParameters: parameters,
+                                                       project: project)
+        try await call.services.accounts.startRedirect(redirect, sessionDigest: sessionDigest, in: project)
+        try await call.services.accounts.rememberReturn(target, state: redirect.state, in: project)
+        return found(url)
+    }
+
+    static func finish(_ call: Call, query: [String: String], state: String) async throws -> Response {
+        let project = try await call.services.defaultProject()
+        guard let target = try await call.services.accounts.takeReturn(state: state, in: project) else {
+            throw AuthFailure.invalidIDPResponse("this sign-in has expired or was already completed; start again")
+        }
+        let link = call.services.publicBaseURL + call.request.uri.description
+        let encoded = link.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        if target.hasPrefix("web:") {
+            let base = String(target.dropFirst(4))
+            return found(base + (base.contains("?") ? "&" : "?") + "link=" + encoded)
+        }
+        // The iOS SDK's callback: app-<appId>://firebaseauth/link?deep_link_id=<…/__/auth/callback?…&link=…>.
+        let parts = target.dropFirst(4).split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
+        let scheme = String(parts[0])
+        let eventID = parts.count > 1 ? String(parts[1]) : ""
+        let authType = parts.count > 2 ? String(parts[2]) : "signInWithRedirect"
+        let callback = call.services.publicBaseURL + "/__/auth/callback?authType=" + authType + "&eventId=" + eventID
+            + "&link=" + encoded
+        return found(scheme + "://firebaseauth/link?deep_link_id="
+                     + (callback.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+    }
+
+    /// Where the browser goes at the end: `web:<redirectUrl>` (authorized domains only) or
+    /// `app:<scheme>|<eventId>|<authType>` for an app's custom scheme.
+    static func returnTarget(_ query: [String: String], call: Call) throws -> String {
+        if let redirect = query["redirectUrl"] {
+            guard let url = URL(string: redirect), ["http", "https"].contains(url.scheme ?? ""), let host = url.host,
+                  call.configuration.authorizedDomains.contains(where: { host == $0 || host.hasSuffix("." + $0) })
+            else { throw AuthFailure.unauthorizedDomain }
+            return "web:" + redirect
+        }
+        guard let appID = query["appId"], !appID.isEmpty,
+              appID.allSatisfy({ $0.isLetter || $0.isNumber || $0 == ":" || $0 == "-" || $0 == "." })
+        else { throw AuthFailure.invalidArgument("redirectUrl or appId is required") }
+        let eventID = (query["eventId"] ?? "").filter { $0.isLetter || $0.isNumber || $0 == "-" }
+        let authType = (query["authType"] ?? "signInWithRedirect").filter(\.isLetter)
+        return "app:app-" + appID.replacingOccurrences(of: ":", with: "-") + "|" + eventID + "|" + authType
+    }
+
+    static func found(_ location: String) -> Response {
+        var headers: HTTPFields = [.location: location]
+        Page.secure(&headers)
+        return Response(status: .found, headers: headers)
+    }
+
+    static func page(_ title: String, detail: String, status: HTTPResponse.Status) -> Response {
+        let escape = { (text: String) in
+            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        }
+        let html = """
+            <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title></head>
+            <body><h1>\(escape(title))</h1><p>\(escape(detail))</p></body></html>
+            """
+        var headers: HTTPFields = [.contentType: "text/html; charset=utf-8"]
+        Page.secure(&headers)
+        return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+    }
+}
