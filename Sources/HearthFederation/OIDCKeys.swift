@@ -42,6 +42,11 @@ actor OIDCKeys {
         guard let document = try? JSONDecoder().decode(Discovery.self, from: data) else {
             throw AuthFailure.invalidIDPResponse("the provider's discovery document at \(url) is not valid")
         }
+        // OIDC Discovery §4.3: the document must name the issuer it was fetched for (no mix-up between providers).
+        let trimmed = { (text: String) in text.hasSuffix("/") ? String(text.dropLast()) : text }
+        guard trimmed(document.issuer) == trimmed(issuer) || issuer.contains("/common/") else {
+            throw AuthFailure.invalidIDPResponse("the discovery document names issuer \(document.issuer), not \(issuer)")
+        }
         discoveries[issuer] = (document, now.addingTimeInterval(maxAge ?? 3600))
         return document
     }

@@ -64,7 +64,7 @@ extension HTTPIdentityProviderVerifier: FederatedRedirectProvider {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "Accept", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: Self.form(form)))
+        request.body = .bytes(ByteBuffer(string: FormEncoding.encode(form)))
         let response: HTTPClientResponse
         do {
             response = try await http.execute(request, timeout: timeout)
@@ -90,13 +90,5 @@ extension HTTPIdentityProviderVerifier: FederatedRedirectProvider {
         assertion.oauthRefreshToken = tokens["refresh_token"] as? String
         assertion.oauthExpiresIn = (tokens["expires_in"] as? NSNumber)?.intValue
         return assertion
-    }
-
-    static func form(_ fields: [String: String]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return fields.sorted { $0.key < $1.key }
-            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
-            .joined(separator: "&")
     }
 }

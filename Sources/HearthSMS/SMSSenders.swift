@@ -53,7 +53,7 @@ public struct HTTPSMSSender: SMSSender {
             }
         case .twilio(let sid, let token, let from, let baseURL):
             request = HTTPClientRequest(url: "\(baseURL)/2010-04-01/Accounts/\(sid)/Messages.json")
-            body = Data(Self.form(["To": message.phoneNumber, "From": from, "Body": text]).utf8)
+            body = Data(FormEncoding.encode(["To": message.phoneNumber, "From": from, "Body": text]).utf8)
             request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
             request.headers.add(name: "Authorization", value: "Basic " + Data("\(sid):\(token)".utf8).base64EncodedString())
         }
@@ -69,13 +69,5 @@ public struct HTTPSMSSender: SMSSender {
         guard (200..<300).contains(response.status.code) else {
             throw SMSDeliveryFailure(reason: "the SMS provider answered \(response.status.code)")
         }
-    }
-
-    static func form(_ fields: [String: String]) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return fields.sorted { $0.key < $1.key }
-            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")" }
-            .joined(separator: "&")
     }
 }
