@@ -49,8 +49,8 @@ public struct HTTPIdentityProviderVerifier: IdentityProviderVerifier {
             return assertion
         }
         if let accessToken = fields["access_token"], !accessToken.isEmpty {
-            if fields["oauth_token_secret"] != nil {
-                throw AuthFailure.invalidIDPResponse("OAuth 1.0a credentials (oauth_token_secret) are not supported yet; use X's OAuth 2.0")
+            if let secret = fields["oauth_token_secret"], !secret.isEmpty {
+                return try await twitterOAuth1(token: accessToken, secret: secret, config: config)
             }
             return try await profile(accessToken: accessToken, providerID: providerID, config: config)
         }
@@ -216,9 +216,38 @@ public struct HTTPIdentityProviderVerifier: IdentityProviderVerifier {
         return assertion
     }
 
+    // MARK: OAuth 1.0a (twitter.com)
+
+    /// Twitter's `oauth_token` + `oauth_token_secret`: `verify_credentials`, signed with the app's consumer key and
+    /// secret (the configured client id and secret) and the user's token.
+    func twitterOAuth1(token: String, secret: String, config: IdentityProviderConfig) async throws -> FederatedAssertion {
+        guard let consumerSecret = config.clientSecret else {
+            throw AuthFailure.invalidIDPResponse("twitter.com needs its API key and secret (clientId, clientSecret) for OAuth 1.0a")
+        }
+        let url = config.userInfoUri ?? "https://api.twitter.com/1.1/account/verify_credentials.json?include_email=true&skip_status=true"
+        let header = OAuth1.authorization(method: "GET", url: url, consumerKey: config.clientId,
+                                          consumerSecret: consumerSecret, token: token, tokenSecret: secret)
+        let data = try await get(url, authorization: header)
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let id = object["id_str"] as? String ?? (object["id"] as? NSNumber)?.stringValue
+        else { throw AuthFailure.invalidIDPResponse("the profile has no id") }
+        var assertion = FederatedAssertion(providerID: "twitter.com", rawID: id, email: object["email"] as? String,
+                                           emailVerified: false, displayName: object["name"] as? String,
+                                           photoURL: object["profile_image_url_https"] as? String,
+                                           rawUserInfo: String(decoding: data, as: UTF8.self))
+        assertion.screenName = object["screen_name"] as? String
+        assertion.oauthAccessToken = token
+        assertion.oauthTokenSecret = secret
+        return assertion
+    }
+
     func get(_ url: String, token: String) async throws -> Data {
+        try await get(url, authorization: "Bearer " + token)
+    }
+
+    func get(_ url: String, authorization: String) async throws -> Data {
         var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "Authorization", value: "Bearer " + token)
+        request.headers.add(name: "Authorization", value: authorization)
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "User-Agent", value: "Hearth")
         let response: HTTPClientResponse

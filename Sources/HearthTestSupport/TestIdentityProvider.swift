@@ -85,6 +85,27 @@ public final class TestIdentityProvider: @unchecked Sendable {
         _ = try await post("/profiles", ["token": token, "profile": profile, "emails": emails])
     }
 
+    /// The OAuth 1.0a consumer its `verify_credentials` accepts (signatures checked by oauthlib).
+    public static let consumerKey = "twitter-consumer-key-0001"
+    public static let consumerSecret = "twitter-consumer-secret"
+
+    /// Whether the OAuth 1.0a endpoint runs (python3 has oauthlib).
+    public static var hasOAuth1: Bool {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["python3", "-c", "import oauthlib.oauth1"]
+        probe.standardOutput = FileHandle.nullDevice
+        probe.standardError = FileHandle.nullDevice
+        guard (try? probe.run()) != nil else { return false }
+        probe.waitUntilExit()
+        return probe.terminationStatus == 0
+    }
+
+    /// Makes `token`/`secret` an OAuth 1.0a access token whose `verify_credentials` answers `profile`.
+    public func register(oauth1Token token: String, secret: String, profile: [String: Any]) async throws {
+        _ = try await post("/oauth1-tokens", ["token": token, "secret": secret, "profile": profile])
+    }
+
     /// The client secret its token endpoint expects.
     public static let clientSecret = "idp-secret"
 

@@ -10,6 +10,41 @@ from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from urllib.parse import urlparse, parse_qs, urlencode
 from authlib.jose import JsonWebKey, jwt
 
+try:
+    from oauthlib.oauth1 import RequestValidator, ResourceEndpoint
+except ImportError:  # the OAuth 1.0a endpoint is then absent; its tests say they are skipped
+    RequestValidator = object
+    ResourceEndpoint = None
+
+# OAuth 1.0a (Twitter's API v1.1 style): signatures are checked by oauthlib, not by us.
+CONSUMER_KEY, CONSUMER_SECRET = "twitter-consumer-key-0001", "twitter-consumer-secret"
+oauth1_tokens = {}  # access token -> (secret, profile)
+
+class Validator(RequestValidator):
+    enforce_ssl = False
+    client_key_length = (10, 64)
+    access_token_length = (10, 64)
+    nonce_length = (8, 64)
+    safe_characters = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_")
+    dummy_client = "dummy-client-key-0000"
+    dummy_access_token = "dummy-access-token-00"
+    seen = set()
+    def check_client_key(self, key): return True
+    def check_access_token(self, token): return True
+    def check_nonce(self, nonce): return True
+    def validate_client_key(self, key, request): return key == CONSUMER_KEY
+    def get_client_secret(self, key, request): return CONSUMER_SECRET
+    def validate_access_token(self, key, token, request): return token in oauth1_tokens
+    def get_access_token_secret(self, key, token, request): return oauth1_tokens.get(token, ("dummy-secret", None))[0]
+    def validate_realms(self, *args, **kwargs): return True
+    def validate_timestamp_and_nonce(self, key, timestamp, nonce, request, request_token=None, access_token=None):
+        if (nonce, timestamp) in self.seen:
+            return False
+        self.seen.add((nonce, timestamp))
+        return True
+
+resource = ResourceEndpoint(Validator()) if ResourceEndpoint else None
+
 good = JsonWebKey.generate_key("RSA", 2048, is_private=True, options={"kid": "good-key"})
 forger = JsonWebKey.generate_key("RSA", 2048, is_private=True, options={"kid": "good-key"})
 profiles = {}   # access token -> profile (set by the tests through /profiles)
@@ -69,6 +104,13 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/slow":
             time.sleep(30)
             return self.reply(200, {})
+        if path == "/1.1/account/verify_credentials.json" and resource is not None:
+            uri = self.base() + self.path
+            valid, request = resource.validate_protected_resource_request(
+                uri, http_method="GET", headers={"Authorization": self.headers.get("Authorization", "")})
+            if not valid:
+                return self.reply(401, {"errors": [{"code": 32, "message": "Could not authenticate you."}]})
+            return self.reply(200, oauth1_tokens[request.resource_owner_key][1])
         profile = profiles.get(self.bearer() or "")
         if path in ("/graph/me", "/github/user", "/userinfo", "/x/users/me"):
             if profile is None:
@@ -114,6 +156,9 @@ class Handler(BaseHTTPRequestHandler):
             header = {"alg": body.get("alg", "RS256"), "kid": "good-key"}
             token = jwt.encode(header, claims, key).decode()
             return self.reply(200, {"id_token": token})
+        if path == "/oauth1-tokens":
+            oauth1_tokens[body["token"]] = (body["secret"], body["profile"])
+            return self.reply(200, {})
         if path == "/profiles":
             profiles[body["token"]] = {"profile": body["profile"], "emails": body.get("emails", [])}
             return self.reply(200, {})

@@ -61,6 +61,9 @@ struct FederatedEndToEndTests {
         var github = IdentityProviderConfig(clientId: "gh-app")
         github.userInfoUri = idp.issuer + "/github/user"
         github.emailsUri = idp.issuer + "/github/user/emails"
+        var twitter = IdentityProviderConfig(clientId: TestIdentityProvider.consumerKey,
+                                             clientSecret: TestIdentityProvider.consumerSecret)
+        twitter.userInfoUri = idp.issuer + "/1.1/account/verify_credentials.json?include_email=true&skip_status=true"
         var slow = IdentityProviderConfig(clientId: Self.clientID, issuer: idp.issuer)
         slow.jwksUri = idp.issuer + "/slow"
         configuration.identityProviders = [
@@ -69,6 +72,7 @@ struct FederatedEndToEndTests {
             "oidc.down": IdentityProviderConfig(clientId: Self.clientID, issuer: "http://127.0.0.1:1"),
             "microsoft.com": IdentityProviderConfig(enabled: false, clientId: Self.clientID, issuer: idp.issuer),
             "oidc.acme": IdentityProviderConfig(clientId: Self.clientID, clientSecret: clientSecret, issuer: idp.issuer),
+            "twitter.com": twitter,
         ]
         configuration.rateLimits.enabled = false
         let app = try await buildApplication(configuration: configuration, store: store,
@@ -147,6 +151,21 @@ struct FederatedEndToEndTests {
             let gh = try await live.signIn("access_token=gh-token&providerId=github.com")
             #expect(gh["federatedId"] as? String == "4242" && gh["email"] as? String == "octo@example.com"
                     && gh["emailVerified"] as? Bool == true && gh["screenName"] as? String == "octo", "\(gh)")
+        }
+    }
+
+    @Test(.enabled(if: TestIdentityProvider.hasOAuth1, "oauthlib unavailable"))
+    func twitterOAuth1CredentialsAreCheckedByTheProvider() async throws {
+        try await withLive { live in
+            try await live.idp.register(oauth1Token: "user-token-0001", secret: "user-token-secret", profile: [
+                "id_str": "tw-777", "name": "Tweety Bird", "screen_name": "tweety", "email": "tweety@example.com",
+                "profile_image_url_https": "https://pic/tweety"])
+            let signedIn = try await live.signIn("access_token=user-token-0001&oauth_token_secret=user-token-secret&providerId=twitter.com",
+                                                 returnIdpCredential: true)
+            #expect(signedIn["federatedId"] as? String == "tw-777" && signedIn["screenName"] as? String == "tweety", "\(signedIn)")
+            #expect(signedIn["oauthTokenSecret"] as? String == "user-token-secret" && signedIn["idToken"] is String)
+            let wrongSecret = try await live.signIn("access_token=user-token-0001&oauth_token_secret=guessed&providerId=twitter.com")
+            #expect(Self.error(wrongSecret)?.hasPrefix("INVALID_IDP_RESPONSE") == true, "oauthlib refuses the signature")
         }
     }
 
