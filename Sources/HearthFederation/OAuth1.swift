@@ -10,14 +10,18 @@ import HearthCore
 ///                                   token: token, tokenSecret: tokenSecret)
 /// ```
 enum OAuth1 {
+    /// The `Authorization` header for one request. `token` is empty when asking for a request token; `extra` adds
+    /// protocol parameters (`oauth_callback`, `oauth_verifier`).
     static func authorization(method: String, url: String, consumerKey: String, consumerSecret: String,
-                              token: String, tokenSecret: String, nonce: String = SecureRandom.token(byteCount: 16),
+                              token: String, tokenSecret: String, extra: [String: String] = [:],
+                              nonce: String = SecureRandom.token(byteCount: 16),
                               timestamp: Int = Int(Date().timeIntervalSince1970)) -> String {
         var oauth: [String: String] = [
             "oauth_consumer_key": consumerKey, "oauth_nonce": nonce.filter { $0.isLetter || $0.isNumber },
-            "oauth_signature_method": "HMAC-SHA1", "oauth_timestamp": String(timestamp), "oauth_token": token,
-            "oauth_version": "1.0",
+            "oauth_signature_method": "HMAC-SHA1", "oauth_timestamp": String(timestamp), "oauth_version": "1.0",
         ]
+        if !token.isEmpty { oauth["oauth_token"] = token }
+        oauth.merge(extra) { _, new in new }
         let components = URLComponents(string: url)
         var parameters = (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }
         parameters += oauth.map { ($0.key, $0.value) }

@@ -16,9 +16,12 @@ extension HTTPIdentityProviderVerifier: FederatedRedirectProvider {
         return config
     }
 
-    public func authorizationURL(for redirect: FederatedRedirect, scopes: [String], customParameters: [String: String],
-                                 project: ProjectContext) async throws -> String {
+    public func authorize(_ redirect: FederatedRedirect, scopes: [String], customParameters: [String: String],
+                          project: ProjectContext) async throws -> (url: String, redirect: FederatedRedirect) {
         let config = try enabledConfig(redirect.providerID, project: project)
+        if redirect.providerID == "twitter.com" {
+            return try await twitterRequestToken(redirect, config: config, customParameters: customParameters)
+        }
         var endpoint = config.authorizationUri ?? ProviderDefaults.authorization(redirect.providerID)
         if endpoint == nil || config.issuer != nil, config.authorizationUri == nil,
            let issuer = config.issuer ?? ProviderDefaults.issuer(redirect.providerID) {
@@ -44,13 +47,17 @@ extension HTTPIdentityProviderVerifier: FederatedRedirectProvider {
         }
         components.queryItems = items
         guard let url = components.url?.absoluteString else { throw AuthFailure.invalidIDPResponse("bad authorization URL") }
-        return url
+        return (url, redirect)
     }
 
     public func exchange(code: String, redirect: FederatedRedirect, project: ProjectContext) async throws
         -> FederatedAssertion
     {
         let config = try enabledConfig(redirect.providerID, project: project)
+        if let requestToken = redirect.oauth1Token, let requestSecret = redirect.oauth1Secret {
+            return try await twitterAccessToken(verifier: code, requestToken: requestToken, requestSecret: requestSecret,
+                                                config: config)
+        }
         var endpoint = config.tokenUri ?? ProviderDefaults.token(redirect.providerID)
         if config.tokenUri == nil, config.issuer != nil || endpoint == nil,
            let issuer = config.issuer ?? ProviderDefaults.issuer(redirect.providerID) {
@@ -90,5 +97,76 @@ extension HTTPIdentityProviderVerifier: FederatedRedirectProvider {
         assertion.oauthRefreshToken = tokens["refresh_token"] as? String
         assertion.oauthExpiresIn = (tokens["expires_in"] as? NSNumber)?.intValue
         return assertion
+    }
+}
+
+/// Twitter's three-legged OAuth 1.0a: a request token before the browser leaves (its callback carries our `state`),
+/// then the verifier exchanged for the user's token and secret.
+extension HTTPIdentityProviderVerifier {
+    func twitterRequestToken(_ redirect: FederatedRedirect, config: IdentityProviderConfig,
+                             customParameters: [String: String]) async throws -> (url: String, redirect: FederatedRedirect) {
+        guard let secret = config.clientSecret else {
+            throw AuthFailure.invalidIDPResponse("twitter.com needs its API key and secret (clientId, clientSecret)")
+        }
+        var callback = URLComponents(string: redirect.redirectURI)
+        let existing = callback?.queryItems ?? []
+        callback?.queryItems = existing + [URLQueryItem(name: "state", value: redirect.state)]
+        let callbackURL = callback?.string ?? redirect.redirectURI
+        let url = config.requestTokenUri ?? "https://api.twitter.com/oauth/request_token"
+        let header = OAuth1.authorization(method: "POST", url: url, consumerKey: config.clientId, consumerSecret: secret,
+                                          token: "", tokenSecret: "", extra: ["oauth_callback": callbackURL])
+        let fields = try await postOAuth1(url, authorization: header)
+        guard let token = fields["oauth_token"], let tokenSecret = fields["oauth_token_secret"],
+              fields["oauth_callback_confirmed"] == "true"
+        else { throw AuthFailure.invalidIDPResponse("twitter.com did not issue a request token") }
+        var kept = redirect
+        kept.oauth1Token = token
+        kept.oauth1Secret = tokenSecret
+        var authorize = URLComponents(string: config.authorizationUri ?? "https://api.twitter.com/oauth/authenticate")
+        var items = [URLQueryItem(name: "oauth_token", value: token)]
+        if let language = customParameters["lang"] { items.append(URLQueryItem(name: "lang", value: language)) }
+        authorize?.queryItems = items
+        guard let authorizeURL = authorize?.string else { throw AuthFailure.invalidIDPResponse("bad authorization URL") }
+        return (authorizeURL, kept)
+    }
+
+    func twitterAccessToken(verifier: String, requestToken: String, requestSecret: String,
+                            config: IdentityProviderConfig) async throws -> FederatedAssertion {
+        guard let secret = config.clientSecret else {
+            throw AuthFailure.invalidIDPResponse("twitter.com needs its API key and secret (clientId, clientSecret)")
+        }
+        let url = config.tokenUri ?? "https://api.twitter.com/oauth/access_token"
+        let header = OAuth1.authorization(method: "POST", url: url, consumerKey: config.clientId, consumerSecret: secret,
+                                          token: requestToken, tokenSecret: requestSecret,
+                                          extra: ["oauth_verifier": verifier])
+        let fields = try await postOAuth1(url, authorization: header)
+        guard let token = fields["oauth_token"], let tokenSecret = fields["oauth_token_secret"] else {
+            throw AuthFailure.invalidIDPResponse("twitter.com refused the verifier")
+        }
+        return try await twitterOAuth1(token: token, secret: tokenSecret, config: config)
+    }
+
+    /// A signed POST whose answer is form-encoded.
+    func postOAuth1(_ url: String, authorization: String) async throws -> [String: String] {
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Authorization", value: authorization)
+        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
+        let response: HTTPClientResponse
+        do {
+            response = try await http.execute(request, timeout: timeout)
+        } catch {
+            throw AuthFailure.invalidIDPResponse("the identity provider cannot be reached")
+        }
+        let body = String(buffer: try await response.body.collect(upTo: 64 * 1024))
+        guard response.status == .ok else {
+            throw AuthFailure.invalidIDPResponse("twitter.com refused the request (\(response.status.code))")
+        }
+        var fields: [String: String] = [:]
+        for pair in body.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1).map { String($0).removingPercentEncoding ?? String($0) }
+            if parts.count == 2 { fields[parts[0]] = parts[1] }
+        }
+        return fields
     }
 }

@@ -11,14 +11,17 @@ from urllib.parse import urlparse, parse_qs, urlencode
 from authlib.jose import JsonWebKey, jwt
 
 try:
-    from oauthlib.oauth1 import RequestValidator, ResourceEndpoint
-except ImportError:  # the OAuth 1.0a endpoint is then absent; its tests say they are skipped
+    from oauthlib.oauth1 import (RequestValidator, ResourceEndpoint, RequestTokenEndpoint, AuthorizationEndpoint,
+                                 AccessTokenEndpoint)
+except ImportError:  # the OAuth 1.0a endpoints are then absent; their tests say they are skipped
     RequestValidator = object
     ResourceEndpoint = None
 
 # OAuth 1.0a (Twitter's API v1.1 style): signatures are checked by oauthlib, not by us.
 CONSUMER_KEY, CONSUMER_SECRET = "twitter-consumer-key-0001", "twitter-consumer-secret"
 oauth1_tokens = {}  # access token -> (secret, profile)
+request_tokens = {}  # request token -> {"secret", "callback", "verifier", "user"}
+oauth1_next_user = {"profile": {"id_str": "tw-redirect", "name": "Redirect Bird", "screen_name": "redirectbird"}}
 
 class Validator(RequestValidator):
     enforce_ssl = False
@@ -37,13 +40,41 @@ class Validator(RequestValidator):
     def validate_access_token(self, key, token, request): return token in oauth1_tokens
     def get_access_token_secret(self, key, token, request): return oauth1_tokens.get(token, ("dummy-secret", None))[0]
     def validate_realms(self, *args, **kwargs): return True
+    # The three-legged flow (request token, authorization, access token).
+    request_token_length = (10, 64)
+    verifier_length = (10, 64)
+    dummy_request_token = "dummy-request-token-0"
+    def check_request_token(self, token): return True
+    def check_verifier(self, verifier): return True
+    def validate_requested_realms(self, key, realms, request): return True
+    def get_default_realms(self, key, request): return []
+    def get_realms(self, token, request): return []
+    def validate_redirect_uri(self, key, uri, request): return uri.startswith("http://127.0.0.1") or uri.startswith("http://localhost")
+    def save_request_token(self, token, request):
+        request_tokens[token["oauth_token"]] = {"secret": token["oauth_token_secret"], "callback": request.redirect_uri}
+    def verify_request_token(self, token, request): return token in request_tokens
+    def get_redirect_uri(self, token, request): return request_tokens[token]["callback"]
+    def save_verifier(self, token, verifier, request): request_tokens[token]["verifier"] = verifier["oauth_verifier"]
+    def validate_request_token(self, key, token, request): return token in request_tokens
+    def get_request_token_secret(self, key, token, request): return request_tokens.get(token, {}).get("secret", "dummy-secret")
+    def validate_verifier(self, key, token, verifier, request):
+        return request_tokens.get(token, {}).get("verifier") == verifier
+    def invalidate_request_token(self, key, token, request): request_tokens.pop(token, None)
+    def save_access_token(self, token, request):
+        oauth1_tokens[token["oauth_token"]] = (token["oauth_token_secret"], oauth1_next_user["profile"])
+        token["user_id"] = oauth1_next_user["profile"]["id_str"]
+        token["screen_name"] = oauth1_next_user["profile"]["screen_name"]
     def validate_timestamp_and_nonce(self, key, timestamp, nonce, request, request_token=None, access_token=None):
         if (nonce, timestamp) in self.seen:
             return False
         self.seen.add((nonce, timestamp))
         return True
 
-resource = ResourceEndpoint(Validator()) if ResourceEndpoint else None
+validator = Validator()
+resource = ResourceEndpoint(validator) if ResourceEndpoint else None
+request_token_endpoint = RequestTokenEndpoint(validator) if ResourceEndpoint else None
+authorization_endpoint = AuthorizationEndpoint(validator) if ResourceEndpoint else None
+access_token_endpoint = AccessTokenEndpoint(validator) if ResourceEndpoint else None
 
 good = JsonWebKey.generate_key("RSA", 2048, is_private=True, options={"kid": "good-key"})
 forger = JsonWebKey.generate_key("RSA", 2048, is_private=True, options={"kid": "good-key"})
@@ -104,6 +135,15 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/slow":
             time.sleep(30)
             return self.reply(200, {})
+        if path == "/oauth/authenticate" and authorization_endpoint is not None:
+            # The user approves at once; the browser goes back to the app's callback with a verifier.
+            headers, body, status = authorization_endpoint.create_authorization_response(self.base() + self.path)
+            self.send_response(status)
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if path == "/1.1/account/verify_credentials.json" and resource is not None:
             uri = self.base() + self.path
             valid, request = resource.validate_protected_resource_request(
@@ -148,6 +188,19 @@ class Handler(BaseHTTPRequestHandler):
             profiles[access] = {"profile": {"sub": grant["sub"]}, "emails": []}
             return self.reply(200, {"access_token": access, "id_token": token, "token_type": "Bearer",
                                     "expires_in": 3600, "refresh_token": "rt-" + secrets.token_urlsafe(8)})
+        if path in ("/oauth/request_token", "/oauth/access_token") and request_token_endpoint is not None:
+            endpoint = request_token_endpoint if path == "/oauth/request_token" else access_token_endpoint
+            create = endpoint.create_request_token_response if path == "/oauth/request_token" else endpoint.create_access_token_response
+            headers, body, status = create(self.base() + self.path, http_method="POST", body=raw.decode(),
+                                           headers={"Authorization": self.headers.get("Authorization", ""),
+                                                    "Content-Type": self.headers.get("Content-Type", "")})
+            data = (body or "").encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/x-www-form-urlencoded")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
         body = json.loads(raw or b"{}")
         if path == "/mint":
             claims = body["claims"]
@@ -156,6 +209,9 @@ class Handler(BaseHTTPRequestHandler):
             header = {"alg": body.get("alg", "RS256"), "kid": "good-key"}
             token = jwt.encode(header, claims, key).decode()
             return self.reply(200, {"id_token": token})
+        if path == "/oauth1-next-user":
+            oauth1_next_user["profile"] = json.loads(raw)["profile"]
+            return self.reply(200, {})
         if path == "/oauth1-tokens":
             oauth1_tokens[body["token"]] = (body["secret"], body["profile"])
             return self.reply(200, {})

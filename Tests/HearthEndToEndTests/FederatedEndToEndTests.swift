@@ -64,6 +64,9 @@ struct FederatedEndToEndTests {
         var twitter = IdentityProviderConfig(clientId: TestIdentityProvider.consumerKey,
                                              clientSecret: TestIdentityProvider.consumerSecret)
         twitter.userInfoUri = idp.issuer + "/1.1/account/verify_credentials.json?include_email=true&skip_status=true"
+        twitter.requestTokenUri = idp.issuer + "/oauth/request_token"
+        twitter.authorizationUri = idp.issuer + "/oauth/authenticate"
+        twitter.tokenUri = idp.issuer + "/oauth/access_token"
         var slow = IdentityProviderConfig(clientId: Self.clientID, issuer: idp.issuer)
         slow.jwksUri = idp.issuer + "/slow"
         configuration.identityProviders = [
@@ -302,6 +305,33 @@ struct AuthHandlerBrowserTests {
             let signedIn = try await live.post("\(FederatedEndToEndTests.v1)/accounts:signInWithIdp",
                                                ["requestUri": link, "sessionId": rawSession, "returnSecureToken": true])
             #expect(signedIn["email"] as? String == "browser-user@idp.example" && signedIn["idToken"] is String, "\(signedIn)")
+        }
+    }
+
+    @Test(.enabled(if: TestIdentityProvider.hasOAuth1, "oauthlib unavailable"))
+    func twitterThreeLeggedOAuth1ThroughTheHandler() async throws {
+        try await FederatedEndToEndTests().withLive { live in
+            let base = "http://127.0.0.1:\(live.client.port!)"
+            let rawSession = "twitter-session-\(UUID().uuidString)"
+            let landing = "\(base)/landing"
+            let browser = try await Browser.start()
+            defer { browser.stop() }
+            try await browser.open("\(base)/__/auth/handler?apiKey=\(FederatedEndToEndTests.apiKey)&providerId=twitter.com"
+                + "&sessionId=\(storageDigest(rawSession))&eventId=T1&redirectUrl=\(landing.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            var current = ""
+            for _ in 0..<200 {
+                current = try await browser.currentURL()
+                if current.hasPrefix(landing) { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let link = try #require(URLComponents(string: current)?.queryItems?.first { $0.name == "link" }?.value, "\(current)")
+            #expect(link.contains("oauth_verifier="))
+            let signedIn = try await live.post("\(FederatedEndToEndTests.v1)/accounts:signInWithIdp",
+                                               ["requestUri": link, "sessionId": rawSession, "returnSecureToken": true,
+                                                "returnIdpCredential": true])
+            #expect(signedIn["federatedId"] as? String == "tw-redirect" && signedIn["screenName"] as? String == "redirectbird",
+                    "\(signedIn)")
+            #expect(signedIn["oauthTokenSecret"] is String && signedIn["idToken"] is String)
         }
     }
 

@@ -209,6 +209,9 @@ public struct FederatedRedirect: Sendable, Codable, Equatable {
     /// PKCE (RFC 7636): the verifier whose S256 challenge went into the authorization URL.
     public var codeVerifier: String
     public var nonce: String
+    /// OAuth 1.0a (twitter.com): the request token and its secret, obtained before the browser leaves.
+    public var oauth1Token: String?
+    public var oauth1Secret: String?
 
     public init(providerID: String, redirectURI: String) {
         self.providerID = providerID
@@ -224,9 +227,10 @@ public struct FederatedRedirect: Sendable, Codable, Equatable {
 
 /// The redirect flow's HTTP side, implemented with the verifier: where to send the browser, and the code exchange.
 public protocol FederatedRedirectProvider: Sendable {
-    /// The provider's authorization URL for `redirect`, with scopes and custom parameters.
-    func authorizationURL(for redirect: FederatedRedirect, scopes: [String], customParameters: [String: String],
-                          project: ProjectContext) async throws -> String
+    /// The provider's authorization URL for `redirect`, with scopes and custom parameters, and the redirect as it
+    /// must be kept (OAuth 1.0a adds its request token).
+    func authorize(_ redirect: FederatedRedirect, scopes: [String], customParameters: [String: String],
+                   project: ProjectContext) async throws -> (url: String, redirect: FederatedRedirect)
     /// Exchanges the authorization `code` (with the PKCE verifier) and verifies what comes back.
     func exchange(code: String, redirect: FederatedRedirect, project: ProjectContext) async throws -> FederatedAssertion
 }
@@ -283,6 +287,12 @@ extension AccountService {
         if let error = item("error") { throw AuthFailure.invalidIDPResponse("the provider refused: \(error)") }
         guard let state = item("state"), constantTimeEquals(Array(state.utf8), Array(redirect.state.utf8)) else {
             throw AuthFailure.invalidIDPResponse("the state does not match the session")
+        }
+        if let requestToken = redirect.oauth1Token {  // OAuth 1.0a: the verifier stands for the code
+            guard item("oauth_token") == requestToken, let verifier = item("oauth_verifier"), !verifier.isEmpty else {
+                throw AuthFailure.invalidIDPResponse("requestUri has no oauth_verifier for this session's request token")
+            }
+            return (redirect, verifier)
         }
         guard let code = item("code"), !code.isEmpty else { throw AuthFailure.invalidIDPResponse("requestUri has no code") }
         return (redirect, code)

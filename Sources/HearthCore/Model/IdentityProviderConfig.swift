@@ -23,6 +23,8 @@ public struct IdentityProviderConfig: Sendable, Codable, Equatable {
     public var emailsUri: String?
     public var authorizationUri: String?
     public var tokenUri: String?
+    /// twitter.com's OAuth 1.0a request-token endpoint (its redirect flow is OAuth 1.0a, as Firebase's).
+    public var requestTokenUri: String?
 
     public init(enabled: Bool = true, clientId: String, clientSecret: String? = nil, issuer: String? = nil) {
         self.enabled = enabled

@@ -19,7 +19,7 @@ enum AuthHandler {
         let query = Dictionary(call.request.uri.queryParameters.map { (String($0.key), String($0.value)) },
                                uniquingKeysWith: { first, _ in first })
         do {
-            if let state = query["state"], query["code"] != nil || query["error"] != nil {
+            if let state = query["state"], query["code"] != nil || query["error"] != nil || query["oauth_verifier"] != nil {
                 return try await finish(call, query: query, state: state)
             }
             return try await start(call, query: query)
@@ -49,9 +49,9 @@ enum AuthHandler {
         var parameters = custom
         if let language = query["hl"], parameters["hl"] == nil, parameters["lang"] == nil { parameters["hl"] = language }
         let scopes = (query["scopes"] ?? "").split(separator: ",").map(String.init)
-        let url = try await redirects.authorizationURL(for: redirect, scopes: scopes, customParameters: parameters,
-                                                       project: project)
-        try await call.services.accounts.startRedirect(redirect, sessionDigest: sessionDigest, in: project)
+        let (url, kept) = try await redirects.authorize(redirect, scopes: scopes, customParameters: parameters,
+                                                        project: project)
+        try await call.services.accounts.startRedirect(kept, sessionDigest: sessionDigest, in: project)
         try await call.services.accounts.rememberReturn(target, state: redirect.state, in: project)
         return found(url)
     }

@@ -14,7 +14,7 @@ enum FederatedRoutes {
         let assertion: FederatedAssertion
         if let pending = request.pendingToken, !pending.isEmpty {
             assertion = try await accounts.redeemPendingToken(pending, in: project)
-        } else if let sessionID = request.sessionId, !sessionID.isEmpty, requestURI.contains("code=") || requestURI.contains("error=") {
+        } else if let sessionID = request.sessionId, !sessionID.isEmpty, requestURI.contains("code=") || requestURI.contains("error=") || requestURI.contains("oauth_verifier=") {
             let (redirect, code) = try await accounts.finishRedirect(sessionID: sessionID, requestURI: requestURI, in: project)
             guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(redirect.providerID) }
             assertion = try await redirects.exchange(code: code, redirect: redirect, project: project)
@@ -67,9 +67,9 @@ extension FederatedRoutes {
         guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(providerID) }
         let redirect = FederatedRedirect(providerID: providerID, redirectURI: continueURI)
         let scopes = (request.oauthScope ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
-        let url = try await redirects.authorizationURL(for: redirect, scopes: scopes,
-                                                       customParameters: request.customParameter ?? [:], project: project)
-        let sessionID = try await call.services.accounts.startRedirect(redirect, in: project)
+        let (url, kept) = try await redirects.authorize(redirect, scopes: scopes,
+                                                        customParameters: request.customParameter ?? [:], project: project)
+        let sessionID = try await call.services.accounts.startRedirect(kept, in: project)
         var response = CreateAuthUriResponse(registered: nil, allProviders: nil, signinMethods: nil, sessionId: sessionID)
         response.authUri = url
         response.providerId = providerID
