@@ -354,3 +354,42 @@ struct AuthHandlerBrowserTests {
         }
     }
 }
+
+/// Emulator mode's fake-IdP page, filled in by headless Chromium as a developer would.
+@Suite(.enabled(if: Browser.unavailableReason() == nil, "chromium unavailable: \(Browser.unavailableReason() ?? "")"))
+struct EmulatorIdPBrowserTests {
+    @Test func aDeveloperPicksAFakeAccountAndTheAppSignsIn() async throws {
+        let store = try await SQLiteStore.temporary()
+        try await store.migrate()
+        let app = try await buildApplication(configuration: ServerConfiguration(mode: .emulator, port: 0, projectID: "demo-widget"),
+                                             store: store, hashing: ThreadPoolWorkRunner(threads: 1),
+                                             hashParameters: { .generate(memoryCost: 10) })
+        try await app.test(.live) { client in
+            let base = "http://127.0.0.1:\(client.port!)"
+            let landing = "\(base)/landing"
+            let browser = try await Browser.start()
+            defer { browser.stop() }
+            try await browser.open("\(base)/emulator/auth/handler?apiKey=any&providerId=github.com&authType=signInWithRedirect"
+                + "&redirectUrl=\(landing.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+            try await browser.type("octo@example.com", into: "#email")
+            try await browser.type("Octo Cat", into: "#displayName")
+            try await browser.click("#sign-in")
+            var current = ""
+            for _ in 0..<100 {
+                current = try await browser.currentURL()
+                if current.hasPrefix(landing) { break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let link = try #require(URLComponents(string: current)?.queryItems?.first { $0.name == "link" }?.value, "\(current)")
+            let response = try await client.execute(
+                uri: "/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp?key=any", method: .post,
+                headers: [.contentType: "application/json"],
+                body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["requestUri": link, "returnSecureToken": true])))
+            let signedIn = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any] ?? [:]
+            #expect(signedIn["email"] as? String == "octo@example.com" && signedIn["displayName"] as? String == "Octo Cat",
+                    "\(signedIn)")
+            #expect(signedIn["providerId"] as? String == "github.com" && signedIn["idToken"] is String)
+        }
+        try await store.close()
+    }
+}

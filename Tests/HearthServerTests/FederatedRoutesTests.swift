@@ -119,3 +119,43 @@ import Testing
         }
     }
 }
+
+/// Emulator mode's fake-IdP page at `/emulator/auth/handler`, as the iOS SDK uses it.
+@Suite struct EmulatorIdPWidgetTests {
+    @Test func theFakeAccountPageSendsTheAppALinkThatSignsIn() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let query = "apiKey=k&providerId=twitter.com&appId=1:123:ios:abc&eventId=E9&authType=signInWithRedirect&v=11"
+            let page = try await client.send(.get, "/emulator/auth/handler?\(query)", key: nil)
+            #expect(page.status == 200 && page.text.contains("Sign in with twitter.com") && page.text.contains("<form"))
+            #expect(page.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+
+            let form = "providerId=twitter.com&appId=1%3A123%3Aios%3Aabc&eventId=E9&authType=signInWithRedirect"
+                + "&email=tweety%40example.com&displayName=Tweety&screenName=tweety"
+            let submitted = try await client.send(.post, "/emulator/auth/handler", key: nil, raw: form,
+                                                  headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(submitted.status == 302)
+            let location = try #require(submitted.headers[.location])
+            #expect(location.hasPrefix("app-1-123-ios-abc://firebaseauth/link?deep_link_id="), "\(location)")
+            let deepLink = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "deep_link_id" }?.value)
+            let callback = try #require(URLComponents(string: deepLink))
+            #expect(callback.path == "/__/auth/callback" && callback.queryItems?.first { $0.name == "eventId" }?.value == "E9")
+            let link = try #require(callback.queryItems?.first { $0.name == "link" }?.value)
+
+            let signedIn = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp", [
+                "requestUri": link, "sessionId": "ValueNotUsedByAuthEmulator", "returnSecureToken": true])
+            #expect(signedIn["providerId"] as? String == "twitter.com" && signedIn["email"] as? String == "tweety@example.com",
+                    "\(signedIn.text)")
+            #expect(signedIn["screenName"] as? String == "tweety" && signedIn["isNewUser"] as? Bool == true)
+
+            let noEmail = try await client.send(.post, "/emulator/auth/handler", key: nil, raw: "providerId=twitter.com&appId=1%3A2",
+                                                headers: [.contentType: "application/x-www-form-urlencoded"])
+            #expect(noEmail.status == 400 && noEmail.headers[.location] == nil)
+        }
+        let production = TestApp()
+        try await production.run { client in
+            let reply = try await client.send(.get, "/emulator/auth/handler?providerId=google.com", key: nil)
+            #expect(reply.status == 404, "never served in production")
+        }
+    }
+}

@@ -22,6 +22,11 @@ enum AuthHandler {
             if let state = query["state"], query["code"] != nil || query["error"] != nil || query["oauth_verifier"] != nil {
                 return try await finish(call, query: query, state: state)
             }
+            // Emulator mode, a provider the project has not configured: the emulator's fake-account page.
+            if call.configuration.isEmulator, call.request.uri.path.hasPrefix("/emulator/"),
+               try await call.services.defaultProject().settings.identityProviders?[query["providerId"] ?? ""]?.enabled != true {
+                return EmulatorIdPWidget.show(query)
+            }
             return try await start(call, query: query)
         } catch let failure as AuthFailure {
             return page("Sign-in could not continue", detail: failure.apiError.envelope.error.message, status: .badRequest)

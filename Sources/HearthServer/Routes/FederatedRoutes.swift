@@ -9,7 +9,13 @@ enum FederatedRoutes {
         let request = try call.decode(SignInWithIdpRequest.self)
         guard let requestURI = request.requestUri, !requestURI.isEmpty else { throw AuthFailure.missingRequestURI }
         let project = try call.clientProject
-        let fields = request.postBodyFields
+        var fields = request.postBodyFields
+        // Emulator mode: the fake-account page's link carries providerId and id_token in requestUri, as the
+        // emulator's widget does.
+        if call.configuration.isEmulator, fields["id_token"] == nil, requestURI.contains("id_token="),
+           let items = URLComponents(string: requestURI)?.queryItems {
+            for item in items where ["providerId", "id_token"].contains(item.name) { fields[item.name] = item.value }
+        }
         let accounts = call.services.accounts
         let assertion: FederatedAssertion
         if let pending = request.pendingToken, !pending.isEmpty {

@@ -71,6 +71,7 @@ extension HearthAPI {
             routes += .get("/emulator/action", access: .open, to: ActionPage.show)
             routes += .post("/emulator/action", access: .open, to: ActionPage.submit)
             routes += .get("/emulator/auth/handler", access: .open, to: AuthHandler.show)
+            routes += .post("/emulator/auth/handler", access: .open, to: EmulatorIdPWidget.submit)
             routes += .route(.delete, "/emulator/v1/projects/{project}/accounts", access: .open, to: EmulatorRoutes.resetAccounts)
             routes += .get("/emulator/v1/projects/{project}/config", access: .open, to: EmulatorRoutes.config)
             routes += .get("/emulator/v1/projects/{project}/oobCodes", access: .open, to: EmulatorRoutes.oobCodes)
