@@ -224,7 +224,8 @@ public struct HTTPIdentityProviderVerifier: IdentityProviderVerifier {
         guard let consumerSecret = config.clientSecret else {
             throw AuthFailure.invalidIDPResponse("twitter.com needs its API key and secret (clientId, clientSecret) for OAuth 1.0a")
         }
-        let url = config.userInfoUri ?? "https://api.twitter.com/1.1/account/verify_credentials.json?include_email=true&skip_status=true"
+        let url = config.verifyCredentialsUri
+            ?? "https://api.twitter.com/1.1/account/verify_credentials.json?include_email=true&skip_status=true"
         let header = OAuth1.authorization(method: "GET", url: url, consumerKey: config.clientId,
                                           consumerSecret: consumerSecret, token: token, tokenSecret: secret)
         let data = try await get(url, authorization: header)

@@ -63,7 +63,8 @@ struct FederatedEndToEndTests {
         github.emailsUri = idp.issuer + "/github/user/emails"
         var twitter = IdentityProviderConfig(clientId: TestIdentityProvider.consumerKey,
                                              clientSecret: TestIdentityProvider.consumerSecret)
-        twitter.userInfoUri = idp.issuer + "/1.1/account/verify_credentials.json?include_email=true&skip_status=true"
+        twitter.verifyCredentialsUri = idp.issuer + "/1.1/account/verify_credentials.json?include_email=true&skip_status=true"
+        twitter.userInfoUri = idp.issuer + "/x/users/me"
         twitter.requestTokenUri = idp.issuer + "/oauth/request_token"
         twitter.authorizationUri = idp.issuer + "/oauth/authenticate"
         twitter.tokenUri = idp.issuer + "/oauth/access_token"
@@ -169,6 +170,12 @@ struct FederatedEndToEndTests {
             #expect(signedIn["oauthTokenSecret"] as? String == "user-token-secret" && signedIn["idToken"] is String)
             let wrongSecret = try await live.signIn("access_token=user-token-0001&oauth_token_secret=guessed&providerId=twitter.com")
             #expect(Self.error(wrongSecret)?.hasPrefix("INVALID_IDP_RESPONSE") == true, "oauthlib refuses the signature")
+
+            // X's OAuth 2.0: a bearer access token and API v2's /2/users/me shape.
+            try await live.idp.register(accessToken: "x-oauth2-token", profile: [
+                "data": ["id": "x-42", "name": "Ex Bird", "username": "exbird", "profile_image_url": "https://pic/x"]])
+            let x = try await live.signIn("access_token=x-oauth2-token&providerId=twitter.com")
+            #expect(x["federatedId"] as? String == "x-42" && x["screenName"] as? String == "exbird" && x["idToken"] is String, "\(x)")
         }
     }
 

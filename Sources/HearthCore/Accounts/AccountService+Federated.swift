@@ -104,6 +104,8 @@ extension AccountService {
 
         if let idToken, !idToken.isEmpty {
             let (current, claims) = try await authenticate(idToken, in: project)
+            // Linking changes how the account can be entered: it needs a recent sign-in, as other sensitive changes.
+            try requireRecentLogin(claims)
             if let owner, owner.localID != current.localID {
                 return try conflict(.federatedUserIDAlreadyLinked, "FEDERATED_USER_ID_ALREADY_LINKED")
             }

@@ -23,8 +23,10 @@ public struct IdentityProviderConfig: Sendable, Codable, Equatable {
     public var emailsUri: String?
     public var authorizationUri: String?
     public var tokenUri: String?
-    /// twitter.com's OAuth 1.0a request-token endpoint (its redirect flow is OAuth 1.0a, as Firebase's).
+    /// twitter.com's OAuth 1.0a endpoints (its redirect flow is OAuth 1.0a, as Firebase's): the request token, and
+    /// `verify_credentials` for a user's token and secret (`userInfoUri` is X's API v2 for OAuth 2.0 tokens).
     public var requestTokenUri: String?
+    public var verifyCredentialsUri: String?
 
     public init(enabled: Bool = true, clientId: String, clientSecret: String? = nil, issuer: String? = nil) {
         self.enabled = enabled
