@@ -121,12 +121,6 @@ extension AccountService {
                 user.emailVerified = assertion.emailVerified
             }
             try await save(user, project: project)
-            // Linked concurrently elsewhere meanwhile? The identity's owner is the first account holding it: if
-            // that is not this one, take the link back.
-            if let winner = try await identityOwner(assertion, in: project), winner.localID != user.localID {
-                _ = try await unlinkAfterLosingRace(assertion, from: user.localID, in: project)
-                return try conflict(.federatedUserIDAlreadyLinked, "FEDERATED_USER_ID_ALREADY_LINKED")
-            }
             let provider = claims.firebase?.signInProvider ?? assertion.providerID
             return .signedIn(try await issue(for: user, provider: provider == "anonymous" ? assertion.providerID : provider,
                                              in: project, now: now, isNewUser: false))
@@ -171,28 +165,8 @@ extension AccountService {
                               validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
         link(assertion, to: &user)
         try await insert(user, project: project)
-        // Two first sign-ins with one new identity at once: both inserted; the first account holding it (by creation,
-        // then localId — what both see) wins, the other removes itself and signs in to the winner.
-        if let winner = try await identityOwner(assertion, in: project), winner.localID != user.localID {
-            try await store.deleteUser(projectID: project.id, tenantID: nil, localID: user.localID)
-            return try await signInWithIdp(in: project, assertion, idToken: nil, returnIdpCredential: returnIdpCredential)
-        }
         return .signedIn(try await issue(for: user, provider: assertion.providerID, in: project, now: now,
                                          isNewUser: true))
-    }
-
-    func identityOwner(_ assertion: FederatedAssertion, in project: ProjectContext) async throws -> UserRecord? {
-        try await store.user(projectID: project.id, tenantID: nil, providerID: assertion.providerID, rawID: assertion.rawID)
-    }
-
-    /// Removes an identity from a user that lost a linking race.
-    func unlinkAfterLosingRace(_ assertion: FederatedAssertion, from localID: String, in project: ProjectContext)
-        async throws -> UserRecord?
-    {
-        guard var user = try await store.user(projectID: project.id, tenantID: nil, localID: localID) else { return nil }
-        user.providers.removeAll { $0.providerID == assertion.providerID && $0.rawID == assertion.rawID }
-        try await save(user, project: project)
-        return user
     }
 
     /// Adds (or refreshes) the identity on the user; profile fields the user lacks are filled from it.

@@ -48,8 +48,7 @@ public protocol IdentityStore: Sendable {
 
     /// The first account (by creation) with this E.164 phone number.
     func user(projectID: String, tenantID: String?, phoneNumber: String) async throws -> UserRecord?
-    /// The account with this linked identity (`providerUserInfo` entry), if any; the first by creation (then
-    /// `localId`) if several claim it, so that every caller agrees on one owner.
+    /// The account with this linked identity (`providerUserInfo` entry), if any.
     func user(projectID: String, tenantID: String?, providerID: String, rawID: String) async throws -> UserRecord?
     /// `accounts:query` over a project's own users.
     func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult

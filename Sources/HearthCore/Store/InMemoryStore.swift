@@ -84,10 +84,10 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
 
     public func user(projectID: String, tenantID: String?, providerID: String, rawID: String) async throws -> UserRecord? {
         withState { state in
-            state.users.values.filter { user in
+            state.users.values.first { user in
                 user.projectID == projectID && user.tenantID == tenantID
                     && user.providers.contains { $0.providerID == providerID && $0.rawID == rawID }
-            }.min { ($0.createdAt, $0.localID) < ($1.createdAt, $1.localID) }
+            }
         }
     }
 
