@@ -120,7 +120,9 @@ let package = Package(
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
-        .testTarget(name: "HearthSQLiteTests", dependencies: ["HearthSQLite", "HearthStoreContract"]),
+        .testTarget(name: "HearthSQLiteTests", dependencies: [
+            "HearthSQLite", "HearthStoreContract", .product(name: "SQLiteNIO", package: "sqlite-nio"),
+        ]),
         .testTarget(name: "HearthPostgresTests", dependencies: [
             "HearthPostgres", "HearthStoreContract", "HearthPostgresTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),

@@ -103,6 +103,16 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         Migration(id: "0003_outbox_delivery", statements: SharedSchema.outboxDelivery),
         Migration(id: "0004_phone_assertions", statements: SharedSchema.phoneAndAssertions),
         Migration(id: "0005_pending_secrets", statements: SharedSchema.pendingSecrets),
+        Migration(id: "0006_user_identities", statements: SharedSchema.identities + [
+            // Backfill from the accounts' JSON; a duplicate (possible before this table) keeps the first.
+            """
+            INSERT INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id)
+            SELECT u.project_id, u.tenant_id, p ->> 'providerID', p ->> 'rawID', u.local_id
+            FROM users AS u, jsonb_array_elements(u.data::jsonb -> 'providers') AS p
+            ORDER BY u.created_at, u.local_id
+            ON CONFLICT DO NOTHING
+            """,
+        ]),
     ]
 
     /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).
@@ -181,11 +191,29 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func user(projectID: String, tenantID: String?, providerID: String, rawID: String) async throws -> UserRecord? {
         let tenant = RecordCoding.tenantColumn(tenantID)
         return try await first("""
-            SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND EXISTS (
-                SELECT 1 FROM jsonb_array_elements(data::jsonb -> 'providers') AS p
-                WHERE p ->> 'providerID' = \(providerID) AND p ->> 'rawID' = \(rawID))
-            ORDER BY created_at, local_id LIMIT 1
+            SELECT u.data FROM user_identities AS i JOIN users AS u
+              ON u.project_id = i.project_id AND u.tenant_id = i.tenant_id AND u.local_id = i.local_id
+            WHERE i.project_id = \(projectID) AND i.tenant_id = \(tenant) AND i.provider_id = \(providerID)
+              AND i.raw_id = \(rawID)
             """).map { try RecordCoding.decode(UserRecord.self, from: $0) }
+    }
+
+    /// Replaces the user's rows in `user_identities` inside the caller's transaction; an identity another account
+    /// holds is ``StoreError/identityLinked`` (and the caller's transaction rolls back).
+    private static func writeIdentities(_ user: UserRecord, _ db: PostgresConnection, logger: Logger) async throws {
+        let tenant = RecordCoding.tenantColumn(user.tenantID)
+        try await db.query("""
+            DELETE FROM user_identities
+            WHERE project_id = \(user.projectID) AND tenant_id = \(tenant) AND local_id = \(user.localID)
+            """, logger: logger)
+        for provider in user.providers {
+            let inserted = try await db.query("""
+                INSERT INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id)
+                VALUES (\(user.projectID), \(tenant), \(provider.providerID), \(provider.rawID), \(user.localID))
+                ON CONFLICT DO NOTHING RETURNING local_id
+                """, logger: logger).collect()
+            if inserted.isEmpty { throw StoreError.identityLinked }
+        }
     }
 
     public func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult {
@@ -235,12 +263,16 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     public func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws {
         let row = try Row(user, uniqueEmail: uniqueEmail)
+        let logger = logger
         do {
-            try await client.query("""
-                INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
-                VALUES (\(row.project), \(row.tenant), \(row.localID), \(row.email), \(row.emailUnique), \(row.phone),
-                        \(row.createdAt), \(row.data))
-                """, logger: logger)
+            try await transaction { db in
+                try await db.query("""
+                    INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
+                    VALUES (\(row.project), \(row.tenant), \(row.localID), \(row.email), \(row.emailUnique), \(row.phone),
+                            \(row.createdAt), \(row.data))
+                    """, logger: logger)
+                try await Self.writeIdentities(user, db, logger: logger)
+            }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw error.serverInfo?[.constraintName] == "users_email_unique"
                 ? StoreError.emailExists : StoreError.duplicateLocalID
@@ -261,7 +293,22 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
                     """, logger: logger)
                 var stored = false
                 for try await _ in inserted.decode(String.self) { stored = true }
-                guard !stored else { continue }
+                if stored {
+                    do {
+                        try await Self.writeIdentities(users[index], db, logger: logger)
+                    } catch StoreError.identityLinked {
+                        try await db.query("""
+                            DELETE FROM user_identities
+                            WHERE project_id = \(row.project) AND tenant_id = \(row.tenant) AND local_id = \(row.localID)
+                            """, logger: logger)
+                        try await db.query("""
+                            DELETE FROM users
+                            WHERE project_id = \(row.project) AND tenant_id = \(row.tenant) AND local_id = \(row.localID)
+                            """, logger: logger)
+                        refused[index] = .identityLinked
+                    }
+                    continue
+                }
                 let taken = try await db.query("""
                     SELECT 1 FROM users WHERE project_id = \(row.project) AND tenant_id = \(row.tenant) AND local_id = \(row.localID)
                     """, logger: logger)
@@ -285,6 +332,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
                     RETURNING local_id
                     """, logger: logger).collect()
                 guard !updated.isEmpty else { throw StoreError.notFound }
+                try await Self.writeIdentities(user, db, logger: logger)
                 if revokeRefreshTokens {
                     try await db.query("""
                         DELETE FROM refresh_tokens
@@ -305,6 +353,10 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
                 DELETE FROM refresh_tokens
                 WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id = \(localID)
                 """, logger: logger)
+            try await db.query("""
+                DELETE FROM user_identities
+                WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id = \(localID)
+                """, logger: logger)
             return try await !db.query("""
                 DELETE FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id = \(localID)
                 RETURNING local_id
@@ -316,6 +368,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         let logger = logger
         return try await transaction { db in
             try await db.query("DELETE FROM refresh_tokens WHERE project_id = \(projectID)", logger: logger)
+            try await db.query("DELETE FROM user_identities WHERE project_id = \(projectID)", logger: logger)
             return try await db.query("DELETE FROM users WHERE project_id = \(projectID) RETURNING local_id",
                                       logger: logger).collect().count
         }

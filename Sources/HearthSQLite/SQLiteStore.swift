@@ -122,6 +122,14 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         Migration(id: "0003_outbox_delivery", statements: SharedSchema.outboxDelivery),
         Migration(id: "0004_phone_assertions", statements: SharedSchema.phoneAndAssertions),
         Migration(id: "0005_pending_secrets", statements: SharedSchema.pendingSecrets),
+        Migration(id: "0006_user_identities", statements: SharedSchema.identities + [
+            // Backfill from the accounts' JSON; a duplicate (possible before this table) keeps the first.
+            """
+            INSERT OR IGNORE INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id)
+            SELECT u.project_id, u.tenant_id, json_extract(p.value, '$.providerID'), json_extract(p.value, '$.rawID'), u.local_id
+            FROM users AS u, json_each(u.data, '$.providers') AS p ORDER BY u.created_at, u.local_id
+            """,
+        ]),
     ]
 
     // MARK: Projects
@@ -190,13 +198,28 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     public func user(projectID: String, tenantID: String?, providerID: String, rawID: String) async throws -> UserRecord? {
         try await read(
             """
-            SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND EXISTS (
-                SELECT 1 FROM json_each(users.data, '$.providers') AS p
-                WHERE json_extract(p.value, '$.providerID') = ? AND json_extract(p.value, '$.rawID') = ?)
-            ORDER BY created_at, local_id LIMIT 1
+            SELECT u.data FROM user_identities AS i JOIN users AS u
+              ON u.project_id = i.project_id AND u.tenant_id = i.tenant_id AND u.local_id = i.local_id
+            WHERE i.project_id = ? AND i.tenant_id = ? AND i.provider_id = ? AND i.raw_id = ?
             """,
             [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(providerID), .text(rawID)]
         ).first.map(Self.user)
+    }
+
+    /// Replaces the user's rows in `user_identities` (inside the caller's write transaction); an identity another
+    /// account holds is ``StoreError/identityLinked``.
+    private static func writeIdentities(_ user: UserRecord, _ db: SQLiteConnection) async throws {
+        let key: [SQLiteData] = [.text(user.projectID), .text(RecordCoding.tenantColumn(user.tenantID)), .text(user.localID)]
+        _ = try await db.query("DELETE FROM user_identities WHERE project_id = ? AND tenant_id = ? AND local_id = ?", key)
+        for provider in user.providers {
+            do {
+                _ = try await db.query(
+                    "INSERT INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id) VALUES (?, ?, ?, ?, ?)",
+                    [key[0], key[1], .text(provider.providerID), .text(provider.rawID), key[2]])
+            } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {
+                throw StoreError.identityLinked
+            }
+        }
     }
 
     public func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult {
@@ -241,6 +264,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {
                 throw error.message.contains("email_unique") ? StoreError.emailExists : StoreError.duplicateLocalID
             }
+            try await Self.writeIdentities(user, db)
         }
     }
 
@@ -254,16 +278,29 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             var refused: [Int: StoreError] = [:]
             for start in stride(from: 0, to: rows.count, by: 100) {
                 let chunk = start..<min(start + 100, rows.count)
-                do {
-                    let sql = insert + Array(repeating: placeholder, count: chunk.count).joined(separator: ", ")
-                    _ = try await db.query(sql, Array(rows[chunk].joined()))
-                    continue
-                } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {}
+                // Users without linked identities go in one statement per 100; the others one by one, so that an
+                // identity another account holds refuses just that user.
+                if chunk.allSatisfy({ users[$0].providers.isEmpty }) {
+                    do {
+                        let sql = insert + Array(repeating: placeholder, count: chunk.count).joined(separator: ", ")
+                        _ = try await db.query(sql, Array(rows[chunk].joined()))
+                        continue
+                    } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {}
+                }
                 for index in chunk {
                     do {
                         _ = try await db.query(insert + placeholder, rows[index])
                     } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {
                         refused[index] = error.message.contains("email_unique") ? .emailExists : .duplicateLocalID
+                        continue
+                    }
+                    do {
+                        try await Self.writeIdentities(users[index], db)
+                    } catch StoreError.identityLinked {
+                        let key = Array(rows[index].prefix(3))
+                        _ = try await db.query("DELETE FROM user_identities WHERE project_id = ? AND tenant_id = ? AND local_id = ?", key)
+                        _ = try await db.query("DELETE FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?", key)
+                        refused[index] = .identityLinked
                     }
                 }
             }
@@ -285,6 +322,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
                 throw StoreError.emailExists
             }
             guard !updated.isEmpty else { throw StoreError.notFound }
+            try await Self.writeIdentities(user, db)
             if revokeRefreshTokens {
                 _ = try await db.query(
                     "DELETE FROM refresh_tokens WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
@@ -298,6 +336,8 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         return try await write { db in
             _ = try await db.query(
                 "DELETE FROM refresh_tokens WHERE project_id = ? AND tenant_id = ? AND local_id = ?", key)
+            _ = try await db.query(
+                "DELETE FROM user_identities WHERE project_id = ? AND tenant_id = ? AND local_id = ?", key)
             return try await !db.query(
                 "DELETE FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ? RETURNING local_id", key
             ).isEmpty
@@ -307,6 +347,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     public func deleteAllUsers(projectID: String) async throws -> Int {
         try await write { db in
             _ = try await db.query("DELETE FROM refresh_tokens WHERE project_id = ?", [.text(projectID)])
+            _ = try await db.query("DELETE FROM user_identities WHERE project_id = ?", [.text(projectID)])
             return try await db.query("DELETE FROM users WHERE project_id = ? RETURNING local_id", [.text(projectID)])
                 .count
         }

@@ -91,5 +91,35 @@ extension StoreContract {
                                                         expiresAt: now.addingTimeInterval(100)), now: now.addingTimeInterval(2))
             try expect(try await store.consumePending(projectID: "p-one", digest: "p2") == nil, "expired rows are swept")
         },
+            StoreCheck("a linked identity has one owner: inserts, updates and imports that would share it are refused") { store in
+            func user(_ id: String, _ raw: String?) -> UserRecord {
+                var user = UserRecord(projectID: "p-one", localID: id, validSince: 0, createdAt: epoch)
+                if let raw { user.providers = [ProviderUserInfo(providerID: "google.com", rawID: raw)] }
+                return user
+            }
+            try await store.insertUser(user("a", "g-1"), uniqueEmail: true)
+            try await expectThrows(.identityLinked) { try await store.insertUser(user("b", "g-1"), uniqueEmail: true) }
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, localID: "b") == nil, "nothing half-made")
+            try await store.insertUser(user("b", "g-2"), uniqueEmail: true)
+            try await expectThrows(.identityLinked) { try await store.updateUser(user("b", "g-1"), uniqueEmail: true, revokeRefreshTokens: false) }
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, localID: "b")?.providers.first?.rawID == "g-2",
+                       "a refused update changed nothing")
+            var other = user("x", "g-1")
+            other.projectID = "p-two"
+            try await store.insertUser(other, uniqueEmail: true)  // another project may have it
+            let refused = try await store.insertUsers([user("c", "g-1"), user("d", "g-3"), user("e", "g-3")], uniqueEmail: true)
+            try expect(refused == [0: .identityLinked, 2: .identityLinked], "batch: \(refused)")
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, localID: "c") == nil, "a refused import left nothing")
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-3")?.localID == "d",
+                       "the accepted import owns its identity")
+            // Unlinking or deleting frees an identity for someone else.
+            try await store.updateUser(user("a", nil), uniqueEmail: true, revokeRefreshTokens: false)
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-1") == nil, "unlinked")
+            try await store.updateUser(user("b", "g-1"), uniqueEmail: true, revokeRefreshTokens: false)
+            try await store.deleteUser(projectID: "p-one", tenantID: nil, localID: "b")
+            try await store.insertUser(user("f", "g-1"), uniqueEmail: true)
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-1")?.localID == "f",
+                       "deleting the owner freed it")
+        },
     ]
 }

@@ -3,6 +3,7 @@ import HearthCore
 import HearthPostgres
 import HearthStoreContract
 import HearthPostgresTestSupport
+import PostgresNIO
 import Testing
 
 /// The store contract on a real PostgreSQL (a throwaway cluster, or `HEARTH_TEST_POSTGRES_URL`), one schema per test.
@@ -22,8 +23,47 @@ import Testing
         let store = try PostgresStore(url: url)
         try await store.migrate()
         try await store.migrate()
-        #expect(try await store.appliedMigrations() == ["0001_initial", "0002_action_codes_outbox", "0003_outbox_delivery", "0004_phone_assertions", "0005_pending_secrets"])
+        #expect(try await store.appliedMigrations() == ["0001_initial", "0002_action_codes_outbox", "0003_outbox_delivery", "0004_phone_assertions", "0005_pending_secrets", "0006_user_identities"])
         try await store.close()
+    }
+
+    /// As on SQLite: a pre-0006 database gets its identities table filled, the older account keeping a shared one.
+    @Test(.enabled(if: TemporaryPostgres.skipReason == nil, "PostgreSQL unavailable: \(TemporaryPostgres.skipReason ?? "")"))
+    func identitiesAreBackfilledByTheirMigration() async throws {
+        let url = try #require(try await TemporaryPostgres.freshSchemaURL())
+        let store = try PostgresStore(url: url)
+        try await store.migrate()
+        func user(_ id: String, _ seconds: Double, _ raws: [String]) -> UserRecord {
+            var user = UserRecord(projectID: "p-one", localID: id, validSince: 0, createdAt: Date(timeIntervalSince1970: seconds))
+            user.providers = raws.map { ProviderUserInfo(providerID: "google.com", rawID: $0) }
+            return user
+        }
+        try await store.insertUser(user("older", 1_000, ["g-1", "g-2"]), uniqueEmail: true)
+        try await store.close()
+
+        let components = try #require(URLComponents(string: url))
+        let schema = try #require(components.queryItems?.first { $0.name == "search_path" }?.value)
+        var configuration = PostgresClient.Configuration(
+            host: components.host!, port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: String(components.path.dropFirst()), tls: .disable)
+        configuration.options.additionalStartupParameters = [("search_path", schema)]
+        let raw = PostgresClient(configuration: configuration)
+        let newer = try RecordCoding.encode(user("newer", 2_000, ["g-1", "g-3"]))
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask { await raw.run() }
+            try await raw.query("DROP TABLE user_identities")
+            try await raw.query("DELETE FROM hearth_migrations WHERE id = '0006_user_identities'")
+            try await raw.query("""
+                INSERT INTO users (project_id, tenant_id, local_id, created_at, data) VALUES ('p-one', '', 'newer', 2000000, \(newer))
+                """)
+            group.cancelAll()
+        }
+
+        let second = try PostgresStore(url: url)
+        try await second.migrate()
+        #expect(try await second.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-1")?.localID == "older")
+        #expect(try await second.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-3")?.localID == "newer")
+        try await second.close()
     }
 
     @Test func rejectsMalformedURLs() {

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthSQLite
 import HearthStoreContract
+import SQLiteNIO
 import Testing
 
 @Suite struct SQLiteStoreContractTests {
@@ -17,8 +18,37 @@ import Testing
         let store = try await SQLiteStore.temporary()
         try await store.migrate()
         try await store.migrate()
-        #expect(try await store.appliedMigrations() == ["0001_initial", "0002_action_codes_outbox", "0003_outbox_delivery", "0004_phone_assertions", "0005_pending_secrets"])
+        #expect(try await store.appliedMigrations() == ["0001_initial", "0002_action_codes_outbox", "0003_outbox_delivery", "0004_phone_assertions", "0005_pending_secrets", "0006_user_identities"])
         try await store.close()
+    }
+
+    /// A database from before 0006 (accounts with linked identities, no identities table) gets the table filled from
+    /// the accounts; of two accounts claiming one identity, the older keeps it.
+    @Test func identitiesAreBackfilledByTheirMigration() async throws {
+        let first = try await SQLiteStore.temporary()
+        try await first.migrate()
+        func user(_ id: String, _ seconds: Double, _ raws: [String]) -> UserRecord {
+            var user = UserRecord(projectID: "p-one", localID: id, validSince: 0, createdAt: Date(timeIntervalSince1970: seconds))
+            user.providers = raws.map { ProviderUserInfo(providerID: "google.com", rawID: $0) }
+            return user
+        }
+        try await first.insertUser(user("older", 1_000, ["g-1", "g-2"]), uniqueEmail: true)
+        try await first.close()
+        // Rewind to before 0006, then add an account that shares g-1 (possible back then).
+        let raw = try await SQLiteConnection.open(storage: .file(path: first.path))
+        _ = try await raw.query("DROP TABLE user_identities")
+        _ = try await raw.query("DELETE FROM hearth_migrations WHERE id = '0006_user_identities'")
+        _ = try await raw.query(
+            "INSERT INTO users (project_id, tenant_id, local_id, created_at, data) VALUES ('p-one', '', 'newer', 2000000, ?)",
+            [.text(try RecordCoding.encode(user("newer", 2_000, ["g-1", "g-3"])))])
+        try await raw.close()
+
+        let second = try await SQLiteStore.open(path: first.path)
+        try await second.migrate()
+        #expect(try await second.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-1")?.localID == "older")
+        #expect(try await second.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-2")?.localID == "older")
+        #expect(try await second.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-3")?.localID == "newer")
+        try await second.close()
     }
 
     @Test func dataSurvivesReopeningTheFile() async throws {

@@ -120,7 +120,11 @@ extension AccountService {
                 user.email = email
                 user.emailVerified = assertion.emailVerified
             }
-            try await save(user, project: project)
+            do {
+                try await save(user, project: project)
+            } catch AuthFailure.federatedUserIDAlreadyLinked {  // linked elsewhere a moment ago
+                return try conflict(.federatedUserIDAlreadyLinked, "FEDERATED_USER_ID_ALREADY_LINKED")
+            }
             let provider = claims.firebase?.signInProvider ?? assertion.providerID
             return .signedIn(try await issue(for: user, provider: provider == "anonymous" ? assertion.providerID : provider,
                                              in: project, now: now, isNewUser: false))
@@ -164,7 +168,12 @@ extension AccountService {
                               displayName: assertion.displayName, photoURL: assertion.photoURL,
                               validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
         link(assertion, to: &user)
-        try await insert(user, project: project)
+        do {
+            try await insert(user, project: project)
+        } catch AuthFailure.federatedUserIDAlreadyLinked {
+            // A simultaneous first sign-in created the account a moment ago: sign in to it.
+            return try await signInWithIdp(in: project, assertion, idToken: nil, returnIdpCredential: returnIdpCredential)
+        }
         return .signedIn(try await issue(for: user, provider: assertion.providerID, in: project, now: now,
                                          isNewUser: true))
     }

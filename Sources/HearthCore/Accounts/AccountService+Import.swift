@@ -159,9 +159,12 @@ extension AccountService {
                     continue
                 }
             }
-            rejections.append(ImportRejection(index: index, message: error == .emailExists
-                ? "email exists in other account in database"
-                : "localId belongs to an existing account - can not overwrite."))
+            let message = switch error {
+            case .emailExists: "email exists in other account in database"
+            case .identityLinked: "a provider identity of this user belongs to another account"
+            default: "localId belongs to an existing account - can not overwrite."
+            }
+            rejections.append(ImportRejection(index: index, message: message))
         }
         return rejections.sorted { $0.index < $1.index }
     }

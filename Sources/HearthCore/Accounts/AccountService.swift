@@ -241,6 +241,8 @@ public struct AccountService: Sendable {
             try await store.insertUser(user, uniqueEmail: !project.settings.allowDuplicateEmails)
         } catch StoreError.emailExists {
             throw AuthFailure.emailExists
+        } catch StoreError.identityLinked {
+            throw AuthFailure.federatedUserIDAlreadyLinked
         }
     }
 
@@ -253,6 +255,8 @@ public struct AccountService: Sendable {
             throw AuthFailure.emailExists
         } catch StoreError.notFound {
             throw AuthFailure.userNotFound
+        } catch StoreError.identityLinked {
+            throw AuthFailure.federatedUserIDAlreadyLinked
         }
     }
 }

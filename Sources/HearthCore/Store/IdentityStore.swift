@@ -27,7 +27,9 @@ public protocol IdentityStore: Sendable {
     /// The first account (by creation) with this email, compared case-insensitively.
     func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord?
     /// Inserts a new account. Throws ``StoreError/emailExists`` when `uniqueEmail` is set and another account of
-    /// the project has the email, ``StoreError/duplicateLocalID`` when the id is taken.
+    /// the project has the email, ``StoreError/duplicateLocalID`` when the id is taken, ``StoreError/identityLinked``
+    /// when one of its linked identities belongs to another account (each identity has one owner, enforced by the
+    /// store, so two simultaneous first sign-ins cannot both create an account for it).
     func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws
     /// Replaces a stored account. With `revokeRefreshTokens`, drops the user's refresh tokens in the same change.
     /// Throws ``StoreError/notFound`` if the account is gone and ``StoreError/emailExists`` as `insertUser` does.
@@ -107,4 +109,6 @@ public enum StoreError: Error, Equatable, Sendable {
     case emailExists
     case duplicateLocalID
     case notFound
+    /// A linked identity (provider + raw id) already belongs to another account.
+    case identityLinked
 }

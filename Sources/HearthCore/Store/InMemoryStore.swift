@@ -106,6 +106,16 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         }
     }
 
+    /// Whether another account of the project holds one of `user`'s linked identities.
+    private func identityTaken(_ user: UserRecord, in state: State) -> Bool {
+        let mine = Set(user.providers.map { $0.providerID + "\u{0}" + $0.rawID })
+        guard !mine.isEmpty else { return false }
+        return state.users.values.contains { other in
+            other.projectID == user.projectID && other.tenantID == user.tenantID && other.localID != user.localID
+                && other.providers.contains { mine.contains($0.providerID + "\u{0}" + $0.rawID) }
+        }
+    }
+
     private func emailTaken(_ user: UserRecord, in state: State) -> Bool {
         guard let email = user.normalizedEmail else { return false }
         return state.users.values.contains {
@@ -119,6 +129,7 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
             let key = Key(project: user.projectID, tenant: user.tenantID, id: user.localID)
             guard state.users[key] == nil else { throw StoreError.duplicateLocalID }
             if uniqueEmail, emailTaken(user, in: state) { throw StoreError.emailExists }
+            if identityTaken(user, in: state) { throw StoreError.identityLinked }
             state.users[key] = user
         }
     }
@@ -128,6 +139,7 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
             let key = Key(project: user.projectID, tenant: user.tenantID, id: user.localID)
             guard state.users[key] != nil else { throw StoreError.notFound }
             if uniqueEmail, emailTaken(user, in: state) { throw StoreError.emailExists }
+            if identityTaken(user, in: state) { throw StoreError.identityLinked }
             state.users[key] = user
             if revokeRefreshTokens { state.dropRefreshTokens(of: key) }
         }

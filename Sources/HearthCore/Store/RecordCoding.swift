@@ -68,6 +68,16 @@ public enum SharedSchema {
         "CREATE INDEX pending_secrets_expiry ON pending_secrets (expires_at)",
     ]
 
+    /// 0006: linked identities, one row each, unique per project and tenant: their owner is enforced here.
+    public static let identities = [
+        """
+        CREATE TABLE user_identities (
+            project_id TEXT NOT NULL, tenant_id TEXT NOT NULL, provider_id TEXT NOT NULL, raw_id TEXT NOT NULL,
+            local_id TEXT NOT NULL, PRIMARY KEY (project_id, tenant_id, provider_id, raw_id))
+        """,
+        "CREATE INDEX user_identities_user ON user_identities (project_id, tenant_id, local_id)",
+    ]
+
     /// The SQL expression `accounts:query` sorts by (both dialects; `json` extracts a field of `data`).
     public static func sortExpression(_ field: UserQuery.SortField, json: (String) -> String) -> String {
         switch field {
