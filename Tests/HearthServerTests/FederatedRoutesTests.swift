@@ -76,6 +76,23 @@ import Testing
         }
     }
 
+    @Test func anEnrolledUserSigningInWithAnIdPMustProveASecondFactor() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let first = try await Self.replay("signInWithIdp-google-new-user", client)
+            let id = try #require(first["localId"] as? String)
+            try await client.post("\(Self.v1)/projects/demo-project/accounts:update", [
+                "localId": id, "mfa": ["enrollments": [["phoneInfo": "+15555550177", "displayName": "Phone"]]]],
+                                  key: nil, headers: Self.owner)
+            let fixture = try Fixture("signInWithIdp-google-existing-user")
+            let challenged = try await client.post(fixture.path, fixture.requestBody)
+            #expect(challenged.status == 200 && challenged["idToken"] == nil, "\(challenged.text)")
+            #expect(challenged["mfaPendingCredential"] is String && challenged["localId"] as? String == id)
+            let info = (challenged["mfaInfo"] as? [[String: Any]])?.first
+            #expect(info?["phoneInfo"] as? String == "+*******0177")
+        }
+    }
+
     @Test func linkingNeedsARecentSignIn() async throws {
         let app = TestApp(mode: .emulator)
         try await app.run { client in
