@@ -39,14 +39,7 @@ public final class SMTPSink: @unchecked Sendable {
 
     /// Why the sink cannot run here, or `nil` when it can (python3 with aiosmtpd, and openssl).
     public static func unavailableReason() -> String? {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import aiosmtpd"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        do { try probe.run() } catch { return "python3 is not installed" }
-        probe.waitUntilExit()
-        if probe.terminationStatus != 0 { return "python3 has no aiosmtpd (pip install aiosmtpd; .ci/run does)" }
+        if !Python.has("aiosmtpd") { return "python3 with aiosmtpd is missing (pip install aiosmtpd; .ci/run does)" }
         if !FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") { return "openssl is not installed" }
         return nil
     }

@@ -19,14 +19,7 @@ public final class TestIdentityProvider: @unchecked Sendable {
 
     /// Why it cannot run here (python3 with authlib), or `nil`.
     public static func unavailableReason() -> String? {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import authlib.jose"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        do { try probe.run() } catch { return "python3 is not installed" }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0 ? nil : "python3 has no authlib (pip install authlib; .ci/run does)"
+        Python.has("authlib.jose") ? nil : "python3 with authlib is missing (pip install authlib; .ci/run does)"
     }
 
     public static func start() async throws -> TestIdentityProvider {
@@ -90,16 +83,7 @@ public final class TestIdentityProvider: @unchecked Sendable {
     public static let consumerSecret = "twitter-consumer-secret"
 
     /// Whether the OAuth 1.0a endpoint runs (python3 has oauthlib).
-    public static var hasOAuth1: Bool {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import oauthlib.oauth1"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }
+    public static var hasOAuth1: Bool { Python.has("oauthlib.oauth1") }
 
     /// Makes `token`/`secret` an OAuth 1.0a access token whose `verify_credentials` answers `profile`.
     public func register(oauth1Token token: String, secret: String, profile: [String: Any]) async throws {

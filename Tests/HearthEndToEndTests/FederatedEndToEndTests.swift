@@ -131,7 +131,7 @@ struct FederatedEndToEndTests {
     @Test func appleHashedNoncesAndTheOneTimeName() async throws {
         try await withLive { live in
             let raw = "apple-raw-nonce"
-            let digest = SHA256Hex.of(raw)
+            let digest = storageDigest(raw)  // SHA-256, hex: how Apple puts the nonce in its ID token
             let token = try await live.idToken(["sub": "apple-1", "email": "a@privaterelay.appleid.com", "email_verified": "true",
                                                 "nonce": digest])
             let user = #"{"name":{"firstName":"Ada","lastName":"Lovelace"},"email":"a@privaterelay.appleid.com"}"#
@@ -215,20 +215,6 @@ struct FederatedEndToEndTests {
     }
 }
 
-/// Hex SHA-256 (Apple puts the nonce's hash in its ID token).
-enum SHA256Hex {
-    static func of(_ text: String) -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import hashlib,sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest())", text]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try? process.run()
-        process.waitUntilExit()
-        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-}
 
 /// The redirect flow: `createAuthUri` with `providerId`, the provider's page, `signInWithIdp` with the URL it
 /// returns to and the `sessionId`; the code is exchanged with PKCE.

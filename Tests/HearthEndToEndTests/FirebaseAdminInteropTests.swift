@@ -7,16 +7,8 @@ import Hummingbird
 import Testing
 
 /// Why the Python Admin SDK cannot run here, or `nil`.
-let firebaseAdminUnavailable: String? = {
-    let probe = Process()
-    probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    probe.arguments = ["python3", "-c", "import firebase_admin"]
-    probe.standardOutput = FileHandle.nullDevice
-    probe.standardError = FileHandle.nullDevice
-    guard (try? probe.run()) != nil else { return "python3 is not installed" }
-    probe.waitUntilExit()
-    return probe.terminationStatus == 0 ? nil : "pip install firebase-admin (.ci/run does)"
-}()
+let firebaseAdminUnavailable: String? =
+    Python.has("firebase_admin") ? nil : "python3 with firebase-admin is missing (pip install firebase-admin; .ci/run does)"
 
 /// The official `firebase-admin` Python SDK (PyPI), in emulator mode, against a live Hearth: user import with
 /// Firebase-scrypt and bcrypt hashes, then a REST sign-in with the plaintext passwords.

@@ -8,16 +8,7 @@ import HearthTestSupport
 import Testing
 
 /// Why pyotp cannot run here, or `nil`.
-let pyotpUnavailable: String? = {
-    let probe = Process()
-    probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    probe.arguments = ["python3", "-c", "import pyotp"]
-    probe.standardOutput = FileHandle.nullDevice
-    probe.standardError = FileHandle.nullDevice
-    guard (try? probe.run()) != nil else { return "python3 is not installed" }
-    probe.waitUntilExit()
-    return probe.terminationStatus == 0 ? nil : "pip install pyotp (.ci/run does)"
-}()
+let pyotpUnavailable: String? = Python.has("pyotp") ? nil : "python3 with pyotp is missing (pip install pyotp; .ci/run does)"
 
 /// Both second factors end to end over HTTP, on SQLite and on PostgreSQL: a Python client enrolls an authenticator
 /// (codes from `pyotp`, a TOTP library we did not write) and a phone (codes from the emulator's SMS outbox), then

@@ -46,14 +46,7 @@ extension AccountService {
     @discardableResult
     public func sendActionCode(in project: ProjectContext, _ request: ActionCodeRequest, links: ActionLinkBase,
                                authorizedDomains: [String]) async throws -> (email: String, message: OutboxMessage)? {
-        if let continueURL = request.continueURL {
-            guard let url = URL(string: continueURL), ["http", "https"].contains(url.scheme?.lowercased()),
-                  let host = url.host, !host.isEmpty
-            else { throw AuthFailure.invalidContinueURI }
-            guard authorizedDomains.contains(where: { host == $0 || host.hasSuffix("." + $0) }) else {
-                throw AuthFailure.unauthorizedDomain
-            }
-        }
+        if let continueURL = request.continueURL { try AuthorizedDomains.check(continueURL, in: authorizedDomains) }
         let user: UserRecord?
         let email: String
         var newEmail: String?

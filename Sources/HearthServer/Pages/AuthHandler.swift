@@ -87,9 +87,9 @@ enum AuthHandler {
     /// `app:<scheme>|<eventId>|<authType>` for an app's custom scheme.
     static func returnTarget(_ query: [String: String], call: Call) throws -> String {
         if let redirect = query["redirectUrl"] {
-            guard let url = URL(string: redirect), ["http", "https"].contains(url.scheme ?? ""), let host = url.host,
-                  call.configuration.authorizedDomains.contains(where: { host == $0 || host.hasSuffix("." + $0) })
-            else { throw AuthFailure.unauthorizedDomain }
+            guard AuthorizedDomains.allows(redirect, in: call.configuration.authorizedDomains) else {
+                throw AuthFailure.unauthorizedDomain
+            }
             return "web:" + redirect
         }
         guard let appID = query["appId"], !appID.isEmpty,
@@ -107,10 +107,7 @@ enum AuthHandler {
     }
 
     static func page(_ title: String, detail: String, status: HTTPResponse.Status) -> Response {
-        let escape = { (text: String) in
-            text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-                .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-        }
+        let escape = EmulatorIdPWidget.escape
         let html = """
             <!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title></head>
             <body><h1>\(escape(title))</h1><p>\(escape(detail))</p></body></html>

@@ -65,9 +65,9 @@ enum EmulatorIdPWidget {
         let authType = (form["authType"] ?? "signInWithRedirect").filter(\.isLetter)
 
         if let redirect = form["redirectUrl"], !redirect.isEmpty {
-            guard let url = URL(string: redirect), ["http", "https"].contains(url.scheme ?? ""), let host = url.host,
-                  call.configuration.authorizedDomains.contains(where: { host == $0 || host.hasSuffix("." + $0) })
-            else { return show(form, error: "redirectUrl is not on an authorized domain.") }
+            guard AuthorizedDomains.allows(redirect, in: call.configuration.authorizedDomains) else {
+                return show(form, error: "redirectUrl is not on an authorized domain.")
+            }
             return AuthHandler.found(redirect + (redirect.contains("?") ? "&" : "?") + "link=" + encodedLink)
         }
         // iOS: the reversed client id, the app-<appId> scheme, or the bundle id — as the emulator's widget chooses.
@@ -93,6 +93,7 @@ enum EmulatorIdPWidget {
         return AuthHandler.found(scheme + "://" + host + "/link?deep_link_id=" + FormEncoding.escape(callback))
     }
 
+    /// Text safe inside HTML elements and double-quoted attributes (this page's and the handler's error page).
     static func escape(_ text: String) -> String {
         text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")

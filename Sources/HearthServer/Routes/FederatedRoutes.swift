@@ -65,11 +65,7 @@ extension FederatedRoutes {
     static func createAuthUri(_ call: Call, _ request: CreateAuthUriRequest, providerID: String) async throws -> Response {
         let project = try call.clientProject
         guard let continueURI = request.continueUri, !continueURI.isEmpty else { throw AuthFailure.missingContinueURI }
-        guard let host = URL(string: continueURI)?.host, ["http", "https"].contains(URL(string: continueURI)?.scheme ?? "")
-        else { throw AuthFailure.invalidContinueURI }
-        guard call.configuration.authorizedDomains.contains(where: { host == $0 || host.hasSuffix("." + $0) }) else {
-            throw AuthFailure.unauthorizedDomain
-        }
+        try AuthorizedDomains.check(continueURI, in: call.configuration.authorizedDomains)
         guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(providerID) }
         let redirect = FederatedRedirect(providerID: providerID, redirectURI: continueURI)
         let scopes = (request.oauthScope ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)

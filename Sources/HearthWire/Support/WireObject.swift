@@ -46,9 +46,6 @@ public struct WireObject: Sendable {
         self.path = path
     }
 
-    /// Every key present (a map's keys, such as `testPhoneNumbers`).
-    public var keys: [String] { fields.keys.sorted() }
-
     /// Keys present in the body that no accessor asked for.
     public var unreadKeys: [String] { fields.keys.filter { !read.contains($0) }.sorted() }
 
