@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "HearthWire", targets: ["HearthWire"]),
         .library(name: "HearthCore", targets: ["HearthCore"]),
         .library(name: "HearthAdmin", targets: ["HearthAdmin"]),
+        .library(name: "HearthAuth", targets: ["HearthAuth"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
@@ -104,6 +105,11 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
         ], swiftSettings: swiftSettings),
+        // Client SDK: FirebaseAuth's API. HearthWire and Foundation only, so it builds without the server.
+        .target(name: "HearthAuth", dependencies: ["HearthWire"], swiftSettings: swiftSettings),
+        // The Firebase guides' Swift snippets (../shared/seeds), nearly verbatim, against HearthAuth. Swift 5 mode,
+        // as the guides are written.
+        .target(name: "SeedExamples", dependencies: ["HearthAuth"], swiftSettings: [.swiftLanguageMode(.v5)]),
         .executableTarget(name: "HearthCLI", dependencies: [
             "HearthServer", "HearthSQLite", "HearthPostgres", "HearthMail", "HearthSMS",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),

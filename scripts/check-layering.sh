@@ -52,7 +52,9 @@ allow Sources/HearthServer "the server never imports a backend" \
   Mustache ServiceLifecycle HummingbirdBcrypt
 allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform FoundationNetworking
 allow Sources/HearthPostgresTestSupport "the throwaway PostgreSQL imports its driver only" $platform PostgresNIO Logging
-allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only" $platform HearthWire FoundationNetworking
+allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only (Apple system frameworks behind canImport)" \
+  $platform HearthWire FoundationNetworking Security AuthenticationServices
+allow Sources/SeedExamples "the guides' snippets use HearthAuth only" $platform HearthAuth
 allow Sources/HearthAdmin "the admin SDK imports HearthWire, jwt-kit and async-http-client only (never the server)" \
   $platform HearthWire JWTKit AsyncHTTPClient NIOCore NIOHTTP1 NIOFoundationCompat
 

@@ -1,0 +1,217 @@
+import Foundation
+import HearthWire
+
+/// Completion types of the sign-in methods (FirebaseAuth calls them on the main thread; so does Hearth).
+public typealias AuthDataResultCallback = @MainActor @Sendable (AuthDataResult?, (any Error)?) -> Void
+
+extension Auth {
+    // MARK: email and password
+
+    /// Signs in with an email and password.
+    ///
+    /// ```swift
+    /// let result = try await Auth.auth().signIn(withEmail: "ada@example.com", password: "s3cret!")
+    /// ```
+    public func signIn(withEmail email: String, password: String) async throws -> AuthDataResult {
+        try await signIn(with: EmailAuthProvider.credential(withEmail: email, password: password))
+    }
+
+    public func signIn(withEmail email: String, password: String, completion: AuthDataResultCallback? = nil) {
+        deliver(completion) { try await self.signIn(withEmail: email, password: password) }
+    }
+
+    /// Creates an email/password account and signs it in.
+    ///
+    /// ```swift
+    /// let result = try await Auth.auth().createUser(withEmail: "ada@example.com", password: "s3cret!")
+    /// ```
+    public func createUser(withEmail email: String, password: String) async throws -> AuthDataResult {
+        var request = SignUpRequest(email: email, password: password)
+        request.tenantId = tenantID
+        let reply = try await core.call(.v1("accounts:signUp"), request)
+        return try await finishSignIn(reply, additional: AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: true))
+    }
+
+    public func createUser(withEmail email: String, password: String, completion: AuthDataResultCallback? = nil) {
+        deliver(completion) { try await self.createUser(withEmail: email, password: password) }
+    }
+
+    /// Signs in a new anonymous user — or returns the current user if it is already anonymous.
+    ///
+    /// ```swift
+    /// let guest = try await Auth.auth().signInAnonymously().user
+    /// ```
+    public func signInAnonymously() async throws -> AuthDataResult {
+        if let user = core.user, user.isAnonymous {
+            return AuthDataResult(user: user, additionalUserInfo: AdditionalUserInfo(providerID: nil, isNewUser: false))
+        }
+        var request = SignUpRequest()
+        request.tenantId = tenantID
+        let reply = try await core.call(.v1("accounts:signUp"), request)
+        return try await finishSignIn(reply, additional: AdditionalUserInfo(providerID: nil, isNewUser: true))
+    }
+
+    public func signInAnonymously(completion: AuthDataResultCallback? = nil) {
+        deliver(completion) { try await self.signInAnonymously() }
+    }
+
+    /// Signs in with a custom token minted by your server (HearthAdmin's `createCustomToken`, firebase-admin's
+    /// `create_custom_token`).
+    ///
+    /// ```swift
+    /// let result = try await Auth.auth().signIn(withCustomToken: tokenFromMyServer)
+    /// ```
+    public func signIn(withCustomToken token: String) async throws -> AuthDataResult {
+        var request = SignInWithCustomTokenRequest(token: token)
+        request.tenantId = tenantID
+        let reply = try await core.call(.v1("accounts:signInWithCustomToken"), request)
+        return try await finishSignIn(reply, additional: AdditionalUserInfo(providerID: nil, isNewUser: reply.bool("isNewUser") ?? false))
+    }
+
+    public func signIn(withCustomToken token: String, completion: AuthDataResultCallback? = nil) {
+        deliver(completion) { try await self.signIn(withCustomToken: token) }
+    }
+
+    // MARK: any credential
+
+    /// Signs in with a credential from any provider.
+    ///
+    /// ```swift
+    /// let credential = GoogleAuthProvider.credential(withIDToken: idToken, accessToken: accessToken)
+    /// let result = try await Auth.auth().signIn(with: credential)
+    /// ```
+    public func signIn(with credential: AuthCredential) async throws -> AuthDataResult {
+        try await exchange(credential, idToken: nil)
+    }
+
+    public func signIn(with credential: AuthCredential, completion: AuthDataResultCallback? = nil) {
+        deliver(completion) { try await self.signIn(with: credential) }
+    }
+
+    /// The form older guides use, with the optional credential `getCredentialWith` hands over.
+    public func signIn(with credential: AuthCredential?, completion: AuthDataResultCallback? = nil) {
+        deliver(completion) {
+            guard let credential else { throw AuthErrorFactory.make(.invalidCredential, detail: "No credential was given.") }
+            return try await self.signIn(with: credential)
+        }
+    }
+
+    /// Presents `credential` to the server — as a sign-in, or for the user of `idToken` (link) — and finishes
+    /// with whatever comes back. `finish` decides what the tokens become (a new current user by default).
+    func exchange(_ credential: AuthCredential, idToken: String?,
+                  finish: (@Sendable (Fields, AdditionalUserInfo?, OAuthCredential?) async throws -> AuthDataResult)? = nil)
+        async throws -> AuthDataResult {
+        let finish = finish ?? { reply, additional, oauth in
+            try await self.finishSignIn(reply, additional: additional, credential: oauth)
+        }
+        switch credential {
+        case let email as EmailAuthCredential:
+            if let link = email.link {
+                guard let code = ActionCodeURL.oobCode(in: link) else {
+                    throw AuthErrorFactory.make(.invalidActionCode, detail: "The link has no oobCode.")
+                }
+                var request = SignInWithEmailLinkRequest(email: email.email, oobCode: code)
+                request.idToken = idToken
+                request.tenantId = tenantID
+                let reply = try await core.call(.v1("accounts:signInWithEmailLink"), request)
+                return try await finish(reply, AdditionalUserInfo(providerID: EmailAuthProvider.id,
+                                                                  isNewUser: reply.bool("isNewUser") ?? false), nil)
+            }
+            if let idToken {
+                // Linking a password: the account gains email and password in place.
+                let request = UpdateAccountRequest(idToken: idToken, email: email.email, password: email.password)
+                let reply = try await core.call(.v1("accounts:update"), request)
+                return try await finish(reply, AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: false), nil)
+            }
+            var request = SignInWithPasswordRequest(email: email.email, password: email.password)
+            request.tenantId = tenantID
+            let reply = try await core.call(.v1("accounts:signInWithPassword"), request)
+            return try await finish(reply, AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: false), nil)
+        case let oauth as OAuthCredential:
+            var body = Body()
+            body["requestUri"] = oauth.requestURI ?? "http://localhost"
+            body["postBody"] = oauth.requestURI == nil ? oauth.postBody : nil
+            body["sessionId"] = oauth.sessionID
+            body["pendingToken"] = oauth.pendingToken
+            body["idToken"] = idToken
+            body["tenantId"] = tenantID
+            body.set("returnSecureToken", .bool(true))
+            body.set("returnIdpCredential", .bool(true))
+            let reply = try await core.call(.v1("accounts:signInWithIdp"), body)
+            let returned = OAuthCredential(providerID: reply.string("providerId") ?? oauth.provider,
+                                           idToken: reply.string("oauthIdToken"),
+                                           accessToken: reply.string("oauthAccessToken"),
+                                           secret: reply.string("oauthTokenSecret"),
+                                           pendingToken: reply.string("pendingToken"))
+            if let pending = reply.string("pendingToken") { oauth.pendingToken = pending }
+            let email = reply.string("email")
+            var extra: [String: Any] = [AuthErrors.userInfoUpdatedCredentialKey: returned]
+            if let email { extra[AuthErrors.userInfoEmailKey] = email }
+            if let message = reply.string("errorMessage") {
+                throw ServerErrorTable.error(message: message, extra: extra)
+            }
+            if reply.bool("needConfirmation") == true {
+                throw AuthErrorFactory.make(.accountExistsWithDifferentCredential, extra: extra)
+            }
+            let profile = reply.string("rawUserInfo").flatMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            let additional = AdditionalUserInfo(providerID: returned.provider, profile: profile,
+                                                username: reply.string("screenName"),
+                                                isNewUser: reply.bool("isNewUser") ?? false)
+            return try await finish(reply, additional, returned)
+        case let phone as PhoneAuthCredential:
+            var body = Body()
+            body["sessionInfo"] = phone.verificationID
+            body["code"] = phone.verificationCode
+            body["temporaryProof"] = phone.temporaryProof
+            body["phoneNumber"] = phone.phoneNumber
+            body["idToken"] = idToken
+            body["tenantId"] = tenantID
+            let reply = try await core.call(.v1("accounts:signInWithPhoneNumber"), body)
+            if let proof = reply.string("temporaryProof"), let number = reply.string("phoneNumber") {
+                let updated = PhoneAuthCredential(temporaryProof: proof, phoneNumber: number)
+                throw AuthErrorFactory.make(.credentialAlreadyInUse, detail: "This phone number is already linked to another account.",
+                                            extra: [AuthErrors.userInfoUpdatedCredentialKey: updated])
+            }
+            return try await finish(reply, AdditionalUserInfo(providerID: PhoneAuthProvider.id,
+                                                              isNewUser: reply.bool("isNewUser") ?? false), nil)
+        default:
+            throw AuthErrorFactory.make(.invalidCredential, detail: "Unsupported credential \(credential.provider).")
+        }
+    }
+
+    /// Tokens in `reply` become the current user; a second-factor challenge becomes
+    /// ``AuthErrorCode/secondFactorRequired`` with a ``MultiFactorResolver``.
+    func finishSignIn(_ reply: Fields, additional: AdditionalUserInfo?, credential: OAuthCredential? = nil) async throws
+        -> AuthDataResult {
+        try requireNoSecondFactor(reply) { next in
+            let user = try await self.user(from: next)
+            self.core.setCurrentUser(user, auth: self)
+            return AuthDataResult(user: user, additionalUserInfo: additional, credential: credential)
+        }
+        let user = try await user(from: reply)
+        core.setCurrentUser(user, auth: self)
+        return AuthDataResult(user: user, additionalUserInfo: additional, credential: credential)
+    }
+
+    /// Throws the second-factor challenge of `reply`, if it is one; `then` finishes once it is answered.
+    func requireNoSecondFactor(_ reply: Fields,
+                               then: @escaping @Sendable (Fields) async throws -> AuthDataResult) throws {
+        guard let pending = reply.string("mfaPendingCredential") else { return }
+        let hints = (reply.decode([MFAInfoWire].self, "mfaInfo") ?? []).map(MultiFactorInfo.make)
+        let resolver = MultiFactorResolver(auth: self, session: MultiFactorSession(pendingCredential: pending),
+                                           hints: hints, finish: then)
+        throw AuthErrorFactory.make(.secondFactorRequired, extra: [AuthErrors.userInfoMultiFactorResolverKey: resolver])
+    }
+
+    /// A user object for fresh tokens: the account as `accounts:lookup` sees it.
+    func user(from reply: Fields) async throws -> User {
+        guard let idToken = reply.string("idToken"), let refreshToken = reply.string("refreshToken") else {
+            throw AuthErrorFactory.make(.internalError, detail: "The server's sign-in answer had no tokens.")
+        }
+        let snapshot = try await UserSnapshot.fetch(core: core, idToken: idToken, refreshToken: refreshToken,
+                                                    expiresIn: reply.string("expiresIn"), previous: nil)
+        return User(core: core, snapshot: snapshot)
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import HearthWire
+
+/// The entry point: FirebaseAuth's `Auth`, against Hearth or Google's servers.
+///
+/// ```swift
+/// Auth.configure(AuthOptions(apiKey: "my-key", projectID: "my-app"))
+/// Auth.auth().useEmulator(withHost: "127.0.0.1", port: 9099)   // or endpoints: .hearth(url)
+/// let result = try await Auth.auth().signIn(withEmail: "ada@example.com", password: "s3cret!")
+/// print(result.user.uid)
+/// ```
+///
+/// Every `Auth` of one app shares its state: `Auth()` and `Auth.auth()` see the same user and listeners.
+public final class Auth: @unchecked Sendable {
+    let core: AuthCore
+    private static let defaultLock = NSLock()
+    nonisolated(unsafe) private static var defaultAuth: Auth?
+
+    init(core: AuthCore) { self.core = core }
+
+    /// The default app's auth, as `Auth.auth()` in FirebaseAuth (options from ``configure(_:)`` or the environment).
+    public convenience init() { self.init(core: AuthCore.shared()) }
+
+    /// The default app's auth.
+    public class func auth() -> Auth {
+        defaultLock.withLock {
+            if let existing = defaultAuth { return existing }
+            let created = Auth(core: AuthCore.shared())
+            defaultAuth = created
+            return created
+        }
+    }
+
+    /// The auth of one configuration (FirebaseAuth's `Auth.auth(app:)`); the same options give the same state.
+    public class func auth(options: AuthOptions) -> Auth { Auth(core: AuthCore.shared(options)) }
+
+    /// Sets the default app's options (FirebaseApp.configure). Call once, before ``auth()``.
+    public class func configure(_ options: AuthOptions) {
+        AuthCore.configure(options)
+        defaultLock.withLock { defaultAuth = nil }
+    }
+
+    /// The options this auth was made with.
+    public var options: AuthOptions { core.options }
+
+    /// The signed-in user, or nil. Restored from storage at start.
+    public var currentUser: User! { core.user }
+
+    /// Sent as `X-Firebase-Locale`: the language of emails and SMS texts the server sends.
+    public var languageCode: String? {
+        get { core.languageCode }
+        set { core.languageCode = newValue }
+    }
+
+    /// Hearth serves one tenant per project; a tenant id is sent as `tenantId` and Hearth refuses it
+    /// (`TENANT_ID_MISMATCH`), as FirebaseAuth's servers do for an unknown tenant.
+    public var tenantID: String? {
+        get { core.tenantID }
+        set { core.tenantID = newValue }
+    }
+
+    /// Uses the device's preferred language for ``languageCode``.
+    public func useAppLanguage() {
+        languageCode = Locale.preferredLanguages.first
+    }
+
+    /// Points this app at a Hearth server (or Firebase's emulator) on `host:port`.
+    ///
+    /// ```swift
+    /// Auth.auth().useEmulator(withHost: "localhost", port: 9099)
+    /// ```
+    public func useEmulator(withHost host: String, port: Int) {
+        core.backend.endpoints = .emulator(host: host, port: port)
+    }
+
+    /// The endpoints calls go to.
+    public var endpoints: AuthEndpoints { core.backend.endpoints }
+
+    // MARK: listeners
+
+    /// Called now with the current user and then whenever a user signs in or out.
+    ///
+    /// ```swift
+    /// handle = Auth.auth().addStateDidChangeListener { auth, user in print(user?.uid ?? "signed out") }
+    /// ```
+    @discardableResult
+    public func addStateDidChangeListener(_ listener: @escaping AuthStateDidChangeListenerBlock)
+        -> AuthStateDidChangeListenerHandle {
+        core.addStateListener(listener, auth: self)
+    }
+
+    public func removeStateDidChangeListener(_ listenerHandle: AuthStateDidChangeListenerHandle) {
+        core.removeListener(listenerHandle)
+    }
+
+    /// Called now, on sign-in and sign-out, and whenever the ID token changes (refresh, claims, linking).
+    @discardableResult
+    public func addIDTokenDidChangeListener(_ listener: @escaping IDTokenDidChangeListenerBlock)
+        -> IDTokenDidChangeListenerHandle {
+        core.addTokenListener(listener, auth: self)
+    }
+
+    public func removeIDTokenDidChangeListener(_ listenerHandle: IDTokenDidChangeListenerHandle) {
+        core.removeListener(listenerHandle)
+    }
+
+    // MARK: sign-out
+
+    /// Signs the current user out here (the refresh token stays valid on the server until revoked).
+    ///
+    /// ```swift
+    /// do { try Auth.auth().signOut() } catch { … }
+    /// ```
+    public func signOut() throws {
+        core.setCurrentUser(nil, auth: self)
+    }
+
+    /// Makes `user` (of this app) the current user.
+    public func updateCurrentUser(_ user: User) async throws {
+        guard user.core === core else { throw AuthErrorFactory.make(.invalidAPIKey, detail: "The user belongs to another app.") }
+        core.setCurrentUser(user, auth: self)
+    }
+}

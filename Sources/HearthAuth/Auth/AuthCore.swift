@@ -1,0 +1,194 @@
+import Foundation
+import HearthWire
+
+/// The state one app's ``Auth`` handles share: the signed-in user, listeners, settings and the backend. Guarded by
+/// one lock; listeners run on the main actor, never under it.
+final class AuthCore: @unchecked Sendable {
+    private let lock = NSLock()
+    private var _backend: AuthBackend
+    private var _user: User?
+    private var _languageCode: String?
+    private var _tenantID: String?
+    private var stateListeners: [ObjectIdentifier: (handle: ListenerHandle, block: AuthStateDidChangeListenerBlock)] = [:]
+    private var tokenListeners: [ObjectIdentifier: (handle: ListenerHandle, block: IDTokenDidChangeListenerBlock)] = [:]
+    private var refreshTimer: Task<Void, Never>?
+    private var _defaultUIDelegate: (any AuthUIDelegate)?
+    let options: AuthOptions
+    let storage: any UserStorage
+
+    init(options: AuthOptions) {
+        self.options = options
+        _backend = AuthBackend(apiKey: options.apiKey, endpoints: options.endpoints, transport: options.transport)
+        storage = UserStorages.make(options.persistence, appName: options.appName, apiKey: options.apiKey)
+        if let data = try? storage.load(), let snapshot = try? JSONDecoder().decode(UserSnapshot.self, from: data) {
+            _user = User(core: self, snapshot: snapshot)
+        }
+        if let user = _user { scheduleRefresh(user) }
+    }
+
+    var backend: AuthBackend {
+        get { lock.withLock { _backend } }
+        set { lock.withLock { _backend = newValue } }
+    }
+
+    var user: User? { lock.withLock { _user } }
+
+    var languageCode: String? {
+        get { lock.withLock { _languageCode } }
+        set { lock.withLock { _languageCode = newValue } }
+    }
+
+    var defaultUIDelegate: (any AuthUIDelegate)? {
+        get { lock.withLock { _defaultUIDelegate } }
+        set { lock.withLock { _defaultUIDelegate = newValue } }
+    }
+
+    var tenantID: String? {
+        get { lock.withLock { _tenantID } }
+        set { lock.withLock { _tenantID = newValue } }
+    }
+
+    /// Calls the backend with the current language.
+    func call(_ api: AuthAPI, _ body: some Encodable) async throws -> Fields {
+        try await backend.call(api, body, locale: languageCode)
+    }
+
+    // MARK: the current user
+
+    /// Makes `user` the current user (or signs out with nil): persists it, restarts the refresh timer, and tells
+    /// the listeners — state listeners only when the user changed, token listeners always.
+    func setCurrentUser(_ user: User?, auth: Auth) {
+        let (previous, states, tokens) = lock.withLock {
+            let previous = _user
+            _user = user
+            return (previous, Array(stateListeners.values), Array(tokenListeners.values))
+        }
+        if let user { persist(user) } else { try? storage.remove() }
+        if let user { scheduleRefresh(user) } else { lock.withLock { refreshTimer?.cancel(); refreshTimer = nil } }
+        let changed = previous?.uid != user?.uid || (previous == nil) != (user == nil)
+        Task { @MainActor in
+            if changed { for listener in states { listener.block(auth, user) } }
+            for listener in tokens { listener.block(auth, user) }
+        }
+    }
+
+    /// The user's tokens or profile changed: save it, and tell token listeners if its token did.
+    func userDidChange(_ user: User, tokenChanged: Bool) {
+        guard lock.withLock({ _user === user }) else { return }
+        persist(user)
+        guard tokenChanged else { return }
+        scheduleRefresh(user)
+        let tokens = lock.withLock { Array(tokenListeners.values) }
+        let auth = Auth(core: self)
+        Task { @MainActor in for listener in tokens { listener.block(auth, user) } }
+    }
+
+    private func persist(_ user: User) {
+        if let data = try? JSONEncoder().encode(user.snapshot) { try? storage.save(data) }
+    }
+
+    /// Refreshes the ID token five minutes before it expires, for as long as the user is signed in.
+    private func scheduleRefresh(_ user: User) {
+        let delay = max(0, user.snapshot.expirationDate.timeIntervalSinceNow - User.refreshMargin)
+        let timer = Task { [weak user] in
+            try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+            guard !Task.isCancelled, let user else { return }
+            _ = try? await user.getIDToken()
+        }
+        lock.withLock {
+            refreshTimer?.cancel()
+            refreshTimer = timer
+        }
+    }
+
+    // MARK: listeners
+
+    func addStateListener(_ block: @escaping AuthStateDidChangeListenerBlock, auth: Auth) -> ListenerHandle {
+        let handle = ListenerHandle()
+        let user = lock.withLock {
+            stateListeners[ObjectIdentifier(handle)] = (handle, block)
+            return _user
+        }
+        Task { @MainActor in block(auth, user) }
+        return handle
+    }
+
+    func addTokenListener(_ block: @escaping IDTokenDidChangeListenerBlock, auth: Auth) -> ListenerHandle {
+        let handle = ListenerHandle()
+        let user = lock.withLock {
+            tokenListeners[ObjectIdentifier(handle)] = (handle, block)
+            return _user
+        }
+        Task { @MainActor in block(auth, user) }
+        return handle
+    }
+
+    func removeListener(_ handle: any NSObjectProtocol) {
+        guard let handle = handle as? ListenerHandle else { return }
+        lock.withLock {
+            _ = stateListeners.removeValue(forKey: ObjectIdentifier(handle))
+            _ = tokenListeners.removeValue(forKey: ObjectIdentifier(handle))
+        }
+    }
+
+    // MARK: one registry per app
+
+    private static let registryLock = NSLock()
+    nonisolated(unsafe) private static var registry: [String: AuthCore] = [:]
+    nonisolated(unsafe) private static var configured: AuthOptions?
+
+    static func configure(_ options: AuthOptions) {
+        registryLock.withLock {
+            if options.appName == "[DEFAULT]" { configured = options }
+            registry[options.appName] = nil
+        }
+    }
+
+    static func shared(_ options: AuthOptions? = nil) -> AuthCore {
+        registryLock.withLock {
+            let chosen = options ?? configured ?? AuthOptions.fromEnvironment()
+            guard let chosen else {
+                preconditionFailure("HearthAuth: no options. Call Auth.configure(AuthOptions(apiKey:projectID:endpoints:)) "
+                                    + "first, or set HEARTH_API_KEY (and HEARTH_URL) in the environment.")
+            }
+            if let existing = registry[chosen.appName] { return existing }
+            let core = AuthCore(options: chosen)
+            registry[chosen.appName] = core
+            return core
+        }
+    }
+}
+
+/// A listener registration; pass it back to remove the listener.
+final class ListenerHandle: NSObject, @unchecked Sendable {}
+
+/// Called on the main actor with the auth and its current user.
+public typealias AuthStateDidChangeListenerBlock = @MainActor @Sendable (Auth, User?) -> Void
+public typealias IDTokenDidChangeListenerBlock = @MainActor @Sendable (Auth, User?) -> Void
+public typealias AuthStateDidChangeListenerHandle = any NSObjectProtocol
+public typealias IDTokenDidChangeListenerHandle = any NSObjectProtocol
+
+/// Runs `work` and hands its outcome to a FirebaseAuth-style completion on the main actor.
+func deliver<T: Sendable>(_ completion: (@MainActor @Sendable (T?, (any Error)?) -> Void)?,
+                          _ work: @escaping @Sendable () async throws -> T) {
+    Task {
+        do {
+            let value = try await work()
+            if let completion { await MainActor.run { completion(value, nil) } }
+        } catch {
+            if let completion { await MainActor.run { completion(nil, error) } }
+        }
+    }
+}
+
+/// The same for completions that only take an error.
+func deliver(_ completion: (@MainActor @Sendable ((any Error)?) -> Void)?, _ work: @escaping @Sendable () async throws -> Void) {
+    Task {
+        do {
+            try await work()
+            if let completion { await MainActor.run { completion(nil) } }
+        } catch {
+            if let completion { await MainActor.run { completion(error) } }
+        }
+    }
+}

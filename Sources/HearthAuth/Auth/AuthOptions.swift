@@ -1,0 +1,55 @@
+import Foundation
+
+/// What an ``Auth`` instance talks to: FirebaseApp's options, reduced to what authentication needs.
+///
+/// ```swift
+/// Auth.configure(AuthOptions(apiKey: "my-key", projectID: "my-app",
+///                            endpoints: .hearth(URL(string: "https://auth.example.com")!)))
+/// let auth = Auth.auth()
+/// ```
+public struct AuthOptions: Sendable {
+    /// The app's API key (Hearth: one of the project's `apiKeys`).
+    public var apiKey: String
+    public var projectID: String?
+    /// Google's hosts by default; ``AuthEndpoints/hearth(_:)`` for a Hearth server.
+    public var endpoints: AuthEndpoints
+    /// Separates the signed-in users of several configurations in one app.
+    public var appName: String
+    public var persistence: AuthPersistence
+    /// The HTTP client; ``URLSessionTransport`` unless a test or an app supplies its own.
+    public var transport: any AuthTransport
+
+    public init(apiKey: String, projectID: String? = nil, endpoints: AuthEndpoints? = nil,
+                appName: String = "[DEFAULT]", persistence: AuthPersistence = .automatic,
+                transport: any AuthTransport = URLSessionTransport()) {
+        self.apiKey = apiKey
+        self.projectID = projectID
+        self.endpoints = endpoints ?? .google(projectID: projectID)
+        self.appName = appName
+        self.persistence = persistence
+        self.transport = transport
+    }
+
+    /// The default app's options when ``Auth/configure(_:)`` was not called: `HEARTH_API_KEY`,
+    /// `HEARTH_PROJECT_ID` and `HEARTH_URL` (or `FIREBASE_AUTH_EMULATOR_HOST`) from the environment, else
+    /// `GoogleService-Info.plist` in the main bundle (`API_KEY`, `PROJECT_ID`).
+    public static func fromEnvironment() -> AuthOptions? {
+        let environment = ProcessInfo.processInfo.environment
+        var options: AuthOptions?
+        if let key = environment["HEARTH_API_KEY"] {
+            options = AuthOptions(apiKey: key, projectID: environment["HEARTH_PROJECT_ID"])
+        } else if let url = Bundle.main.url(forResource: "GoogleService-Info", withExtension: "plist"),
+                  let data = try? Data(contentsOf: url),
+                  let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+                  let key = plist["API_KEY"] as? String {
+            options = AuthOptions(apiKey: key, projectID: plist["PROJECT_ID"] as? String)
+        }
+        if let url = environment["HEARTH_URL"].flatMap(URL.init(string:)) {
+            options?.endpoints = .hearth(url)
+        } else if let host = environment["FIREBASE_AUTH_EMULATOR_HOST"], let colon = host.lastIndex(of: ":"),
+                  let port = Int(host[host.index(after: colon)...]) {
+            options?.endpoints = .emulator(host: String(host[..<colon]), port: port)
+        }
+        return options
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// A credential from a sign-in method, handed to ``Auth/signIn(with:completion:)``, ``User/link(with:completion:)``
+/// or ``User/reauthenticate(with:completion:)``. Made by the providers (``EmailAuthProvider``,
+/// ``GoogleAuthProvider``, ``OAuthProvider``, ``PhoneAuthProvider`` …), never directly.
+///
+/// ```swift
+/// let credential = EmailAuthProvider.credential(withEmail: "ada@example.com", password: "s3cret!")
+/// try await Auth.auth().currentUser?.link(with: credential)
+/// ```
+open class AuthCredential: @unchecked Sendable {
+    /// The provider ID (`password`, `google.com`, `phone`, …).
+    public let provider: String
+
+    init(provider: String) { self.provider = provider }
+}
+
+/// An email and password, or an email and a sign-in link.
+final class EmailAuthCredential: AuthCredential, @unchecked Sendable {
+    let email: String
+    let password: String?
+    let link: String?
+
+    init(email: String, password: String? = nil, link: String? = nil) {
+        self.email = email
+        self.password = password
+        self.link = link
+        super.init(provider: link == nil ? EmailAuthProvider.id : EmailAuthProvider.emailLinkSignInMethod)
+    }
+}
+
+/// A credential from an OAuth 2.0 / OpenID Connect / OAuth 1.0a provider. Sign-in results carry one
+/// (``AuthDataResult/credential``) with the provider's tokens.
+///
+/// ```swift
+/// let credential = OAuthProvider.credential(withProviderID: "oidc.acme", idToken: idToken, rawNonce: nonce,
+///                                           accessToken: nil)
+/// ```
+public final class OAuthCredential: AuthCredential, @unchecked Sendable {
+    /// The provider's ID token, if any.
+    public let idToken: String?
+    /// The provider's access token (OAuth 1.0a: the token).
+    public let accessToken: String?
+    /// The OAuth 1.0a token secret (Twitter/X).
+    public let secret: String?
+    let rawNonce: String?
+    let fullName: PersonNameParts?
+    /// A redirect flow's result: the URL the browser came back to and the secret session id.
+    let requestURI: String?
+    let sessionID: String?
+    private let lock = NSLock()
+    private var _pendingToken: String?
+
+    /// Hearth and Google give a verified credential back as a pending token when it cannot be used where it was
+    /// presented (already linked elsewhere, needs confirmation); the same object then signs in with it, because the
+    /// provider's own ID token is single use.
+    var pendingToken: String? {
+        get { lock.withLock { _pendingToken } }
+        set { lock.withLock { _pendingToken = newValue } }
+    }
+
+    init(providerID: String, idToken: String? = nil, accessToken: String? = nil, secret: String? = nil,
+         rawNonce: String? = nil, fullName: PersonNameParts? = nil, requestURI: String? = nil, sessionID: String? = nil,
+         pendingToken: String? = nil) {
+        self.idToken = idToken
+        self.accessToken = accessToken
+        self.secret = secret
+        self.rawNonce = rawNonce
+        self.fullName = fullName
+        self.requestURI = requestURI
+        self.sessionID = sessionID
+        self._pendingToken = pendingToken
+        super.init(provider: providerID)
+    }
+
+    /// `postBody` of `signInWithIdp`, form-encoded.
+    var postBody: String {
+        var items = [("providerId", provider)]
+        if let idToken { items.append(("id_token", idToken)) }
+        if let accessToken { items.append(("access_token", accessToken)) }
+        if let secret { items.append(("oauth_token_secret", secret)) }
+        if let rawNonce { items.append(("nonce", rawNonce)) }
+        if let fullName, let json = try? JSONSerialization.data(withJSONObject: ["name": fullName.json]) {
+            items.append(("user", String(decoding: json, as: UTF8.self)))
+        }
+        return items.map { "\($0.0)=\(FormEncoding.escape($0.1))" }.joined(separator: "&")
+    }
+}
+
+/// The parts of a person's name, as Sign in with Apple gives them on the first sign-in.
+public struct PersonNameParts: Sendable, Equatable {
+    public var givenName: String?
+    public var familyName: String?
+    public var middleName: String?
+
+    public init(givenName: String? = nil, familyName: String? = nil, middleName: String? = nil) {
+        self.givenName = givenName
+        self.familyName = familyName
+        self.middleName = middleName
+    }
+
+    var json: [String: String] {
+        var result: [String: String] = [:]
+        if let givenName { result["firstName"] = givenName }
+        if let familyName { result["lastName"] = familyName }
+        if let middleName { result["middleName"] = middleName }
+        return result
+    }
+}
+
+/// A phone number proven by an SMS code (``PhoneAuthProvider/credential(withVerificationID:verificationCode:)``),
+/// or the server's proof that a number belongs to another account.
+public final class PhoneAuthCredential: AuthCredential, @unchecked Sendable {
+    let verificationID: String?
+    let verificationCode: String?
+    let temporaryProof: String?
+    /// The phone number, for a credential made from a temporary proof.
+    public let phoneNumber: String?
+
+    init(verificationID: String, verificationCode: String) {
+        self.verificationID = verificationID
+        self.verificationCode = verificationCode
+        self.temporaryProof = nil
+        self.phoneNumber = nil
+        super.init(provider: PhoneAuthProvider.id)
+    }
+
+    init(temporaryProof: String, phoneNumber: String) {
+        self.verificationID = nil
+        self.verificationCode = nil
+        self.temporaryProof = temporaryProof
+        self.phoneNumber = phoneNumber
+        super.init(provider: PhoneAuthProvider.id)
+    }
+}
+
+enum FormEncoding {
+    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    static func escape(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? value
+    }
+}

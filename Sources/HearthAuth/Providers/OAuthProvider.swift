@@ -1,0 +1,164 @@
+import Foundation
+
+/// Shows the provider's sign-in page to the user. FirebaseAuth's `AuthUIDelegate` presents a view controller;
+/// here the delegate opens a URL, which works on every platform: a browser tab, a web view, or a test driver.
+///
+/// ```swift
+/// final class Opener: AuthUIDelegate {
+///     func open(_ url: URL) async throws { NSWorkspace.shared.open(url) }
+/// }
+/// let credential = try await OAuthProvider(providerID: "github.com").getCredentialWith(Opener())
+/// ```
+public protocol AuthUIDelegate: AnyObject, Sendable {
+    /// Opens `url` (Hearth's `/__/auth/handler`) for the user; the result comes back on a loopback redirect.
+    func open(_ url: URL) async throws
+}
+
+/// Opens URLs with the system browser: `$BROWSER` if set, else `xdg-open` (Linux) or `open` (macOS).
+public final class SystemBrowser: AuthUIDelegate {
+    public init() {}
+
+    public func open(_ url: URL) async throws {
+        #if os(Linux) || os(macOS)
+        let process = Process()
+        let browser = ProcessInfo.processInfo.environment["BROWSER"]
+        #if os(Linux)
+        let command = browser ?? "xdg-open"
+        #else
+        let command = browser ?? "open"
+        #endif
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [command, url.absoluteString]
+        do { try process.run() } catch {
+            throw AuthErrorFactory.make(.webContextCancelled,
+                                        detail: "Could not start \(command) to open the sign-in page; set BROWSER or pass an AuthUIDelegate.",
+                                        underlying: error)
+        }
+        #else
+        throw AuthErrorFactory.make(.webContextCancelled, detail: "Pass an AuthUIDelegate to open the sign-in page.")
+        #endif
+    }
+}
+
+/// Any OAuth 2.0 / OpenID Connect / OAuth 1.0a provider: credentials from tokens the app already has, or a web
+/// sign-in through Hearth's hosted `/__/auth/handler`.
+///
+/// ```swift
+/// let provider = OAuthProvider(providerID: "twitter.com")
+/// provider.customParameters = ["lang": "fr"]
+/// let credential = try await provider.getCredentialWith(nil)
+/// let result = try await Auth.auth().signIn(with: credential)
+/// print(result.credential?.accessToken ?? "", result.credential?.secret ?? "")
+/// ```
+public final class OAuthProvider: @unchecked Sendable {
+    public let providerID: String
+    private let auth: Auth
+    private let lock = NSLock()
+    private var _scopes: [String]?
+    private var _customParameters: [String: String]?
+
+    public init(providerID: String, auth: Auth = Auth.auth()) {
+        self.providerID = providerID
+        self.auth = auth
+    }
+
+    public class func provider(providerID: String) -> OAuthProvider { OAuthProvider(providerID: providerID) }
+    public class func provider(providerID: String, auth: Auth) -> OAuthProvider { OAuthProvider(providerID: providerID, auth: auth) }
+
+    /// Extra scopes to ask for.
+    public var scopes: [String]? {
+        get { lock.withLock { _scopes } }
+        set { lock.withLock { _scopes = newValue } }
+    }
+
+    /// Extra parameters of the provider's authorization request (`lang`, `login_hint`, `prompt`, …).
+    public var customParameters: [String: String]? {
+        get { lock.withLock { _customParameters } }
+        set { lock.withLock { _customParameters = newValue } }
+    }
+
+    // MARK: credentials from tokens
+
+    public static func credential(withProviderID providerID: String, idToken: String, rawNonce: String?,
+                                  accessToken: String?) -> OAuthCredential {
+        OAuthCredential(providerID: providerID, idToken: idToken, accessToken: accessToken, rawNonce: rawNonce)
+    }
+
+    public static func credential(withProviderID providerID: String, idToken: String, accessToken: String?) -> OAuthCredential {
+        OAuthCredential(providerID: providerID, idToken: idToken, accessToken: accessToken)
+    }
+
+    public static func credential(withProviderID providerID: String, idToken: String, rawNonce: String) -> OAuthCredential {
+        OAuthCredential(providerID: providerID, idToken: idToken, rawNonce: rawNonce)
+    }
+
+    public static func credential(withProviderID providerID: String, accessToken: String) -> OAuthCredential {
+        OAuthCredential(providerID: providerID, accessToken: accessToken)
+    }
+
+    public static func credential(providerID: AuthProviderID, idToken: String, rawNonce: String? = nil,
+                                  accessToken: String? = nil) -> OAuthCredential {
+        OAuthCredential(providerID: providerID.rawValue, idToken: idToken, accessToken: accessToken, rawNonce: rawNonce)
+    }
+
+    /// Sign in with Apple: its ID token, the nonce whose SHA-256 the request carried, and the name Apple gives only
+    /// on the first sign-in.
+    public static func appleCredential(withIDToken idToken: String, rawNonce: String?,
+                                       fullName: PersonNameComponents?) -> OAuthCredential {
+        let name = fullName.map { PersonNameParts(givenName: $0.givenName, familyName: $0.familyName, middleName: $0.middleName) }
+        return OAuthCredential(providerID: AuthProviderID.apple.rawValue, idToken: idToken, rawNonce: rawNonce, fullName: name)
+    }
+
+    // MARK: web sign-in
+
+    /// Runs the provider's sign-in in a browser and returns a credential for ``Auth/signIn(with:)``,
+    /// ``User/link(with:)`` or ``User/reauthenticate(with:)``.
+    ///
+    /// The browser opens Hearth's `/__/auth/handler`, which talks to the provider and sends the browser back to a
+    /// one-shot listener on 127.0.0.1 (RFC 8252's loopback redirect). Only the SHA-256 of the session id travels
+    /// through the browser; the id itself stays here, so the link alone signs nobody in. `uiDelegate` nil opens the
+    /// system browser (``SystemBrowser``, or ``Auth/defaultUIDelegate``).
+    public func getCredentialWith(_ uiDelegate: (any AuthUIDelegate)?) async throws -> AuthCredential {
+        guard let domain = auth.endpoints.authDomain else {
+            throw AuthErrorFactory.make(.invalidAPIKey, detail: "No authDomain: set AuthEndpoints.authDomain.")
+        }
+        let session = randomToken()
+        let receiver = try LoopbackReceiver()
+        defer { receiver.close() }
+        var query = [
+            ("apiKey", auth.options.apiKey), ("appName", auth.options.appName), ("authType", "signInViaRedirect"),
+            ("redirectUrl", "http://127.0.0.1:\(receiver.port)/__/hearth/callback"), ("v", "hearth-swift"),
+            ("eventId", randomToken(bytes: 8)), ("providerId", providerID), ("sessionId", SHA256.hex(session)),
+        ]
+        if let scopes, !scopes.isEmpty { query.append(("scopes", scopes.joined(separator: ","))) }
+        if let customParameters, !customParameters.isEmpty,
+           let json = try? JSONSerialization.data(withJSONObject: customParameters, options: [.sortedKeys]) {
+            query.append(("customParameters", String(decoding: json, as: UTF8.self)))
+        }
+        if let language = auth.languageCode { query.append(("hl", language)) }
+        let handler = domain.absoluteString.hasSuffix("/") ? String(domain.absoluteString.dropLast()) : domain.absoluteString
+        let url = URL(string: handler + "/__/auth/handler?" + query.map { "\($0.0)=\(FormEncoding.escape($0.1))" }
+            .joined(separator: "&"))!
+        try await (uiDelegate ?? auth.defaultUIDelegate ?? SystemBrowser()).open(url)
+        let callback = try await receiver.waitForCallback()
+        let items = URLComponents(string: callback)?.queryItems ?? []
+        guard let link = items.first(where: { $0.name == "link" })?.value else {
+            let reason = items.first(where: { $0.name == "error" })?.value ?? "the browser came back without a result"
+            throw AuthErrorFactory.make(.webSignInUserInteractionFailure, detail: reason)
+        }
+        return OAuthCredential(providerID: providerID, requestURI: link, sessionID: session)
+    }
+
+    public func getCredentialWith(_ uiDelegate: (any AuthUIDelegate)?,
+                                  completion: (@MainActor @Sendable (AuthCredential?, (any Error)?) -> Void)?) {
+        deliver(completion) { try await self.getCredentialWith(uiDelegate) }
+    }
+}
+
+extension Auth {
+    /// What ``OAuthProvider/getCredentialWith(_:)`` opens the sign-in page with when given no delegate.
+    public var defaultUIDelegate: (any AuthUIDelegate)? {
+        get { core.defaultUIDelegate }
+        set { core.defaultUIDelegate = newValue }
+    }
+}

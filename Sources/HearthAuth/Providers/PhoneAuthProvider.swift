@@ -1,0 +1,88 @@
+import Foundation
+import HearthWire
+
+/// Phone numbers: sends SMS codes and makes credentials from them, for sign-in, linking and second factors.
+///
+/// ```swift
+/// let verificationID = try await PhoneAuthProvider.provider().verifyPhoneNumber("+16505550123", uiDelegate: nil)
+/// let credential = PhoneAuthProvider.provider().credential(withVerificationID: verificationID,
+///                                                          verificationCode: codeFromSMS)
+/// try await Auth.auth().signIn(with: credential)
+/// ```
+///
+/// Hearth needs no app check (APNs or reCAPTCHA) before sending: its per-number and per-address limits apply.
+public final class PhoneAuthProvider: @unchecked Sendable {
+    public static let id = "phone"
+    private let auth: Auth
+
+    init(auth: Auth) { self.auth = auth }
+
+    public class func provider() -> PhoneAuthProvider { PhoneAuthProvider(auth: Auth.auth()) }
+    public class func provider(auth: Auth) -> PhoneAuthProvider { PhoneAuthProvider(auth: auth) }
+
+    /// Sends a code to `phoneNumber` (E.164). With a session, the code enrolls it as a second factor.
+    public func verifyPhoneNumber(_ phoneNumber: String, uiDelegate: (any AuthUIDelegate)? = nil,
+                                  multiFactorSession: MultiFactorSession? = nil) async throws -> String {
+        guard !phoneNumber.isEmpty else { throw AuthErrorFactory.make(.missingPhoneNumber) }
+        if let session = multiFactorSession {
+            guard let idToken = session.idToken else {
+                throw AuthErrorFactory.make(.invalidMultiFactorSession, detail: "Sign-in sessions take a PhoneMultiFactorInfo.")
+            }
+            var body = Body()
+            body["idToken"] = idToken
+            body.set("phoneEnrollmentInfo", .object(["phoneNumber": .string(phoneNumber)]))
+            let reply = try await auth.core.call(.v2("accounts/mfaEnrollment:start"), body)
+            guard let info = reply.decode(StartMFAEnrollmentResponse.PhoneSession.self, "phoneSessionInfo") else {
+                throw AuthErrorFactory.make(.internalError, detail: "The server returned no session.")
+            }
+            return info.sessionInfo
+        }
+        var body = Body()
+        body["phoneNumber"] = phoneNumber
+        body["tenantId"] = auth.tenantID
+        let reply = try await auth.core.call(.v1("accounts:sendVerificationCode"), body)
+        guard let session = reply.string("sessionInfo") else {
+            throw AuthErrorFactory.make(.internalError, detail: "The server returned no session.")
+        }
+        return session
+    }
+
+    public func verifyPhoneNumber(_ phoneNumber: String, uiDelegate: (any AuthUIDelegate)?,
+                                  multiFactorSession: MultiFactorSession? = nil,
+                                  completion: (@MainActor @Sendable (String?, (any Error)?) -> Void)?) {
+        deliver(completion) {
+            try await self.verifyPhoneNumber(phoneNumber, uiDelegate: uiDelegate, multiFactorSession: multiFactorSession)
+        }
+    }
+
+    /// Sends a code to an enrolled factor during a second-factor sign-in (`session` from the resolver).
+    public func verifyPhoneNumber(with multiFactorInfo: PhoneMultiFactorInfo, uiDelegate: (any AuthUIDelegate)? = nil,
+                                  multiFactorSession: MultiFactorSession?) async throws -> String {
+        guard let pending = multiFactorSession?.pendingCredential else {
+            throw AuthErrorFactory.make(.missingMultiFactorSession)
+        }
+        var body = Body()
+        body["mfaPendingCredential"] = pending
+        body["mfaEnrollmentId"] = multiFactorInfo.uid
+        body.set("phoneSignInInfo", .object([:]))
+        let reply = try await auth.core.call(.v2("accounts/mfaSignIn:start"), body)
+        guard let info = reply.decode(StartMFAEnrollmentResponse.PhoneSession.self, "phoneResponseInfo") else {
+            throw AuthErrorFactory.make(.internalError, detail: "The server returned no session.")
+        }
+        return info.sessionInfo
+    }
+
+    public func verifyPhoneNumber(with multiFactorInfo: PhoneMultiFactorInfo, uiDelegate: (any AuthUIDelegate)?,
+                                  multiFactorSession: MultiFactorSession?,
+                                  completion: (@MainActor @Sendable (String?, (any Error)?) -> Void)?) {
+        deliver(completion) {
+            try await self.verifyPhoneNumber(with: multiFactorInfo, uiDelegate: uiDelegate,
+                                             multiFactorSession: multiFactorSession)
+        }
+    }
+
+    /// A credential from the id ``verifyPhoneNumber(_:uiDelegate:multiFactorSession:)`` returned and the code.
+    public func credential(withVerificationID verificationID: String, verificationCode: String) -> PhoneAuthCredential {
+        PhoneAuthCredential(verificationID: verificationID, verificationCode: verificationCode)
+    }
+}

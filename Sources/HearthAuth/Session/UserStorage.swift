@@ -1,0 +1,142 @@
+import Foundation
+#if canImport(Security)
+import Security
+#endif
+
+/// Where the signed-in user is kept between launches.
+///
+/// ```swift
+/// let options = AuthOptions(apiKey: key, projectID: "my-app", endpoints: .hearth(url), persistence: .memory)
+/// ```
+public enum AuthPersistence: Sendable, Equatable {
+    /// The Keychain on Apple platforms; on Linux a file readable by its owner only, under
+    /// `$XDG_DATA_HOME/hearth-auth` (or `~/.local/share/hearth-auth`).
+    case automatic
+    /// A file with owner-only permissions (0600, in a 0700 directory).
+    case file(URL)
+    /// Nothing kept: the user is signed out when the process ends. Auth instances of one app share it.
+    case memory
+}
+
+/// Load, save and remove one opaque record.
+protocol UserStorage: Sendable {
+    func load() throws -> Data?
+    func save(_ data: Data) throws
+    func remove() throws
+}
+
+enum UserStorages {
+    static func make(_ persistence: AuthPersistence, appName: String, apiKey: String) -> any UserStorage {
+        let name = "\(appName)-\(SHA256.hex(apiKey).prefix(12))"
+        switch persistence {
+        case .memory: return MemoryStorage.shared(name)
+        case .file(let url): return FileStorage(url: url)
+        case .automatic:
+            #if canImport(Security) && !os(Linux)
+            return KeychainStorage(service: "hearth.auth", account: name)
+            #else
+            let environment = ProcessInfo.processInfo.environment
+            let base = environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+            return FileStorage(url: base.appendingPathComponent("hearth-auth").appendingPathComponent(name + ".json"))
+            #endif
+        }
+    }
+}
+
+final class MemoryStorage: UserStorage, @unchecked Sendable {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var all: [String: MemoryStorage] = [:]
+    private let lock = NSLock()
+    private var data: Data?
+
+    static func shared(_ name: String) -> MemoryStorage {
+        lock.withLock {
+            if let existing = all[name] { return existing }
+            let created = MemoryStorage()
+            all[name] = created
+            return created
+        }
+    }
+
+    func load() throws -> Data? { lock.withLock { data } }
+    func save(_ data: Data) throws { lock.withLock { self.data = data } }
+    func remove() throws { lock.withLock { data = nil } }
+}
+
+/// A file created 0600 from its first byte (a temporary file opened with that mode, then renamed over the old one),
+/// in a directory created 0700.
+struct FileStorage: UserStorage {
+    let url: URL
+
+    func load() throws -> Data? {
+        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
+        return try Data(contentsOf: url)
+    }
+
+    func save(_ data: Data) throws {
+        let directory = url.deletingLastPathComponent()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(randomToken(bytes: 6))")
+        let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else { throw AuthErrorFactory.make(.keychainError, detail: "Cannot create \(temporary.path).") }
+        let written = data.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        guard written == data.count else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw AuthErrorFactory.make(.keychainError, detail: "Cannot write \(temporary.path).")
+        }
+        guard rename(temporary.path, url.path) == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw AuthErrorFactory.make(.keychainError, detail: "Cannot replace \(url.path).")
+        }
+    }
+
+    func remove() throws {
+        if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+    }
+}
+
+#if canImport(Security) && !os(Linux)
+/// A generic-password Keychain item, readable after the first unlock, this device only.
+struct KeychainStorage: UserStorage {
+    let service: String
+    let account: String
+
+    private var query: [String: Any] {
+        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+         kSecAttrAccount as String: account]
+    }
+
+    func load() throws -> Data? {
+        var lookup = query
+        lookup[kSecReturnData as String] = true
+        lookup[kSecMatchLimit as String] = kSecMatchLimitOne
+        var item: CFTypeRef?
+        let status = SecItemCopyMatching(lookup as CFDictionary, &item)
+        if status == errSecItemNotFound { return nil }
+        guard status == errSecSuccess else { throw AuthErrorFactory.make(.keychainError, detail: "SecItemCopyMatching: \(status)") }
+        return item as? Data
+    }
+
+    func save(_ data: Data) throws {
+        let update = [kSecValueData as String: data] as CFDictionary
+        var status = SecItemUpdate(query as CFDictionary, update)
+        if status == errSecItemNotFound {
+            var add = query
+            add[kSecValueData as String] = data
+            add[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+            status = SecItemAdd(add as CFDictionary, nil)
+        }
+        guard status == errSecSuccess else { throw AuthErrorFactory.make(.keychainError, detail: "SecItem: \(status)") }
+    }
+
+    func remove() throws {
+        let status = SecItemDelete(query as CFDictionary)
+        guard status == errSecSuccess || status == errSecItemNotFound else {
+            throw AuthErrorFactory.make(.keychainError, detail: "SecItemDelete: \(status)")
+        }
+    }
+}
+#endif

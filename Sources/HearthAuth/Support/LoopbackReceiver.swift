@@ -1,0 +1,99 @@
+import Foundation
+
+/// A one-shot HTTP listener on 127.0.0.1 with a port the system picks: where the browser comes back at the end of a
+/// web sign-in (RFC 8252 §7.3). It answers the first request for its callback path with a page telling the user to
+/// return to the app, and hands the request's URL over.
+final class LoopbackReceiver: @unchecked Sendable {
+    let port: Int
+    private let socket: Int32
+    private let lock = NSLock()
+    private var closed = false
+
+    init() throws {
+        #if os(Linux)
+        let fd = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = Foundation.socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        guard fd >= 0 else { throw AuthErrorFactory.make(.webInternalError, detail: "Cannot open a loopback socket.") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 4) == 0 else {
+            _ = Foundation.close(fd)
+            throw AuthErrorFactory.make(.webInternalError, detail: "Cannot listen on 127.0.0.1.")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        socket = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    func close() {
+        lock.withLock {
+            guard !closed else { return }
+            closed = true
+            _ = Foundation.close(socket)
+        }
+    }
+
+    /// The path and query of the callback request, within `timeout` seconds (the user may take a while).
+    func waitForCallback(timeout: TimeInterval = 300) async throws -> String {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            Thread.detachNewThread { [self] in
+                let deadline = Date().addingTimeInterval(timeout)
+                while Date() < deadline {
+                    var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                    let ready = poll(&descriptor, 1, 250)
+                    if ready < 0 || lock.withLock({ closed }) { break }
+                    guard ready > 0 else { continue }
+                    let client = accept(socket, nil, nil)
+                    guard client >= 0 else { continue }
+                    let target = Self.readRequestTarget(client)
+                    let isCallback = target?.hasPrefix("/__/hearth/callback") == true
+                    Self.respond(client, found: isCallback)
+                    _ = Foundation.close(client)
+                    if isCallback, let target {
+                        continuation.resume(returning: "http://127.0.0.1" + target)
+                        return
+                    }
+                }
+                continuation.resume(throwing: AuthErrorFactory.make(
+                    .webContextCancelled, detail: "The browser did not come back to the app within \(Int(timeout)) seconds."))
+            }
+        }
+    }
+
+    private static func readRequestTarget(_ client: Int32) -> String? {
+        var data = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while data.count < 65536 {
+            var descriptor = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, 5000) > 0 else { break }
+            let count = read(client, &buffer, buffer.count)
+            guard count > 0 else { break }
+            data += buffer[0..<count]
+            if data.count >= 4, String(decoding: data, as: UTF8.self).contains("\r\n\r\n") { break }
+        }
+        let line = String(decoding: data, as: UTF8.self).split(separator: "\r\n", maxSplits: 1).first ?? ""
+        let parts = line.split(separator: " ")
+        guard parts.count >= 2, parts[0] == "GET" else { return nil }
+        return String(parts[1])
+    }
+
+    private static func respond(_ client: Int32, found: Bool) {
+        let body = found
+            ? "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>Signed in</title></head><body><h1>Done</h1><p>You can close this window and return to the app.</p></body></html>"
+            : "Not found"
+        let head = "HTTP/1.1 \(found ? "200 OK" : "404 Not Found")\r\nContent-Type: text/html; charset=utf-8\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n"
+        let bytes = Array((head + body).utf8)
+        _ = bytes.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+    }
+}

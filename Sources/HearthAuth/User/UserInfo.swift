@@ -1,0 +1,112 @@
+import Foundation
+import HearthWire
+
+/// A user's profile at one provider (``User/providerData``), or the Firebase user itself.
+///
+/// ```swift
+/// for info in Auth.auth().currentUser?.providerData ?? [] { print(info.providerID, info.uid) }
+/// ```
+public protocol UserInfo: Sendable {
+    var providerID: String { get }
+    var uid: String { get }
+    var displayName: String? { get }
+    var photoURL: URL? { get }
+    var email: String? { get }
+    var phoneNumber: String? { get }
+}
+
+/// One linked provider's profile, as the server reports it.
+struct ProviderInfo: UserInfo, Codable, Equatable {
+    var providerID: String
+    var uid: String
+    var displayName: String?
+    var photoURL: URL?
+    var email: String?
+    var phoneNumber: String?
+
+    init(_ wire: ProviderUserInfoWire) {
+        providerID = wire.providerId
+        uid = wire.rawId ?? wire.federatedId ?? wire.email ?? wire.phoneNumber ?? ""
+        displayName = wire.displayName
+        photoURL = wire.photoUrl.flatMap(URL.init(string:))
+        email = wire.email
+        phoneNumber = wire.phoneNumber
+    }
+}
+
+/// When the account was created and last signed in.
+public struct UserMetadata: Sendable, Equatable, Codable {
+    public var creationDate: Date?
+    public var lastSignInDate: Date?
+}
+
+/// What a sign-in returns: the user, what the provider said, and the provider's credential.
+///
+/// ```swift
+/// let result = try await Auth.auth().signIn(with: credential)
+/// print(result.user.uid, result.additionalUserInfo?.isNewUser ?? false)
+/// ```
+public final class AuthDataResult: @unchecked Sendable {
+    public let user: User
+    public let additionalUserInfo: AdditionalUserInfo?
+    /// The provider's tokens (OAuth sign-ins only).
+    public let credential: OAuthCredential?
+
+    init(user: User, additionalUserInfo: AdditionalUserInfo?, credential: OAuthCredential? = nil) {
+        self.user = user
+        self.additionalUserInfo = additionalUserInfo
+        self.credential = credential
+    }
+}
+
+/// The provider's view of a sign-in.
+public final class AdditionalUserInfo: @unchecked Sendable {
+    public let providerID: String?
+    /// The provider's profile (its `rawUserInfo`), as JSON values.
+    public let profile: [String: Any]?
+    /// The provider's user name (Twitter/X, GitHub).
+    public let username: String?
+    /// Whether this sign-in created the account.
+    public let isNewUser: Bool
+
+    init(providerID: String?, profile: [String: Any]? = nil, username: String? = nil, isNewUser: Bool) {
+        self.providerID = providerID
+        self.profile = profile
+        self.username = username
+        self.isNewUser = isNewUser
+    }
+}
+
+/// An ID token and its claims, read without verifying the signature (a client cannot; servers verify).
+///
+/// ```swift
+/// let result = try await user.getIDTokenResult(forcingRefresh: false)
+/// if result.claims["admin"] as? Bool == true { … }
+/// ```
+public final class AuthTokenResult: @unchecked Sendable {
+    public let token: String
+    public let expirationDate: Date
+    public let authDate: Date
+    public let issuedAtDate: Date
+    public let signInProvider: String
+    public let signInSecondFactor: String
+    public let claims: [String: Any]
+
+    init(token: String) throws {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let payload = Base64URL.decode(parts[1]),
+              let claims = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
+        else { throw AuthErrorFactory.make(.malformedJWT, detail: "The ID token is not a JWT.") }
+        func date(_ key: String) -> Date {
+            Date(timeIntervalSince1970: (claims[key] as? NSNumber)?.doubleValue ?? 0)
+        }
+        self.token = token
+        self.claims = claims
+        expirationDate = date("exp")
+        authDate = date("auth_time")
+        issuedAtDate = date("iat")
+        let firebase = claims["firebase"] as? [String: Any]
+        signInProvider = firebase?["sign_in_provider"] as? String ?? ""
+        signInSecondFactor = firebase?["sign_in_second_factor"] as? String ?? ""
+    }
+}
