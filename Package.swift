@@ -117,6 +117,7 @@ let package = Package(
 
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract"]),
         .testTarget(name: "HearthWireTests", dependencies: ["HearthWire"]),
+        .testTarget(name: "HearthAuthTests", dependencies: ["HearthAuth", "HearthWire"]),
         .testTarget(name: "HearthMailTests", dependencies: ["HearthMail", "HearthCore", "HearthTestSupport"]),
         .testTarget(name: "HearthSMSTests", dependencies: [
             "HearthSMS", "HearthCore",

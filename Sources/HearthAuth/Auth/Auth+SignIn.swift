@@ -130,9 +130,14 @@ extension Auth {
         case let oauth as OAuthCredential:
             var body = Body()
             body["requestUri"] = oauth.requestURI ?? "http://localhost"
-            body["postBody"] = oauth.requestURI == nil ? oauth.postBody : nil
-            body["sessionId"] = oauth.sessionID
-            body["pendingToken"] = oauth.pendingToken
+            if let pending = oauth.pendingToken {
+                // Already verified by the server; the provider's own token may not be presented twice.
+                body["pendingToken"] = pending
+                body["postBody"] = "providerId=" + FormEncoding.escape(oauth.provider)
+            } else {
+                body["postBody"] = oauth.requestURI == nil ? oauth.postBody : nil
+                body["sessionId"] = oauth.sessionID
+            }
             body["idToken"] = idToken
             body["tenantId"] = tenantID
             body.set("returnSecureToken", .bool(true))

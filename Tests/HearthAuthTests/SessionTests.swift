@@ -1,0 +1,164 @@
+import Foundation
+@testable import HearthAuth
+import Testing
+
+/// Tokens, listeners and persistence.
+@Suite struct SessionTests {
+    @Test func aFreshTokenIsServedWithoutACallAndAForcedOneIsRefreshed() async throws {
+        let transport = standardServer()
+        let auth = makeAuth(transport)
+        let user = try await auth.signIn(withEmail: "ada@example.com", password: "pw").user
+        let first = try await user.getIDToken()
+        #expect(try await user.getIDToken() == first)
+        #expect(transport.requests(to: "/securetoken.googleapis.com/v1/token").isEmpty)
+        _ = try await user.getIDToken(forcingRefresh: true)
+        let refresh = try #require(transport.requests(to: "/securetoken.googleapis.com/v1/token").first)
+        #expect(refresh.body["grant_type"] as? String == "refresh_token" && refresh.body["refresh_token"] as? String == "refresh-uid-1")
+        #expect(user.refreshToken == "refresh-uid-1-next", "the rotated refresh token is kept")
+        let result = try await user.getIDTokenResult()
+        #expect(result.signInProvider == "password" && result.claims["user_id"] as? String == "uid-1")
+        #expect(abs(result.expirationDate.timeIntervalSinceNow - 3600) < 60)
+    }
+
+    @Test func concurrentRefreshesAreOneRequest() async throws {
+        // Tokens that expire within the refresh margin: every getIDToken needs a refresh.
+        let transport = standardServer(lifetime: 120, tokenDelay: 300_000_000)
+        let auth = makeAuth(transport)
+        let user = try await auth.signIn(withEmail: "ada@example.com", password: "pw").user
+        let before = transport.requests(to: "/token").count
+        let tokens = try await withThrowingTaskGroup(of: String.self) { group in
+            for _ in 0..<8 { group.addTask { try await user.getIDToken() } }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(tokens.count == 8 && Set(tokens).count == 1)
+        #expect(transport.requests(to: "/token").count - before == 1, "eight callers, one refresh")
+    }
+
+    @Test func aTokenIsRefreshedBeforeItExpiresWithoutAnyCall() async throws {
+        // 302 s of life and a 300 s margin: the timer fires after about two seconds.
+        let transport = standardServer(lifetime: 302)
+        let auth = makeAuth(transport)
+        _ = try await auth.signIn(withEmail: "ada@example.com", password: "pw")
+        let deadline = Date().addingTimeInterval(15)
+        while transport.requests(to: "/token").isEmpty && Date() < deadline { try await Task.sleep(nanoseconds: 100_000_000) }
+        #expect(!transport.requests(to: "/token").isEmpty, "refreshed ahead of expiry")
+    }
+
+    @Test func aRefreshTheServerRefusesSignsTheUserOut() async throws {
+        let transport = standardServer { path, _ in path.hasSuffix("/token") ? errorBody("TOKEN_EXPIRED") : nil }
+        let auth = makeAuth(transport)
+        let user = try await auth.signIn(withEmail: "ada@example.com", password: "pw").user
+        do {
+            _ = try await user.getIDToken(forcingRefresh: true)
+            Issue.record("refresh succeeded")
+        } catch let error as NSError {
+            #expect(error.code == AuthErrorCode.userTokenExpired.rawValue)
+        }
+        #expect(auth.currentUser == nil)
+    }
+
+    @MainActor final class Calls {
+        var state: [String?] = []
+        var token: [String?] = []
+    }
+
+    @Test func listenersHearSignInRefreshAndSignOut() async throws {
+        let transport = standardServer()
+        let auth = makeAuth(transport)
+        let calls = await Calls()
+        let stateHandle = auth.addStateDidChangeListener { _, user in calls.state.append(user?.uid) }
+        let tokenHandle = auth.addIDTokenDidChangeListener { _, user in calls.token.append(user?.uid) }
+        let user = try await auth.signIn(withEmail: "ada@example.com", password: "pw").user
+        _ = try await user.getIDToken(forcingRefresh: true)
+        try auth.signOut()
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(await calls.state == [nil, "uid-1", nil], "registration, sign-in, sign-out — not the refresh")
+        #expect(await calls.token == [nil, "uid-1", "uid-1", nil], "registration, sign-in, refresh, sign-out")
+        auth.removeStateDidChangeListener(stateHandle)
+        auth.removeIDTokenDidChangeListener(tokenHandle)
+        _ = try await auth.signIn(withEmail: "ada@example.com", password: "pw")
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let counts = await (calls.state.count, calls.token.count)
+        #expect(counts == (3, 4), "removed listeners are not called")
+    }
+
+    @Test func completionHandlersRunOnTheMainActor() async throws {
+        let auth = makeAuth(standardServer())
+        let uid: String? = await withCheckedContinuation { continuation in
+            auth.signIn(withEmail: "ada@example.com", password: "pw") { result, error in
+                MainActor.assertIsolated()
+                continuation.resume(returning: result?.user.uid)
+            }
+        }
+        #expect(uid == "uid-1")
+    }
+
+    @Test func theUserIsKeptInAnOwnerOnlyFileAndRestoredAtStart() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-auth-\(UUID().uuidString)")
+        let file = directory.appendingPathComponent("user.json")
+        let name = UUID().uuidString
+        let transport = standardServer()
+        let auth = makeAuth(transport, persistence: .file(file), name: name)
+        _ = try await auth.signIn(withEmail: "ada@example.com", password: "pw")
+        let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+        let folder = try FileManager.default.attributesOfItem(atPath: directory.path)
+        #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
+
+        // A new process: a fresh core on the same file.
+        let restored = Auth(core: AuthCore(options: AuthOptions(apiKey: "test-key", endpoints: .emulator(host: "127.0.0.1", port: 9099),
+                                                                appName: name, persistence: .file(file), transport: transport)))
+        #expect(restored.currentUser?.uid == "uid-1" && restored.currentUser?.email == "ada@example.com")
+        #expect(try await restored.currentUser?.getIDToken() != nil)
+        try restored.signOut()
+        #expect(!FileManager.default.fileExists(atPath: file.path), "sign-out removes the file")
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    @Test func memoryPersistenceIsSharedByTheAppsAuthsOnly() async throws {
+        let name = UUID().uuidString
+        let auth = makeAuth(standardServer(), name: name)
+        _ = try await auth.signIn(withEmail: "ada@example.com", password: "pw")
+        let again = Auth(core: AuthCore(options: AuthOptions(apiKey: "test-key", appName: name, persistence: .memory,
+                                                             transport: standardServer())))
+        #expect(again.currentUser?.uid == "uid-1")
+        #expect(makeAuth(standardServer()).currentUser == nil)
+    }
+}
+
+@Suite struct SupportTests {
+    @Test func sha256MatchesFIPSVectors() {
+        #expect(SHA256.hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+        #expect(SHA256.hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(SHA256.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq")
+            == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+        #expect(SHA256.hex(String(repeating: "a", count: 1000)).count == 64)
+    }
+
+    @Test func endpointsForGoogleHearthAndTheEmulator() {
+        let google = AuthEndpoints.google(projectID: "my-app")
+        #expect(google.identityToolkit.absoluteString == "https://identitytoolkit.googleapis.com")
+        #expect(google.secureToken.absoluteString == "https://securetoken.googleapis.com")
+        #expect(google.authDomain?.absoluteString == "https://my-app.firebaseapp.com")
+        let hearth = AuthEndpoints.hearth(URL(string: "https://auth.example.com/")!)
+        #expect(hearth.identityToolkit.absoluteString == "https://auth.example.com/identitytoolkit.googleapis.com")
+        let backend = AuthBackend(apiKey: "k y", endpoints: google, transport: URLSessionTransport())
+        #expect(backend.url(.v1("accounts:signUp")).absoluteString
+            == "https://identitytoolkit.googleapis.com/v1/accounts:signUp?key=k%20y")
+        #expect(backend.url(.v2("accounts/mfaSignIn:start")).absoluteString
+            == "https://identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:start?key=k%20y")
+        #expect(backend.url(.secureToken).absoluteString == "https://securetoken.googleapis.com/v1/token?key=k%20y")
+        let auth = makeAuth(standardServer())
+        auth.useEmulator(withHost: "localhost", port: 9199)
+        #expect(auth.endpoints.secureToken.absoluteString == "http://localhost:9199/securetoken.googleapis.com")
+    }
+
+    @Test func actionCodeURLsDirectAndNested() throws {
+        let direct = try #require(ActionCodeURL(link: "https://x/__/auth/action?mode=verifyEmail&oobCode=C1&apiKey=K&lang=fr"))
+        #expect(direct.operation == .verifyEmail && direct.code == "C1" && direct.apiKey == "K" && direct.languageCode == "fr")
+        let inner = "https://x/__/auth/action?mode=signIn&oobCode=C2".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let nested = try #require(ActionCodeURL(link: "https://app.page.link/?link=\(inner)"))
+        #expect(nested.operation == .emailLink && nested.code == "C2")
+        #expect(ActionCodeURL(link: "https://x/?mode=signIn") == nil)
+    }
+}
