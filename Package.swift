@@ -118,6 +118,10 @@ let package = Package(
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract"]),
         .testTarget(name: "HearthWireTests", dependencies: ["HearthWire"]),
         .testTarget(name: "HearthAuthTests", dependencies: ["HearthAuth", "HearthWire"]),
+        .testTarget(name: "HearthAuthEndToEndTests", dependencies: [
+            "HearthAuth", "SeedExamples", "HearthServer", "HearthSQLite", "HearthCore", "HearthMail", "HearthTestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+        ]),
         .testTarget(name: "HearthMailTests", dependencies: ["HearthMail", "HearthCore", "HearthTestSupport"]),
         .testTarget(name: "HearthSMSTests", dependencies: [
             "HearthSMS", "HearthCore",

@@ -139,8 +139,16 @@ public final class OAuthProvider: @unchecked Sendable {
         let handler = domain.absoluteString.hasSuffix("/") ? String(domain.absoluteString.dropLast()) : domain.absoluteString
         let url = URL(string: handler + "/__/auth/handler?" + query.map { "\($0.0)=\(FormEncoding.escape($0.1))" }
             .joined(separator: "&"))!
-        try await (uiDelegate ?? auth.defaultUIDelegate ?? SystemBrowser()).open(url)
-        let callback = try await receiver.waitForCallback()
+        // Listen before opening: a browser (or its driver) may wait for the last page to load before returning.
+        let waiting = Task { try await receiver.waitForCallback() }
+        do {
+            try await (uiDelegate ?? auth.defaultUIDelegate ?? SystemBrowser()).open(url)
+        } catch {
+            receiver.close()
+            _ = await waiting.result
+            throw error
+        }
+        let callback = try await waiting.value
         let items = URLComponents(string: callback)?.queryItems ?? []
         guard let link = items.first(where: { $0.name == "link" })?.value else {
             let reason = items.first(where: { $0.name == "error" })?.value ?? "the browser came back without a result"

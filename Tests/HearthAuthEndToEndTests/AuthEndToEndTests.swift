@@ -1,0 +1,245 @@
+import Foundation
+@testable import HearthAuth
+import HearthTestSupport
+import Testing
+
+/// HearthAuth against a real Hearth server (production mode, SQLite), flow by flow.
+@Suite(.enabled(if: LiveHearth.unavailableReason == nil, "needs authlib and aiosmtpd: \(LiveHearth.unavailableReason ?? "")"))
+struct AuthEndToEndTests {
+    static func code(_ error: any Error) -> Int { (error as NSError).code }
+
+    @Test func emailPasswordProfileVerificationResetEmailChangeAndDelete() async throws {
+        try await LiveHearth.run { live in
+            let auth = live.auth()
+            let created = try await auth.createUser(withEmail: "ada@example.com", password: "first-pass")
+            let user = created.user
+            #expect(auth.currentUser === user && created.additionalUserInfo?.isNewUser == true && !user.isAnonymous)
+            #expect(try await user.getIDTokenResult().signInProvider == "password")
+            #expect(try await auth.fetchSignInMethods(forEmail: "ada@example.com") == ["password"])
+
+            let change = user.createProfileChangeRequest()
+            change.displayName = "Ada"
+            change.photoURL = URL(string: "https://example.com/ada.png")
+            try await change.commitChanges()
+            try await user.reload()
+            #expect(user.displayName == "Ada" && user.photoURL?.absoluteString == "https://example.com/ada.png")
+
+            // Verification: the email arrives over SMTP; its code is checked, then applied.
+            try await user.sendEmailVerification()
+            let verify = try await live.oobCode(to: "ada@example.com", nth: 1)
+            #expect(try await auth.checkActionCode(verify).operation == .verifyEmail)
+            try await auth.applyActionCode(verify)
+            #expect(user.isEmailVerified)
+
+            // Password change, then sign-in with old and new.
+            try await user.updatePassword(to: "second-pass")
+            try auth.signOut()
+            #expect(auth.currentUser == nil)
+            await #expect { try await auth.signIn(withEmail: "ada@example.com", password: "first-pass") } throws: {
+                Self.code($0) == AuthErrorCode.wrongPassword.rawValue || Self.code($0) == AuthErrorCode.invalidCredential.rawValue
+            }
+            _ = try await auth.signIn(withEmail: "ada@example.com", password: "second-pass")
+
+            // Reset by email.
+            try await auth.sendPasswordReset(withEmail: "ada@example.com")
+            let reset = try await live.oobCode(to: "ada@example.com", nth: 2)
+            #expect(try await auth.verifyPasswordResetCode(reset) == "ada@example.com")
+            try await auth.confirmPasswordReset(withCode: reset, newPassword: "third-pass")
+            await #expect { try await auth.confirmPasswordReset(withCode: reset, newPassword: "again-pass") } throws: {
+                Self.code($0) == AuthErrorCode.invalidActionCode.rawValue
+            }
+            let signedIn = try await auth.signIn(withEmail: "ada@example.com", password: "third-pass").user
+
+            // Email: at once, then through a link to the new address.
+            try await signedIn.updateEmail(to: "ada2@example.com")
+            #expect(signedIn.email == "ada2@example.com")
+            try await signedIn.sendEmailVerification(beforeUpdatingEmail: "ada3@example.com")
+            let move = try await live.oobCode(to: "ada3@example.com", nth: 1)
+            let info = try await auth.checkActionCode(move)
+            #expect(info.operation == .verifyAndChangeEmail && info.email == "ada3@example.com" && info.previousEmail == "ada2@example.com")
+            try await auth.applyActionCode(move)
+            try await signedIn.reload()
+            #expect(signedIn.email == "ada3@example.com")
+
+            // Reauthentication: the same user passes, another user's credential does not.
+            try await signedIn.reauthenticate(with: EmailAuthProvider.credential(withEmail: "ada3@example.com", password: "third-pass"))
+            _ = try await live.auth().createUser(withEmail: "other@example.com", password: "other-pass")
+            await #expect { try await signedIn.reauthenticate(with: EmailAuthProvider.credential(withEmail: "other@example.com", password: "other-pass")) } throws: {
+                Self.code($0) == AuthErrorCode.userMismatch.rawValue
+            }
+            #expect(auth.currentUser?.uid == signedIn.uid)
+
+            try await signedIn.delete()
+            #expect(auth.currentUser == nil)
+            await #expect { try await auth.signIn(withEmail: "ada3@example.com", password: "third-pass") } throws: {
+                [AuthErrorCode.userNotFound.rawValue, AuthErrorCode.invalidCredential.rawValue].contains(Self.code($0))
+            }
+        }
+    }
+
+    @Test func anAnonymousUserKeepsItsUIDWhenItLinksAPassword() async throws {
+        try await LiveHearth.run { live in
+            let auth = live.auth()
+            let guest = try await auth.signInAnonymously().user
+            #expect(guest.isAnonymous && guest.providerData.isEmpty)
+            #expect(try await guest.getIDTokenResult().signInProvider == "anonymous")
+            let linked = try await guest.link(with: EmailAuthProvider.credential(withEmail: "guest@example.com", password: "guest-pass"))
+            #expect(linked.user.uid == guest.uid && !guest.isAnonymous && guest.email == "guest@example.com")
+            #expect(guest.providerData.map(\.providerID) == ["password"])
+            await #expect { try await guest.link(with: EmailAuthProvider.credential(withEmail: "x@example.com", password: "x-pass")) } throws: {
+                Self.code($0) == AuthErrorCode.providerAlreadyLinked.rawValue
+            }
+            try auth.signOut()
+            #expect(try await auth.signIn(withEmail: "guest@example.com", password: "guest-pass").user.uid == guest.uid)
+        }
+    }
+
+    @Test func linkingUnlinkingAndSigningInWithACredentialInUse() async throws {
+        try await LiveHearth.run { live in
+            let owner = live.auth()
+            let first = try await owner.signIn(with: GoogleAuthProvider.credential(
+                withIDToken: try await live.googleIDToken(sub: "g-owner", email: "owner@example.com"), accessToken: "at"))
+            #expect(first.additionalUserInfo?.isNewUser == true && first.additionalUserInfo?.providerID == "google.com")
+            #expect(first.user.email == "owner@example.com" && first.user.providerData.map(\.providerID) == ["google.com"])
+
+            let app = live.auth()
+            let other = try await app.createUser(withEmail: "someone@example.com", password: "some-pass").user
+            let credential = GoogleAuthProvider.credential(
+                withIDToken: try await live.googleIDToken(sub: "g-owner", email: "owner@example.com"), accessToken: "at")
+            do {
+                _ = try await other.link(with: credential)
+                Issue.record("linking another account's identity succeeded")
+            } catch let error as NSError {
+                #expect(error.code == AuthErrorCode.credentialAlreadyInUse.rawValue)
+                #expect(error.userInfo[AuthErrorUserInfoUpdatedCredentialKey] is OAuthCredential)
+            }
+            #expect(other.providerData.map(\.providerID) == ["password"], "nothing was half-linked")
+            // The guides' merge path: sign in with the same credential (its ID token was used; the pending token is not).
+            let merged = try await app.signIn(with: credential)
+            #expect(merged.user.uid == first.user.uid && app.currentUser?.uid == first.user.uid)
+
+            // Facebook: link, then unlink.
+            try await live.idp.register(accessToken: "fb-token-1", profile: ["id": "fb-1", "name": "Owner", "email": "owner@example.com"])
+            let withFacebook = try await merged.user.link(with: FacebookAuthProvider.credential(withAccessToken: "fb-token-1"))
+            #expect(Set(withFacebook.user.providerData.map(\.providerID)) == ["google.com", "facebook.com"])
+            #expect(withFacebook.additionalUserInfo?.profile?["id"] as? String == "fb-1")
+            try await merged.user.unlink(fromProvider: "facebook.com")
+            #expect(merged.user.providerData.map(\.providerID) == ["google.com"])
+            await #expect { try await merged.user.unlink(fromProvider: "facebook.com") } throws: {
+                Self.code($0) == AuthErrorCode.noSuchProvider.rawValue
+            }
+        }
+    }
+
+    @Test func secondFactorsWithAnAuthenticatorAppAndSMS() async throws {
+        try await LiveHearth.run { live in
+            let auth = live.auth()
+            func google() async throws -> AuthCredential {
+                GoogleAuthProvider.credential(withIDToken: try await live.googleIDToken(sub: "g-mfa", email: "mfa@example.com"),
+                                              accessToken: "at")
+            }
+            let user = try await auth.signIn(with: try await google()).user
+            #expect(user.isEmailVerified)
+
+            let secret = try await TOTPMultiFactorGenerator.generateSecret(with: try await user.multiFactor.session())
+            #expect(secret.generateQRCodeURL(withAccountName: "mfa@example.com", issuer: "SDK").hasPrefix("otpauth://totp/"))
+            try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(
+                with: secret, oneTimePassword: try LiveHearth.totp(secret.sharedSecretKey())), displayName: "Authenticator")
+            let phone = PhoneAuthProvider.provider(auth: auth)
+            let enrollmentID = try await phone.verifyPhoneNumber("+15555550142", uiDelegate: nil,
+                                                                 multiFactorSession: try await user.multiFactor.session())
+            let smsCode = try #require(live.sms.lastCode(to: "+15555550142"))
+            try await user.multiFactor.enroll(with: PhoneMultiFactorGenerator.assertion(
+                with: phone.credential(withVerificationID: enrollmentID, verificationCode: smsCode)), displayName: "Phone")
+            #expect(user.multiFactor.enrolledFactors.map(\.factorID).sorted() == ["phone", "totp"])
+
+            func challenge() async throws -> MultiFactorResolver {
+                try auth.signOut()
+                do {
+                    _ = try await auth.signIn(with: try await google())
+                } catch let error as NSError where error.code == AuthErrorCode.secondFactorRequired.rawValue {
+                    return try #require(error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver)
+                }
+                throw TestFailure("no second-factor challenge")
+            }
+            let byApp = try await challenge()
+            #expect(auth.currentUser == nil)
+            let totpHint = try #require(byApp.hints.first { $0 is TOTPMultiFactorInfo })
+            _ = try await byApp.resolveSignIn(with: TOTPMultiFactorGenerator.assertionForSignIn(
+                withEnrollmentID: totpHint.uid, oneTimePassword: try LiveHearth.totp(secret.sharedSecretKey(), offset: 30)))
+            #expect(auth.currentUser?.uid == user.uid)
+            #expect(try await auth.currentUser?.getIDTokenResult().signInSecondFactor == "totp")
+
+            let bySMS = try await challenge()
+            let phoneHint = try #require(bySMS.hints.first { $0 is PhoneMultiFactorInfo } as? PhoneMultiFactorInfo)
+            #expect(phoneHint.phoneNumber.hasSuffix("0142") && phoneHint.phoneNumber.contains("*"))
+            let signInID = try await phone.verifyPhoneNumber(with: phoneHint, multiFactorSession: bySMS.session)
+            let wrong = PhoneMultiFactorGenerator.assertion(with: phone.credential(withVerificationID: signInID, verificationCode: "000000"))
+            await #expect { try await bySMS.resolveSignIn(with: wrong) } throws: {
+                Self.code($0) == AuthErrorCode.invalidVerificationCode.rawValue
+            }
+            let right = PhoneMultiFactorGenerator.assertion(with: phone.credential(
+                withVerificationID: signInID, verificationCode: try #require(live.sms.lastCode(to: "+15555550142"))))
+            _ = try await bySMS.resolveSignIn(with: right)
+            #expect(try await auth.currentUser?.getIDTokenResult().signInSecondFactor == "phone")
+
+            let current = try #require(auth.currentUser)
+            try await current.multiFactor.unenroll(with: try #require(current.multiFactor.enrolledFactors.first { $0.factorID == "totp" }))
+            #expect(current.multiFactor.enrolledFactors.map(\.factorID) == ["phone"])
+        }
+    }
+
+    @Test func phoneNumberSignInAndPersistenceAcrossLaunches() async throws {
+        try await LiveHearth.run { live in
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-sdk-\(UUID().uuidString)/user.json")
+            var options = live.options
+            options.persistence = .file(file)
+            let auth = Auth.auth(options: options)
+            let provider = PhoneAuthProvider.provider(auth: auth)
+            let verificationID = try await provider.verifyPhoneNumber("+15555550177", uiDelegate: nil)
+            let code = try #require(live.sms.lastCode(to: "+15555550177"))
+            let result = try await auth.signIn(with: provider.credential(withVerificationID: verificationID, verificationCode: code))
+            #expect(result.user.phoneNumber == "+15555550177" && result.additionalUserInfo?.isNewUser == true)
+            #expect(result.user.providerData.map(\.providerID) == ["phone"])
+
+            // The next launch: a new core on the same file finds the user and refreshes its token with the server.
+            let relaunched = Auth(core: AuthCore(options: options))
+            let restored = try #require(relaunched.currentUser)
+            #expect(restored.uid == result.user.uid && restored !== result.user)
+            let fresh = try await restored.getIDToken(forcingRefresh: true)
+            #expect(try AuthTokenResult(token: fresh).claims["user_id"] as? String == result.user.uid)
+            try relaunched.signOut()
+            #expect(Auth(core: AuthCore(options: options)).currentUser == nil)
+        }
+    }
+}
+
+/// `OAuthProvider.getCredentialWith`: the browser (headless Chromium) goes to Hearth's handler, the provider, and
+/// back to the SDK's loopback listener.
+@Suite(.enabled(if: LiveHearth.unavailableReason == nil && Browser.unavailableReason() == nil,
+                "needs authlib, aiosmtpd and chromium: \(LiveHearth.unavailableReason ?? Browser.unavailableReason() ?? "")"))
+struct LoopbackOAuthTests {
+    @Test func anOIDCProviderThroughTheLoopbackRedirect() async throws {
+        try await LiveHearth.run { live in
+            let browser = try await Browser.start()
+            defer { browser.stop() }
+            let auth = live.auth()
+            let opener = ChromiumOpener(browser: browser)
+            let provider = OAuthProvider(providerID: "oidc.acme", auth: auth)
+            provider.customParameters = ["login_hint": "loopback-user"]
+            provider.scopes = ["profile"]
+            let credential = try await provider.getCredentialWith(opener)
+            let opened = try #require(opener.opened.first)
+            #expect(opened.absoluteString.hasPrefix(live.base + "/__/auth/handler?"))
+            let session = try #require(URLComponents(url: opened, resolvingAgainstBaseURL: false)?.queryItems?
+                .first { $0.name == "sessionId" }?.value)
+            #expect(session.count == 64, "only the session id's SHA-256 goes through the browser")
+            let result = try await auth.signIn(with: credential)
+            #expect(result.user.email == "loopback-user@idp.example" && result.additionalUserInfo?.providerID == "oidc.acme")
+            #expect(result.credential?.idToken != nil)
+            await #expect(throws: NSError.self, "the credential's code was used") {
+                _ = try await live.auth().signIn(with: credential)
+            }
+        }
+    }
+}
