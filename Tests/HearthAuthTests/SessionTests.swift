@@ -153,6 +153,16 @@ import Testing
         #expect(auth.endpoints.secureToken.absoluteString == "http://localhost:9199/securetoken.googleapis.com")
     }
 
+    @Test func theAppRedirectOfTheHandlerGivesBackTheLink() throws {
+        let link = "https://auth.example.com/__/auth/handler?code=C&state=S"
+        let callback = "https://auth.example.com/__/auth/callback?authType=signInViaRedirect&eventId=E&link="
+            + link.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let url = try #require(URL(string: "app-com-example-app://firebaseauth/link?deep_link_id="
+            + callback.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!))
+        #expect(AppCallback.link(from: url) == link)
+        #expect(AppCallback.link(from: URL(string: "app-x://firebaseauth/link")!) == nil)
+    }
+
     @Test func actionCodeURLsDirectAndNested() throws {
         let direct = try #require(ActionCodeURL(link: "https://x/__/auth/action?mode=verifyEmail&oobCode=C1&apiKey=K&lang=fr"))
         #expect(direct.operation == .verifyEmail && direct.code == "C1" && direct.apiKey == "K" && direct.languageCode == "fr")

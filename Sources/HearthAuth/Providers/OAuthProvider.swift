@@ -116,29 +116,26 @@ public final class OAuthProvider: @unchecked Sendable {
     ///
     /// The browser opens Hearth's `/__/auth/handler`, which talks to the provider and sends the browser back to a
     /// one-shot listener on 127.0.0.1 (RFC 8252's loopback redirect). Only the SHA-256 of the session id travels
-    /// through the browser; the id itself stays here, so the link alone signs nobody in. `uiDelegate` nil opens the
-    /// system browser (``SystemBrowser``, or ``Auth/defaultUIDelegate``).
+    /// through the browser; the id itself stays here, so the link alone signs nobody in. `uiDelegate` nil opens
+    /// ``Auth/defaultUIDelegate`` if set; otherwise, in an app bundle on iOS/macOS, `ASWebAuthenticationSession`
+    /// (which receives Hearth's `app-<bundle id>://` redirect itself), else the system browser (``SystemBrowser``).
     public func getCredentialWith(_ uiDelegate: (any AuthUIDelegate)?) async throws -> AuthCredential {
         guard let domain = auth.endpoints.authDomain else {
             throw AuthErrorFactory.make(.invalidAPIKey, detail: "No authDomain: set AuthEndpoints.authDomain.")
         }
         let session = randomToken()
+        #if canImport(AuthenticationServices) && (os(iOS) || os(macOS))
+        if uiDelegate == nil, auth.defaultUIDelegate == nil, let bundleID = Bundle.main.bundleIdentifier {
+            let url = handlerURL(domain: domain, session: session, returnTo: ("appId", bundleID))
+            let scheme = "app-" + bundleID.replacingOccurrences(of: ":", with: "-")
+            let link = try await WebAuthenticationSessionFlow.run(url, callbackScheme: scheme)
+            return OAuthCredential(providerID: providerID, requestURI: link, sessionID: session)
+        }
+        #endif
         let receiver = try LoopbackReceiver()
         defer { receiver.close() }
-        var query = [
-            ("apiKey", auth.options.apiKey), ("appName", auth.options.appName), ("authType", "signInViaRedirect"),
-            ("redirectUrl", "http://127.0.0.1:\(receiver.port)/__/hearth/callback"), ("v", "hearth-swift"),
-            ("eventId", randomToken(bytes: 8)), ("providerId", providerID), ("sessionId", SHA256.hex(session)),
-        ]
-        if let scopes, !scopes.isEmpty { query.append(("scopes", scopes.joined(separator: ","))) }
-        if let customParameters, !customParameters.isEmpty,
-           let json = try? JSONSerialization.data(withJSONObject: customParameters, options: [.sortedKeys]) {
-            query.append(("customParameters", String(decoding: json, as: UTF8.self)))
-        }
-        if let language = auth.languageCode { query.append(("hl", language)) }
-        let handler = domain.absoluteString.hasSuffix("/") ? String(domain.absoluteString.dropLast()) : domain.absoluteString
-        let url = URL(string: handler + "/__/auth/handler?" + query.map { "\($0.0)=\(FormEncoding.escape($0.1))" }
-            .joined(separator: "&"))!
+        let url = handlerURL(domain: domain, session: session,
+                             returnTo: ("redirectUrl", "http://127.0.0.1:\(receiver.port)/__/hearth/callback"))
         // Listen before opening: a browser (or its driver) may wait for the last page to load before returning.
         let waiting = Task { try await receiver.waitForCallback() }
         do {
@@ -155,6 +152,24 @@ public final class OAuthProvider: @unchecked Sendable {
             throw AuthErrorFactory.make(.webSignInUserInteractionFailure, detail: reason)
         }
         return OAuthCredential(providerID: providerID, requestURI: link, sessionID: session)
+    }
+
+    /// `/__/auth/handler` with what it needs: the key, the provider, the session id's digest, where to come back.
+    func handlerURL(domain: URL, session: String, returnTo: (String, String)) -> URL {
+        var query = [
+            ("apiKey", auth.options.apiKey), ("appName", auth.options.appName), ("authType", "signInViaRedirect"),
+            returnTo, ("v", "hearth-swift"), ("eventId", randomToken(bytes: 8)), ("providerId", providerID),
+            ("sessionId", SHA256.hex(session)),
+        ]
+        if let scopes, !scopes.isEmpty { query.append(("scopes", scopes.joined(separator: ","))) }
+        if let customParameters, !customParameters.isEmpty,
+           let json = try? JSONSerialization.data(withJSONObject: customParameters, options: [.sortedKeys]) {
+            query.append(("customParameters", String(decoding: json, as: UTF8.self)))
+        }
+        if let language = auth.languageCode { query.append(("hl", language)) }
+        let handler = domain.absoluteString.hasSuffix("/") ? String(domain.absoluteString.dropLast()) : domain.absoluteString
+        return URL(string: handler + "/__/auth/handler?" + query.map { "\($0.0)=\(FormEncoding.escape($0.1))" }
+            .joined(separator: "&"))!
     }
 
     public func getCredentialWith(_ uiDelegate: (any AuthUIDelegate)?,
