@@ -86,7 +86,7 @@ public final class Auth: @unchecked Sendable {
     @discardableResult
     public func addStateDidChangeListener(_ listener: @escaping AuthStateDidChangeListenerBlock)
         -> AuthStateDidChangeListenerHandle {
-        core.addStateListener(listener, auth: self)
+        core.addListener(.state, listener, auth: self)
     }
 
     public func removeStateDidChangeListener(_ listenerHandle: AuthStateDidChangeListenerHandle) {
@@ -97,7 +97,7 @@ public final class Auth: @unchecked Sendable {
     @discardableResult
     public func addIDTokenDidChangeListener(_ listener: @escaping IDTokenDidChangeListenerBlock)
         -> IDTokenDidChangeListenerHandle {
-        core.addTokenListener(listener, auth: self)
+        core.addListener(.token, listener, auth: self)
     }
 
     public func removeIDTokenDidChangeListener(_ listenerHandle: IDTokenDidChangeListenerHandle) {

@@ -103,20 +103,16 @@ final class AuthCore: @unchecked Sendable {
 
     // MARK: listeners
 
-    func addStateListener(_ block: @escaping AuthStateDidChangeListenerBlock, auth: Auth) -> ListenerHandle {
-        let handle = ListenerHandle()
-        let user = lock.withLock {
-            stateListeners[ObjectIdentifier(handle)] = (handle, block)
-            return _user
-        }
-        Task { @MainActor in block(auth, user) }
-        return handle
-    }
+    enum ListenerKind { case state, token }
 
-    func addTokenListener(_ block: @escaping IDTokenDidChangeListenerBlock, auth: Auth) -> ListenerHandle {
+    /// Registers a listener and calls it at once with the current user, as FirebaseAuth does.
+    func addListener(_ kind: ListenerKind, _ block: @escaping AuthStateDidChangeListenerBlock, auth: Auth) -> ListenerHandle {
         let handle = ListenerHandle()
         let user = lock.withLock {
-            tokenListeners[ObjectIdentifier(handle)] = (handle, block)
+            switch kind {
+            case .state: stateListeners[ObjectIdentifier(handle)] = (handle, block)
+            case .token: tokenListeners[ObjectIdentifier(handle)] = (handle, block)
+            }
             return _user
         }
         Task { @MainActor in block(auth, user) }

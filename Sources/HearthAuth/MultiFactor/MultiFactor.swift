@@ -74,6 +74,11 @@ open class MultiFactorAssertion: @unchecked Sendable {
 
 public final class PhoneMultiFactorAssertion: MultiFactorAssertion, @unchecked Sendable {
     let credential: PhoneAuthCredential
+
+    /// `phoneVerificationInfo` of enrollment and sign-in finalization.
+    var verificationInfo: JSONValue {
+        .object(["sessionInfo": .string(credential.verificationID ?? ""), "code": .string(credential.verificationCode ?? "")])
+    }
     init(credential: PhoneAuthCredential) {
         self.credential = credential
         super.init(factorID: PhoneMultiFactorInfo.PhoneMultiFactorID)
@@ -207,9 +212,7 @@ public final class MultiFactor: @unchecked Sendable {
         body["displayName"] = displayName
         switch assertion {
         case let phone as PhoneMultiFactorAssertion:
-            body.set("phoneVerificationInfo", .object([
-                "sessionInfo": .string(phone.credential.verificationID ?? ""),
-                "code": .string(phone.credential.verificationCode ?? "")]))
+            body.set("phoneVerificationInfo", phone.verificationInfo)
         case let totp as TOTPMultiFactorAssertion:
             guard let secret = totp.secret else {
                 throw AuthErrorFactory.make(.invalidMultiFactorSession, detail: "Enroll with assertionForEnrollment(with:oneTimePassword:).")
@@ -274,9 +277,7 @@ public final class MultiFactorResolver: @unchecked Sendable {
         body["mfaPendingCredential"] = session.pendingCredential
         switch assertion {
         case let phone as PhoneMultiFactorAssertion:
-            body.set("phoneVerificationInfo", .object([
-                "sessionInfo": .string(phone.credential.verificationID ?? ""),
-                "code": .string(phone.credential.verificationCode ?? "")]))
+            body.set("phoneVerificationInfo", phone.verificationInfo)
         case let totp as TOTPMultiFactorAssertion:
             body["mfaEnrollmentId"] = totp.enrollmentID
             body.set("totpVerificationInfo", .object(["verificationCode": .string(totp.oneTimePassword)]))
