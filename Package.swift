@@ -120,7 +120,7 @@ let package = Package(
         .testTarget(name: "HearthAuthTests", dependencies: ["HearthAuth", "HearthWire"]),
         .testTarget(name: "HearthAuthEndToEndTests", dependencies: [
             "HearthAuth", "SeedExamples", "HearthServer", "HearthSQLite", "HearthCore", "HearthMail", "HearthTestSupport",
-            .product(name: "Hummingbird", package: "hummingbird"),
+            "HearthAdmin", "HearthWire", .product(name: "Hummingbird", package: "hummingbird"),
         ]),
         .testTarget(name: "HearthMailTests", dependencies: ["HearthMail", "HearthCore", "HearthTestSupport"]),
         .testTarget(name: "HearthSMSTests", dependencies: [

@@ -58,6 +58,7 @@ open class GuideViewController {
     public private(set) var messages: [String] = []
     public private(set) var prompts: [String] = []
     private var waiter: CheckedContinuation<(any Error)?, Never>?
+    private var runs = 0
 
     public init() {
         let navigation = NavigationController()
@@ -86,12 +87,16 @@ open class GuideViewController {
 
     /// Runs a snippet and waits for it to end; a snippet that never ends fails after `timeout` seconds.
     public func run(timeout: Double = 60, _ snippet: () -> Void) async -> (any Error)? {
-        await withCheckedContinuation { continuation in
+        runs += 1
+        let run = runs
+        return await withCheckedContinuation { continuation in
             waiter = continuation
             snippet()
             Task { @MainActor [weak self] in
                 try? await Task.sleep(nanoseconds: UInt64(timeout * 1_000_000_000))
-                self?.finish(Message(description: "the snippet did not finish within \(timeout) s"))
+                // Only this run's waiter: a later run has its own clock.
+                guard let self, self.runs == run else { return }
+                self.finish(Message(description: "the snippet did not finish within \(timeout) s"))
             }
         }
     }

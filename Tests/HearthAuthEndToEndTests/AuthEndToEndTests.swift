@@ -1,5 +1,7 @@
 import Foundation
+import HearthAdmin
 @testable import HearthAuth
+import HearthWire
 import HearthTestSupport
 import Testing
 
@@ -57,19 +59,24 @@ struct AuthEndToEndTests {
             let move = try await live.oobCode(to: "ada3@example.com", nth: 1)
             let info = try await auth.checkActionCode(move)
             #expect(info.operation == .verifyAndChangeEmail && info.email == "ada3@example.com" && info.previousEmail == "ada2@example.com")
+            // Applying the change ends the sessions issued before it (one second apart, so the ID token is older):
+            // the SDK notices at its next call and signs the user out, as FirebaseAuth does.
+            try await Task.sleep(nanoseconds: 1_100_000_000)
             try await auth.applyActionCode(move)
-            try await signedIn.reload()
-            #expect(signedIn.email == "ada3@example.com")
+            #expect(auth.currentUser == nil, "the revoked session was signed out")
+            await #expect { try await signedIn.reload() } throws: { Self.code($0) == AuthErrorCode.userTokenExpired.rawValue }
+            let moved = try await auth.signIn(withEmail: "ada3@example.com", password: "third-pass").user
+            #expect(moved.uid == signedIn.uid && moved.email == "ada3@example.com")
 
             // Reauthentication: the same user passes, another user's credential does not.
-            try await signedIn.reauthenticate(with: EmailAuthProvider.credential(withEmail: "ada3@example.com", password: "third-pass"))
+            try await moved.reauthenticate(with: EmailAuthProvider.credential(withEmail: "ada3@example.com", password: "third-pass"))
             _ = try await live.auth().createUser(withEmail: "other@example.com", password: "other-pass")
-            await #expect { try await signedIn.reauthenticate(with: EmailAuthProvider.credential(withEmail: "other@example.com", password: "other-pass")) } throws: {
+            await #expect { try await moved.reauthenticate(with: EmailAuthProvider.credential(withEmail: "other@example.com", password: "other-pass")) } throws: {
                 Self.code($0) == AuthErrorCode.userMismatch.rawValue
             }
-            #expect(auth.currentUser?.uid == signedIn.uid)
+            #expect(auth.currentUser?.uid == moved.uid)
 
-            try await signedIn.delete()
+            try await moved.delete()
             #expect(auth.currentUser == nil)
             await #expect { try await auth.signIn(withEmail: "ada3@example.com", password: "third-pass") } throws: {
                 [AuthErrorCode.userNotFound.rawValue, AuthErrorCode.invalidCredential.rawValue].contains(Self.code($0))
@@ -186,6 +193,38 @@ struct AuthEndToEndTests {
             let current = try #require(auth.currentUser)
             try await current.multiFactor.unenroll(with: try #require(current.multiFactor.enrolledFactors.first { $0.factorID == "totp" }))
             #expect(current.multiFactor.enrolledFactors.map(\.factorID) == ["phone"])
+        }
+    }
+
+    @Test func customTokensFromTheServersAdminSDKAndEmailLinks() async throws {
+        try await LiveHearth.run { live in
+            let admin = HearthAdmin(baseURL: live.base, credentials: try ServiceAccountCredentials(keyFile: live.keyFile))
+            let custom = try await admin.createCustomToken(uid: "backend-user-1", claims: ["plan": .string("pro")])
+            let auth = live.auth()
+            let result = try await auth.signIn(withCustomToken: custom)
+            #expect(result.user.uid == "backend-user-1" && !result.user.isAnonymous)
+            let token = try await result.user.getIDTokenResult()
+            #expect(token.signInProvider == "custom" && token.claims["plan"] as? String == "pro")
+            let verified = try await admin.verifyIDToken(try await result.user.getIDToken())
+            #expect(verified.uid == "backend-user-1", "the server side verifies what the client holds")
+            await #expect { try await auth.signIn(withCustomToken: "not-a-token") } throws: {
+                Self.code($0) == AuthErrorCode.invalidCustomToken.rawValue
+            }
+
+            // Email-link sign-in: the link arrives over SMTP and signs in (creating the account).
+            let settings = ActionCodeSettings()
+            settings.url = URL(string: live.base + "/finish")
+            settings.handleCodeInApp = true
+            try await auth.sendSignInLink(toEmail: "link@example.com", actionCodeSettings: settings)
+            let code = try await live.oobCode(to: "link@example.com", nth: 1)
+            let link = live.base + "/__/auth/action?mode=signIn&oobCode=" + code + "&apiKey=" + LiveHearth.apiKey
+            #expect(auth.isSignIn(withEmailLink: link))
+            let linked = try await auth.signIn(withEmail: "link@example.com", link: link)
+            #expect(linked.user.email == "link@example.com" && linked.user.isEmailVerified)
+            #expect(linked.additionalUserInfo?.isNewUser == true)
+            await #expect { try await auth.signIn(withEmail: "link@example.com", link: link) } throws: {
+                Self.code($0) == AuthErrorCode.invalidActionCode.rawValue
+            }
         }
     }
 

@@ -22,6 +22,8 @@ struct LiveHearth: Sendable {
     let idp: TestIdentityProvider
     let mail: SMTPSink
     let sms: SMSInbox
+    /// A service-account key file registered on the project (custom tokens, HearthAdmin).
+    let keyFile: Data
 
     static var unavailableReason: String? {
         TestIdentityProvider.unavailableReason() ?? SMTPSink.unavailableReason()
@@ -33,6 +35,13 @@ struct LiveHearth: Sendable {
         let sms = SMSInbox()
         let store = try await SQLiteStore.temporary()
         try await store.migrate()
+        let directory = ProjectDirectory(store: store, clock: SystemClock(),
+                                         defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
+                                         hashParameters: { .generate(memoryCost: 12) })
+        var project = try await directory.contextCreatingIfNeeded(for: projectID, apiKey: apiKey).record
+        let key = try ServiceAccountKey.generate(name: "sdk-backend", projectID: projectID, now: Date())
+        project.serviceAccounts.append(key.record)
+        try await store.updateProject(project)
         let port = try freePort()
         var configuration = ServerConfiguration(port: port, projectID: projectID, emailEnumerationProtection: false,
                                                 initialAPIKey: apiKey)
@@ -60,7 +69,7 @@ struct LiveHearth: Sendable {
                                              hashParameters: { .generate(memoryCost: 12) },
                                              mailPollInterval: .milliseconds(100), sms: sms)
         let server = Task { try await app.runService() }
-        let live = LiveHearth(base: "http://127.0.0.1:\(port)", idp: idp, mail: mail, sms: sms)
+        let live = LiveHearth(base: "http://127.0.0.1:\(port)", idp: idp, mail: mail, sms: sms, keyFile: key.keyFileJSON)
         var failure: (any Error)?
         do {
             try await Self.waitUntilListening(live.base)
@@ -96,8 +105,9 @@ struct LiveHearth: Sendable {
     /// A Google-style ID token from the test IdP.
     func googleIDToken(sub: String, email: String, name: String = "Test User") async throws -> String {
         let now = Int(Date().timeIntervalSince1970)
+        // A jti makes every token unique, as Google's are: Hearth refuses an ID token it has already seen.
         return try await idp.mint(["aud": Self.clientID, "iat": now, "exp": now + 600, "sub": sub, "email": email,
-                                   "email_verified": true, "name": name])
+                                   "email_verified": true, "name": name, "jti": UUID().uuidString])
     }
 
     /// The `oobCode` of the `nth` email to `address` (1-based), waiting for it to arrive over SMTP.

@@ -215,4 +215,31 @@ import Testing
         #expect((finalize["totpVerificationInfo"] as? [String: String]) == ["verificationCode": "222222"])
         #expect(auth.currentUser?.uid == "uid-1", "the resolver finishes the sign-in")
     }
+
+    @Test func reauthenticatingAMultiFactorUserIsChallengedAndTheResolverFinishesIt() async throws {
+        let transport = standardServer { path, body in
+            if path.hasSuffix("accounts:signInWithPassword"), body["password"] as? String == "again" {
+                return (200, ["localId": "uid-1", "mfaPendingCredential": "PENDING-R",
+                              "mfaInfo": [["mfaEnrollmentId": "E-totp", "displayName": "App", "totpInfo": [:]]]])
+            }
+            if path.hasSuffix("mfaSignIn:finalize") {
+                return (200, ["idToken": fakeIDToken(uid: "uid-1"), "refreshToken": "refresh-after-mfa"])
+            }
+            return nil
+        }
+        let auth = makeAuth(transport)
+        let user = try await auth.signIn(withEmail: "ada@example.com", password: "first").user
+        var resolver: MultiFactorResolver?
+        do {
+            try await user.reauthenticate(with: EmailAuthProvider.credential(withEmail: "ada@example.com", password: "again"))
+            Issue.record("reauthentication skipped the second factor")
+        } catch let error as NSError where error.code == AuthErrorCode.secondFactorRequired.rawValue {
+            resolver = error.userInfo[AuthErrorUserInfoMultiFactorResolverKey] as? MultiFactorResolver
+        }
+        let result = try await #require(resolver).resolveSignIn(
+            with: TOTPMultiFactorGenerator.assertionForSignIn(withEnrollmentID: "E-totp", oneTimePassword: "123456"))
+        #expect(result.user === user && auth.currentUser === user, "the same user object, reauthenticated")
+        #expect(transport.requests(to: "mfaSignIn:finalize").first?.body["mfaPendingCredential"] as? String == "PENDING-R")
+        #expect(user.refreshToken == "refresh-after-mfa", "the user holds the tokens of the second-factor sign-in")
+    }
 }

@@ -57,6 +57,21 @@ import Testing
         #expect(auth.currentUser == nil)
     }
 
+    @Test func aRevokedSessionSeenByAnyUserCallSignsTheUserOut() async throws {
+        let transport = standardServer { path, _ in
+            path.hasSuffix("accounts:update") ? errorBody("TOKEN_EXPIRED") : nil
+        }
+        let auth = makeAuth(transport)
+        let user = try await auth.signIn(withEmail: "ada@example.com", password: "pw").user
+        await #expect(throws: NSError.self) { try await user.updatePassword(to: "new-pass") }
+        #expect(auth.currentUser == nil)
+        // Other errors leave the session alone.
+        let kept = makeAuth(standardServer { path, _ in path.hasSuffix("accounts:update") ? errorBody("WEAK_PASSWORD : too short") : nil })
+        let other = try await kept.signIn(withEmail: "ada@example.com", password: "pw").user
+        await #expect(throws: NSError.self) { try await other.updatePassword(to: "x") }
+        #expect(kept.currentUser === other)
+    }
+
     @MainActor final class Calls {
         var state: [String?] = []
         var token: [String?] = []

@@ -197,6 +197,10 @@ extension Auth {
     }
 
     /// Sets a new password with the code of a reset link.
+    ///
+    /// ```swift
+    /// try await Auth.auth().confirmPasswordReset(withCode: oobCode, newPassword: "n3w-s3cret")
+    /// ```
     public func confirmPasswordReset(withCode code: String, newPassword: String) async throws {
         _ = try await core.call(.v1("accounts:resetPassword"), ResetPasswordRequest(oobCode: code, newPassword: newPassword))
     }
@@ -206,6 +210,10 @@ extension Auth {
     }
 
     /// The email a password-reset code is for, without using the code up.
+    ///
+    /// ```swift
+    /// let email = try await Auth.auth().verifyPasswordResetCode(oobCode)
+    /// ```
     public func verifyPasswordResetCode(_ code: String) async throws -> String {
         let info = try await checkActionCode(code)
         guard info.operation == .passwordReset else { throw AuthErrorFactory.make(.invalidActionCode) }
@@ -218,6 +226,11 @@ extension Auth {
     }
 
     /// What a code is for, without using it up.
+    ///
+    /// ```swift
+    /// let info = try await Auth.auth().checkActionCode(oobCode)
+    /// if info.operation == .verifyAndChangeEmail { print(info.previousEmail ?? "", "→", info.email) }
+    /// ```
     public func checkActionCode(_ code: String) async throws -> ActionCodeInfo {
         let reply = try await core.call(.v1("accounts:resetPassword"), ResetPasswordRequest(oobCode: code))
         let operation = ActionCodeOperation(requestType: reply.string("requestType"))
@@ -232,6 +245,10 @@ extension Auth {
     }
 
     /// Applies an out-of-band code (email verification, change of email).
+    ///
+    /// ```swift
+    /// try await Auth.auth().applyActionCode(oobCode)
+    /// ```
     public func applyActionCode(_ code: String) async throws {
         var request = UpdateAccountRequest(idToken: nil)
         request.oobCode = code
@@ -244,6 +261,10 @@ extension Auth {
     }
 
     /// The sign-in methods of an email (empty when the project protects against email enumeration).
+    ///
+    /// ```swift
+    /// let methods = try await Auth.auth().fetchSignInMethods(forEmail: "ada@example.com")   // ["password"]
+    /// ```
     public func fetchSignInMethods(forEmail email: String) async throws -> [String] {
         var request = CreateAuthUriRequest(identifier: email, continueUri: "http://localhost")
         request.tenantId = tenantID

@@ -101,8 +101,13 @@ extension Auth {
     func exchange(_ credential: AuthCredential, idToken: String?,
                   finish: (@Sendable (Fields, AdditionalUserInfo?, OAuthCredential?) async throws -> AuthDataResult)? = nil)
         async throws -> AuthDataResult {
-        let finish = finish ?? { reply, additional, oauth in
-            try await self.finishSignIn(reply, additional: additional, credential: oauth)
+        let custom = finish
+        let finish: @Sendable (Fields, AdditionalUserInfo?, OAuthCredential?) async throws -> AuthDataResult = {
+            reply, additional, oauth in
+            guard let custom else { return try await self.finishSignIn(reply, additional: additional, credential: oauth) }
+            // A link or reauthentication of a multi-factor user is challenged too; the resolver finishes it.
+            try self.requireNoSecondFactor(reply) { next in try await custom(next, additional, oauth) }
+            return try await custom(reply, additional, oauth)
         }
         switch credential {
         case let email as EmailAuthCredential:

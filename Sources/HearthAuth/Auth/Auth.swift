@@ -60,6 +60,10 @@ public final class Auth: @unchecked Sendable {
     }
 
     /// Uses the device's preferred language for ``languageCode``.
+    ///
+    /// ```swift
+    /// Auth.auth().useAppLanguage()
+    /// ```
     public func useAppLanguage() {
         languageCode = Locale.preferredLanguages.first
     }
@@ -116,8 +120,12 @@ public final class Auth: @unchecked Sendable {
     }
 
     /// Makes `user` (of this app) the current user.
+    ///
+    /// ```swift
+    /// try await Auth.auth().updateCurrentUser(previouslySignedInUser)
+    /// ```
     public func updateCurrentUser(_ user: User) async throws {
-        guard user.core === core else { throw AuthErrorFactory.make(.invalidAPIKey, detail: "The user belongs to another app.") }
+        guard user.core === core else { throw AuthErrorFactory.make(.invalidUserToken, detail: "The user belongs to another app.") }
         core.setCurrentUser(user, auth: self)
     }
 }

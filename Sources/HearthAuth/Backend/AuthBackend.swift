@@ -62,6 +62,8 @@ struct AuthBackend: Sendable {
             throw AuthErrorFactory.make(.internalError, detail: "The request could not be encoded.", underlying: error)
         }
         var headers = ["Content-Type": "application/json", "X-Client-Version": clientVersion]
+        // Google checks API keys restricted to an iOS app against this header.
+        if let bundleID = Bundle.main.bundleIdentifier { headers["X-Ios-Bundle-Identifier"] = bundleID }
         if let locale, !locale.isEmpty { headers["X-Firebase-Locale"] = locale }
         let response: AuthHTTPResponse
         do {

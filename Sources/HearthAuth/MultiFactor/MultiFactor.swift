@@ -195,6 +195,12 @@ public final class MultiFactor: @unchecked Sendable {
     public var enrolledFactors: [MultiFactorInfo] { user.snapshot.mfa.map(MultiFactorInfo.make) }
 
     /// A session for enrolling a factor (the user's current ID token).
+    ///
+    /// ```swift
+    /// let session = try await user.multiFactor.session()
+    /// let id = try await PhoneAuthProvider.provider().verifyPhoneNumber("+16505550123", uiDelegate: nil,
+    ///                                                                   multiFactorSession: session)
+    /// ```
     public func session() async throws -> MultiFactorSession {
         let session = MultiFactorSession(idToken: try await user.getIDToken())
         session.core = user.core
@@ -206,6 +212,11 @@ public final class MultiFactor: @unchecked Sendable {
     }
 
     /// Enrolls the factor an assertion proves; the user gets new tokens.
+    ///
+    /// ```swift
+    /// let credential = PhoneAuthProvider.provider().credential(withVerificationID: id, verificationCode: code)
+    /// try await user.multiFactor.enroll(with: PhoneMultiFactorGenerator.assertion(with: credential), displayName: "Work")
+    /// ```
     public func enroll(with assertion: MultiFactorAssertion, displayName: String?) async throws {
         var body = Body()
         body["idToken"] = try await user.getIDToken()
@@ -222,7 +233,7 @@ public final class MultiFactor: @unchecked Sendable {
         default:
             throw AuthErrorFactory.make(.internalError, detail: "Unsupported second factor.")
         }
-        let reply = try await user.core.call(.v2("accounts/mfaEnrollment:finalize"), body)
+        let reply = try await user.call(.v2("accounts/mfaEnrollment:finalize"), body)
         try await user.adopt(reply)
     }
 
@@ -232,13 +243,17 @@ public final class MultiFactor: @unchecked Sendable {
     }
 
     /// Removes a factor.
+    ///
+    /// ```swift
+    /// try await user.multiFactor.unenroll(with: user.multiFactor.enrolledFactors[0])
+    /// ```
     public func unenroll(with factorInfo: MultiFactorInfo) async throws { try await unenroll(withFactorUID: factorInfo.uid) }
 
     public func unenroll(withFactorUID factorUID: String) async throws {
         var body = Body()
         body["idToken"] = try await user.getIDToken()
         body["mfaEnrollmentId"] = factorUID
-        let reply = try await user.core.call(.v2("accounts/mfaEnrollment:withdraw"), body)
+        let reply = try await user.call(.v2("accounts/mfaEnrollment:withdraw"), body)
         try await user.adopt(reply)
     }
 

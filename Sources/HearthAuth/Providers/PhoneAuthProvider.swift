@@ -56,6 +56,11 @@ public final class PhoneAuthProvider: @unchecked Sendable {
     }
 
     /// Sends a code to an enrolled factor during a second-factor sign-in (`session` from the resolver).
+    ///
+    /// ```swift
+    /// let hint = resolver.hints[0] as! PhoneMultiFactorInfo
+    /// let id = try await PhoneAuthProvider.provider().verifyPhoneNumber(with: hint, multiFactorSession: resolver.session)
+    /// ```
     public func verifyPhoneNumber(with multiFactorInfo: PhoneMultiFactorInfo, uiDelegate: (any AuthUIDelegate)? = nil,
                                   multiFactorSession: MultiFactorSession?) async throws -> String {
         guard let pending = multiFactorSession?.pendingCredential else {

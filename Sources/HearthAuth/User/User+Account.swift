@@ -50,7 +50,7 @@ extension User {
         }
         var request = UpdateAccountRequest(idToken: try await getIDToken())
         request.deleteProvider = [provider]
-        let reply = try await core.call(.v1("accounts:update"), request)
+        let reply = try await call(.v1("accounts:update"), request)
         try await adopt(reply)
         return self
     }
@@ -115,12 +115,16 @@ extension User {
     func update(_ change: (inout UpdateAccountRequest) -> Void) async throws {
         var request = UpdateAccountRequest(idToken: try await getIDToken())
         change(&request)
-        let reply = try await core.call(.v1("accounts:update"), request)
+        let reply = try await call(.v1("accounts:update"), request)
         try await adopt(reply)
     }
 
     /// Changes the email at once (projects with email-enumeration protection require
     /// ``sendEmailVerification(beforeUpdatingEmail:actionCodeSettings:)`` instead).
+    ///
+    /// ```swift
+    /// try await user.updateEmail(to: "new@example.com")
+    /// ```
     public func updateEmail(to email: String) async throws { try await update { $0.email = email } }
 
     public func updateEmail(to email: String, completion: UserProfileChangeCallback? = nil) {
@@ -139,6 +143,10 @@ extension User {
     }
 
     /// Replaces the phone number with one proven by an SMS code.
+    ///
+    /// ```swift
+    /// try await user.updatePhoneNumber(PhoneAuthProvider.provider().credential(withVerificationID: id, verificationCode: code))
+    /// ```
     public func updatePhoneNumber(_ credential: PhoneAuthCredential) async throws {
         let token = try await getIDToken()
         _ = try await auth.exchange(credential, idToken: token) { reply, additional, _ in
@@ -159,7 +167,7 @@ extension User {
     public func sendEmailVerification(with actionCodeSettings: ActionCodeSettings? = nil) async throws {
         var request = SendOobCodeRequest(requestType: .verifyEmail, idToken: try await getIDToken())
         actionCodeSettings?.apply(to: &request)
-        _ = try await core.call(.v1("accounts:sendOobCode"), ActionCodeSettings.body(request, actionCodeSettings))
+        _ = try await call(.v1("accounts:sendOobCode"), ActionCodeSettings.body(request, actionCodeSettings))
     }
 
     public func sendEmailVerification(completion: UserProfileChangeCallback? = nil) {
@@ -181,7 +189,7 @@ extension User {
         var request = SendOobCodeRequest(requestType: .verifyAndChangeEmail, idToken: try await getIDToken(),
                                          newEmail: newEmail)
         actionCodeSettings?.apply(to: &request)
-        _ = try await core.call(.v1("accounts:sendOobCode"), ActionCodeSettings.body(request, actionCodeSettings))
+        _ = try await call(.v1("accounts:sendOobCode"), ActionCodeSettings.body(request, actionCodeSettings))
     }
 
     public func sendEmailVerification(beforeUpdatingEmail newEmail: String, actionCodeSettings: ActionCodeSettings? = nil,
@@ -198,7 +206,7 @@ extension User {
     public func delete() async throws {
         var request = DeleteAccountRequest(idToken: try await getIDToken())
         request.tenantId = tenantID
-        _ = try await core.call(.v1("accounts:delete"), request)
+        _ = try await call(.v1("accounts:delete"), request)
         if core.user === self { core.setCurrentUser(nil, auth: auth) }
     }
 

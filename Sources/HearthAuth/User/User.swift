@@ -160,11 +160,23 @@ public final class User: UserInfo, @unchecked Sendable {
             }
             core.userDidChange(self, tokenChanged: true)
             return idToken
-        } catch let error as NSError where Self.endsSession(error) {
+        } catch {
             // The server will never refresh this user again: sign it out, as FirebaseAuth does.
-            if core.user === self { core.setCurrentUser(nil, auth: auth) }
-            throw error
+            throw signingOutIfSessionEnded(error)
         }
+    }
+
+    /// A call made with this user's ID token. If the server says the session is over (revoked, disabled,
+    /// deleted), the user is signed out, as FirebaseAuth does.
+    func call(_ api: AuthAPI, _ body: some Encodable) async throws -> Fields {
+        do { return try await core.call(api, body) } catch { throw signingOutIfSessionEnded(error) }
+    }
+
+    /// Signs this user out if `error` says the server will not accept its tokens again; returns `error`.
+    func signingOutIfSessionEnded(_ error: any Error) -> any Error {
+        let error = error as NSError
+        if Self.endsSession(error), core.user === self { core.setCurrentUser(nil, auth: auth) }
+        return error
     }
 
     static func endsSession(_ error: NSError) -> Bool {
@@ -193,8 +205,13 @@ public final class User: UserInfo, @unchecked Sendable {
     public func reload() async throws {
         let token = try await getIDToken()
         let current = snapshot
-        let fresh = try await UserSnapshot.fetch(core: core, idToken: token, refreshToken: current.refreshToken,
+        let fresh: UserSnapshot
+        do {
+            fresh = try await UserSnapshot.fetch(core: core, idToken: token, refreshToken: current.refreshToken,
                                                  expiresIn: nil, previous: current)
+        } catch {
+            throw signingOutIfSessionEnded(error)
+        }
         lock.withLock {
             let tokens = (state.accessToken, state.refreshToken, state.expirationDate)
             state = fresh
