@@ -7,6 +7,7 @@
 #   HearthServer never imports a backend or a driver.
 #   HearthStoreContract imports HearthCore only.
 #   HearthAdmin  imports HearthWire, jwt-kit and async-http-client only.
+#   HearthAuth   imports HearthWire and Foundation only, and its target depends on HearthWire alone.
 set -u
 cd "$(dirname "$0")/.."
 status=0
@@ -57,6 +58,12 @@ allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only 
 allow Sources/SeedExamples "the guides' snippets use HearthAuth only" $platform HearthAuth
 allow Sources/HearthAdmin "the admin SDK imports HearthWire, jwt-kit and async-http-client only (never the server)" \
   $platform HearthWire JWTKit AsyncHTTPClient NIOCore NIOHTTP1 NIOFoundationCompat
+
+# The client SDK builds without the server: its target depends on HearthWire alone.
+if ! grep -qE '\.target\(name: "HearthAuth", dependencies: \["HearthWire"\]' Package.swift; then
+  echo "layering: HearthAuth's target must depend on HearthWire only (Package.swift)"
+  status=1
+fi
 
 if [ $status -eq 0 ]; then echo "layering: all dependency rules hold"; fi
 exit $status

@@ -1,8 +1,9 @@
 import Foundation
 import HearthAuth
 
-/// "Link multiple auth providers to an account on Apple platforms" (seeds 000 zh-TW, 004 ja; 002 pt-BR is the
-/// same guide with shorter snippets, below). Lines marked `// harness:` are the only additions: they hand the
+/// "Link multiple auth providers to an account on Apple platforms" (seeds 000 zh-TW, 004 ja — the two editions'
+/// Swift is identical; 002 pt-BR is the same guide with shorter snippets, below, whose Facebook and email lines are
+/// the ones here on one line). Lines marked `// harness:` are the only additions: they hand the
 /// guide's local results to the test and end a snippet where the guide wrote `// ...`.
 @MainActor
 public final class LinkProvidersGuide: GuideViewController {
