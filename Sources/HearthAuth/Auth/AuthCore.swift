@@ -93,7 +93,10 @@ final class AuthCore: @unchecked Sendable {
         let timer = Task { [weak user] in
             try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
             guard !Task.isCancelled, let user else { return }
-            _ = try? await user.getIDToken()
+            // Forced: the sleep ran on the monotonic clock and the expiry is wall-clock time, so an unforced call
+            // could find a hair more than the margin left, keep the token and never wake again. A refresh by anyone
+            // else since scheduling cancelled this timer and set a new one.
+            _ = try? await user.getIDToken(forcingRefresh: true)
         }
         lock.withLock {
             refreshTimer?.cancel()
