@@ -1,5 +1,9 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 @testable import HearthAuth
+import HearthWire
 import Testing
 
 /// Tokens, listeners and persistence.
@@ -176,6 +180,31 @@ import Testing
             + callback.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!))
         #expect(AppCallback.link(from: url) == link)
         #expect(AppCallback.link(from: URL(string: "app-x://firebaseauth/link")!) == nil)
+    }
+
+    @Test func theLoopbackListenerTakesOnlyItsCallbackAndStopsWhenClosed() async throws {
+        let receiver = try LoopbackReceiver()
+        let waiting = Task { try await receiver.waitForCallback(timeout: 20) }
+        let base = "http://127.0.0.1:\(receiver.port)"
+        let (_, other) = try await URLSession.shared.data(from: URL(string: base + "/favicon.ico")!)
+        #expect((other as? HTTPURLResponse)?.statusCode == 404)
+        let (page, done) = try await URLSession.shared.data(from: URL(string: base + "/__/hearth/callback?link=L%3D1")!)
+        #expect((done as? HTTPURLResponse)?.statusCode == 200 && String(decoding: page, as: UTF8.self).contains("return to the app"))
+        #expect(try await waiting.value == "http://127.0.0.1/__/hearth/callback?link=L%3D1")
+        receiver.close()
+
+        let abandoned = try LoopbackReceiver()
+        let started = Date()
+        let never = Task { try await abandoned.waitForCallback(timeout: 20) }
+        try await Task.sleep(nanoseconds: 100_000_000)
+        abandoned.close()
+        await #expect(throws: NSError.self) { try await never.value }
+        #expect(Date().timeIntervalSince(started) < 5, "closing ends the wait")
+    }
+
+    @Test func hugeNumbersFromTheServerAreReadWithoutTrapping() {
+        let fields = Fields(["expiresIn": .number(1e30), "n": .number(42)])
+        #expect(fields.string("n") == "42" && fields.string("expiresIn") != nil && fields.int("expiresIn") == nil)
     }
 
     @Test func actionCodeURLsDirectAndNested() throws {

@@ -10,7 +10,7 @@ struct Fields: Sendable {
     func string(_ key: String) -> String? {
         switch object[key] {
         case .string(let s): s
-        case .number(let n): n.rounded() == n ? String(Int64(n)) : String(n)
+        case .number(let n): n.rounded() == n && abs(n) < 9e15 ? String(Int64(n)) : String(n)
         default: nil
         }
     }

@@ -8,6 +8,9 @@ final class LoopbackReceiver: @unchecked Sendable {
     private let socket: Int32
     private let lock = NSLock()
     private var closed = false
+    /// The descriptor is closed by whoever holds it last (the listening thread, or deinit if it never ran), never
+    /// while the thread may still poll it: a number closed early could be reused by another socket of the process.
+    private var released = false
 
     init() throws {
         #if os(Linux)
@@ -35,12 +38,19 @@ final class LoopbackReceiver: @unchecked Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
+    /// Stops listening: the thread notices within a quarter of a second (at once on Linux) and lets go.
     func close() {
-        lock.withLock {
-            guard !closed else { return }
-            closed = true
-            _ = Foundation.close(socket)
-        }
+        lock.withLock { closed = true }
+        _ = shutdown(socket, Int32(SHUT_RDWR))
+    }
+
+    deinit {
+        if !released { _ = Foundation.close(socket) }
+    }
+
+    private func release() {
+        lock.withLock { released = true }
+        _ = Foundation.close(socket)
     }
 
     /// The path and query of the callback request, within `timeout` seconds (the user may take a while).
@@ -60,10 +70,12 @@ final class LoopbackReceiver: @unchecked Sendable {
                     Self.respond(client, found: isCallback)
                     _ = Foundation.close(client)
                     if isCallback, let target {
+                        release()
                         continuation.resume(returning: "http://127.0.0.1" + target)
                         return
                     }
                 }
+                release()
                 continuation.resume(throwing: AuthErrorFactory.make(
                     .webContextCancelled, detail: "The browser did not come back to the app within \(Int(timeout)) seconds."))
             }
