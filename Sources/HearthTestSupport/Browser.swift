@@ -38,7 +38,7 @@ public final class Browser: @unchecked Sendable {
         driver.standardError = FileHandle.nullDevice
         try driver.run()
         let base = URL(string: "http://127.0.0.1:\(port)")!
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(60)  // a loaded machine: see SMTPSink.start
         while true {
             if let status = try? await request(base, "GET", "status"), (status["ready"] as? Bool) == true { break }
             guard Date() < deadline, driver.isRunning else {

@@ -70,7 +70,8 @@ public final class SMTPSink: @unchecked Sendable {
         process.standardError = handle
         try process.run()
         let portFile = directory.appendingPathComponent("port")
-        let deadline = Date().addingTimeInterval(20)
+        // Generous: at the start of a full run dozens of Python helpers (and their TLS keys) start at once on two cores.
+        let deadline = Date().addingTimeInterval(90)
         while Date() < deadline {
             if let text = try? String(contentsOf: portFile, encoding: .utf8), let port = Int(text) {
                 return SMTPSink(port: port, certificateFile: directory.appendingPathComponent("cert.pem").path,

@@ -38,7 +38,7 @@ public final class TestIdentityProvider: @unchecked Sendable {
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(90)  // a loaded machine: see SMTPSink.start
         while Date() < deadline {
             if let text = try? String(contentsOf: portFile, encoding: .utf8), let port = Int(text) {
                 return TestIdentityProvider(port: port, process: process)

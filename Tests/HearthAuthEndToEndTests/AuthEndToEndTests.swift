@@ -6,7 +6,10 @@ import HearthTestSupport
 import Testing
 
 /// HearthAuth against a real Hearth server (production mode, SQLite), flow by flow.
-@Suite(.enabled(if: LiveHearth.unavailableReason == nil, "needs authlib and aiosmtpd: \(LiveHearth.unavailableReason ?? "")"))
+/// One test at a time: each starts a server, a mail sink and an identity provider, and the whole suite already runs
+/// many such helpers at once on a small machine.
+@Suite(.enabled(if: LiveHearth.unavailableReason == nil, "needs authlib and aiosmtpd: \(LiveHearth.unavailableReason ?? "")"),
+       .serialized)
 struct AuthEndToEndTests {
     static func code(_ error: any Error) -> Int { (error as NSError).code }
 
