@@ -118,6 +118,7 @@ struct SMTPClientTests {
         let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: port, security: .none, timeout: 1))
         let started = ContinuousClock.now
         await #expect(throws: SMTPError.timeout) { try await client.send(Self.message()) }
-        #expect(ContinuousClock.now - started < .seconds(20), "gave up instead of hanging")
+        // Loose on purpose: the bound tells "gave up" from "hangs", not speed (a loaded CI machine once took 22 s).
+        #expect(ContinuousClock.now - started < .seconds(90), "gave up instead of hanging")
     }
 }

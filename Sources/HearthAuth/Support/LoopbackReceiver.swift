@@ -1,4 +1,26 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The C library's `socket` and `close`, named through their module (the class has members with those names).
+private func openSocket() -> Int32 {
+    #if canImport(Glibc)
+    Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    #else
+    Darwin.socket(AF_INET, SOCK_STREAM, 0)
+    #endif
+}
+
+private func closeDescriptor(_ fd: Int32) {
+    #if canImport(Glibc)
+    _ = Glibc.close(fd)
+    #else
+    _ = Darwin.close(fd)
+    #endif
+}
 
 /// A one-shot HTTP listener on 127.0.0.1 with a port the system picks: where the browser comes back at the end of a
 /// web sign-in (RFC 8252 §7.3). It answers the first request for its callback path with a page telling the user to
@@ -13,13 +35,12 @@ final class LoopbackReceiver: @unchecked Sendable {
     private var released = false
 
     init() throws {
-        #if os(Linux)
-        let fd = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #else
-        let fd = Foundation.socket(AF_INET, SOCK_STREAM, 0)
-        #endif
+        let fd = openSocket()
         guard fd >= 0 else { throw AuthErrorFactory.make(.webInternalError, detail: "Cannot open a loopback socket.") }
         var address = sockaddr_in()
+        #if !canImport(Glibc)
+        address.sin_len = UInt8(MemoryLayout<sockaddr_in>.size)
+        #endif
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -27,7 +48,7 @@ final class LoopbackReceiver: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound == 0, listen(fd, 4) == 0 else {
-            _ = Foundation.close(fd)
+            closeDescriptor(fd)
             throw AuthErrorFactory.make(.webInternalError, detail: "Cannot listen on 127.0.0.1.")
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -45,12 +66,12 @@ final class LoopbackReceiver: @unchecked Sendable {
     }
 
     deinit {
-        if !released { _ = Foundation.close(socket) }
+        if !released { closeDescriptor(socket) }
     }
 
     private func release() {
         lock.withLock { released = true }
-        _ = Foundation.close(socket)
+        closeDescriptor(socket)
     }
 
     /// The path and query of the callback request, within `timeout` seconds (the user may take a while).
@@ -68,7 +89,7 @@ final class LoopbackReceiver: @unchecked Sendable {
                     let target = Self.readRequestTarget(client)
                     let isCallback = target?.hasPrefix("/__/hearth/callback") == true
                     Self.respond(client, found: isCallback)
-                    _ = Foundation.close(client)
+                    closeDescriptor(client)
                     if isCallback, let target {
                         release()
                         continuation.resume(returning: "http://127.0.0.1" + target)
