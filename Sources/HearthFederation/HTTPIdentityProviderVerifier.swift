@@ -251,13 +251,7 @@ public struct HTTPIdentityProviderVerifier: IdentityProviderVerifier {
         request.headers.add(name: "Authorization", value: authorization)
         request.headers.add(name: "Accept", value: "application/json")
         request.headers.add(name: "User-Agent", value: "Hearth")
-        let response: HTTPClientResponse
-        do {
-            response = try await http.execute(request, timeout: timeout)
-        } catch {
-            throw AuthFailure.invalidIDPResponse("the identity provider cannot be reached")
-        }
-        let body = try await response.body.collect(upTo: 1 << 20)
+        let (response, body) = try await http.askProvider(request, timeout: timeout)
         guard response.status == .ok else {
             throw AuthFailure.invalidIDPResponse("the identity provider refused the access token (\(response.status.code))")
         }

@@ -67,13 +67,7 @@ actor OIDCKeys {
     }
 
     private func fetch(_ url: String) async throws -> (Data, TimeInterval?) {
-        let response: HTTPClientResponse
-        do {
-            response = try await http.execute(HTTPClientRequest(url: url), timeout: timeout)
-        } catch {
-            throw AuthFailure.invalidIDPResponse("the identity provider cannot be reached")
-        }
-        let body = try await response.body.collect(upTo: 1 << 20)
+        let (response, body) = try await http.askProvider(HTTPClientRequest(url: url), timeout: timeout)
         guard response.status == .ok else {
             throw AuthFailure.invalidIDPResponse("the identity provider answered \(response.status.code)")
         }

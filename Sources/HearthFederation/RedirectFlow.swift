@@ -72,13 +72,8 @@ extension HTTPIdentityProviderVerifier: FederatedRedirectProvider {
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.headers.add(name: "Accept", value: "application/json")
         request.body = .bytes(ByteBuffer(string: FormEncoding.encode(form)))
-        let response: HTTPClientResponse
-        do {
-            response = try await http.execute(request, timeout: timeout)
-        } catch {
-            throw AuthFailure.invalidIDPResponse("the identity provider cannot be reached")
-        }
-        let body = Data(buffer: try await response.body.collect(upTo: 1 << 20))
+        let (response, buffer) = try await http.askProvider(request, timeout: timeout)
+        let body = Data(buffer: buffer)
         guard response.status == .ok,
               let tokens = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
             throw AuthFailure.invalidIDPResponse("the provider refused the authorization code (\(response.status.code))")
@@ -152,13 +147,8 @@ extension HTTPIdentityProviderVerifier {
         request.method = .POST
         request.headers.add(name: "Authorization", value: authorization)
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        let response: HTTPClientResponse
-        do {
-            response = try await http.execute(request, timeout: timeout)
-        } catch {
-            throw AuthFailure.invalidIDPResponse("the identity provider cannot be reached")
-        }
-        let body = String(buffer: try await response.body.collect(upTo: 64 * 1024))
+        let (response, buffer) = try await http.askProvider(request, timeout: timeout, limit: 64 * 1024)
+        let body = String(buffer: buffer)
         guard response.status == .ok else {
             throw AuthFailure.invalidIDPResponse("twitter.com refused the request (\(response.status.code))")
         }

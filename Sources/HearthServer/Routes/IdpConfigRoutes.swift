@@ -58,14 +58,11 @@ enum IdpConfigRoutes {
             throw APIError.business(.invalidProviderID, "\(collection.idParameter) must name a \(collection == .oidc ? "oidc.* provider" : "supported provider")")
         }
         guard project.settings.identityProviders?[id] == nil else { throw APIError.business(.duplicateIdpConfig) }
-        guard let clientID = body.clientId, !clientID.isEmpty else { throw APIError.business(.invalidArgument, "clientId is required") }
-        var config = IdentityProviderConfig(enabled: body.enabled ?? false, clientId: clientID, clientSecret: body.clientSecret,
+        var config = IdentityProviderConfig(enabled: body.enabled ?? false, clientId: try clientID(body.clientId),
+                                            clientSecret: body.clientSecret,
                                             issuer: body.issuer)
         if collection == .oidc {
-            guard let issuer = body.issuer, URL(string: issuer)?.scheme?.hasPrefix("http") == true else {
-                throw APIError.business(.invalidArgument, "issuer must be an http(s) URL")
-            }
-            config.issuer = issuer
+            config.issuer = try issuer(body.issuer)
         }
         return json(try await store(config, id: id, collection: collection, project: project, call: call))
     }
@@ -82,17 +79,27 @@ enum IdpConfigRoutes {
         func wanted(_ field: String, _ present: Bool) -> Bool { mask?.contains(field) ?? present }
         if wanted("enabled", body.enabled != nil) { config.enabled = body.enabled ?? false }
         if wanted("clientId", body.clientId != nil) {
-            guard let clientID = body.clientId, !clientID.isEmpty else { throw APIError.business(.invalidArgument, "clientId is required") }
-            config.clientId = clientID
+            config.clientId = try clientID(body.clientId)
         }
         if wanted("clientSecret", body.clientSecret != nil) { config.clientSecret = body.clientSecret }
         if collection == .oidc, wanted("issuer", body.issuer != nil) {
-            guard let issuer = body.issuer, URL(string: issuer)?.scheme?.hasPrefix("http") == true else {
-                throw APIError.business(.invalidArgument, "issuer must be an http(s) URL")
-            }
-            config.issuer = issuer
+            config.issuer = try issuer(body.issuer)
         }
         return json(try await store(config, id: id, collection: collection, project: project, call: call))
+    }
+
+    /// A client id given on create or patch: present and not empty.
+    static func clientID(_ value: String?) throws -> String {
+        guard let value, !value.isEmpty else { throw APIError.business(.invalidArgument, "clientId is required") }
+        return value
+    }
+
+    /// An OIDC issuer given on create or patch: an http(s) URL.
+    static func issuer(_ value: String?) throws -> String {
+        guard let value, URL(string: value)?.scheme?.hasPrefix("http") == true else {
+            throw APIError.business(.invalidArgument, "issuer must be an http(s) URL")
+        }
+        return value
     }
 
     static func delete(_ call: Call) async throws -> Response {
