@@ -202,6 +202,16 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 5, "closing ends the wait")
     }
 
+    @Test func enrollmentDatesWithAndWithoutFractionalSeconds() {
+        let whole = MultiFactorInfo.make(MFAInfoWire(mfaEnrollmentId: "a", displayName: nil, phoneInfo: "+1555",
+                                                     totpInfo: nil, enrolledAt: "2026-11-21T13:00:00Z"))
+        let fraction = MultiFactorInfo.make(MFAInfoWire(mfaEnrollmentId: "b", displayName: nil, phoneInfo: nil,
+                                                        totpInfo: [:], enrolledAt: "2026-11-21T13:00:00.250Z"))
+        #expect(whole.enrollmentDate == Date(timeIntervalSince1970: 1_795_266_000))
+        #expect(abs(fraction.enrollmentDate.timeIntervalSince1970 - 1_795_266_000.25) < 0.001)
+        #expect(whole is PhoneMultiFactorInfo && fraction is TOTPMultiFactorInfo)
+    }
+
     @Test func hugeNumbersFromTheServerAreReadWithoutTrapping() {
         let fields = Fields(["expiresIn": .number(1e30), "n": .number(42)])
         #expect(fields.string("n") == "42" && fields.string("expiresIn") != nil && fields.int("expiresIn") == nil)

@@ -90,10 +90,7 @@ extension Auth {
 
     /// The form older guides use, with the optional credential `getCredentialWith` hands over.
     public func signIn(with credential: AuthCredential?, completion: AuthDataResultCallback? = nil) {
-        deliver(completion) {
-            guard let credential else { throw AuthErrorFactory.make(.invalidCredential, detail: "No credential was given.") }
-            return try await self.signIn(with: credential)
-        }
+        deliver(completion) { try await self.signIn(with: try AuthCredential.given(credential)) }
     }
 
     /// Presents `credential` to the server — as a sign-in, or for the user of `idToken` (link) — and finishes
@@ -101,13 +98,13 @@ extension Auth {
     func exchange(_ credential: AuthCredential, idToken: String?,
                   finish: (@Sendable (Fields, AdditionalUserInfo?, OAuthCredential?) async throws -> AuthDataResult)? = nil)
         async throws -> AuthDataResult {
-        let custom = finish
+        let complete = finish ?? { reply, additional, oauth in
+            try await self.becomeCurrent(reply, additional: additional, credential: oauth)
+        }
+        // A sign-in, link or reauthentication of a multi-factor user is challenged; the resolver completes it.
         let finish: @Sendable (Fields, AdditionalUserInfo?, OAuthCredential?) async throws -> AuthDataResult = {
             reply, additional, oauth in
-            guard let custom else { return try await self.finishSignIn(reply, additional: additional, credential: oauth) }
-            // A link or reauthentication of a multi-factor user is challenged too; the resolver finishes it.
-            try self.requireNoSecondFactor(reply) { next in try await custom(next, additional, oauth) }
-            return try await custom(reply, additional, oauth)
+            try await self.answer(reply) { try await complete($0, additional, oauth) }
         }
         switch credential {
         case let email as EmailAuthCredential:
@@ -195,24 +192,28 @@ extension Auth {
     /// ``AuthErrorCode/secondFactorRequired`` with a ``MultiFactorResolver``.
     func finishSignIn(_ reply: Fields, additional: AdditionalUserInfo?, credential: OAuthCredential? = nil) async throws
         -> AuthDataResult {
-        try requireNoSecondFactor(reply) { next in
-            let user = try await self.user(from: next)
-            self.core.setCurrentUser(user, auth: self)
-            return AuthDataResult(user: user, additionalUserInfo: additional, credential: credential)
+        try await answer(reply) { try await self.becomeCurrent($0, additional: additional, credential: credential) }
+    }
+
+    /// `complete(reply)` — unless `reply` is a second-factor challenge, which is thrown with a resolver that calls
+    /// `complete` with the answer of the second factor.
+    func answer(_ reply: Fields, complete: @escaping @Sendable (Fields) async throws -> AuthDataResult) async throws
+        -> AuthDataResult {
+        if let pending = reply.string("mfaPendingCredential") {
+            let hints = (reply.decode([MFAInfoWire].self, "mfaInfo") ?? []).map(MultiFactorInfo.make)
+            let resolver = MultiFactorResolver(auth: self, session: MultiFactorSession(pendingCredential: pending),
+                                               hints: hints, finish: complete)
+            throw AuthErrorFactory.make(.secondFactorRequired, extra: [AuthErrors.userInfoMultiFactorResolverKey: resolver])
         }
+        return try await complete(reply)
+    }
+
+    /// The tokens of `reply` as the new current user.
+    func becomeCurrent(_ reply: Fields, additional: AdditionalUserInfo?, credential: OAuthCredential?) async throws
+        -> AuthDataResult {
         let user = try await user(from: reply)
         core.setCurrentUser(user, auth: self)
         return AuthDataResult(user: user, additionalUserInfo: additional, credential: credential)
-    }
-
-    /// Throws the second-factor challenge of `reply`, if it is one; `then` finishes once it is answered.
-    func requireNoSecondFactor(_ reply: Fields,
-                               then: @escaping @Sendable (Fields) async throws -> AuthDataResult) throws {
-        guard let pending = reply.string("mfaPendingCredential") else { return }
-        let hints = (reply.decode([MFAInfoWire].self, "mfaInfo") ?? []).map(MultiFactorInfo.make)
-        let resolver = MultiFactorResolver(auth: self, session: MultiFactorSession(pendingCredential: pending),
-                                           hints: hints, finish: then)
-        throw AuthErrorFactory.make(.secondFactorRequired, extra: [AuthErrors.userInfoMultiFactorResolverKey: resolver])
     }
 
     /// A user object for fresh tokens: the account as `accounts:lookup` sees it.

@@ -38,10 +38,10 @@ open class MultiFactorInfo: @unchecked Sendable {
         uid = wire.mfaEnrollmentId ?? ""
         displayName = wire.displayName
         self.factorID = factorID
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        enrollmentDate = wire.enrolledAt.flatMap { formatter.date(from: $0) ?? ISO8601DateFormatter().date(from: $0) }
-            ?? Date(timeIntervalSince1970: 0)
+        enrollmentDate = wire.enrolledAt.flatMap {
+            (try? Date($0, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)))
+                ?? (try? Date($0, strategy: .iso8601))
+        } ?? Date(timeIntervalSince1970: 0)
     }
 
     static func make(_ wire: MFAInfoWire) -> MultiFactorInfo {

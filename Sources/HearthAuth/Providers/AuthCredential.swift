@@ -13,6 +13,12 @@ open class AuthCredential: @unchecked Sendable {
     public let provider: String
 
     init(provider: String) { self.provider = provider }
+
+    /// The credential an older-style call was handed, or ``AuthErrorCode/invalidCredential`` for none.
+    static func given(_ credential: AuthCredential?) throws -> AuthCredential {
+        guard let credential else { throw AuthErrorFactory.make(.invalidCredential, detail: "No credential was given.") }
+        return credential
+    }
 }
 
 /// An email and password, or an email and a sign-in link.

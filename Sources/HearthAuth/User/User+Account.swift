@@ -32,10 +32,7 @@ extension User {
 
     /// The Objective-C-era name (`linkWithCredential:`), with the optional credential `getCredentialWith` gives.
     public func link(withCredential credential: AuthCredential?, completion: AuthDataResultCallback? = nil) {
-        deliver(completion) {
-            guard let credential else { throw AuthErrorFactory.make(.invalidCredential, detail: "No credential was given.") }
-            return try await self.link(with: credential)
-        }
+        deliver(completion) { try await self.link(with: try AuthCredential.given(credential)) }
     }
 
     /// Removes a sign-in method (a provider id from ``providerData``).
@@ -95,10 +92,7 @@ extension User {
     /// The Objective-C-era name (`reauthenticateWithCredential:`).
     public func reauthenticateWithCredential(withCredential credential: AuthCredential?,
                                              completion: AuthDataResultCallback? = nil) {
-        deliver(completion) {
-            guard let credential else { throw AuthErrorFactory.make(.invalidCredential, detail: "No credential was given.") }
-            return try await self.reauthenticate(with: credential)
-        }
+        deliver(completion) { try await self.reauthenticate(with: try AuthCredential.given(credential)) }
     }
 
     // MARK: profile, email, password
