@@ -163,14 +163,21 @@ extension Browser {
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw BrowserError("cannot connect to 127.0.0.1:\(port)") }
+        // An interrupted connect goes on in the background (EINTR, then EISCONN or EALREADY on a retry), so a
+        // loopback connect that a signal cut short is given a moment instead of being repeated.
+        if connected != 0 && errno == EINTR {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+            _ = uninterrupted { poll(&descriptor, 1, 5000) }
+        } else if connected != 0 {
+            throw BrowserError("cannot connect to 127.0.0.1:\(port) (errno \(errno))")
+        }
         var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
         var bytes = Array((request + "\r\n").utf8) + Array(body ?? Data())
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { send(fd, $0.baseAddress! + offset, $0.count - offset, 0) }
-            guard written > 0 else { throw BrowserError("send failed") }
+            let written = bytes.withUnsafeMutableBytes { all in uninterrupted { send(fd, all.baseAddress! + offset, all.count - offset, 0) } }
+            guard written > 0 else { throw BrowserError("send failed (errno \(errno))") }
             offset += written
         }
         var response = [UInt8]()
@@ -185,14 +192,25 @@ extension Browser {
                     break
                 }
             }
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if count <= 0 { break }
+            let count = buffer.withUnsafeMutableBytes { all in uninterrupted { recv(fd, all.baseAddress, all.count, 0) } }
+            if count < 0 { throw BrowserError("WebDriver \(method) \(path): receive failed (errno \(errno))") }
+            if count == 0 { break }
             response += buffer[0..<count]
         }
         guard let split = response.firstRange(of: Array("\r\n\r\n".utf8)) else { throw BrowserError("no HTTP response") }
         let head = String(decoding: response[..<split.lowerBound], as: UTF8.self)
         let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
         return (status, Data(response[split.upperBound...]))
+    }
+}
+
+/// Repeats a system call that a signal interrupted. Foundation's `Process` catches SIGCHLD, and with SO_RCVTIMEO set
+/// `recv` and `send` are never restarted: every helper process that exits during a test would otherwise cut a
+/// WebDriver exchange short (that was a CI failure: "no HTTP response").
+func uninterrupted<Result: BinaryInteger>(_ call: () -> Result) -> Result {
+    while true {
+        let result = call()
+        if result >= 0 || errno != EINTR { return result }
     }
 }
 

@@ -202,6 +202,44 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 5, "closing ends the wait")
     }
 
+    /// An app that runs child processes gets SIGCHLD on any thread that does not block it (Foundation's `Process`
+    /// handles it), and poll, accept and read on a socket then fail with EINTR: that must not end the sign-in as if
+    /// the user had cancelled it. The listener is started from a thread that lets SIGUSR2 through (threads of the
+    /// concurrency pool block signals, and a new thread inherits the mask), then interrupted ten times.
+    @Test func theLoopbackListenerKeepsWaitingThroughSignals() async throws {
+        var action = sigaction()
+        #if canImport(Glibc)
+        action.__sigaction_handler.sa_handler = { _ in }
+        #else
+        action.__sigaction_u.__sa_handler = { _ in }
+        #endif
+        action.sa_flags = 0
+        sigaction(SIGUSR2, &action, nil)
+
+        let receiver = try LoopbackReceiver()
+        defer { receiver.close() }
+        let outcome = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
+            Thread.detachNewThread {
+                var signals = sigset_t()
+                sigemptyset(&signals)
+                sigaddset(&signals, SIGUSR2)
+                pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+                receiver.startWaiting(timeout: 30) { continuation.resume(with: $0) }
+            }
+            Task {
+                while receiver.listeningThread == nil { try await Task.sleep(nanoseconds: 10_000_000) }
+                for _ in 0..<10 {
+                    #expect(pthread_kill(receiver.listeningThread!, SIGUSR2) == 0)
+                    try await Task.sleep(nanoseconds: 30_000_000)
+                }
+                let url = URL(string: "http://127.0.0.1:\(receiver.port)/__/hearth/callback?link=after-signals")!
+                let (_, response) = try await URLSession.shared.data(from: url)
+                #expect((response as? HTTPURLResponse)?.statusCode == 200)
+            }
+        }
+        #expect(outcome == "http://127.0.0.1/__/hearth/callback?link=after-signals")
+    }
+
     @Test func enrollmentDatesWithAndWithoutFractionalSeconds() {
         let whole = MultiFactorInfo.make(MFAInfoWire(mfaEnrollmentId: "a", displayName: nil, phoneInfo: "+1555",
                                                      totpInfo: nil, enrolledAt: "2026-11-21T13:00:00Z"))

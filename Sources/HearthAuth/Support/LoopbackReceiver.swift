@@ -14,6 +14,15 @@ private func openSocket() -> Int32 {
     #endif
 }
 
+/// Repeats a system call that a signal interrupted. An app that starts child processes gets SIGCHLD, and `poll`,
+/// `accept` and `read` on sockets then fail with EINTR (poll is never restarted); that is not the user giving up.
+private func uninterrupted<Result: BinaryInteger>(_ call: () -> Result) -> Result {
+    while true {
+        let result = call()
+        if result >= 0 || errno != EINTR { return result }
+    }
+}
+
 private func closeDescriptor(_ fd: Int32) {
     #if canImport(Glibc)
     _ = Glibc.close(fd)
@@ -33,6 +42,12 @@ final class LoopbackReceiver: @unchecked Sendable {
     /// The descriptor is closed by whoever holds it last (the listening thread, or deinit if it never ran), never
     /// while the thread may still poll it: a number closed early could be reused by another socket of the process.
     private var released = false
+    /// The thread that waits for the browser, once it runs (tests interrupt it with a signal).
+    private(set) var listeningThread: pthread_t? {
+        get { lock.withLock { thread } }
+        set { lock.withLock { thread = newValue } }
+    }
+    private var thread: pthread_t?
 
     init() throws {
         let fd = openSocket()
@@ -77,29 +92,35 @@ final class LoopbackReceiver: @unchecked Sendable {
     /// The path and query of the callback request, within `timeout` seconds (the user may take a while).
     func waitForCallback(timeout: TimeInterval = 300) async throws -> String {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
-            Thread.detachNewThread { [self] in
-                let deadline = Date().addingTimeInterval(timeout)
-                while Date() < deadline {
-                    var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-                    let ready = poll(&descriptor, 1, 250)
-                    if ready < 0 || lock.withLock({ closed }) { break }
-                    guard ready > 0 else { continue }
-                    let client = accept(socket, nil, nil)
-                    guard client >= 0 else { continue }
-                    let target = Self.readRequestTarget(client)
-                    let isCallback = target?.hasPrefix("/__/hearth/callback") == true
-                    Self.respond(client, found: isCallback)
-                    closeDescriptor(client)
-                    if isCallback, let target {
-                        release()
-                        continuation.resume(returning: "http://127.0.0.1" + target)
-                        return
-                    }
+            startWaiting(timeout: timeout) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Waits on a thread of its own (which inherits the caller's signal mask) and calls `done` once.
+    func startWaiting(timeout: TimeInterval, done: @escaping @Sendable (Result<String, any Error>) -> Void) {
+        Thread.detachNewThread { [self] in
+            listeningThread = pthread_self()
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+                let ready = uninterrupted { poll(&descriptor, 1, 250) }
+                if ready < 0 || lock.withLock({ closed }) { break }
+                guard ready > 0 else { continue }
+                let client = uninterrupted { accept(socket, nil, nil) }
+                guard client >= 0 else { continue }
+                let target = Self.readRequestTarget(client)
+                let isCallback = target?.hasPrefix("/__/hearth/callback") == true
+                Self.respond(client, found: isCallback)
+                closeDescriptor(client)
+                if isCallback, let target {
+                    release()
+                    done(.success("http://127.0.0.1" + target))
+                    return
                 }
-                release()
-                continuation.resume(throwing: AuthErrorFactory.make(
-                    .webContextCancelled, detail: "The browser did not come back to the app within \(Int(timeout)) seconds."))
             }
+            release()
+            done(.failure(AuthErrorFactory.make(
+                .webContextCancelled, detail: "The browser did not come back to the app within \(Int(timeout)) seconds.")))
         }
     }
 
@@ -108,8 +129,8 @@ final class LoopbackReceiver: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while data.count < 65536 {
             var descriptor = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, 5000) > 0 else { break }
-            let count = read(client, &buffer, buffer.count)
+            guard uninterrupted({ poll(&descriptor, 1, 5000) }) > 0 else { break }
+            let count = uninterrupted { read(client, &buffer, buffer.count) }
             guard count > 0 else { break }
             data += buffer[0..<count]
             if data.count >= 4, String(decoding: data, as: UTF8.self).contains("\r\n\r\n") { break }
@@ -127,6 +148,11 @@ final class LoopbackReceiver: @unchecked Sendable {
         let head = "HTTP/1.1 \(found ? "200 OK" : "404 Not Found")\r\nContent-Type: text/html; charset=utf-8\r\n"
             + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n"
         let bytes = Array((head + body).utf8)
-        _ = bytes.withUnsafeBytes { write(client, $0.baseAddress, $0.count) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { all in uninterrupted { write(client, all.baseAddress! + offset, all.count - offset) } }
+            guard written > 0 else { return }
+            offset += written
+        }
     }
 }
