@@ -19,7 +19,8 @@ struct AuthEndToEndTests {
             let created = try await auth.createUser(withEmail: "ada@example.com", password: "first-pass")
             let user = created.user
             #expect(auth.currentUser === user && created.additionalUserInfo?.isNewUser == true && !user.isAnonymous)
-            #expect(try await user.getIDTokenResult().signInProvider == "password")
+            let first = try await user.getIDTokenResult()
+            #expect(first.signInProvider == "password" && abs(first.authTime.timeIntervalSinceNow) < 60)
             #expect(try await auth.fetchSignInMethods(forEmail: "ada@example.com") == ["password"])
 
             let change = user.createProfileChangeRequest()
@@ -35,6 +36,12 @@ struct AuthEndToEndTests {
             #expect(try await auth.checkActionCode(verify).operation == .verifyEmail)
             try await auth.applyActionCode(verify)
             #expect(user.isEmailVerified)
+
+            // A refresh issues a new token but keeps the time of sign-in (claims are whole seconds).
+            try await Task.sleep(nanoseconds: 1_100_000_000)
+            let refreshed = try await user.getIDTokenResult(forcingRefresh: true)
+            #expect(refreshed.authDate == first.authDate && refreshed.issuedAtDate > first.issuedAtDate)
+            #expect(refreshed.token != first.token)
 
             // Password change, then sign-in with old and new.
             try await user.updatePassword(to: "second-pass")

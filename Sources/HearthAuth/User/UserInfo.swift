@@ -86,7 +86,11 @@ public final class AdditionalUserInfo: @unchecked Sendable {
 public final class AuthTokenResult: @unchecked Sendable {
     public let token: String
     public let expirationDate: Date
+    /// When the user last signed in (the `auth_time` claim); unchanged by refreshes, so a server can ask for a
+    /// recent sign-in before a sensitive action.
     public let authDate: Date
+    /// `authDate` under the claim's name, for code written against the JavaScript SDK's `authTime`.
+    public var authTime: Date { authDate }
     public let issuedAtDate: Date
     public let signInProvider: String
     public let signInSecondFactor: String
