@@ -400,10 +400,12 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         let logger = logger
         try await transaction { db in
             try await db.query("DELETE FROM pending_secrets WHERE expires_at <= \(cutoff)", logger: logger)
-            try await db.query("""
+            let inserted = try await db.query("""
                 INSERT INTO pending_secrets (digest, project_id, expires_at, attempts, data)
                 VALUES (\(record.digest), \(record.projectID), \(expires), \(attempts), \(data))
-                """, logger: logger)
+                ON CONFLICT DO NOTHING RETURNING digest
+                """, logger: logger).collect()
+            if inserted.isEmpty { throw StoreError.pendingExists }
         }
     }
 

@@ -383,8 +383,11 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
                                    .text(try RecordCoding.encode(record))]
         try await write { db in
             _ = try await db.query("DELETE FROM pending_secrets WHERE expires_at <= ?", [.integer(Int(now.epochMilliseconds))])
-            _ = try await db.query(
-                "INSERT INTO pending_secrets (digest, project_id, expires_at, attempts, data) VALUES (?, ?, ?, ?, ?)", binds)
+            let inserted = try await db.query("""
+                INSERT INTO pending_secrets (digest, project_id, expires_at, attempts, data) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING RETURNING digest
+                """, binds)
+            if inserted.isEmpty { throw StoreError.pendingExists }
         }
     }
 

@@ -73,6 +73,13 @@ extension StoreContract {
                                        expiresAt: now.addingTimeInterval(60))
             try await store.insertPending(record, now: now)
             try expect(try await store.pending(projectID: "p-one", digest: "p1", now: now) == record, "read back")
+            var other = record
+            other.payload = "{}"
+            do {
+                try await store.insertPending(other, now: now)
+                try expect(false, "a live digest was stored twice")
+            } catch StoreError.pendingExists {}
+            try expect(try await store.pending(projectID: "p-one", digest: "p1", now: now) == record, "the first one is kept")
             try expect(try await store.pending(projectID: "p-two", digest: "p1", now: now) == nil, "other project")
             try expect(try await store.pending(projectID: "p-one", digest: "p1", now: now.addingTimeInterval(61)) == nil,
                        "expired")
@@ -90,6 +97,10 @@ extension StoreContract {
             try await store.insertPending(PendingRecord(digest: "p3", projectID: "p-one", kind: .totpEnrollment, payload: "{}",
                                                         expiresAt: now.addingTimeInterval(100)), now: now.addingTimeInterval(2))
             try expect(try await store.consumePending(projectID: "p-one", digest: "p2") == nil, "expired rows are swept")
+            try await store.insertPending(PendingRecord(digest: "p3", projectID: "p-one", kind: .totpEnrollment, payload: "{}",
+                                                        expiresAt: now.addingTimeInterval(300)), now: now.addingTimeInterval(101))
+            try expect(try await store.pending(projectID: "p-one", digest: "p3", now: now.addingTimeInterval(101)) != nil,
+                       "an expired digest may be used again")
         },
             StoreCheck("a linked identity has one owner: inserts, updates and imports that would share it are refused") { store in
             func user(_ id: String, _ raw: String?) -> UserRecord {

@@ -344,6 +344,16 @@ struct AuthHandlerBrowserTests {
                 #expect(response.status == .badRequest, "\(url): \(response.status)")
                 #expect(response.headers[.location] == nil, "no redirect anywhere")
             }
+
+            // A session id is good for one start: whoever saw its digest in the first browser's address cannot start
+            // a second flow under it (and the answer is a page, not a server error).
+            let once = "/__/auth/handler?apiKey=\(FederatedEndToEndTests.apiKey)&providerId=oidc.acme"
+                + "&sessionId=\(storageDigest("once"))&redirectUrl=\(base)/x"
+            let first = try await live.client.execute(uri: once, method: .get)
+            #expect(first.status == .found && first.headers[.location] != nil)
+            let again = try await live.client.execute(uri: once, method: .get)
+            #expect(again.status == .badRequest && again.headers[.location] == nil, "\(again.status)")
+            #expect(String(buffer: again.body).contains("already"), "\(String(buffer: again.body))")
         }
     }
 }

@@ -261,9 +261,15 @@ extension AccountService {
         guard sessionDigest.utf8.count == 64, sessionDigest.allSatisfy(\.isHexDigit) else {
             throw AuthFailure.invalidIDPResponse("sessionId must be the SHA-256 (hex) of the client's session id")
         }
-        try await store.insertPending(PendingRecord(
-            digest: sessionDigest.lowercased(), projectID: project.id, kind: .idpRedirect,
-            payload: try RecordCoding.encode(redirect), expiresAt: now + Self.pendingLifetime), now: now)
+        do {
+            try await store.insertPending(PendingRecord(
+                digest: sessionDigest.lowercased(), projectID: project.id, kind: .idpRedirect,
+                payload: try RecordCoding.encode(redirect), expiresAt: now + Self.pendingLifetime), now: now)
+        } catch StoreError.pendingExists {
+            // First start wins: someone who saw the digest in the browser's address cannot put their own flow
+            // (and account) behind the app's session id.
+            throw AuthFailure.invalidIDPResponse("this sessionId has already started a sign-in; start again with a new one")
+        }
     }
 
     /// Remembers, by the flow's `state`, where the hosted handler sends the browser once the provider is done.

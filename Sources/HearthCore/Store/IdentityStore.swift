@@ -60,6 +60,8 @@ public protocol IdentityStore: Sendable {
     func useAssertionOnce(digest: String, expiresAt: Date, now: Date) async throws -> Bool
 
     /// Stores a pending secret (by digest); expired ones are dropped along the way.
+    /// Stores a pending secret after sweeping expired ones; a live one with the same digest is
+    /// ``StoreError/pendingExists`` and stays as it was.
     func insertPending(_ record: PendingRecord, now: Date) async throws
     /// Reads a pending secret that has not expired.
     func pending(projectID: String, digest: String, now: Date) async throws -> PendingRecord?
@@ -111,4 +113,6 @@ public enum StoreError: Error, Equatable, Sendable {
     case notFound
     /// A linked identity (provider + raw id) already belongs to another account.
     case identityLinked
+    /// A pending secret with this digest exists and has not expired (a client-chosen session id used twice).
+    case pendingExists
 }

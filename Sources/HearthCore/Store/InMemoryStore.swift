@@ -171,8 +171,9 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
     }
 
     public func insertPending(_ record: PendingRecord, now: Date) async throws {
-        withState { state in
+        try withState { state in
             state.pending = state.pending.filter { $0.value.expiresAt > now }
+            guard state.pending[record.digest] == nil else { throw StoreError.pendingExists }
             state.pending[record.digest] = record
         }
     }
