@@ -202,6 +202,33 @@ import Testing
         #expect(Date().timeIntervalSince(started) < 5, "closing ends the wait")
     }
 
+    /// After the callback the listener closes its descriptor, and the number goes to the next socket the app opens;
+    /// closing the receiver then (as `getCredentialWith` does on its way out) must not shut that socket down. It
+    /// used to: a stray shutdown cut other tests' connections mid-request.
+    @Test func closingAfterTheCallbackLeavesOtherSocketsAlone() async throws {
+        let receiver = try LoopbackReceiver()
+        let number = receiver.socket
+        let waiting = Task { try await receiver.waitForCallback(timeout: 20) }
+        let url = URL(string: "http://127.0.0.1:\(receiver.port)/__/hearth/callback?link=x")!
+        _ = try await URLSession.shared.data(from: url)
+        _ = try await waiting.value
+        var pairs: [[Int32]] = []
+        for _ in 0..<32 {
+            var pair: [Int32] = [-1, -1]
+            #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair) == 0)
+            pairs.append(pair)
+        }
+        defer { for pair in pairs { pair.forEach { _ = close($0) } } }
+        receiver.close()
+        for pair in pairs {
+            var byte: UInt8 = 42
+            let reused = pair.contains(number) ? " (the receiver's old number)" : ""
+            #expect(send(pair[0], &byte, 1, Int32(MSG_NOSIGNAL)) == 1, "socket \(pair[0])\(reused) still sends")
+            var read: UInt8 = 0
+            #expect(recv(pair[1], &read, 1, Int32(MSG_DONTWAIT)) == 1 && read == 42, "socket \(pair[1])\(reused) still receives")
+        }
+    }
+
     /// An app that runs child processes gets SIGCHLD on any thread that does not block it (Foundation's `Process`
     /// handles it), and poll, accept and read on a socket then fail with EINTR: that must not end the sign-in as if
     /// the user had cancelled it. The listener is started from a thread that lets SIGUSR2 through (threads of the

@@ -36,7 +36,8 @@ private func closeDescriptor(_ fd: Int32) {
 /// return to the app, and hands the request's URL over.
 final class LoopbackReceiver: @unchecked Sendable {
     let port: Int
-    private let socket: Int32
+    /// The listening descriptor (tests check that its number is left alone once released).
+    let socket: Int32
     private let lock = NSLock()
     private var closed = false
     /// The descriptor is closed by whoever holds it last (the listening thread, or deinit if it never ran), never
@@ -74,10 +75,14 @@ final class LoopbackReceiver: @unchecked Sendable {
         port = Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// Stops listening: the thread notices within a quarter of a second (at once on Linux) and lets go.
+    /// Stops listening: the thread notices within a quarter of a second (at once on Linux) and lets go. Once the
+    /// thread has let go the number may belong to another socket of the app, so it is only shut down before that
+    /// (under the lock `release` closes it under).
     func close() {
-        lock.withLock { closed = true }
-        _ = shutdown(socket, Int32(SHUT_RDWR))
+        lock.withLock {
+            closed = true
+            if !released { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+        }
     }
 
     deinit {
@@ -85,8 +90,10 @@ final class LoopbackReceiver: @unchecked Sendable {
     }
 
     private func release() {
-        lock.withLock { released = true }
-        closeDescriptor(socket)
+        lock.withLock {
+            released = true
+            closeDescriptor(socket)
+        }
     }
 
     /// The path and query of the callback request, within `timeout` seconds (the user may take a while).
