@@ -150,7 +150,7 @@ let package = Package(
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
         ]),
         .testTarget(name: "HearthServerTests", dependencies: [
-            "HearthServer", "HearthCore", "HearthWire",
+            "HearthServer", "HearthCore", "HearthWire", "HearthTestSupport",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

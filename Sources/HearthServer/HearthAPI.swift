@@ -73,6 +73,11 @@ public struct HearthAPI: HTTPResponder {
             body = try await request.body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
             throw APIError.payloadTooLarge(limit)
+        } catch {
+            // Not ours to fix: logged quietly, answered (if anyone still listens) as a bad request.
+            services.logger.info("request body ended early", metadata: [
+                "path": .string(path), "error": .string(String(describing: error))])
+            throw APIError.incompleteBody
         }
         return try await route.handler(Call(request: request, body: body, parameters: parameters,
                                             project: project, services: services,

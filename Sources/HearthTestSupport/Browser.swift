@@ -151,26 +151,8 @@ extension Browser {
     /// One HTTP/1.1 exchange on a fresh loopback connection. (chromedriver writes headers as `Name:value`, which
     /// Foundation's URLSession on Linux refuses, so this speaks HTTP itself.)
     static func exchange(port: Int, method: String, path: String, body: Data?) throws -> (Int, Data) {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw BrowserError("socket() failed") }
+        let fd = try connectToLoopback(port: port, receiveTimeout: 120)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 120, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        // An interrupted connect goes on in the background (EINTR, then EISCONN or EALREADY on a retry), so a
-        // loopback connect that a signal cut short is given a moment instead of being repeated.
-        if connected != 0 && errno == EINTR {
-            var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
-            _ = uninterrupted { poll(&descriptor, 1, 5000) }
-        } else if connected != 0 {
-            throw BrowserError("cannot connect to 127.0.0.1:\(port) (errno \(errno))")
-        }
         var request = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n"
         if let body { request += "Content-Type: application/json\r\nContent-Length: \(body.count)\r\n" }
         var bytes = Array((request + "\r\n").utf8) + Array(body ?? Data())
@@ -217,6 +199,33 @@ func uninterrupted<Result: BinaryInteger>(_ call: () -> Result) -> Result {
 public struct BrowserError: Error, CustomStringConvertible {
     public var description: String
     public init(_ description: String) { self.description = description }
+}
+
+/// A blocking TCP connection to 127.0.0.1:`port` whose reads give up after `receiveTimeout` seconds; the caller
+/// closes it. For tests that speak HTTP by hand (to send what no client library would).
+public func connectToLoopback(port: Int, receiveTimeout: Int = 30) throws -> Int32 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw BrowserError("socket() failed") }
+    var timeout = timeval(tv_sec: receiveTimeout, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+    }
+    // An interrupted connect goes on in the background (EINTR, then EISCONN or EALREADY on a retry), so a
+    // loopback connect that a signal cut short is given a moment instead of being repeated.
+    if connected != 0 && errno == EINTR {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        _ = uninterrupted { poll(&descriptor, 1, 5000) }
+    } else if connected != 0 {
+        let reason = errno
+        close(fd)
+        throw BrowserError("cannot connect to 127.0.0.1:\(port) (errno \(reason))")
+    }
+    return fd
 }
 
 /// A TCP port nothing listens on right now (for servers whose address must be known before they start).

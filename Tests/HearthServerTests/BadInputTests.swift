@@ -1,7 +1,10 @@
 import Foundation
 import HearthCore
+import HearthServer
+import HearthTestSupport
 import HTTPTypes
 import Hummingbird
+import HummingbirdTesting
 import Testing
 
 /// Every kind of bad input gets Google's envelope and a 4xx: never a 500, a crash or a hang.
@@ -52,6 +55,44 @@ import Testing
             #expect(ours["status"] as? String == theirs["status"] as? String)
             #expect((ours["errors"] as? [[String: Any]])?.first?["reason"] as? String == "parseError")
         }
+    }
+
+    /// A client that hangs up halfway through its body (here: closes its sending side after 10 of 200 promised
+    /// bytes) gets a 400 on a real connection, and nothing is logged as an internal error.
+    @Test func aBodyThatEndsEarlyIsABadRequest() async throws {
+        let app = TestApp()
+        let built = try await buildApplication(configuration: app.configuration, store: app.store, clock: app.clock,
+                                               hashing: InlineWorkRunner(), hashParameters: { .generate(memoryCost: 10) })
+        try await built.test(.live) { client in
+            let port = try #require(client.port)
+            let reply = try await Task.detached {
+                Self.halfSentRequest(port: port, path: Self.signUp + "?key=" + TestApp.apiKey, promised: 200,
+                                     sent: #"{"email": "#)
+            }.value
+            #expect(reply.hasPrefix("HTTP/1.1 400"), "\(reply)")
+            #expect(reply.contains("the request body ended before it was complete"), "\(reply)")
+            let after = try await Client(client: client).post(Self.signUp, ["email": "whole@example.com", "password": "secret123"])
+            #expect(after.status == 200, "the server goes on serving")
+        }
+    }
+
+    /// Sends a request's head promising `promised` body bytes, then `sent`, then shuts its sending side; returns
+    /// everything the server answers.
+    static func halfSentRequest(port: Int, path: String, promised: Int, sent: String) -> String {
+        guard let fd = try? connectToLoopback(port: port, receiveTimeout: 20) else { return "cannot connect" }
+        defer { close(fd) }
+        let request = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+            + "Content-Length: \(promised)\r\n\r\n" + sent
+        let bytes = Array(request.utf8)
+        _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        shutdown(fd, Int32(SHUT_WR))
+        var answer = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count > 0 { answer += buffer[0..<count] } else if count < 0 && errno == EINTR { continue } else { break }
+        }
+        return String(decoding: answer, as: UTF8.self)
     }
 
     @Test func emptyBody() async throws {

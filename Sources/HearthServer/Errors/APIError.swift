@@ -51,6 +51,11 @@ struct APIError: Error, Sendable {
             status: "INVALID_ARGUMENT"))
     }
 
+    /// The client stopped sending before its body was complete (it hung up, or the stream broke).
+    static let incompleteBody = APIError(status: .badRequest, envelope: ErrorEnvelope(
+        code: 400, message: "INVALID_ARGUMENT : the request body ended before it was complete", reason: "badRequest",
+        status: "INVALID_ARGUMENT"))
+
     /// The SMS provider is not configured or failed: the client may retry later.
     static let smsUnavailable = APIError(status: .serviceUnavailable, envelope: ErrorEnvelope(
         code: 503, message: "The verification SMS could not be sent. Try again later.", reason: "backendError",
