@@ -54,7 +54,7 @@ allow Sources/HearthServer "the server never imports a backend" \
 allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform FoundationNetworking
 allow Sources/HearthPostgresTestSupport "the throwaway PostgreSQL imports its driver only" $platform PostgresNIO Logging
 allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only (Apple system frameworks behind canImport)" \
-  $platform HearthWire FoundationNetworking Security AuthenticationServices
+  $platform HearthWire FoundationNetworking Security AuthenticationServices UIKit
 allow Sources/SeedExamples "the guides' snippets use HearthAuth only" $platform HearthAuth
 allow Sources/HearthAdmin "the admin SDK imports HearthWire, jwt-kit and async-http-client only (never the server)" \
   $platform HearthWire JWTKit AsyncHTTPClient NIOCore NIOHTTP1 NIOFoundationCompat

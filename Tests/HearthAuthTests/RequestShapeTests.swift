@@ -150,6 +150,10 @@ import Testing
             }
         }
         let auth = makeAuth(transport)
+        // Firebase test setups turn app verification off; Hearth needs none, and the app's handles share the flag.
+        #expect(auth.settings?.isAppVerificationDisabledForTesting == false)
+        auth.settings?.isAppVerificationDisabledForTesting = true
+        #expect(Auth.auth(options: auth.options).settings?.isAppVerificationDisabledForTesting == true)
         let phone = PhoneAuthProvider.provider(auth: auth)
         #expect(try await phone.verifyPhoneNumber("+15555550100", uiDelegate: nil) == "S1")
         _ = try await auth.signIn(with: phone.credential(withVerificationID: "S1", verificationCode: "123456"))
@@ -171,6 +175,13 @@ import Testing
         #expect(secret.sharedSecretKey() == "JBSWY3DPEHPK3PXP")
         #expect(secret.generateQRCodeURL(withAccountName: "ada@example.com", issuer: "Hearth")
             == "otpauth://totp/Hearth:ada%40example%2Ecom?secret=JBSWY3DPEHPK3PXP&issuer=Hearth&algorithm=SHA1&digits=6&period=30")
+        // The authenticator app is opened through the app's UI delegate; anything but an otpauth URL is ignored.
+        let opener = RecordingOpener()
+        auth.defaultUIDelegate = opener
+        secret.openInOTPApp(withQRCodeURL: "https://elsewhere.example/")
+        secret.openInOTPApp(withQRCodeURL: "otpauth://totp/Hearth:ada?secret=JBSWY3DPEHPK3PXP")
+        #expect(try await opener.first() == "otpauth://totp/Hearth:ada?secret=JBSWY3DPEHPK3PXP")
+        #expect(opener.urls.count == 1)
         try await user.multiFactor.enroll(with: TOTPMultiFactorGenerator.assertionForEnrollment(with: secret, oneTimePassword: "111111"),
                                           displayName: "App")
         let totp = try #require(transport.requests(to: "mfaEnrollment:finalize").last?.body)
@@ -241,5 +252,23 @@ import Testing
         #expect(result.user === user && auth.currentUser === user, "the same user object, reauthenticated")
         #expect(transport.requests(to: "mfaSignIn:finalize").first?.body["mfaPendingCredential"] as? String == "PENDING-R")
         #expect(user.refreshToken == "refresh-after-mfa", "the user holds the tokens of the second-factor sign-in")
+    }
+}
+
+/// An ``AuthUIDelegate`` that only remembers what it was asked to open.
+final class RecordingOpener: AuthUIDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var opened: [String] = []
+    var urls: [String] { lock.withLock { opened } }
+
+    func open(_ url: URL) async throws { lock.withLock { opened.append(url.absoluteString) } }
+
+    /// The first URL opened, waiting up to five seconds for it.
+    func first() async throws -> String? {
+        for _ in 0..<100 {
+            if let url = urls.first { return url }
+            try await Task.sleep(nanoseconds: 50_000_000)
+        }
+        return nil
     }
 }

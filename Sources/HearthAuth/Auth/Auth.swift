@@ -59,6 +59,16 @@ public final class Auth: @unchecked Sendable {
         set { core.tenantID = newValue }
     }
 
+    /// FirebaseAuth's settings, shared by the app's `Auth` handles.
+    ///
+    /// ```swift
+    /// Auth.auth().settings?.isAppVerificationDisabledForTesting = true   // test setups written for Firebase
+    /// ```
+    public var settings: AuthSettings? {
+        get { core.settings }
+        set { core.settings = newValue }
+    }
+
     /// Uses the device's preferred language for ``languageCode``.
     ///
     /// ```swift
@@ -127,5 +137,21 @@ public final class Auth: @unchecked Sendable {
     public func updateCurrentUser(_ user: User) async throws {
         guard user.core === core else { throw AuthErrorFactory.make(.invalidUserToken, detail: "The user belongs to another app.") }
         core.setCurrentUser(user, auth: self)
+    }
+}
+
+/// FirebaseAuth's `AuthSettings`. Firebase wants proof that a phone-number request comes from the real app
+/// (APNs or reCAPTCHA) unless tests turn that off; Hearth asks for no such proof, so the flag changes nothing here.
+/// It is kept so that test setups written for Firebase compile and read back what they set.
+public final class AuthSettings: @unchecked Sendable {
+    private let lock = NSLock()
+    private var disabled = false
+
+    public init() {}
+
+    /// Firebase: skip app verification for fictional test numbers. Hearth: never needed.
+    public var isAppVerificationDisabledForTesting: Bool {
+        get { lock.withLock { disabled } }
+        set { lock.withLock { disabled = newValue } }
     }
 }

@@ -13,6 +13,7 @@ final class AuthCore: @unchecked Sendable {
     private var tokenListeners: [ObjectIdentifier: (handle: ListenerHandle, block: IDTokenDidChangeListenerBlock)] = [:]
     private var refreshTimer: Task<Void, Never>?
     private var _defaultUIDelegate: (any AuthUIDelegate)?
+    private var _settings: AuthSettings? = AuthSettings()
     let options: AuthOptions
     let storage: any UserStorage
 
@@ -46,6 +47,11 @@ final class AuthCore: @unchecked Sendable {
     var tenantID: String? {
         get { lock.withLock { _tenantID } }
         set { lock.withLock { _tenantID = newValue } }
+    }
+
+    var settings: AuthSettings? {
+        get { lock.withLock { _settings } }
+        set { lock.withLock { _settings = newValue } }
     }
 
     /// Calls the backend with the current language.

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(UIKit) && os(iOS)
+import UIKit
+#endif
 import HearthWire
 
 /// Proof of a first factor for a second-factor call: the user's ID token (enrollment) or the pending credential of
@@ -116,8 +119,12 @@ public final class TOTPSecret: @unchecked Sendable {
     let codeLength: Int
     let codeIntervalSeconds: Int
     let sessionInfo: String
+    /// Whose ``Auth/defaultUIDelegate`` opens the authenticator app.
+    private let core: AuthCore?
 
-    init(secretKey: String, hashingAlgorithm: String, codeLength: Int, codeIntervalSeconds: Int, sessionInfo: String) {
+    init(secretKey: String, hashingAlgorithm: String, codeLength: Int, codeIntervalSeconds: Int, sessionInfo: String,
+         core: AuthCore? = nil) {
+        self.core = core
         self.secretKey = secretKey
         self.hashingAlgorithm = hashingAlgorithm
         self.codeLength = codeLength
@@ -133,6 +140,27 @@ public final class TOTPSecret: @unchecked Sendable {
         let escape = { (s: String) in s.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? s }
         return "otpauth://totp/\(escape(issuer)):\(escape(accountName))?secret=\(secretKey)&issuer=\(escape(issuer))"
             + "&algorithm=\(hashingAlgorithm)&digits=\(codeLength)&period=\(codeIntervalSeconds)"
+    }
+
+    /// Hands the `otpauth://` URL to an authenticator app, as FirebaseAuth does: through the app's
+    /// ``Auth/defaultUIDelegate`` if it has one, else the system (`UIApplication` on iOS, `open` on macOS, `$BROWSER`
+    /// or `xdg-open` on Linux, which pass it to the registered handler). Fire and forget, as in Firebase.
+    ///
+    /// ```swift
+    /// let url = secret.generateQRCodeURL(withAccountName: user.email ?? "", issuer: "My App")
+    /// secret.openInOTPApp(withQRCodeURL: url)
+    /// ```
+    public func openInOTPApp(withQRCodeURL qrCodeURL: String) {
+        guard let url = URL(string: qrCodeURL), url.scheme == "otpauth" else { return }
+        if let opener = core?.defaultUIDelegate {
+            Task { try? await opener.open(url) }
+            return
+        }
+        #if canImport(UIKit) && os(iOS)
+        Task { @MainActor in UIApplication.shared.open(url) }
+        #else
+        Task { try? await SystemBrowser().open(url) }
+        #endif
     }
 }
 
@@ -158,7 +186,7 @@ public enum TOTPMultiFactorGenerator {
         }
         return TOTPSecret(secretKey: info.sharedSecretKey, hashingAlgorithm: info.hashingAlgorithm,
                           codeLength: info.verificationCodeLength, codeIntervalSeconds: info.periodSec,
-                          sessionInfo: info.sessionInfo)
+                          sessionInfo: info.sessionInfo, core: core)
     }
 
     public static func generateSecret(with session: MultiFactorSession,
