@@ -267,6 +267,34 @@ import Testing
         #expect(outcome == "http://127.0.0.1/__/hearth/callback?link=after-signals")
     }
 
+    /// FirebaseCore's start-up code keeps working: a GoogleService-Info.plist is read, a named app gets its own
+    /// auth with the plist's key and project, `useEmulator` points it at a server, and deleting forgets the app.
+    @Test func firebaseAppStartUpCode() throws {
+        let plist: [String: Any] = ["API_KEY": "AIzaPlistKey", "PROJECT_ID": "plist-project", "GOOGLE_APP_ID": "1:42:ios:abc",
+                                    "GCM_SENDER_ID": "42", "BUNDLE_ID": "com.example.app", "CLIENT_ID": "client.apps"]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("GoogleService-Info-\(UUID().uuidString).plist")
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let options = try #require(FirebaseOptions(contentsOfFile: file.path))
+        #expect(options.apiKey == "AIzaPlistKey" && options.projectID == "plist-project" && options.googleAppID == "1:42:ios:abc")
+        #expect(options.gcmSenderID == "42" && options.bundleID == "com.example.app" && options.clientID == "client.apps")
+        #expect(FirebaseOptions(contentsOfFile: file.path + ".missing") == nil)
+
+        let name = "secondary-\(UUID().uuidString)"
+        FirebaseApp.configure(name: name, options: options)
+        let app = try #require(FirebaseApp.app(name: name))
+        #expect(app.name == name && FirebaseApp.allApps?[name] === app)
+        let auth = Auth.auth(app: app)
+        #expect(auth.options.apiKey == "AIzaPlistKey" && auth.options.projectID == "plist-project" && auth.options.appName == name)
+        #expect(auth.endpoints.identityToolkit.host == "identitytoolkit.googleapis.com", "Google's servers unless told otherwise")
+        auth.useEmulator(withHost: "127.0.0.1", port: 9099)
+        #expect(Auth.auth(app: app).endpoints.identityToolkit.absoluteString
+            == "http://127.0.0.1:9099/identitytoolkit.googleapis.com", "the app's handles share one state")
+        var deleted = false
+        app.delete { deleted = $0 }
+        #expect(deleted && FirebaseApp.app(name: name) == nil)
+    }
+
     @Test func enrollmentDatesWithAndWithoutFractionalSeconds() {
         let whole = MultiFactorInfo.make(MFAInfoWire(mfaEnrollmentId: "a", displayName: nil, phoneInfo: "+1555",
                                                      totpInfo: nil, enrolledAt: "2026-11-21T13:00:00Z"))

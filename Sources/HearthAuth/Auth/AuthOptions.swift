@@ -35,20 +35,23 @@ public struct AuthOptions: Sendable {
     /// `GoogleService-Info.plist` in the main bundle (`API_KEY`, `PROJECT_ID`).
     public static func fromEnvironment() -> AuthOptions? {
         let environment = ProcessInfo.processInfo.environment
-        var options: AuthOptions?
         if let key = environment["HEARTH_API_KEY"] {
-            options = AuthOptions(apiKey: key, projectID: environment["HEARTH_PROJECT_ID"])
-        } else if let url = Bundle.main.url(forResource: "GoogleService-Info", withExtension: "plist"),
-                  let data = try? Data(contentsOf: url),
-                  let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
-                  let key = plist["API_KEY"] as? String {
-            options = AuthOptions(apiKey: key, projectID: plist["PROJECT_ID"] as? String)
+            return AuthOptions(apiKey: key, projectID: environment["HEARTH_PROJECT_ID"]).pointedByEnvironment()
         }
+        guard let plist = FirebaseOptions.defaultOptions(), let key = plist.apiKey else { return nil }
+        return AuthOptions(apiKey: key, projectID: plist.projectID).pointedByEnvironment()
+    }
+
+    /// These options with the endpoints `HEARTH_URL` or `FIREBASE_AUTH_EMULATOR_HOST` name, if either is set (as
+    /// Firebase's SDKs follow `FIREBASE_AUTH_EMULATOR_HOST`).
+    func pointedByEnvironment() -> AuthOptions {
+        let environment = ProcessInfo.processInfo.environment
+        var options = self
         if let url = environment["HEARTH_URL"].flatMap(URL.init(string:)) {
-            options?.endpoints = .hearth(url)
+            options.endpoints = .hearth(url)
         } else if let host = environment["FIREBASE_AUTH_EMULATOR_HOST"], let colon = host.lastIndex(of: ":"),
                   let port = Int(host[host.index(after: colon)...]) {
-            options?.endpoints = .emulator(host: String(host[..<colon]), port: port)
+            options.endpoints = .emulator(host: String(host[..<colon]), port: port)
         }
         return options
     }
