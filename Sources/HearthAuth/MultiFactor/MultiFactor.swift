@@ -157,7 +157,7 @@ public final class TOTPSecret: @unchecked Sendable {
             return
         }
         #if canImport(UIKit) && os(iOS)
-        Task { @MainActor in UIApplication.shared.open(url) }
+        Task { @MainActor in _ = await UIApplication.shared.open(url) }
         #else
         Task { try? await SystemBrowser().open(url) }
         #endif
