@@ -2,8 +2,8 @@
 
 Keys and ID tokens come from authlib (its JWK and JWT implementations); the HTTP side is the standard library's.
 It serves an OIDC discovery document and JWKS, a token-minting endpoint for the tests, a Graph-like /graph/me, a
-GitHub-like /github/user and /github/user/emails, an OIDC /userinfo, and a /slow endpoint that never answers in
-time. Usage: python3 test_idp.py PORT_FILE
+GitHub-like /github/user and /github/user/emails, an OIDC /userinfo, a /slow endpoint that never answers in
+time and a /huge one that answers too much. Usage: python3 test_idp.py PORT_FILE
 """
 import base64, hashlib, json, secrets, sys, time, threading
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
@@ -135,6 +135,9 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/slow":
             time.sleep(30)
             return self.reply(200, {})
+        if path == "/huge":
+            # A JWKS answer of 2 MiB: more than Hearth reads from a provider.
+            return self.reply(200, {"keys": [], "padding": "x" * (2 << 20)})
         if path == "/oauth/authenticate" and authorization_endpoint is not None:
             # The user approves at once; the browser goes back to the app's callback with a verifier.
             headers, body, status = authorization_endpoint.create_authorization_response(self.base() + self.path)

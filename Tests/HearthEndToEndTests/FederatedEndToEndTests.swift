@@ -70,9 +70,11 @@ struct FederatedEndToEndTests {
         twitter.tokenUri = idp.issuer + "/oauth/access_token"
         var slow = IdentityProviderConfig(clientId: Self.clientID, issuer: idp.issuer)
         slow.jwksUri = idp.issuer + "/slow"
+        var huge = IdentityProviderConfig(clientId: Self.clientID, issuer: idp.issuer)
+        huge.jwksUri = idp.issuer + "/huge"
         configuration.identityProviders = [
             "google.com": google, "apple.com": IdentityProviderConfig(clientId: Self.clientID, issuer: idp.issuer),
-            "facebook.com": facebook, "github.com": github, "oidc.slow": slow,
+            "facebook.com": facebook, "github.com": github, "oidc.slow": slow, "oidc.huge": huge,
             "oidc.down": IdentityProviderConfig(clientId: Self.clientID, issuer: "http://127.0.0.1:1"),
             "microsoft.com": IdentityProviderConfig(enabled: false, clientId: Self.clientID, issuer: idp.issuer),
             "oidc.acme": IdentityProviderConfig(clientId: Self.clientID, clientSecret: clientSecret, issuer: idp.issuer),
@@ -201,7 +203,7 @@ struct FederatedEndToEndTests {
         }
     }
 
-    @Test func aProviderThatIsDownOrSlowIsAnIdPErrorNotA500() async throws {
+    @Test func aProviderThatIsDownSlowOrTooTalkativeIsAnIdPErrorNotA500() async throws {
         try await withLive { live in
             let token = try await live.idToken(["sub": "s-1"])
             let started = Date()
@@ -210,6 +212,8 @@ struct FederatedEndToEndTests {
             #expect(Date().timeIntervalSince(started) < 25, "bounded by the verifier's timeout")
             let down = try await live.signIn("id_token=\(token)&providerId=oidc.down")
             #expect(Self.error(down) == "INVALID_IDP_RESPONSE : the identity provider cannot be reached")
+            let huge = try await live.signIn("id_token=\(token)&providerId=oidc.huge")
+            #expect(Self.error(huge) == "INVALID_IDP_RESPONSE : the identity provider's answer could not be read")
             #expect(try await live.store.users(projectID: "idp-project", after: nil, limit: 10).isEmpty)
         }
     }
