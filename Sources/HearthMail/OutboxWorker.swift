@@ -168,7 +168,7 @@ public struct OutboxWorker: Sendable {
                                          text: "no email settings for project \(entry.projectID)")
             }
             try await mailer.transport.send(mailer.message(for: entry, date: clock.now()))
-            try await store.deleteOutboxMessage(id: entry.id)
+            try await Self.evenIfStopping { [store] in try await store.deleteOutboxMessage(id: entry.id) }
             logger.info("email delivered", metadata: metadata)
         } catch {
             let attempts = delivery.attempts + 1
@@ -182,8 +182,10 @@ public struct OutboxWorker: Sendable {
             metadata["attempt"] = "\(attempts)"
             metadata["error"] = "\(error)"
             do {
-                try await store.rescheduleOutboxMessage(id: entry.id, attempts: attempts, nextAttemptAt: next,
-                                                        lastError: "\(error)")
+                try await Self.evenIfStopping { [store, next] in
+                    try await store.rescheduleOutboxMessage(id: entry.id, attempts: attempts, nextAttemptAt: next,
+                                                            lastError: "\(error)")
+                }
             } catch {
                 logger.error("could not record a failed delivery; the lease will bring it back",
                              metadata: ["message": "\(entry.id)", "error": "\(error)"])
@@ -196,6 +198,15 @@ public struct OutboxWorker: Sendable {
                              metadata: metadata)
             }
         }
+    }
+}
+
+extension OutboxWorker {
+    /// Runs a short store write to its end even when the worker is being stopped (an unstructured task does not
+    /// inherit the cancellation). Skipping it would leave a failed message leased — retried only when the lease
+    /// runs out — or a delivered one in the outbox, to be sent again.
+    static func evenIfStopping(_ write: @escaping @Sendable () async throws -> Void) async throws {
+        try await Task { try await write() }.value
     }
 }
 

@@ -48,17 +48,19 @@ struct MailDeliveryTests {
 
     @Test func anEmailQueuedDuringAnOutageIsDeliveredAfterARestart() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-mail-\(UUID().uuidString).sqlite").path
-        let down = try await SMTPSink.start()
-        let deadPort = down.port
-        down.stop()
+        // The outage: an SMTP server that cuts every connection, so the test sees when the worker has tried.
+        let down = try await SMTPSink.start(dropFirst: 1_000)
+        defer { down.stop() }
 
-        try await Self.runHearth(file: file, smtpPort: deadPort) { base in
+        try await Self.runHearth(file: file, smtpPort: down.port) { base in
             _ = try await ActionPageBrowserTests.call(base, "accounts:signUp", ["email": "later@example.com", "password": "secret123"])
             let sent = try await ActionPageBrowserTests.call(base, "accounts:sendOobCode",
                                                              ["requestType": "PASSWORD_RESET", "email": "later@example.com"],
                                                              locale: "ko")
             #expect(sent.status == 200, "the request succeeds although mail is down: the outbox holds the email")
-            try await Task.sleep(for: .milliseconds(600))  // the worker tries, fails, schedules a retry
+            for _ in 0..<600 where down.drops() == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(down.drops() >= 1, "the worker tried")
+            // Stopping now may catch the worker recording the failure: it finishes that write all the same.
         }
         let between = try await SQLiteStore.open(path: file)
         #expect(try await between.outboxMessages(projectID: "mail-project").count == 1, "kept through the outage and the stop")
@@ -82,5 +84,35 @@ struct MailDeliveryTests {
             try await reader.close()
             #expect(left == 0, "delivered, so removed")
         }
+    }
+
+    /// A worker stopped in the middle of an attempt still records it (on a real SQLite store, whose writes notice
+    /// cancellation): the message comes back after the retry delay, not only when its five-minute lease runs out.
+    @Test func aWorkerStoppedMidAttemptRecordsTheFailure() async throws {
+        let store = try await SQLiteStore.temporary()
+        try await store.migrate()
+        let entered = AsyncStream<Void>.makeStream()
+        let mailer = try ProjectMailer(configuration: EmailConfiguration(from: "noreply@hearth.test", appName: "Stop Test"),
+                                       transport: StuckTransport(entered: entered.continuation))
+        let worker = OutboxWorker(store: store, mailers: ["p1": mailer])
+        try await store.enqueueOutboxMessage(OutboxMessage(projectID: "p1", type: .verifyEmail, recipient: "a@example.com",
+                                                           code: "C", link: "http://127.0.0.1/x", createdAt: Date()))
+        let attempt = Task { await worker.deliverDue() }
+        var iterator = entered.stream.makeAsyncIterator()
+        await iterator.next()  // the worker is sending
+        attempt.cancel()
+        #expect(await attempt.value == 1)
+        let back = try await store.claimOutboxMessages(dueAt: Date() + 60, leaseUntil: Date() + 120, limit: 10)
+        #expect(back.count == 1 && back.first?.attempts == 1, "rescheduled for a retry, not left under its lease")
+        try await store.close()
+    }
+}
+
+/// A mail server that never answers: the send waits until its task is cancelled.
+struct StuckTransport: MailTransport {
+    let entered: AsyncStream<Void>.Continuation
+    func send(_ message: MailMessage) async throws {
+        entered.yield()
+        try await Task.sleep(for: .seconds(600))
     }
 }
