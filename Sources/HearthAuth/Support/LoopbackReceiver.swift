@@ -155,9 +155,17 @@ final class LoopbackReceiver: @unchecked Sendable {
         let head = "HTTP/1.1 \(found ? "200 OK" : "404 Not Found")\r\nContent-Type: text/html; charset=utf-8\r\n"
             + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n"
         let bytes = Array((head + body).utf8)
+        // A browser that hung up must not cost the app a SIGPIPE (whose default action ends the process).
+        #if canImport(Glibc)
+        let flags = Int32(MSG_NOSIGNAL)
+        #else
+        var one: Int32 = 1
+        setsockopt(client, SOL_SOCKET, SO_NOSIGPIPE, &one, socklen_t(MemoryLayout<Int32>.size))
+        let flags: Int32 = 0
+        #endif
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { all in uninterrupted { write(client, all.baseAddress! + offset, all.count - offset) } }
+            let written = bytes.withUnsafeBytes { all in uninterrupted { send(client, all.baseAddress! + offset, all.count - offset, flags) } }
             guard written > 0 else { return }
             offset += written
         }
