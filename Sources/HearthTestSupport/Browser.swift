@@ -158,7 +158,7 @@ extension Browser {
         var bytes = Array((request + "\r\n").utf8) + Array(body ?? Data())
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { all in uninterrupted { send(fd, all.baseAddress! + offset, all.count - offset, 0) } }
+            let written = bytes.withUnsafeMutableBytes { all in uninterrupted { send(fd, all.baseAddress! + offset, all.count - offset, Int32(MSG_NOSIGNAL)) } }
             guard written > 0 else { throw BrowserError("send failed (errno \(errno))") }
             offset += written
         }
