@@ -203,6 +203,12 @@ public struct BrowserError: Error, CustomStringConvertible {
 
 /// A blocking TCP connection to 127.0.0.1:`port` whose reads give up after `receiveTimeout` seconds; the caller
 /// closes it. For tests that speak HTTP by hand (to send what no client library would).
+///
+/// ```swift
+/// let fd = try connectToLoopback(port: port)
+/// defer { close(fd) }
+/// _ = send(fd, request, request.count, Int32(MSG_NOSIGNAL))
+/// ```
 public func connectToLoopback(port: Int, receiveTimeout: Int = 30) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw BrowserError("socket() failed") }
