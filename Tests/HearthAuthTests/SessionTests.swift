@@ -295,6 +295,43 @@ import Testing
         #expect(deleted && FirebaseApp.app(name: name) == nil)
     }
 
+    /// Two apps with one API key share a signed-in user through an access group; each keeps its own otherwise.
+    @Test func appsShareTheUserThroughAnAccessGroup() async throws {
+        let group = "TEAM.com.example.shared-\(UUID().uuidString.prefix(8))"
+        let first = makeAuth(standardServer())
+        try first.useUserAccessGroup(group)
+        #expect(first.userAccessGroup == group && first.currentUser == nil, "nothing stored in the group yet")
+        let uid = try await first.signIn(withEmail: "ada@example.com", password: "pw").user.uid
+
+        let second = makeAuth(standardServer(uid: "uid-2"))
+        _ = try await second.signIn(withEmail: "bob@example.com", password: "pw")
+        #expect(try second.getStoredUser(forAccessGroup: group)?.uid == uid, "read without switching")
+        #expect(second.currentUser?.uid == "uid-2")
+        try second.useUserAccessGroup(group)
+        #expect(second.currentUser?.uid == uid, "the group's user is now this app's")
+        try second.useUserAccessGroup(nil)
+        #expect(second.currentUser?.uid == "uid-2" && second.userAccessGroup == nil, "back to its own")
+
+        // Files: the group's record lives in groups/<group>/ beside the app's own, owner-only.
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-group-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let filed = makeAuth(standardServer(), persistence: .file(folder.appendingPathComponent("me.json")))
+        try filed.useUserAccessGroup(group)
+        _ = try await filed.signIn(withEmail: "ada@example.com", password: "pw")
+        let shared = folder.appendingPathComponent("groups").appendingPathComponent(group)
+        let files = try FileManager.default.contentsOfDirectory(atPath: shared.path)
+        #expect(files.count == 1 && files[0].hasPrefix("shared-"))
+        let mode = try FileManager.default.attributesOfItem(atPath: shared.appendingPathComponent(files[0]).path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("me.json").path))
+        // A group name that is not a plain file name is hashed, never used as a path.
+        try filed.useUserAccessGroup("../escape")
+        _ = try await filed.signIn(withEmail: "ada@example.com", password: "pw")
+        let groups = try FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent("groups").path)
+        #expect(Set(groups).count == 2 && groups.contains { $0.count == 64 && $0.allSatisfy(\.isHexDigit) })
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("escape").path))
+    }
+
     @Test func enrollmentDatesWithAndWithoutFractionalSeconds() {
         let whole = MultiFactorInfo.make(MFAInfoWire(mfaEnrollmentId: "a", displayName: nil, phoneInfo: "+1555",
                                                      totpInfo: nil, enrolledAt: "2026-11-21T13:00:00Z"))

@@ -129,6 +129,30 @@ public final class Auth: @unchecked Sendable {
         core.setCurrentUser(nil, auth: self)
     }
 
+    /// The group whose stored user this app shares, or nil for its own (see ``useUserAccessGroup(_:)``).
+    public var userAccessGroup: String? { core.accessGroup }
+
+    /// Shares the signed-in user with the other apps of `accessGroup` that use the same API key: a Keychain access
+    /// group on Apple platforms (the app needs the Keychain-sharing entitlement), a `groups/<name>` folder beside
+    /// the user's file on Linux. The user stored there, or nobody, becomes the current user; nil goes back to the
+    /// app's own storage.
+    ///
+    /// ```swift
+    /// try Auth.auth().useUserAccessGroup("TEAMID.com.example.shared")
+    /// ```
+    public func useUserAccessGroup(_ accessGroup: String?) throws {
+        try core.useAccessGroup(accessGroup, auth: self)
+    }
+
+    /// The user stored in `accessGroup` (nil: this app's own storage), without signing it in here.
+    ///
+    /// ```swift
+    /// let shared = try Auth.auth().getStoredUser(forAccessGroup: "TEAMID.com.example.shared")
+    /// ```
+    public func getStoredUser(forAccessGroup accessGroup: String?) throws -> User? {
+        try core.storedUser(accessGroup: accessGroup)
+    }
+
     /// Makes `user` (of this app) the current user.
     ///
     /// ```swift

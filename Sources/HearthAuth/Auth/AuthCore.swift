@@ -14,17 +14,43 @@ final class AuthCore: @unchecked Sendable {
     private var refreshTimer: Task<Void, Never>?
     private var _defaultUIDelegate: (any AuthUIDelegate)?
     private var _settings: AuthSettings? = AuthSettings()
+    private var _storage: any UserStorage
+    private var _accessGroup: String?
     let options: AuthOptions
-    let storage: any UserStorage
 
     init(options: AuthOptions) {
         self.options = options
         _backend = AuthBackend(apiKey: options.apiKey, endpoints: options.endpoints, transport: options.transport)
-        storage = UserStorages.make(options.persistence, appName: options.appName, apiKey: options.apiKey)
-        if let data = try? storage.load(), let snapshot = try? JSONDecoder().decode(UserSnapshot.self, from: data) {
-            _user = User(core: self, snapshot: snapshot)
-        }
+        _storage = UserStorages.make(options.persistence, appName: options.appName, apiKey: options.apiKey)
+        if let snapshot = try? Self.storedSnapshot(in: _storage) { _user = User(core: self, snapshot: snapshot) }
         if let user = _user { scheduleRefresh(user) }
+    }
+
+    var storage: any UserStorage { lock.withLock { _storage } }
+    var accessGroup: String? { lock.withLock { _accessGroup } }
+
+    private static func storedSnapshot(in storage: any UserStorage) throws -> UserSnapshot? {
+        guard let data = try storage.load() else { return nil }
+        return try? JSONDecoder().decode(UserSnapshot.self, from: data)
+    }
+
+    /// The user kept in `accessGroup`'s storage (this app's own with nil), without making it current.
+    func storedUser(accessGroup: String?) throws -> User? {
+        let storage = UserStorages.make(options.persistence, appName: options.appName, apiKey: options.apiKey,
+                                        accessGroup: accessGroup)
+        return try Self.storedSnapshot(in: storage).map { User(core: self, snapshot: $0) }
+    }
+
+    /// Moves to `accessGroup`'s storage; its user (or nobody) becomes the current user.
+    func useAccessGroup(_ accessGroup: String?, auth: Auth) throws {
+        let user = try storedUser(accessGroup: accessGroup)
+        let storage = UserStorages.make(options.persistence, appName: options.appName, apiKey: options.apiKey,
+                                        accessGroup: accessGroup)
+        lock.withLock {
+            _storage = storage
+            _accessGroup = accessGroup
+        }
+        setCurrentUser(user, auth: auth)
     }
 
     var backend: AuthBackend {

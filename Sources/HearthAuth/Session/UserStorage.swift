@@ -26,19 +26,33 @@ protocol UserStorage: Sendable {
 }
 
 enum UserStorages {
-    static func make(_ persistence: AuthPersistence, appName: String, apiKey: String) -> any UserStorage {
-        let name = "\(appName)-\(SHA256.hex(apiKey).prefix(12))"
+    /// The app's own record, or with `accessGroup` the record every app of the group shares for this API key (as
+    /// FirebaseAuth keys its shared Keychain item by API key): a Keychain access group on Apple platforms, a
+    /// `groups/<name>` folder beside the app's own file elsewhere.
+    static func make(_ persistence: AuthPersistence, appName: String, apiKey: String,
+                     accessGroup: String? = nil) -> any UserStorage {
+        let key = SHA256.hex(apiKey).prefix(12)
+        let name = accessGroup == nil ? "\(appName)-\(key)" : "shared-\(key)"
+        let folder = accessGroup.map { group in
+            group.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) } && !group.hasPrefix(".")
+                ? group : SHA256.hex(group)
+        }
         switch persistence {
-        case .memory: return MemoryStorage.shared(name)
-        case .file(let url): return FileStorage(url: url)
+        case .memory: return MemoryStorage.shared((folder.map { "group:\($0):" } ?? "") + name)
+        case .file(let url):
+            guard let folder else { return FileStorage(url: url) }
+            return FileStorage(url: url.deletingLastPathComponent().appendingPathComponent("groups")
+                .appendingPathComponent(folder).appendingPathComponent(name + ".json"))
         case .automatic:
             #if canImport(Security) && !os(Linux)
-            return KeychainStorage(service: "hearth.auth", account: name)
+            return KeychainStorage(service: "hearth.auth", account: name, accessGroup: accessGroup)
             #else
             let environment = ProcessInfo.processInfo.environment
-            let base = environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
-                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
-            return FileStorage(url: base.appendingPathComponent("hearth-auth").appendingPathComponent(name + ".json"))
+            var base = (environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share"))
+                .appendingPathComponent("hearth-auth")
+            if let folder { base = base.appendingPathComponent("groups").appendingPathComponent(folder) }
+            return FileStorage(url: base.appendingPathComponent(name + ".json"))
             #endif
         }
     }
@@ -103,10 +117,14 @@ struct FileStorage: UserStorage {
 struct KeychainStorage: UserStorage {
     let service: String
     let account: String
+    /// A Keychain sharing group the app is entitled to, or nil for the app's own items.
+    var accessGroup: String? = nil
 
     private var query: [String: Any] {
-        [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
-         kSecAttrAccount as String: account]
+        var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
+                                    kSecAttrAccount as String: account]
+        if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
+        return query
     }
 
     func load() throws -> Data? {
