@@ -172,6 +172,20 @@ import Testing
         #expect(auth.endpoints.secureToken.absoluteString == "http://localhost:9199/securetoken.googleapis.com")
     }
 
+    @Test func appDelegateHooksCompileAndClaimOnlyHearthsCallbacks() throws {
+        let auth = makeAuth(standardServer())
+        let callback = "https://auth.example.com/__/auth/callback?authType=signInViaRedirect&eventId=E&link="
+            + "https%3A%2F%2Fauth.example.com%2F__%2Fauth%2Fhandler%3Fcode%3DC"
+        let ours = try #require(URL(string: "app-com-example-app://firebaseauth/link?deep_link_id="
+            + callback.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!))
+        #expect(auth.canHandle(ours))
+        #expect(!auth.canHandle(URL(string: "myapp://orders/42")!))
+        #expect(!auth.canHandle(URL(string: "app-com-example-app://firebaseauth/link")!), "no sign-in result in it")
+        #expect(!auth.canHandleNotification(["com.google.firebase.auth": ["warning": "x"]]))
+        auth.setAPNSToken(Data([1, 2, 3]), type: .sandbox)
+        #expect(auth.apnsToken == Data([1, 2, 3]))
+    }
+
     @Test func theAppRedirectOfTheHandlerGivesBackTheLink() throws {
         let link = "https://auth.example.com/__/auth/handler?code=C&state=S"
         let callback = "https://auth.example.com/__/auth/callback?authType=signInViaRedirect&eventId=E&link="

@@ -14,6 +14,7 @@ final class AuthCore: @unchecked Sendable {
     private var refreshTimer: Task<Void, Never>?
     private var _defaultUIDelegate: (any AuthUIDelegate)?
     private var _settings: AuthSettings? = AuthSettings()
+    private var _apnsToken: Data?
     private var _storage: any UserStorage
     private var _accessGroup: String?
     let options: AuthOptions
@@ -73,6 +74,11 @@ final class AuthCore: @unchecked Sendable {
     var tenantID: String? {
         get { lock.withLock { _tenantID } }
         set { lock.withLock { _tenantID = newValue } }
+    }
+
+    var apnsToken: Data? {
+        get { lock.withLock { _apnsToken } }
+        set { lock.withLock { _apnsToken = newValue } }
     }
 
     var settings: AuthSettings? {
