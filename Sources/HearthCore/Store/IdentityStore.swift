@@ -59,8 +59,7 @@ public protocol IdentityStore: Sendable {
     /// `false` if it was already used. Forgotten entries past their expiry are dropped along the way.
     func useAssertionOnce(digest: String, expiresAt: Date, now: Date) async throws -> Bool
 
-    /// Stores a pending secret (by digest); expired ones are dropped along the way.
-    /// Stores a pending secret after sweeping expired ones; a live one with the same digest is
+    /// Stores a pending secret (by digest) after sweeping expired ones; a live one with the same digest is
     /// ``StoreError/pendingExists`` and stays as it was.
     func insertPending(_ record: PendingRecord, now: Date) async throws
     /// Reads a pending secret that has not expired.
