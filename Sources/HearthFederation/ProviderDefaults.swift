@@ -48,6 +48,10 @@ extension ProviderDefaults {
         }
     }
 
+    static func revoke(_ providerID: String) -> String? {
+        providerID == "apple.com" ? "https://appleid.apple.com/auth/revoke" : nil
+    }
+
     static func scopes(_ providerID: String) -> [String] {
         switch providerID {
         case "facebook.com": ["email", "public_profile"]

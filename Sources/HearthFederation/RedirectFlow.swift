@@ -66,18 +66,8 @@ extension HTTPIdentityProviderVerifier: FederatedRedirectProvider {
         guard let endpoint else { throw AuthFailure.invalidIDPResponse("\(redirect.providerID) has no token endpoint configured") }
         var form = ["grant_type": "authorization_code", "code": code, "redirect_uri": redirect.redirectURI,
                     "client_id": config.clientId, "code_verifier": redirect.codeVerifier]
-        if let secret = config.clientSecret { form["client_secret"] = secret }
-        var request = HTTPClientRequest(url: endpoint)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.headers.add(name: "Accept", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: FormEncoding.encode(form)))
-        let (response, buffer) = try await http.askProvider(request, timeout: timeout)
-        let body = Data(buffer: buffer)
-        guard response.status == .ok,
-              let tokens = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
-            throw AuthFailure.invalidIDPResponse("the provider refused the authorization code (\(response.status.code))")
-        }
+        if let secret = try await clientSecret(redirect.providerID, config: config) { form["client_secret"] = secret }
+        let tokens = try await postForm(endpoint, form, refusal: "the provider refused the authorization code")
         let accessToken = tokens["access_token"] as? String
         var assertion: FederatedAssertion
         if let idToken = tokens["id_token"] as? String {

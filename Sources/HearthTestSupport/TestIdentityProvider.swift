@@ -106,6 +106,23 @@ public final class TestIdentityProvider: @unchecked Sendable {
         return location
     }
 
+    /// Sign in with Apple's side: the app's key that Hearth signs client secrets with (team id, key id, PKCS#8 PEM),
+    /// served at `/apple/token` and `/apple/revoke`, which accept only client secrets signed with it.
+    public func appleKey() async throws -> (teamId: String, keyId: String, privateKey: String) {
+        let reply = try await get("/apple/key")
+        return (reply["teamId"] as? String ?? "", reply["keyId"] as? String ?? "", reply["privateKey"] as? String ?? "")
+    }
+
+    /// What `/apple/revoke` revoked so far: `token`, `hint`, `client`.
+    public func appleRevoked() async throws -> [[String: String]] {
+        try await get("/apple/revoked")["revoked"] as? [[String: String]] ?? []
+    }
+
+    private func get(_ path: String) async throws -> [String: Any] {
+        let (data, _) = try await URLSession.shared.data(from: URL(string: issuer + path)!)
+        return (try JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:]
+    }
+
     private func post(_ path: String, _ body: [String: Any]) async throws -> [String: Any] {
         var request = URLRequest(url: URL(string: issuer + path)!)
         request.httpMethod = "POST"

@@ -78,6 +78,11 @@ access_token_endpoint = AccessTokenEndpoint(validator) if ResourceEndpoint else 
 
 good = JsonWebKey.generate_key("RSA", 2048, is_private=True, options={"kid": "good-key"})
 forger = JsonWebKey.generate_key("RSA", 2048, is_private=True, options={"kid": "good-key"})
+# Sign in with Apple's token endpoints: the app's key (Hearth gets the private half from /apple/key), the codes the
+# tests hand out ("apple-code-..."), and what was revoked with a client secret that checked out.
+APPLE_TEAM, APPLE_KEY_ID = "TEAM123456", "APPLEKEY01"
+apple_key = JsonWebKey.generate_key("EC", "P-256", is_private=True)
+apple_used_codes, apple_revoked = set(), []
 profiles = {}   # access token -> profile (set by the tests through /profiles)
 codes = {}      # authorization code -> what it was issued for
 CLIENT_SECRET = "idp-secret"
@@ -105,6 +110,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = urlparse(self.path).path
+        if path == "/apple/key":
+            return self.reply(200, {"teamId": APPLE_TEAM, "keyId": APPLE_KEY_ID,
+                                    "privateKey": apple_key.as_pem(is_private=True).decode()})
+        if path == "/apple/revoked":
+            return self.reply(200, {"revoked": apple_revoked})
         if path == "/authorize":
             # Signs in, without asking, the user named by login_hint (a custom parameter), and sends the browser
             # back with a code bound to the client, the redirect URI, the PKCE challenge and the nonce.
@@ -165,10 +175,40 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, profile.get("emails", []))
         return self.reply(404, {"error": "not found"})
 
+    def apple_client(self, form):
+        """The client id if its client_secret is Apple's kind of JWT signed with the app's key, else None."""
+        try:
+            claims = jwt.decode(form.get("client_secret", ""), apple_key)
+            claims.validate(now=int(time.time()))
+        except Exception:
+            return None
+        ok = (claims.header.get("alg") == "ES256" and claims.header.get("kid") == APPLE_KEY_ID
+              and claims.get("iss") == APPLE_TEAM and claims.get("aud") == "https://appleid.apple.com"
+              and claims.get("sub") == form.get("client_id") and 0 < claims["exp"] - claims["iat"] <= 15777000)
+        return form.get("client_id") if ok else None
+
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))
         raw = self.rfile.read(length)
         path = urlparse(self.path).path
+        if path in ("/apple/token", "/apple/revoke"):
+            form = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
+            client = self.apple_client(form)
+            if client is None:
+                return self.reply(401, {"error": "invalid_client"})
+            if path == "/apple/token":
+                code = form.get("code", "")
+                if form.get("grant_type") != "authorization_code" or not code.startswith("apple-code-") \
+                        or code in apple_used_codes:
+                    return self.reply(400, {"error": "invalid_grant"})
+                apple_used_codes.add(code)
+                return self.reply(200, {"access_token": "at-" + code, "refresh_token": "rt-" + code,
+                                        "token_type": "Bearer", "expires_in": 3600})
+            apple_revoked.append({"token": form.get("token"), "hint": form.get("token_type_hint"), "client": client})
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
         if path == "/token":
             form = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
             grant = codes.pop(form.get("code", ""), None)

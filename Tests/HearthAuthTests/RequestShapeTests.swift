@@ -109,9 +109,16 @@ import Testing
         #expect(transport.requests(to: "accounts:update").last?.body["deleteAttribute"] as? [String] == ["DISPLAY_NAME"])
 
         await #expect(throws: NSError.self) { try await user.unlink(fromProvider: "github.com") }
+        // Before deleting an account that signed in with Apple: revoke its Apple token (v2, tokenType 3 = CODE).
+        try await auth.revokeToken(withAuthorizationCode: "c0de")
+        let revoke = try #require(transport.requests(to: "/identitytoolkit.googleapis.com/v2/accounts:revokeToken").first?.body)
+        #expect(revoke["providerId"] as? String == "apple.com" && revoke["tokenType"] as? Int == 3
+                && revoke["token"] as? String == "c0de" && revoke["idToken"] is String)
         try await user.delete()
         #expect(transport.requests(to: "accounts:delete").first?.body["idToken"] is String)
         #expect(auth.currentUser == nil)
+        try await auth.revokeToken(withAuthorizationCode: "c0de")
+        #expect(transport.requests(to: "accounts:revokeToken").count == 1, "signed out: nothing to revoke, as in FirebaseAuth")
     }
 
     @Test func idpCredentialsBecomePostBodies() async throws {

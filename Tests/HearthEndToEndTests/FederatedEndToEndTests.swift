@@ -70,10 +70,15 @@ struct FederatedEndToEndTests {
         twitter.tokenUri = idp.issuer + "/oauth/access_token"
         var slow = IdentityProviderConfig(clientId: Self.clientID, issuer: idp.issuer)
         slow.jwksUri = idp.issuer + "/slow"
+        // Sign in with Apple with the app's key: Hearth signs client secrets for Apple's token endpoints with it.
+        var apple = IdentityProviderConfig(clientId: Self.clientID, issuer: idp.issuer)
+        (apple.teamId, apple.keyId, apple.privateKey) = try await idp.appleKey()
+        apple.tokenUri = idp.issuer + "/apple/token"
+        apple.revokeUri = idp.issuer + "/apple/revoke"
         var huge = IdentityProviderConfig(clientId: Self.clientID, issuer: idp.issuer)
         huge.jwksUri = idp.issuer + "/huge"
         configuration.identityProviders = [
-            "google.com": google, "apple.com": IdentityProviderConfig(clientId: Self.clientID, issuer: idp.issuer),
+            "google.com": google, "apple.com": apple,
             "facebook.com": facebook, "github.com": github, "oidc.slow": slow, "oidc.huge": huge,
             "oidc.down": IdentityProviderConfig(clientId: Self.clientID, issuer: "http://127.0.0.1:1"),
             "microsoft.com": IdentityProviderConfig(enabled: false, clientId: Self.clientID, issuer: idp.issuer),
@@ -139,6 +144,46 @@ struct FederatedEndToEndTests {
             let user = #"{"name":{"firstName":"Ada","lastName":"Lovelace"},"email":"a@privaterelay.appleid.com"}"#
             let reply = try await live.signIn("id_token=\(token)&providerId=apple.com&nonce=\(raw)&user=\(user.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
             #expect(reply["displayName"] as? String == "Ada Lovelace" && reply["emailVerified"] as? Bool == true, "\(reply)")
+        }
+    }
+
+    /// `v2/accounts:revokeToken`, as apps call it before deleting an account: the authorization code is exchanged
+    /// and its refresh token revoked, both with a client secret Hearth signs with the app's key (the test IdP's
+    /// Apple endpoints accept nothing else).
+    @Test func appleTokensAreRevokedWithAClientSecretSignedByTheAppsKey() async throws {
+        try await withLive { live in
+            let v2 = "/identitytoolkit.googleapis.com/v2/accounts:revokeToken"
+            let signedIn = try await live.signIn("id_token=\(try await live.idToken(["sub": "apple-9"]))&providerId=apple.com")
+            let idToken = try #require(signedIn["idToken"] as? String, "\(signedIn)")
+
+            let revoked = try await live.post(v2, ["idToken": idToken, "providerId": "apple.com", "tokenType": "CODE",
+                                                   "token": "apple-code-1"])
+            #expect(revoked.isEmpty, "\(revoked)")
+            // The iOS SDK sends the token type as a number: 1 is REFRESH_TOKEN.
+            #expect(try await live.post(v2, ["idToken": idToken, "providerId": "apple.com", "tokenType": 1,
+                                             "token": "rt-kept-by-the-app"]).isEmpty)
+            let atApple = try await live.idp.appleRevoked()
+            #expect(atApple == [["token": "rt-apple-code-1", "hint": "refresh_token", "client": Self.clientID],
+                                ["token": "rt-kept-by-the-app", "hint": "refresh_token", "client": Self.clientID]])
+
+            let reused = try await live.post(v2, ["idToken": idToken, "providerId": "apple.com", "tokenType": "CODE",
+                                                  "token": "apple-code-1"])
+            #expect(Self.error(reused) == "INVALID_IDP_RESPONSE : the provider refused the authorization code (400)")
+            let refused: [([String: Any], String)] = [
+                (["providerId": "apple.com", "tokenType": "CODE", "token": "apple-code-2"], "MISSING_ID_TOKEN"),
+                (["idToken": idToken, "providerId": "google.com", "tokenType": "CODE", "token": "x"], "INVALID_ARGUMENT"),
+                (["idToken": idToken, "providerId": "apple.com", "tokenType": "SOMETHING", "token": "x"], "INVALID_ARGUMENT"),
+                (["idToken": idToken, "providerId": "apple.com", "tokenType": "CODE"], "INVALID_ARGUMENT"),
+            ]
+            for (body, code) in refused {
+                let reply = try await live.post(v2, body)
+                #expect(Self.error(reply)?.hasPrefix(code) == true, "\(body): \(reply)")
+            }
+            let other = try await live.post("\(Self.v1)/accounts:signUp", ["email": "no-apple@example.com", "password": "secret123"])
+            let notLinked = try await live.post(v2, ["idToken": other["idToken"] as? String ?? "", "providerId": "apple.com",
+                                                     "tokenType": "CODE", "token": "apple-code-3"])
+            #expect(Self.error(notLinked) == "INVALID_ARGUMENT : the user has not signed in with apple.com", "\(notLinked)")
+            #expect(try await live.idp.appleRevoked().count == 2, "nothing else reached Apple")
         }
     }
 

@@ -226,3 +226,30 @@ extension Auth {
         return User(core: core, snapshot: snapshot)
     }
 }
+
+extension Auth {
+    /// Revokes what Apple issued for the signed-in user, before deleting their account (Apple requires it): the
+    /// server exchanges the authorization code Sign in with Apple just gave the app, then revokes its token. As in
+    /// FirebaseAuth, nothing happens when nobody is signed in.
+    ///
+    /// ```swift
+    /// let code = String(decoding: appleIDCredential.authorizationCode!, as: UTF8.self)
+    /// try await Auth.auth().revokeToken(withAuthorizationCode: code)
+    /// try await Auth.auth().currentUser?.delete()
+    /// ```
+    public func revokeToken(withAuthorizationCode authorizationCode: String) async throws {
+        guard let user = currentUser else { return }
+        var body = Body()
+        body["idToken"] = try await user.getIDToken()
+        body["providerId"] = "apple.com"
+        body.set("tokenType", .number(3))  // CODE, as the iOS SDK sends it
+        body["token"] = authorizationCode
+        body["tenantId"] = tenantID
+        _ = try await core.call(.v2("accounts:revokeToken"), body)
+    }
+
+    public func revokeToken(withAuthorizationCode authorizationCode: String,
+                            completion: (@MainActor @Sendable ((any Error)?) -> Void)? = nil) {
+        deliver(completion) { try await self.revokeToken(withAuthorizationCode: authorizationCode) }
+    }
+}

@@ -244,6 +244,49 @@ public protocol FederatedRedirectProvider: Sendable {
                    project: ProjectContext) async throws -> (url: String, redirect: FederatedRedirect)
     /// Exchanges the authorization `code` (with the PKCE verifier) and verifies what comes back.
     func exchange(code: String, redirect: FederatedRedirect, project: ProjectContext) async throws -> FederatedAssertion
+    /// Revokes a token at the provider (`accounts:revokeToken`); an authorization code is first exchanged for the
+    /// refresh token it stands for.
+    func revoke(_ token: String, kind: ProviderTokenKind, providerID: String, redirectURI: String?,
+                project: ProjectContext) async throws
+}
+
+/// What `accounts:revokeToken` revokes, by its wire names (the enum's name, or its number as the iOS SDK sends it).
+public enum ProviderTokenKind: String, Sendable {
+    case refreshToken = "refresh_token", accessToken = "access_token", code
+
+    public init?(wire: String?) {
+        switch wire {
+        case "REFRESH_TOKEN", "1": self = .refreshToken
+        case "ACCESS_TOKEN", "2": self = .accessToken
+        case "CODE", "3": self = .code
+        default: return nil
+        }
+    }
+}
+
+extension AccountService {
+    /// `accounts:revokeToken`: the signed-in user revokes what Apple issued to the app for them (Apple requires it
+    /// when an account is deleted). Only apple.com, as in Firebase, and only for a user linked to it.
+    public func revokeProviderToken(in project: ProjectContext, idToken: String?, providerID: String?,
+                                    tokenType: String?, token: String?, redirectURI: String?,
+                                    provider: (any FederatedRedirectProvider)?) async throws {
+        let (user, _) = try await authenticate(idToken, in: project)
+        guard let providerID, !providerID.isEmpty else { throw AuthFailure.invalidProviderID }
+        guard providerID == "apple.com" else {
+            throw AuthFailure.invalidArgument("only apple.com tokens can be revoked")
+        }
+        guard let kind = ProviderTokenKind(wire: tokenType) else {
+            throw AuthFailure.invalidArgument("tokenType must be CODE, REFRESH_TOKEN or ACCESS_TOKEN")
+        }
+        guard let token, !token.isEmpty, token.utf8.count <= 4096 else {
+            throw AuthFailure.invalidArgument("token is missing")
+        }
+        guard user.providers.contains(where: { $0.providerID == providerID }) else {
+            throw AuthFailure.invalidArgument("the user has not signed in with \(providerID)")
+        }
+        guard let provider else { throw AuthFailure.providerNotEnabled(providerID) }
+        try await provider.revoke(token, kind: kind, providerID: providerID, redirectURI: redirectURI, project: project)
+    }
 }
 
 extension AccountService {

@@ -27,6 +27,13 @@ public struct IdentityProviderConfig: Sendable, Codable, Equatable {
     /// `verify_credentials` for a user's token and secret (`userInfoUri` is X's API v2 for OAuth 2.0 tokens).
     public var requestTokenUri: String?
     public var verifyCredentialsUri: String?
+    /// The token revocation endpoint (apple.com: `https://appleid.apple.com/auth/revoke`).
+    public var revokeUri: String?
+    /// apple.com: the key Hearth signs its client secret with (Apple's "Sign in with Apple" key, a `.p8` PEM), its
+    /// key id and the team id. Without them `clientSecret` is sent as it is (a client-secret JWT made elsewhere).
+    public var teamId: String?
+    public var keyId: String?
+    public var privateKey: String?
 
     public init(enabled: Bool = true, clientId: String, clientSecret: String? = nil, issuer: String? = nil) {
         self.enabled = enabled

@@ -3,7 +3,7 @@ import HearthCore
 import HearthWire
 import Hummingbird
 
-/// `accounts:signInWithIdp` (v3 `verifyAssertion`).
+/// `accounts:signInWithIdp` (v3 `verifyAssertion`), `createAuthUri` with a provider, and `v2/accounts:revokeToken`.
 enum FederatedRoutes {
     static func signInWithIdp(_ call: Call) async throws -> Response {
         let request = try call.decode(SignInWithIdpRequest.self)
@@ -97,5 +97,18 @@ extension SignInWithIdpResponse {
         oauthTokenSecret = assertion.oauthTokenSecret
         oauthRefreshToken = assertion.oauthRefreshToken
         oauthExpireIn = assertion.oauthExpiresIn
+    }
+}
+
+extension FederatedRoutes {
+    /// `v2/accounts:revokeToken`: revokes what Apple issued for the signed-in user (an authorization code is
+    /// exchanged, then its refresh token revoked). Answers `{}`.
+    static func revokeToken(_ call: Call) async throws -> Response {
+        let request = try call.decode(RevokeTokenRequest.self)
+        try await call.services.accounts.revokeProviderToken(
+            in: try call.clientProject, idToken: request.idToken, providerID: request.providerId,
+            tokenType: request.tokenType, token: request.token, redirectURI: request.redirectUri,
+            provider: call.services.redirects)
+        return json([String: String]())
     }
 }

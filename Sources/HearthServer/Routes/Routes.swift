@@ -32,6 +32,7 @@ extension HearthAPI {
         routes += .post("\(v2)/accounts/mfaEnrollment:withdraw", to: MFARoutes.withdraw)
         routes += .post("\(v2)/accounts/mfaSignIn:start", to: MFARoutes.startSignIn)
         routes += .post("\(v2)/accounts/mfaSignIn:finalize", to: MFARoutes.finalizeSignIn)
+        routes += .post("\(v2)/accounts:revokeToken", to: FederatedRoutes.revokeToken)
         // Admin API (bearer credentials).
         routes += .post("\(v1)/projects/{project}/accounts", access: .admin, to: AdminRoutes.create)
         routes += .post("\(v1)/projects/{project}/accounts:lookup", access: .admin, to: AdminRoutes.lookup)
