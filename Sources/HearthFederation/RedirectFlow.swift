@@ -42,7 +42,12 @@ extension HTTPIdentityProviderVerifier: FederatedRedirectProvider {
             URLQueryItem(name: "code_challenge_method", value: "S256"),
             URLQueryItem(name: "nonce", value: redirect.nonce),
         ]
-        for (name, value) in customParameters.sorted(by: { $0.key < $1.key }) where !Self.reservedParameters.contains(name) {
+        if redirect.providerID == "apple.com" {
+            // Apple posts the answer (with the user's name, the first time) when the name or email is asked for.
+            items.append(URLQueryItem(name: "response_mode", value: "form_post"))
+        }
+        for (name, value) in customParameters.sorted(by: { $0.key < $1.key })
+        where !Self.reservedParameters.contains(name) && !(redirect.providerID == "apple.com" && name == "response_mode") {
             items.append(URLQueryItem(name: name, value: value))
         }
         components.queryItems = items
@@ -50,8 +55,8 @@ extension HTTPIdentityProviderVerifier: FederatedRedirectProvider {
         return (url, redirect)
     }
 
-    public func exchange(code: String, redirect: FederatedRedirect, project: ProjectContext) async throws
-        -> FederatedAssertion
+    public func exchange(code: String, redirect: FederatedRedirect, requestURI: String, project: ProjectContext)
+        async throws -> FederatedAssertion
     {
         let config = try enabledConfig(redirect.providerID, project: project)
         if let requestToken = redirect.oauth1Token, let requestSecret = redirect.oauth1Secret {
@@ -81,6 +86,10 @@ extension HTTPIdentityProviderVerifier: FederatedRedirectProvider {
         }
         assertion.oauthRefreshToken = tokens["refresh_token"] as? String
         assertion.oauthExpiresIn = (tokens["expires_in"] as? NSNumber)?.intValue
+        if redirect.providerID == "apple.com",
+           let user = URLComponents(string: requestURI)?.queryItems?.first(where: { $0.name == "user" })?.value {
+            Self.applyAppleName(user, to: &assertion)
+        }
         return assertion
     }
 }

@@ -175,6 +175,24 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(200, profile.get("emails", []))
         return self.reply(404, {"error": "not found"})
 
+    def issue(self, form, grant):
+        """Answers a code exchange for `grant`: the redirect URI and PKCE must match; an ID token for its user."""
+        if form.get("redirect_uri") != grant["redirect_uri"]:
+            return self.reply(400, {"error": "invalid_grant", "error_description": "redirect_uri"})
+        verifier = form.get("code_verifier", "")
+        challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+        if challenge != grant["challenge"]:
+            return self.reply(400, {"error": "invalid_grant", "error_description": "PKCE"})
+        now = int(time.time())
+        claims = {"iss": self.base(), "aud": grant["client_id"], "sub": grant["sub"], "iat": now, "exp": now + 600,
+                  "nonce": grant["nonce"], "email": grant["sub"] + "@idp.example", "email_verified": True,
+                  "name": "Redirect " + grant["sub"], "locale": grant["lang"] or "en"}
+        token = jwt.encode({"alg": "RS256", "kid": "good-key"}, claims, good).decode()
+        access = "at-" + secrets.token_urlsafe(16)
+        profiles[access] = {"profile": {"sub": grant["sub"]}, "emails": []}
+        return self.reply(200, {"access_token": access, "id_token": token, "token_type": "Bearer",
+                                "expires_in": 3600, "refresh_token": "rt-" + secrets.token_urlsafe(8)})
+
     def apple_client(self, form):
         """The client id if its client_secret is Apple's kind of JWT signed with the app's key, else None."""
         try:
@@ -198,6 +216,10 @@ class Handler(BaseHTTPRequestHandler):
                 return self.reply(401, {"error": "invalid_client"})
             if path == "/apple/token":
                 code = form.get("code", "")
+                grant = codes.pop(code, None)
+                if grant is not None and form.get("grant_type") == "authorization_code" \
+                        and form.get("client_id") == grant["client_id"]:
+                    return self.issue(form, grant)  # the redirect flow, with Apple's kind of client secret
                 if form.get("grant_type") != "authorization_code" or not code.startswith("apple-code-") \
                         or code in apple_used_codes:
                     return self.reply(400, {"error": "invalid_grant"})
@@ -216,21 +238,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.reply(400, {"error": "invalid_grant"})
             if form.get("client_id") != grant["client_id"] or form.get("client_secret") != CLIENT_SECRET:
                 return self.reply(401, {"error": "invalid_client"})
-            if form.get("redirect_uri") != grant["redirect_uri"]:
-                return self.reply(400, {"error": "invalid_grant", "error_description": "redirect_uri"})
-            verifier = form.get("code_verifier", "")
-            challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-            if challenge != grant["challenge"]:
-                return self.reply(400, {"error": "invalid_grant", "error_description": "PKCE"})
-            now = int(time.time())
-            claims = {"iss": self.base(), "aud": grant["client_id"], "sub": grant["sub"], "iat": now, "exp": now + 600,
-                      "nonce": grant["nonce"], "email": grant["sub"] + "@idp.example", "email_verified": True,
-                      "name": "Redirect " + grant["sub"], "locale": grant["lang"] or "en"}
-            token = jwt.encode({"alg": "RS256", "kid": "good-key"}, claims, good).decode()
-            access = "at-" + secrets.token_urlsafe(16)
-            profiles[access] = {"profile": {"sub": grant["sub"]}, "emails": []}
-            return self.reply(200, {"access_token": access, "id_token": token, "token_type": "Bearer",
-                                    "expires_in": 3600, "refresh_token": "rt-" + secrets.token_urlsafe(8)})
+            return self.issue(form, grant)
         if path in ("/oauth/request_token", "/oauth/access_token") and request_token_endpoint is not None:
             endpoint = request_token_endpoint if path == "/oauth/request_token" else access_token_endpoint
             create = endpoint.create_request_token_response if path == "/oauth/request_token" else endpoint.create_access_token_response

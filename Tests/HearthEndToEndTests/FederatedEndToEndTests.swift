@@ -350,6 +350,53 @@ struct AuthHandlerBrowserTests {
         }
     }
 
+    /// Sign in with Apple on the web: the handler asks for `response_mode=form_post`, Apple posts the code, the
+    /// state and (the first time) the user's name back to the handler, the code is exchanged with a client secret
+    /// signed by the app's key, and the name reaches the account.
+    @Test func appleAnswersWithAFormPostToTheHandler() async throws {
+        try await FederatedEndToEndTests().withLive { live in
+            let base = "http://127.0.0.1:\(live.client.port!)"
+            let rawSession = "apple-session-\(UUID().uuidString)"
+            let landing = "\(base)/landing"
+            let custom = #"{"login_hint":"apple-web"}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let start = try await live.client.execute(
+                uri: "/__/auth/handler?apiKey=\(FederatedEndToEndTests.apiKey)&providerId=apple.com&scopes=name,email"
+                    + "&sessionId=\(storageDigest(rawSession))&customParameters=\(custom)"
+                    + "&redirectUrl=\(landing.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", method: .get)
+            let authorize = try #require(start.headers[.location], "\(start.status)")
+            #expect(authorize.contains("response_mode=form_post") && authorize.contains("scope=name%20email"), "\(authorize)")
+
+            // What the provider sends back, posted as Apple posts it.
+            let returned = try #require(URLComponents(string: try await live.idp.authorize(authorize))?.queryItems)
+            let code = try #require(returned.first { $0.name == "code" }?.value)
+            let state = try #require(returned.first { $0.name == "state" }?.value)
+            let user = #"{"name":{"firstName":"Ada","lastName":"Lovelace"},"email":"apple-web@idp.example"}"#
+            let form = "code=\(FormEncoding.escape(code))&state=\(FormEncoding.escape(state))&user=\(FormEncoding.escape(user))"
+            let posted = try await live.client.execute(uri: "/__/auth/handler", method: .post,
+                                                       headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                       body: ByteBuffer(string: form))
+            let back = try #require(posted.headers[.location], "\(posted.status) \(String(buffer: posted.body))")
+            #expect(back.hasPrefix(landing + "?link="))
+            let link = try #require(URLComponents(string: back)?.queryItems?.first { $0.name == "link" }?.value)
+
+            let signedIn = try await live.post("\(FederatedEndToEndTests.v1)/accounts:signInWithIdp",
+                                               ["requestUri": link, "sessionId": rawSession, "returnSecureToken": true])
+            #expect(signedIn["providerId"] as? String == "apple.com" && signedIn["displayName"] as? String == "Ada Lovelace",
+                    "\(signedIn)")
+            #expect(signedIn["email"] as? String == "apple-web@idp.example")
+
+            // The same answer posted again: its state is used up.
+            let again = try await live.client.execute(uri: "/__/auth/handler", method: .post,
+                                                      headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                      body: ByteBuffer(string: form))
+            #expect(again.status == .badRequest && again.headers[.location] == nil)
+            let empty = try await live.client.execute(uri: "/__/auth/handler", method: .post,
+                                                      headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                      body: ByteBuffer(string: "user=x"))
+            #expect(empty.status == .badRequest && String(buffer: empty.body).contains("no state"))
+        }
+    }
+
     @Test(.enabled(if: TestIdentityProvider.hasOAuth1, "oauthlib unavailable"))
     func twitterThreeLeggedOAuth1ThroughTheHandler() async throws {
         try await FederatedEndToEndTests().withLive { live in

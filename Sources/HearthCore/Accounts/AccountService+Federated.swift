@@ -242,8 +242,10 @@ public protocol FederatedRedirectProvider: Sendable {
     /// must be kept (OAuth 1.0a adds its request token).
     func authorize(_ redirect: FederatedRedirect, scopes: [String], customParameters: [String: String],
                    project: ProjectContext) async throws -> (url: String, redirect: FederatedRedirect)
-    /// Exchanges the authorization `code` (with the PKCE verifier) and verifies what comes back.
-    func exchange(code: String, redirect: FederatedRedirect, project: ProjectContext) async throws -> FederatedAssertion
+    /// Exchanges the authorization `code` (with the PKCE verifier) and verifies what comes back; `requestURI` is
+    /// where the browser landed (Apple adds the user's name there, once).
+    func exchange(code: String, redirect: FederatedRedirect, requestURI: String, project: ProjectContext) async throws
+        -> FederatedAssertion
     /// Revokes a token at the provider (`accounts:revokeToken`); an authorization code is first exchanged for the
     /// refresh token it stands for.
     func revoke(_ token: String, kind: ProviderTokenKind, providerID: String, redirectURI: String?,

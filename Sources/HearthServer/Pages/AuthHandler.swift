@@ -20,7 +20,7 @@ enum AuthHandler {
                                uniquingKeysWith: { first, _ in first })
         do {
             if let state = query["state"], query["code"] != nil || query["error"] != nil || query["oauth_verifier"] != nil {
-                return try await finish(call, query: query, state: state)
+                return try await finish(call, state: state, link: call.services.publicBaseURL + call.request.uri.description)
             }
             // Emulator mode, a provider the project has not configured: the emulator's fake-account page.
             if call.configuration.isEmulator, call.request.uri.path.hasPrefix("/emulator/"),
@@ -61,12 +61,31 @@ enum AuthHandler {
         return found(url)
     }
 
-    static func finish(_ call: Call, query: [String: String], state: String) async throws -> Response {
+    /// Apple answers with a form POST (`response_mode=form_post`, which it requires when the name or email is asked
+    /// for): the same fields as a query, plus `user` (the name, the first time). The link given to the app carries
+    /// them as a query, so `signInWithIdp` reads them as from any other provider.
+    static func submit(_ call: Call) async throws -> Response {
+        let form = ActionPage.formFields(String(buffer: call.body))
+        do {
+            guard let state = form["state"], form["code"] != nil || form["error"] != nil else {
+                throw AuthFailure.invalidArgument("the provider's answer has no state and code")
+            }
+            let kept = ["code", "state", "user", "error"].compactMap { name in form[name].map { (name, $0) } }
+            let link = call.services.publicBaseURL + call.request.uri.path + "?"
+                + kept.map { "\($0.0)=\(FormEncoding.escape($0.1))" }.joined(separator: "&")
+            return try await finish(call, state: state, link: link)
+        } catch let failure as AuthFailure {
+            return page("Sign-in could not continue", detail: failure.apiError.envelope.error.message, status: .badRequest)
+        } catch let error as APIError {
+            return page("Sign-in could not continue", detail: error.envelope.error.message, status: error.status)
+        }
+    }
+
+    static func finish(_ call: Call, state: String, link: String) async throws -> Response {
         let project = try await call.services.defaultProject()
         guard let target = try await call.services.accounts.takeReturn(state: state, in: project) else {
             throw AuthFailure.invalidIDPResponse("this sign-in has expired or was already completed; start again")
         }
-        let link = call.services.publicBaseURL + call.request.uri.description
         let encoded = link.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         if target.hasPrefix("web:") {
             let base = String(target.dropFirst(4))

@@ -23,7 +23,7 @@ enum FederatedRoutes {
         } else if let sessionID = request.sessionId, !sessionID.isEmpty, requestURI.contains("code=") || requestURI.contains("error=") || requestURI.contains("oauth_verifier=") {
             let (redirect, code) = try await accounts.finishRedirect(sessionID: sessionID, requestURI: requestURI, in: project)
             guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(redirect.providerID) }
-            assertion = try await redirects.exchange(code: code, redirect: redirect, project: project)
+            assertion = try await redirects.exchange(code: code, redirect: redirect, requestURI: requestURI, project: project)
         } else if fields["providerId"]?.isEmpty ?? true {
             throw AuthFailure.invalidIDPResponse("postBody has no providerId")
         } else if call.configuration.isEmulator, let idToken = fields["id_token"], let providerID = fields["providerId"] {

@@ -66,6 +66,7 @@ extension HearthAPI {
         routes += .get("/__/auth/action", access: .open, to: ActionPage.show)
         routes += .post("/__/auth/action", access: .open, to: ActionPage.submit)
         routes += .get("/__/auth/handler", access: .open, to: AuthHandler.show)
+        routes += .post("/__/auth/handler", access: .open, to: AuthHandler.submit)
         // Emulator control, only in emulator mode (404 in production).
         if emulator {
             routes += .get("/", access: .open, to: EmulatorRoutes.root)
