@@ -47,4 +47,29 @@ import Testing
             #expect(nonsense.status == 404)
         }
     }
+
+    /// apple.com's key, in the console's shape: written through `appleSignInConfig.codeFlowConfig`, read back
+    /// without the private key, patched field by field.
+    @Test func applesCodeFlowKeyIsWrittenButItsPrivateKeyNeverReadBack() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let created = try await client.post("\(Self.base)/defaultSupportedIdpConfigs?idpId=apple.com", [
+                "clientId": "com.example.web", "enabled": true,
+                "appleSignInConfig": ["bundleIds": ["com.example.app"],
+                                      "codeFlowConfig": ["teamId": "TEAM1", "keyId": "KEY1", "privateKey": "PEM-1"]]],
+                key: nil, headers: Self.owner)
+            let flow = (created["appleSignInConfig"] as? [String: Any])?["codeFlowConfig"] as? [String: Any]
+            #expect(flow?["teamId"] as? String == "TEAM1" && flow?["keyId"] as? String == "KEY1", "\(created.text)")
+            #expect(!created.text.contains("PEM-1"), "the private key is never read back")
+            var stored = try #require(try await app.store.project(id: "demo-project")?.settings.identityProviders?["apple.com"])
+            #expect(stored.teamId == "TEAM1" && stored.keyId == "KEY1" && stored.privateKey == "PEM-1")
+
+            let patched = try await client.send(.patch,
+                "\(Self.base)/defaultSupportedIdpConfigs/apple.com?updateMask=appleSignInConfig.codeFlowConfig.keyId",
+                ["appleSignInConfig": ["codeFlowConfig": ["keyId": "KEY2", "teamId": "IGNORED"]]], key: nil, headers: Self.owner)
+            #expect(!patched.text.contains("IGNORED"), "\(patched.text)")
+            stored = try #require(try await app.store.project(id: "demo-project")?.settings.identityProviders?["apple.com"])
+            #expect(stored.keyId == "KEY2" && stored.teamId == "TEAM1" && stored.privateKey == "PEM-1", "only the masked field")
+        }
+    }
 }

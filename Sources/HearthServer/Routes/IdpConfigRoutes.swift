@@ -64,6 +64,9 @@ enum IdpConfigRoutes {
         if collection == .oidc {
             config.issuer = try issuer(body.issuer)
         }
+        if id == "apple.com", let flow = body.appleSignInConfig?.codeFlowConfig {
+            (config.teamId, config.keyId, config.privateKey) = (flow.teamId, flow.keyId, flow.privateKey)
+        }
         return json(try await store(config, id: id, collection: collection, project: project, call: call))
     }
 
@@ -84,6 +87,14 @@ enum IdpConfigRoutes {
         if wanted("clientSecret", body.clientSecret != nil) { config.clientSecret = body.clientSecret }
         if collection == .oidc, wanted("issuer", body.issuer != nil) {
             config.issuer = try issuer(body.issuer)
+        }
+        if id == "apple.com" {
+            let flow = body.appleSignInConfig?.codeFlowConfig
+            let whole = mask?.contains("appleSignInConfig") == true || mask?.contains("appleSignInConfig.codeFlowConfig") == true
+            let path = "appleSignInConfig.codeFlowConfig."
+            if whole || wanted(path + "teamId", flow?.teamId != nil) { config.teamId = flow?.teamId }
+            if whole || wanted(path + "keyId", flow?.keyId != nil) { config.keyId = flow?.keyId }
+            if whole || wanted(path + "privateKey", flow?.privateKey != nil) { config.privateKey = flow?.privateKey }
         }
         return json(try await store(config, id: id, collection: collection, project: project, call: call))
     }
@@ -133,6 +144,9 @@ enum IdpConfigRoutes {
         if collection == .oidc {
             resource.issuer = config.issuer
             resource.responseType = .init(code: false, idToken: true)
+        }
+        if id == "apple.com", config.teamId != nil || config.keyId != nil {
+            resource.appleSignInConfig = .init(codeFlowConfig: .init(teamId: config.teamId, keyId: config.keyId))
         }
         return resource
     }

@@ -9,6 +9,37 @@ public struct IdpConfigResource: Codable, Sendable, Equatable {
     /// OIDC providers only.
     public var issuer: String?
     public var responseType: ResponseType?
+    /// apple.com only: the key Hearth signs Apple's client secrets with. The private key is written, never read back.
+    public var appleSignInConfig: AppleSignInConfig?
+
+    public struct AppleSignInConfig: Codable, Sendable, Equatable {
+        public var bundleIds: [String]?
+        public var codeFlowConfig: CodeFlowConfig?
+
+        public struct CodeFlowConfig: Codable, Sendable, Equatable {
+            public var teamId: String?
+            public var keyId: String?
+            public var privateKey: String?
+
+            public init(teamId: String?, keyId: String?, privateKey: String? = nil) {
+                self.teamId = teamId
+                self.keyId = keyId
+                self.privateKey = privateKey
+            }
+
+            /// Team and key ids only: a private key is never sent back.
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encodeIfPresent(teamId, forKey: .teamId)
+                try container.encodeIfPresent(keyId, forKey: .keyId)
+            }
+        }
+
+        public init(bundleIds: [String]? = nil, codeFlowConfig: CodeFlowConfig?) {
+            self.bundleIds = bundleIds
+            self.codeFlowConfig = codeFlowConfig
+        }
+    }
 
     public struct ResponseType: Codable, Sendable, Equatable {
         public var code: Bool?
@@ -38,7 +69,16 @@ extension IdpConfigResource: WireDecodable {
             responseType = ResponseType(code: try type.bool("code"), idToken: try type.bool("idToken"))
             body.absorb(type)
         }
-        body.ignore("appleSignInConfig")
+        if var apple = try body.object("appleSignInConfig") {
+            var config = AppleSignInConfig(bundleIds: try apple.strings("bundleIds"), codeFlowConfig: nil)
+            if var flow = try apple.object("codeFlowConfig") {
+                config.codeFlowConfig = AppleSignInConfig.CodeFlowConfig(teamId: try flow.string("teamId"), keyId: try flow.string("keyId"),
+                                                                         privateKey: try flow.string("privateKey"))
+                apple.absorb(flow)
+            }
+            appleSignInConfig = config
+            body.absorb(apple)
+        }
     }
 }
 
