@@ -17,7 +17,9 @@ enum StoreFactory {
             let path = String(location.dropFirst("sqlite:".count))
             guard !path.isEmpty else { throw StoreLocationError(location: location) }
             let store = try await SQLiteStore.open(path: path)
-            return (store, "SQLite file \(store.path)")
+            let warning = SQLiteStore.readableByOthers(path: store.path)
+                ? " — other users can read it (it holds signing keys): chmod 600 \(store.path)" : ""
+            return (store, "SQLite file \(store.path)\(warning)")
         }
         throw StoreLocationError(location: location)
     }

@@ -31,7 +31,13 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     /// Opens (creating if needed) the database file and its folder.
     public static func open(path: String, readers readerCount: Int = 4) async throws -> SQLiteStore {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        // The file holds signing keys and password hashes: a new folder is its owner's only, and a new database
+        // file (SQLite gives its -wal and -shm files the same mode) is readable by its owner only.
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        if !FileManager.default.fileExists(atPath: path) {
+            _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+        }
         let writer = try await SQLiteConnection.open(storage: .file(path: path))
         for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=5000"] {
             _ = try await writer.query(pragma)
@@ -43,6 +49,15 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             readers.append(reader)
         }
         return SQLiteStore(path: path, writer: writer, readers: readers)
+    }
+
+    /// Whether users other than the owner can read the database file (an older file, or one copied in): the
+    /// server warns, since it holds signing keys.
+    public static func readableByOthers(path: String) -> Bool {
+        guard let mode = (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int else {
+            return false
+        }
+        return mode & 0o044 != 0
     }
 
     /// A store on a new file in a temporary folder, removed by `close()`; for tests.

@@ -63,4 +63,24 @@ import Testing
         #expect(try await second.user(projectID: "p-one", tenantID: nil, localID: "u1") == user)
         try await second.close()
     }
+
+    /// The database holds signing keys and password hashes: a new file (and its WAL) is readable by its owner only,
+    /// in a folder that is the owner's only; a file others can read is reported.
+    @Test func aNewDatabaseIsTheOwnersOnly() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-mode-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("data/hearth.sqlite").path
+        let store = try await SQLiteStore.open(path: path)
+        try await store.migrate()
+        func mode(_ path: String) throws -> Int {
+            try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int ?? -1
+        }
+        #expect(try mode(path) == 0o600)
+        #expect(try mode(path + "-wal") & 0o077 == 0, "the write-ahead log too")
+        #expect(try mode(folder.appendingPathComponent("data").path) == 0o700)
+        #expect(!SQLiteStore.readableByOthers(path: path))
+        try await store.close()
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: path)
+        #expect(SQLiteStore.readableByOthers(path: path))
+    }
 }
