@@ -176,7 +176,8 @@ struct AuthExport: AsyncParsableCommand {
     func run() async throws {
         let format = format ?? FirebaseUserFile.Format(path: file)
         let (store, project, _) = try await data.open()
-        guard FileManager.default.createFile(atPath: file, contents: nil),
+        // Password hashes and salts: the file is its owner's only.
+        guard FileManager.default.createFile(atPath: file, contents: nil, attributes: [.posixPermissions: 0o600]),
               let output = FileHandle(forWritingAtPath: file) else {
             throw ValidationError("cannot write \(file)")
         }
