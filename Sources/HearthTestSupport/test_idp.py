@@ -5,7 +5,7 @@ It serves an OIDC discovery document and JWKS, a token-minting endpoint for the 
 GitHub-like /github/user and /github/user/emails, an OIDC /userinfo, a /slow endpoint that never answers in
 time and a /huge one that answers too much. Usage: python3 test_idp.py PORT_FILE
 """
-import base64, hashlib, json, secrets, sys, time, threading
+import base64, hashlib, html, json, secrets, sys, time, threading
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from urllib.parse import urlparse, parse_qs, urlencode
 from authlib.jose import JsonWebKey, jwt
@@ -130,6 +130,21 @@ class Handler(BaseHTTPRequestHandler):
                 {"code": code, "state": query.get("state", "")})
             if "application/json" in self.headers.get("Accept", ""):
                 return self.reply(200, {"location": location})
+            if query.get("response_mode") == "form_post":
+                # As Apple does: a page that posts the answer (and, asked for the name, the user's name) back.
+                fields = {"code": code, "state": query.get("state", "")}
+                if "name" in query.get("scope", "").split(" "):
+                    fields["user"] = json.dumps({"name": {"firstName": "Form", "lastName": "Poster"}})
+                inputs = "".join('<input type="hidden" name="%s" value="%s">' % (k, html.escape(v, quote=True))
+                                 for k, v in fields.items())
+                page = ('<!DOCTYPE html><html><body onload="document.forms[0].submit()"><form method="post" action="%s">'
+                        '%s</form></body></html>' % (html.escape(query["redirect_uri"], quote=True), inputs)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Content-Length", str(len(page)))
+                self.end_headers()
+                self.wfile.write(page)
+                return
             self.send_response(302)
             self.send_header("Location", location)
             self.send_header("Content-Length", "0")

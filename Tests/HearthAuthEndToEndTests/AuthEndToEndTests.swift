@@ -291,4 +291,26 @@ struct LoopbackOAuthTests {
             }
         }
     }
+
+    /// Sign in with Apple from a Linux app: the page posts Apple's answer (with the name) back to the hosted
+    /// handler, the app signs in; before deleting the account it revokes Apple's token, as Apple requires.
+    @Test func signInWithAppleOnTheWebThenRevokeBeforeDeleting() async throws {
+        try await LiveHearth.run { live in
+            let browser = try await Browser.start()
+            defer { browser.stop() }
+            let auth = live.auth()
+            let provider = OAuthProvider(providerID: "apple.com", auth: auth)
+            provider.scopes = ["name", "email"]
+            provider.customParameters = ["login_hint": "apple-sdk"]
+            let credential = try await provider.getCredentialWith(ChromiumOpener(browser: browser))
+            let result = try await auth.signIn(with: credential)
+            #expect(result.additionalUserInfo?.providerID == "apple.com" && result.user.displayName == "Form Poster")
+            #expect(result.user.email == "apple-sdk@idp.example")
+
+            try await auth.revokeToken(withAuthorizationCode: "apple-code-sdk")
+            #expect(try await live.idp.appleRevoked().contains { $0["token"] == "rt-apple-code-sdk" })
+            try await result.user.delete()
+            #expect(auth.currentUser == nil)
+        }
+    }
 }

@@ -59,8 +59,13 @@ struct LiveHearth: Sendable {
         twitter.requestTokenUri = idp.issuer + "/oauth/request_token"
         twitter.authorizationUri = idp.issuer + "/oauth/authenticate"
         twitter.tokenUri = idp.issuer + "/oauth/access_token"
+        // Sign in with Apple with the app's key, against the test IdP's Apple-like endpoints.
+        var apple = IdentityProviderConfig(clientId: clientID, issuer: idp.issuer)
+        (apple.teamId, apple.keyId, apple.privateKey) = try await idp.appleKey()
+        apple.tokenUri = idp.issuer + "/apple/token"
+        apple.revokeUri = idp.issuer + "/apple/revoke"
         configuration.identityProviders = [
-            "google.com": google, "facebook.com": facebook, "twitter.com": twitter,
+            "google.com": google, "facebook.com": facebook, "twitter.com": twitter, "apple.com": apple,
             "oidc.acme": IdentityProviderConfig(clientId: clientID, clientSecret: TestIdentityProvider.clientSecret,
                                                 issuer: idp.issuer),
         ]
