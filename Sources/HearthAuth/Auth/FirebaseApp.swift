@@ -60,6 +60,7 @@ public final class FirebaseOptions: @unchecked Sendable {
 /// Auth.auth().addStateDidChangeListener { _, user in print(user?.uid ?? "signed out") }
 /// ```
 public final class FirebaseApp: @unchecked Sendable {
+    /// The default app's name, as in FirebaseCore.
     public static let defaultName = "[DEFAULT]"
     private static let lock = NSLock()
     nonisolated(unsafe) private static var apps: [String: FirebaseApp] = [:]
@@ -100,6 +101,7 @@ public final class FirebaseApp: @unchecked Sendable {
     /// The default app, once configured.
     public static func app() -> FirebaseApp? { app(name: defaultName) }
 
+    /// The app configured under `name`, or `nil`.
     public static func app(name: String) -> FirebaseApp? { lock.withLock { apps[name] } }
 
     /// Every configured app by name, or `nil` if there is none (as in Firebase).
