@@ -48,6 +48,12 @@ extension ProviderDefaults {
         }
     }
 
+    /// How the provider must answer the hosted handler: Apple posts the answer (with the user's name, the first
+    /// time), and requires it when the name or email is asked for.
+    static func responseMode(_ providerID: String) -> String? {
+        providerID == "apple.com" ? "form_post" : nil
+    }
+
     static func revoke(_ providerID: String) -> String? {
         providerID == "apple.com" ? "https://appleid.apple.com/auth/revoke" : nil
     }

@@ -42,12 +42,10 @@ extension HTTPIdentityProviderVerifier: FederatedRedirectProvider {
             URLQueryItem(name: "code_challenge_method", value: "S256"),
             URLQueryItem(name: "nonce", value: redirect.nonce),
         ]
-        if redirect.providerID == "apple.com" {
-            // Apple posts the answer (with the user's name, the first time) when the name or email is asked for.
-            items.append(URLQueryItem(name: "response_mode", value: "form_post"))
-        }
+        let responseMode = ProviderDefaults.responseMode(redirect.providerID)
+        if let responseMode { items.append(URLQueryItem(name: "response_mode", value: responseMode)) }
         for (name, value) in customParameters.sorted(by: { $0.key < $1.key })
-        where !Self.reservedParameters.contains(name) && !(redirect.providerID == "apple.com" && name == "response_mode") {
+        where !Self.reservedParameters.contains(name) && !(responseMode != nil && name == "response_mode") {
             items.append(URLQueryItem(name: name, value: value))
         }
         components.queryItems = items
