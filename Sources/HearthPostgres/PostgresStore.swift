@@ -320,8 +320,11 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         }
     }
 
-    public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws {
-        let row = try Row(user, uniqueEmail: uniqueEmail)
+    public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws -> UserRecord {
+        var written = user
+        written.version = (user.version ?? 0) + 1
+        let row = try Row(written, uniqueEmail: uniqueEmail)
+        let expected = user.version ?? 0
         let logger = logger
         do {
             try await transaction { db in
@@ -329,9 +332,16 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
                     UPDATE users SET email = \(row.email), email_unique = \(row.emailUnique), phone_number = \(row.phone),
                         created_at = \(row.createdAt), data = \(row.data)
                     WHERE project_id = \(row.project) AND tenant_id = \(row.tenant) AND local_id = \(row.localID)
+                      AND coalesce((data::jsonb ->> 'version')::bigint, 0) = \(expected)
                     RETURNING local_id
                     """, logger: logger).collect()
-                guard !updated.isEmpty else { throw StoreError.notFound }
+                guard !updated.isEmpty else {
+                    let exists = try await db.query("""
+                        SELECT 1 FROM users
+                        WHERE project_id = \(row.project) AND tenant_id = \(row.tenant) AND local_id = \(row.localID)
+                        """, logger: logger).collect()
+                    throw exists.isEmpty ? StoreError.notFound : StoreError.conflict
+                }
                 try await Self.writeIdentities(user, db, logger: logger)
                 if revokeRefreshTokens {
                     try await db.query("""
@@ -342,6 +352,30 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             }
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
             throw StoreError.emailExists
+        }
+        return written
+    }
+
+    /// Read with `FOR UPDATE` and written in one transaction, so a concurrent writer waits for it.
+    public func stampSignIn(_ stamp: SignInStamp) async throws -> UserRecord? {
+        let tenant = RecordCoding.tenantColumn(stamp.tenantID)
+        let logger = logger
+        return try await transaction { db in
+            var found: String?
+            for try await data in try await db.query("""
+                SELECT data FROM users
+                WHERE project_id = \(stamp.projectID) AND tenant_id = \(tenant) AND local_id = \(stamp.localID)
+                FOR UPDATE
+                """, logger: logger).decode(String.self) { found = data }
+            guard let found else { return nil }
+            var user = try RecordCoding.decode(UserRecord.self, from: found)
+            guard stamp.apply(to: &user) else { return nil }
+            let data = try RecordCoding.encode(user)
+            try await db.query("""
+                UPDATE users SET data = \(data)
+                WHERE project_id = \(stamp.projectID) AND tenant_id = \(tenant) AND local_id = \(stamp.localID)
+                """, logger: logger)
+            return user
         }
     }
 
@@ -459,6 +493,14 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         try await first("""
             DELETE FROM action_codes WHERE code_digest = \(digest) AND project_id = \(projectID) RETURNING data
             """).map { try RecordCoding.decode(ActionCodeRecord.self, from: $0) }
+    }
+
+    public func deleteActionCodes(projectID: String, tenantID: String?, localID: String) async throws -> Int {
+        let tenant = RecordCoding.tenantColumn(tenantID)
+        return try await client.query("""
+            DELETE FROM action_codes WHERE project_id = \(projectID) AND data::jsonb ->> 'localID' = \(localID)
+              AND coalesce(data::jsonb ->> 'tenantID', '') = \(tenant) RETURNING code_digest
+            """, logger: logger).collect().count
     }
 
     public func enqueueOutboxMessage(_ message: OutboxMessage) async throws {

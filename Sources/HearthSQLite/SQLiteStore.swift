@@ -323,26 +323,51 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         }
     }
 
-    public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws {
-        let binds = try Self.userColumns(user, uniqueEmail: uniqueEmail)
+    public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws -> UserRecord {
+        var written = user
+        written.version = (user.version ?? 0) + 1
+        let binds = try Self.userColumns(written, uniqueEmail: uniqueEmail) + [.integer(Int(user.version ?? 0))]
         try await write { db in
             let updated: [SQLiteRow]
             do {
                 updated = try await db.query(
                     """
                     UPDATE users SET email = ?4, email_unique = ?5, phone_number = ?6, created_at = ?7, data = ?8
-                    WHERE project_id = ?1 AND tenant_id = ?2 AND local_id = ?3 RETURNING local_id
+                    WHERE project_id = ?1 AND tenant_id = ?2 AND local_id = ?3
+                      AND coalesce(json_extract(data, '$.version'), 0) = ?9
+                    RETURNING local_id
                     """, binds)
             } catch let error as SQLiteError where error.message.contains("email_unique") {
                 throw StoreError.emailExists
             }
-            guard !updated.isEmpty else { throw StoreError.notFound }
+            guard !updated.isEmpty else {
+                let exists = try await db.query(
+                    "SELECT 1 FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?", Array(binds.prefix(3)))
+                throw exists.isEmpty ? StoreError.notFound : StoreError.conflict
+            }
             try await Self.writeIdentities(user, db)
             if revokeRefreshTokens {
                 _ = try await db.query(
                     "DELETE FROM refresh_tokens WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
                     Array(binds.prefix(3)))
             }
+        }
+        return written
+    }
+
+    /// Read and written inside one write transaction: the single writer makes the pair atomic.
+    public func stampSignIn(_ stamp: SignInStamp) async throws -> UserRecord? {
+        let key: [SQLiteData] = [.text(stamp.projectID), .text(RecordCoding.tenantColumn(stamp.tenantID)),
+                                 .text(stamp.localID)]
+        return try await write { db in
+            guard let data = try await db.query(
+                "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?", key
+            ).first?.column("data")?.string else { return nil }
+            var user = try RecordCoding.decode(UserRecord.self, from: data)
+            guard stamp.apply(to: &user) else { return nil }
+            _ = try await db.query("UPDATE users SET data = ? WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
+                                   [.text(try RecordCoding.encode(user))] + key)
+            return user
         }
     }
 
@@ -455,6 +480,16 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
                                [.text(digest), .text(projectID)]).first?.column("data")?.string
         }
         return try row.map { try RecordCoding.decode(ActionCodeRecord.self, from: $0) }
+    }
+
+    public func deleteActionCodes(projectID: String, tenantID: String?, localID: String) async throws -> Int {
+        try await write { db in
+            try await db.query(
+                """
+                DELETE FROM action_codes WHERE project_id = ? AND json_extract(data, '$.localID') = ?
+                  AND coalesce(json_extract(data, '$.tenantID'), '') = ? RETURNING code_digest
+                """, [.text(projectID), .text(localID), .text(RecordCoding.tenantColumn(tenantID))]).count
+        }
     }
 
     public func enqueueOutboxMessage(_ message: OutboxMessage) async throws {

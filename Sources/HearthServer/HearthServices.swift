@@ -74,10 +74,14 @@ public struct HearthServices: Sendable {
                 return settings
             },
             hashParameters: hashParameters)
-        accounts = AccountService(
+        var accounts = AccountService(
             store: store, clock: clock, hashing: hashing,
             issuer: IDTokenIssuer(issuerPrefix: configuration.issuerPrefix),
             recentLoginWindow: configuration.recentLoginWindow, bcrypt: HummingbirdBcryptVerifier())
+        // Firebase's emulator lets any IdP's verified email take over an account; production trusts only the
+        // providers that host the address (README: "Differences in emulator mode").
+        accounts.trustsEveryVerifiedEmail = configuration.isEmulator
+        self.accounts = accounts
     }
 
     /// After an email was queued: wake the sender, or in emulator mode log the link as Firebase's emulator does.

@@ -188,7 +188,9 @@ public enum StoreContract {
             user.emailVerified = true
             user.disabled = true
             user.validSince += 60
-            try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+            let written = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+            user.version = 1
+            try expect(written == user, "the write returns what it stored, version moved on")
             try expect(try await store.user(projectID: "p-one", tenantID: nil, localID: "u1") == user, "update stored")
             try expect(try await store.user(projectID: "p-one", tenantID: nil, email: "new@example.com")?.localID == "u1",
                        "lookup by the new email works")
@@ -242,7 +244,7 @@ public enum StoreContract {
             try await store.insertRefreshToken(token("d1", user: "u1"))
             try await store.insertRefreshToken(token("d2", user: "u2"))
             user.validSince += 100
-            try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: true)
+            user = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: true)
             try expect(try await store.refreshToken(projectID: "p-one", digest: "d1") == nil, "u1's token revoked")
             try expect(try await store.refreshToken(projectID: "p-one", digest: "d2") != nil, "u2's token kept")
             try await store.insertRefreshToken(token("d3", user: "u1"))

@@ -150,14 +150,14 @@ import Testing
         let created = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
         var user = created.user
         user.disabled = true
-        try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+        user = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
         await #expect(throws: AuthFailure.userDisabled) {
             try await accounts.refresh(in: project, refreshToken: created.tokens.refreshToken)
         }
         user.disabled = false
         clock.advance(by: 10)
         user.validSince = clock.now().epochSeconds
-        try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+        user = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
         await #expect(throws: AuthFailure.tokenExpired) {
             try await accounts.refresh(in: project, refreshToken: created.tokens.refreshToken)
         }

@@ -48,12 +48,12 @@ import Testing
             var user = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil,
                                                              localID: created["localId"] as! String))
             user.disabled = true
-            try await app.store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+            user = try await app.store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
             #expect(try await client.post(Self.path, body).errorMessage == "USER_DISABLED")
             user.disabled = false
             app.clock.advance(by: 5)
             user.validSince = app.clock.now().epochSeconds
-            try await app.store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+            user = try await app.store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
             #expect(try await client.post(Self.path, body).errorMessage == "TOKEN_EXPIRED")
             let fresh = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
                                               ["email": "r@example.com", "password": "secret1"])

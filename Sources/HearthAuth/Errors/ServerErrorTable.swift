@@ -17,6 +17,7 @@ enum ServerErrorTable {
         "TOKEN_EXPIRED": .userTokenExpired,
         "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": .requiresRecentLogin,
         "EMAIL_EXISTS": .emailAlreadyInUse,
+        "PROVIDER_ALREADY_LINKED": .providerAlreadyLinked,
         "OPERATION_NOT_ALLOWED": .operationNotAllowed,
         "PASSWORD_LOGIN_DISABLED": .operationNotAllowed,
         "USER_DISABLED": .userDisabled,

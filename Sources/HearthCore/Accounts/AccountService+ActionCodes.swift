@@ -46,7 +46,8 @@ extension AccountService {
     @discardableResult
     public func sendActionCode(in project: ProjectContext, _ request: ActionCodeRequest, links: ActionLinkBase,
                                authorizedDomains: [String]) async throws -> (email: String, message: OutboxMessage)? {
-        if let continueURL = request.continueURL { try AuthorizedDomains.check(continueURL, in: authorizedDomains) }
+        var request = request
+        request.continueURL = try request.continueURL.map { try AuthorizedDomains.check($0, in: authorizedDomains) }
         let user: UserRecord?
         let email: String
         var newEmail: String?
@@ -69,7 +70,9 @@ extension AccountService {
                 }
                 found = named
             } else {
-                found = try await authenticate(request.idToken, in: project).user
+                let (signedIn, claims) = try await authenticate(request.idToken, in: project)
+                if request.type == .verifyAndChangeEmail { try requireRecentLogin(claims, for: .changeEmail) }
+                found = signedIn
             }
             guard let current = found.email else { throw AuthFailure.missingEmail }
             user = found
@@ -143,15 +146,26 @@ extension AccountService {
         try PasswordPolicy.check(newPassword)  // before the code is used: a weak password does not burn it
         let hash = try await hashPassword(newPassword, project: project)
         let (record, stored) = try await redeem(code, in: project)
-        var user = stored
         let now = clock.now()
-        user.passwordHash = hash
-        user.passwordUpdatedAt = now
-        user.emailVerified = true
-        user.validSince = now.epochSeconds
-        user.tokensValidAfter = now
-        try await store.updateUser(user, uniqueEmail: false, revokeRefreshTokens: false)
+        try await modifyUser(stored, in: project) { user in
+            try Self.requireSameAddress(user, record)
+            // The owner of the address proved it: what a pre-registration set before that proof ends.
+            _ = user.endPreProofAccess(now: now)
+            user.passwordHash = hash
+            user.passwordUpdatedAt = now
+            user.emailVerified = true
+            user.validSince = now.epochSeconds
+            user.tokensValidAfter = now
+        }
         return record
+    }
+
+    /// A code acts only on the address it was sent to: once the account's email is another one (changed since),
+    /// the code is refused as Firebase refuses a stale one, `INVALID_OOB_CODE`.
+    static func requireSameAddress(_ user: UserRecord, _ record: ActionCodeRecord) throws {
+        guard user.email.map(EmailAddress.normalized) == EmailAddress.normalized(record.email) else {
+            throw AuthFailure.invalidOobCode
+        }
     }
 
     /// `accounts:update` with an `oobCode`: VERIFY_EMAIL marks the email verified; VERIFY_AND_CHANGE_EMAIL moves the
@@ -172,21 +186,29 @@ extension AccountService {
             throw AuthFailure.emailExists  // checked before the code is used, so nothing is half-done
         }
         let (record, stored) = try await redeem(code, in: project)
-        var user = stored
-        let previous = (email: stored.email, verified: stored.emailVerified)
-        if record.type == .verifyAndChangeEmail || record.type == .recoverEmail {
-            let now = clock.now()
-            user.email = record.type == .recoverEmail ? record.email : record.newEmail
-            user.validSince = now.epochSeconds
-            user.tokensValidAfter = now
-        } else {
-            // The code verifies the address it was sent to, not whatever the account has since changed to.
-            guard user.email.map(EmailAddress.normalized) == EmailAddress.normalized(record.email) else {
-                throw AuthFailure.invalidOobCode
+        var previous = (email: stored.email, verified: stored.emailVerified)
+        let now = clock.now()
+        let user = try await modifyUser(stored, in: project) { user in
+            previous = (user.email, user.emailVerified)
+            if record.type == .verifyAndChangeEmail || record.type == .recoverEmail {
+                // VERIFY_AND_CHANGE_EMAIL was sent to the new address, naming the current one; RECOVER_EMAIL to
+                // the old one, naming the address that replaced it: either is void once the email moved on.
+                let expected = record.type == .recoverEmail ? record.newEmail : record.email
+                guard user.email.map(EmailAddress.normalized) == expected.map(EmailAddress.normalized) else {
+                    throw AuthFailure.invalidOobCode
+                }
+                user.email = record.type == .recoverEmail ? record.email : record.newEmail
+                user.validSince = now.epochSeconds
+                user.tokensValidAfter = now
+            } else {
+                // The code verifies the address it was sent to, not whatever the account has since changed to.
+                try Self.requireSameAddress(user, record)
             }
+            user.emailVerified = true
         }
-        user.emailVerified = true
-        try await save(user, project: project)
+        if record.type != .verifyEmail {
+            try await store.deleteActionCodes(projectID: project.id, tenantID: user.tenantID, localID: user.localID)
+        }
         var notice: OutboxMessage?
         if record.type == .verifyAndChangeEmail, let previousEmail = previous.email {
             notice = try await sendRecoveryNotice(in: project, user: user, previousEmail: previousEmail,
@@ -207,23 +229,37 @@ extension AccountService {
         guard EmailAddress.normalized(peeked.email) == EmailAddress.normalized(email) else {
             throw AuthFailure.emailLinkMismatch
         }
-        let linking = try await idToken.asyncMap { try await authenticate($0, in: project).user }
+        let linking = try await idToken.asyncMap { try await authenticate($0, in: project) }
         guard let code, let record = try await store.consumeActionCode(projectID: project.id, digest: storageDigest(code))
         else { throw AuthFailure.invalidOobCode }
         guard record.expiresAt > clock.now() else { throw AuthFailure.expiredOobCode }
         let now = clock.now()
         let existing = try await store.user(projectID: project.id, tenantID: nil, email: record.email)
-        if var user = linking ?? existing {
-            if let linking, let existing, existing.localID != linking.localID, !project.settings.allowDuplicateEmails {
+        if let (linking, claims) = linking {
+            try requireRecentLogin(claims, for: .linkCredential)
+            if let existing, existing.localID != linking.localID, !project.settings.allowDuplicateEmails {
                 throw AuthFailure.emailExists
             }
-            guard !user.disabled else { throw AuthFailure.userDisabled }
-            user.email = record.email
-            user.emailVerified = true
-            user.emailLinkSignin = true
-            user.lastLoginAt = now
-            user.lastRefreshAt = now
-            try await save(user, project: project)
+        }
+        if let target = linking?.user ?? existing {
+            guard !target.disabled else { throw AuthFailure.userDisabled }
+            let isLink = linking != nil
+            let user = try await modifyUser(target, in: project, session: linking?.claims) { user in
+                guard !user.disabled else { throw AuthFailure.userDisabled }
+                if !isLink {
+                    // Signing in by link to an account whose email was unverified: the address's owner just
+                    // proved it, so a password or identities set before by someone else stop working.
+                    guard user.email.map(EmailAddress.normalized) == EmailAddress.normalized(record.email) else {
+                        throw AuthFailure.invalidOobCode
+                    }
+                    _ = user.endPreProofAccess(now: now)
+                }
+                user.email = record.email
+                user.emailVerified = true
+                user.emailLinkSignin = true
+                user.lastLoginAt = now
+                user.lastRefreshAt = now
+            }
             return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false,
                                    firstFactor: true)
         }

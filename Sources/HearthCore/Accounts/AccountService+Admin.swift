@@ -41,52 +41,59 @@ extension AccountService {
     /// or email, or a `validSince`, ends earlier sessions.
     public func adminUpdate(in project: ProjectContext, localID: String?, changes: AdminChanges) async throws -> UserRecord {
         guard let localID, !localID.isEmpty else { throw AuthFailure.missingLocalID }
-        guard var user = try await store.user(projectID: project.id, tenantID: nil, localID: localID) else {
+        guard let stored = try await store.user(projectID: project.id, tenantID: nil, localID: localID) else {
             throw AuthFailure.userNotFound
         }
         let now = clock.now()
-        if let claims = changes.customAttributes {
-            if claims.isEmpty || claims == "{}" { user.customAttributes = nil } else {
-                try CustomClaims.validate(claims)
-                user.customAttributes = claims
-            }
+        if let claims = changes.customAttributes, !(claims.isEmpty || claims == "{}") {
+            try CustomClaims.validate(claims)
         }
-        try await apply(changes.profile, to: &user, project: project, now: now)
-        if let disabled = changes.disabled { user.disabled = disabled }
-        if let verified = changes.emailVerified { user.emailVerified = verified }
-        if let phone = changes.phoneNumber, phone != user.phoneNumber {
-            if !phone.isEmpty {
-                guard PhoneNumber.isValid(phone) else { throw AuthFailure.invalidPhoneNumber }
-                if let owner = try await store.user(projectID: project.id, tenantID: nil, phoneNumber: phone),
-                   owner.localID != user.localID {
-                    throw AuthFailure.phoneNumberExists
-                }
+        let prepared = try await prepare(changes.profile, project: project)
+        if let phone = changes.phoneNumber, !phone.isEmpty {
+            guard PhoneNumber.isValid(phone) else { throw AuthFailure.invalidPhoneNumber }
+            if let owner = try await store.user(projectID: project.id, tenantID: nil, phoneNumber: phone),
+               owner.localID != localID {
+                throw AuthFailure.phoneNumberExists
             }
-            user.phoneNumber = phone.isEmpty ? nil : phone
         }
         if let link = changes.linkProvider {
             guard !link.providerID.isEmpty, !link.rawID.isEmpty, !["password", "phone"].contains(link.providerID) else {
                 throw AuthFailure.invalidProviderID
             }
             if let owner = try await store.user(projectID: project.id, tenantID: nil, providerID: link.providerID,
-                                                rawID: link.rawID), owner.localID != user.localID {
+                                                rawID: link.rawID), owner.localID != localID {
                 throw AuthFailure.federatedUserIDAlreadyLinked
             }
-            user.providers.removeAll { $0.providerID == link.providerID }
-            user.providers.append(link)
         }
-        for provider in changes.deleteProviders {
-            if provider == "phone" { user.phoneNumber = nil }
-            user.providers.removeAll { $0.providerID == provider }
+        var before = stored
+        let user = try await modifyUser(stored, in: project) { user in
+            before = user
+            if let claims = changes.customAttributes {
+                user.customAttributes = claims.isEmpty || claims == "{}" ? nil : claims
+            }
+            try prepared.apply(to: &user, now: now)
+            if let disabled = changes.disabled { user.disabled = disabled }
+            if let verified = changes.emailVerified { user.emailVerified = verified }
+            if let phone = changes.phoneNumber { user.phoneNumber = phone.isEmpty ? nil : phone }
+            if let link = changes.linkProvider {
+                user.providers.removeAll { $0.providerID == link.providerID }
+                user.providers.append(link)
+            }
+            for provider in changes.deleteProviders {
+                if provider == "phone" { user.phoneNumber = nil }
+                user.providers.removeAll { $0.providerID == provider }
+            }
+            if let inputs = changes.mfaEnrollments {
+                user.enrollments = try MFAEnrollmentInput.resolve(inputs, existing: user.enrollments, now: now)
+            }
+            if let validSince = changes.validSince {
+                user.validSince = validSince
+                user.tokensValidAfter = Date(timeIntervalSince1970: TimeInterval(validSince))
+            }
         }
-        if let inputs = changes.mfaEnrollments {
-            user.enrollments = try MFAEnrollmentInput.resolve(inputs, existing: user.enrollments, now: now)
+        if let email = changes.profile.email, before.email.map(EmailAddress.normalized) != EmailAddress.normalized(email) {
+            try await store.deleteActionCodes(projectID: project.id, tenantID: user.tenantID, localID: user.localID)
         }
-        if let validSince = changes.validSince {
-            user.validSince = validSince
-            user.tokensValidAfter = Date(timeIntervalSince1970: TimeInterval(validSince))
-        }
-        try await save(user, project: project)
         return user
     }
 }

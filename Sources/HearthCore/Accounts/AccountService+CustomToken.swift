@@ -85,11 +85,12 @@ extension AccountService {
         let now = clock.now()
         let asserted = try CustomToken.verify(token, project: project.record, allowUnsigned: allowUnsigned, now: now)
         guard asserted.tenantID == tenantID else { throw AuthFailure.tenantIDMismatch }
-        if var user = try await store.user(projectID: project.id, tenantID: tenantID, localID: asserted.uid) {
-            guard !user.disabled else { throw AuthFailure.userDisabled }
-            user.lastLoginAt = now
-            user.lastRefreshAt = now
-            try await save(user, project: project)
+        if let found = try await store.user(projectID: project.id, tenantID: tenantID, localID: asserted.uid) {
+            guard !found.disabled,
+                  let user = try await store.stampSignIn(SignInStamp(projectID: project.id, tenantID: tenantID,
+                                                                     localID: found.localID, at: now, signedIn: true)),
+                  !user.disabled
+            else { throw AuthFailure.userDisabled }
             return try await issue(for: user, provider: "custom", in: project, now: now, isNewUser: false,
                                    extraClaims: asserted.claims, firstFactor: true)
         }

@@ -104,8 +104,7 @@ extension AccountService {
 
         if let idToken, !idToken.isEmpty {
             let (current, claims) = try await authenticate(idToken, in: project)
-            // Linking changes how the account can be entered: it needs a recent sign-in, as other sensitive changes.
-            try requireRecentLogin(claims)
+            try requireRecentLogin(claims, for: .linkCredential)
             if let owner, owner.localID != current.localID {
                 return try conflict(.federatedUserIDAlreadyLinked, "FEDERATED_USER_ID_ALREADY_LINKED")
             }
@@ -114,14 +113,15 @@ extension AccountService {
                other.localID != current.localID {
                 return try conflict(.emailExists, "EMAIL_EXISTS")
             }
-            var user = current
-            link(assertion, to: &user)
-            if user.email == nil, let email = assertion.email {
-                user.email = email
-                user.emailVerified = assertion.emailVerified
-            }
+            let user: UserRecord
             do {
-                try await save(user, project: project)
+                user = try await modifyUser(current, in: project, session: claims) { user in
+                    link(assertion, to: &user)
+                    if user.email == nil, let email = assertion.email {
+                        user.email = email
+                        user.emailVerified = assertion.emailVerified
+                    }
+                }
             } catch AuthFailure.federatedUserIDAlreadyLinked {  // linked elsewhere a moment ago
                 return try conflict(.federatedUserIDAlreadyLinked, "FEDERATED_USER_ID_ALREADY_LINKED")
             }
@@ -130,36 +130,37 @@ extension AccountService {
                                              in: project, now: now, isNewUser: false))
         }
 
-        if var user = owner {
-            guard !user.disabled else { throw AuthFailure.userDisabled }
-            link(assertion, to: &user)
-            user.lastLoginAt = now
-            user.lastRefreshAt = now
-            try await save(user, project: project)
+        if let owner {
+            guard !owner.disabled else { throw AuthFailure.userDisabled }
+            let user = try await modifyUser(owner, in: project) { user in
+                guard !user.disabled else { throw AuthFailure.userDisabled }
+                link(assertion, to: &user)
+                user.lastLoginAt = now
+                user.lastRefreshAt = now
+            }
             return .signedIn(try await issue(for: user, provider: assertion.providerID, in: project, now: now,
                                              isNewUser: false, firstFactor: true))
         }
 
         if let email = assertion.email, !project.settings.allowDuplicateEmails,
-           var existing = try await store.user(projectID: project.id, tenantID: nil, email: email) {
-            guard assertion.emailVerified else { return .needConfirmation(existing: existing) }
+           let existing = try await store.user(projectID: project.id, tenantID: nil, email: email) {
+            // Only a provider that is authoritative for the address may sign in to an account it did not create;
+            // any other must be linked by the owner (`needConfirmation`), or an IdP an attacker controls could
+            // claim anyone's email.
+            guard assertion.emailVerified, assertion.isTrustedForEmail || trustsEveryVerifiedEmail else { return .needConfirmation(existing: existing) }
             guard !existing.disabled else { throw AuthFailure.userDisabled }
-            if !existing.emailVerified {
-                // Whoever made the unverified account may not own the address: the verified owner takes it over.
-                existing.passwordHash = nil
-                existing.emailLinkSignin = nil
-                existing.providers = []
-                existing.displayName = assertion.displayName ?? existing.displayName
-                existing.photoURL = assertion.photoURL ?? existing.photoURL
-                existing.validSince = now.epochSeconds
-                existing.tokensValidAfter = now
+            let user = try await modifyUser(existing, in: project) { user in
+                guard !user.disabled else { throw AuthFailure.userDisabled }
+                if user.endPreProofAccess(now: now) {
+                    user.displayName = assertion.displayName ?? user.displayName
+                    user.photoURL = assertion.photoURL ?? user.photoURL
+                }
+                user.emailVerified = true
+                link(assertion, to: &user)
+                user.lastLoginAt = now
+                user.lastRefreshAt = now
             }
-            existing.emailVerified = true
-            link(assertion, to: &existing)
-            existing.lastLoginAt = now
-            existing.lastRefreshAt = now
-            try await save(existing, project: project, revokeRefreshTokens: existing.passwordHash == nil)
-            return .signedIn(try await issue(for: existing, provider: assertion.providerID, in: project, now: now,
+            return .signedIn(try await issue(for: user, provider: assertion.providerID, in: project, now: now,
                                              isNewUser: false, firstFactor: true))
         }
 
@@ -190,16 +191,53 @@ extension AccountService {
     /// the password). The last way to sign in cannot be removed only if nothing else is left — Firebase allows
     /// unlinking everything; so does Hearth.
     public func unlink(in project: ProjectContext, idToken: String?, providers: [String]) async throws -> UserRecord {
-        var (user, _) = try await authenticate(idToken, in: project)
-        for provider in providers {
-            switch provider {
-            case "phone": user.phoneNumber = nil
-            case "password": user.passwordHash = nil
-            default: user.providers.removeAll { $0.providerID == provider }
+        let (user, claims) = try await authenticate(idToken, in: project)
+        try requireRecentLogin(claims, for: .unlinkProvider)
+        return try await modifyUser(user, in: project, session: claims) { user in
+            for provider in providers {
+                switch provider {
+                case "phone": user.phoneNumber = nil
+                case "password": user.passwordHash = nil
+                default: user.providers.removeAll { $0.providerID == provider }
+                }
             }
         }
-        try await save(user, project: project)
-        return user
+    }
+}
+
+extension UserRecord {
+    /// The address's owner just proved it (an email link, a reset code, a trusted provider's verified email) on
+    /// an account whose email was unverified: whoever registered it first may not be the owner, so what they set
+    /// before the proof — password, email link, other identities, second factors, sessions (revoked from this
+    /// instant) — stops working.
+    /// Returns whether anything was taken away; a verified account is left alone.
+    mutating func endPreProofAccess(now: Date) -> Bool {
+        guard !emailVerified, email != nil else { return false }
+        passwordHash = nil
+        passwordUpdatedAt = nil
+        emailLinkSignin = nil
+        providers = []
+        mfaEnrollments = nil
+        validSince = now.epochSeconds
+        tokensValidAfter = now
+        return true
+    }
+}
+
+extension FederatedAssertion {
+    /// Whether this provider is authoritative for the email it asserts, as Firebase's trusted providers are:
+    /// Google for Gmail addresses, Apple, Microsoft for its consumer addresses, Yahoo for Yahoo's. Any other
+    /// provider (Facebook, GitHub, Twitter, generic OIDC and SAML) may vouch for an address it does not host.
+    public var isTrustedForEmail: Bool {
+        guard let email, let at = email.lastIndex(of: "@") else { return false }
+        let domain = email[email.index(after: at)...].lowercased()
+        switch providerID {
+        case "google.com": return ["gmail.com", "googlemail.com"].contains(domain)
+        case "apple.com": return true
+        case "microsoft.com": return ["outlook.com", "hotmail.com", "live.com", "msn.com"].contains(domain)
+        case "yahoo.com": return domain.hasPrefix("yahoo.") || domain == "ymail.com"
+        default: return false
+        }
     }
 }
 

@@ -152,7 +152,11 @@ extension AccountService {
             let (index, record) = valid[position]
             if error == .duplicateLocalID, allowOverwrite {
                 do {
-                    try await store.updateUser(record, uniqueEmail: uniqueEmail, revokeRefreshTokens: true)
+                    // An overwrite replaces the account whatever it holds now: compare against the stored version.
+                    var replacement = record
+                    replacement.version = try await store.user(projectID: record.projectID, tenantID: record.tenantID,
+                                                               localID: record.localID)?.version
+                    try await store.updateUser(replacement, uniqueEmail: uniqueEmail, revokeRefreshTokens: true)
                     continue
                 } catch StoreError.emailExists {
                     rejections.append(ImportRejection(index: index, message: "email exists in other account in database"))

@@ -68,7 +68,8 @@ extension AccountService {
 
     /// `mfaEnrollment:start` for TOTP: a new 160-bit secret, shown once, valid for 10 minutes.
     public func startTOTPEnrollment(in project: ProjectContext, idToken: String?) async throws -> TOTPEnrollmentStart {
-        let (user, _) = try await authenticate(idToken, in: project)
+        let (user, claims) = try await authenticate(idToken, in: project)
+        try requireRecentLogin(claims, for: .enrollSecondFactor)
         try checkEnrollable(user, provider: .totp, in: project)
         let now = clock.now()
         let secret = Base32.encode(TOTP.newSecret())
@@ -87,6 +88,7 @@ extension AccountService {
                                    phone: (sessionInfo: String?, code: String?)?,
                                    totp: (sessionInfo: String?, code: String?)?) async throws -> SignInResult {
         let (stored, claims) = try await authenticate(idToken, in: project)
+        try requireRecentLogin(claims, for: .enrollSecondFactor)
         let now = clock.now()
         var enrollment: MFAEnrollment
         if let totp {
@@ -113,29 +115,36 @@ extension AccountService {
         } else {
             throw AuthFailure.invalidArgument("phoneVerificationInfo or totpVerificationInfo is required")
         }
-        // Re-read: the account may have changed while the code was typed.
-        guard var user = try await store.user(projectID: project.id, tenantID: stored.tenantID, localID: stored.localID)
-        else { throw AuthFailure.userNotFound }
-        guard user.enrollments.count < MFASettings.maximumFactors else { throw AuthFailure.secondFactorLimitExceeded }
-        if let number = enrollment.phoneNumber, user.enrollments.contains(where: { $0.phoneNumber == number }) {
-            throw AuthFailure.secondFactorExists
+        // The factor is added to the account as it is now; sessions from before it end (a thief holding one must
+        // not keep it past the owner's new factor): the tokens issued here are the only ones left.
+        let user = try await modifyUser(stored, in: project, session: claims) { user in
+            guard user.enrollments.count < MFASettings.maximumFactors else { throw AuthFailure.secondFactorLimitExceeded }
+            if let number = enrollment.phoneNumber, user.enrollments.contains(where: { $0.phoneNumber == number }) {
+                throw AuthFailure.secondFactorExists
+            }
+            user.enrollments.append(enrollment)
+            user.validSince = now.epochSeconds
+            user.tokensValidAfter = now
         }
-        user.enrollments.append(enrollment)
-        try await save(user, project: project)
         return try await issue(for: user, provider: claims.firebase?.signInProvider ?? "password", in: project,
                                now: now, isNewUser: false, secondFactor: enrollment.factorID,
                                secondFactorID: enrollment.id)
     }
 
-    /// `mfaEnrollment:withdraw`: removes a factor and returns fresh tokens without second-factor claims.
+    /// `mfaEnrollment:withdraw`: removes a factor and returns fresh tokens without second-factor claims. Needs a
+    /// recent sign-in that passed a second factor: a password alone must not remove what protects it.
     public func withdrawEnrollment(in project: ProjectContext, idToken: String?, enrollmentID: String?) async throws
         -> SignInResult
     {
-        var (user, claims) = try await authenticate(idToken, in: project)
+        let (stored, claims) = try await authenticate(idToken, in: project)
         guard let enrollmentID, !enrollmentID.isEmpty else { throw AuthFailure.missingMFAEnrollmentID }
-        guard user.enrollments.contains(where: { $0.id == enrollmentID }) else { throw AuthFailure.mfaEnrollmentNotFound }
-        user.enrollments.removeAll { $0.id == enrollmentID }
-        try await save(user, project: project)
+        guard stored.enrollments.contains(where: { $0.id == enrollmentID }) else { throw AuthFailure.mfaEnrollmentNotFound }
+        try requireRecentLogin(claims, for: .withdrawSecondFactor)
+        guard claims.firebase?.signInSecondFactor != nil else { throw AuthFailure.credentialTooOldLoginAgain }
+        let user = try await modifyUser(stored, in: project, session: claims) { user in
+            guard user.enrollments.contains(where: { $0.id == enrollmentID }) else { throw AuthFailure.mfaEnrollmentNotFound }
+            user.enrollments.removeAll { $0.id == enrollmentID }
+        }
         return try await issue(for: user, provider: claims.firebase?.signInProvider ?? "password", in: project,
                                now: clock.now(), isNewUser: false)
     }
@@ -179,38 +188,81 @@ extension AccountService {
     {
         let now = clock.now()
         let (record, sign, stored) = try await pendingSignIn(pendingCredential, in: project, now: now)
-        var user = stored
-        let enrollment: MFAEnrollment
+        let enrollmentID: String
+        var step: Int64?
         switch proof {
         case .phone(let sessionInfo, let code):
             let verified = try await verifyPhoneCode(sessionInfo: sessionInfo, code: code, purpose: .secondFactorSignIn,
                                                      in: project, now: now)
-            guard verified.localID == user.localID,
-                  let found = user.enrollments.first(where: { $0.id == verified.enrollmentID })
+            guard verified.localID == stored.localID, let id = verified.enrollmentID,
+                  stored.enrollments.contains(where: { $0.id == id })
             else { throw AuthFailure.mfaEnrollmentNotFound }
-            enrollment = found
-        case .totp(let enrollmentID, let code):
-            guard let enrollmentID, !enrollmentID.isEmpty else { throw AuthFailure.missingMFAEnrollmentID }
-            guard let index = user.enrollments.firstIndex(where: { $0.id == enrollmentID }),
-                  let secretText = user.enrollments[index].totpSecret, let secret = Base32.decode(secretText)
+            enrollmentID = id
+            try checkNotLocked(stored, enrollmentID: id, now: now)
+        case .totp(let id, let code):
+            guard let id, !id.isEmpty else { throw AuthFailure.missingMFAEnrollmentID }
+            guard let factor = stored.enrollments.first(where: { $0.id == id }),
+                  let secretText = factor.totpSecret, let secret = Base32.decode(secretText)
             else { throw AuthFailure.mfaEnrollmentNotFound }
             guard let code, !code.isEmpty else { throw AuthFailure.missingCode }
+            try checkNotLocked(stored, enrollmentID: id, now: now)
             let window = project.settings.mfa?.totpAdjacentIntervals ?? 1
-            guard let step = TOTP.match(code, secret: secret, at: now, window: window),
-                  step > (user.enrollments[index].totpLastStep ?? Int64.min)  // a code works once
-            else { throw try await wrongCode(record, in: project) }
-            user.enrollments[index].totpLastStep = step
-            enrollment = user.enrollments[index]
+            guard let matched = TOTP.match(code, secret: secret, at: now, window: window),
+                  matched > (factor.totpLastStep ?? Int64.min)  // a code works once
+            else { throw try await wrongSecondFactor(record, user: stored, enrollmentID: id, in: project, now: now) }
+            enrollmentID = id
+            step = matched
+        }
+        // The time step is marked used in the same versioned write that checks it is unused, so of concurrent
+        // uses of one code (through several pending credentials) exactly one passes.
+        let user = try await modifyUser(stored, in: project) { user in
+            guard !user.disabled else { throw AuthFailure.userDisabled }
+            guard let index = user.enrollments.firstIndex(where: { $0.id == enrollmentID }) else {
+                throw AuthFailure.mfaEnrollmentNotFound
+            }
+            if let step {
+                guard step > (user.enrollments[index].totpLastStep ?? Int64.min) else { throw AuthFailure.invalidCode }
+                user.enrollments[index].totpLastStep = step
+            }
+            user.enrollments[index].failedAttempts = nil
+            user.lastLoginAt = now
+            user.lastRefreshAt = now
         }
         guard try await store.consumePending(projectID: project.id, digest: record.digest) != nil else {
             throw AuthFailure.invalidMFAPendingCredential
         }
-        user.lastLoginAt = now
-        user.lastRefreshAt = now
-        try await save(user, project: project)
+        let enrollment = user.enrollments.first { $0.id == enrollmentID }
         return try await issue(for: user, provider: sign.provider, in: project, now: now, isNewUser: false,
-                               secondFactor: enrollment.factorID, secondFactorID: enrollment.id,
+                               secondFactor: enrollment?.factorID, secondFactorID: enrollmentID,
                                extraClaims: sign.extraClaims)
+    }
+
+    /// A factor locked after too many wrong codes refuses every code until the lock ends.
+    func checkNotLocked(_ user: UserRecord, enrollmentID: String, now: Date) throws {
+        if let until = user.enrollments.first(where: { $0.id == enrollmentID })?.lockedUntil, until > now {
+            throw AuthFailure.tooManyAttempts
+        }
+    }
+
+    /// Counts a wrong second-factor code twice: against the pending credential (5 end it) and against the factor
+    /// itself, across every pending credential — a new password sign-in does not start the count again. The
+    /// ``MFAEnrollment/maximumFailures``th in a row locks the factor for ``MFAEnrollment/lockDuration``.
+    func wrongSecondFactor(_ record: PendingRecord, user: UserRecord, enrollmentID: String, in project: ProjectContext,
+                           now: Date) async throws -> AuthFailure {
+        let failure = try await wrongCode(record, in: project)
+        var locked = false
+        try await modifyUser(user, in: project) { user in
+            guard let index = user.enrollments.firstIndex(where: { $0.id == enrollmentID }) else { return }
+            let failures = (user.enrollments[index].failedAttempts ?? 0) + 1
+            if failures >= MFAEnrollment.maximumFailures {
+                user.enrollments[index].failedAttempts = nil
+                user.enrollments[index].lockedUntil = now + MFAEnrollment.lockDuration
+                locked = true
+            } else {
+                user.enrollments[index].failedAttempts = failures
+            }
+        }
+        return locked ? AuthFailure.tooManyAttempts : failure
     }
 
     // MARK: Helpers

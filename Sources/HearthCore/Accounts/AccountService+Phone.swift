@@ -126,8 +126,9 @@ extension AccountService {
         let owner = try await store.user(projectID: project.id, tenantID: nil, phoneNumber: number)
 
         if let idToken, operation != .reauth {  // link (or update) the number on the signed-in user
-            var (user, claims) = try await authenticate(idToken, in: project)
-            if let owner, owner.localID != user.localID {
+            let (current, claims) = try await authenticate(idToken, in: project)
+            try requireRecentLogin(claims, for: .linkCredential)
+            if let owner, owner.localID != current.localID {
                 let proof = SecureRandom.token(byteCount: 48)
                 try await store.insertPending(PendingRecord(
                     digest: storageDigest(proof), projectID: project.id, kind: .phoneVerification,
@@ -136,34 +137,33 @@ extension AccountService {
                     expiresAt: now + Self.pendingLifetime), now: now)
                 return .numberTaken(temporaryProof: proof, phoneNumber: number, expiresIn: Int(Self.pendingLifetime))
             }
-            user.phoneNumber = number
-            try await save(user, project: project)
+            let user = try await modifyUser(current, in: project, session: claims) { $0.phoneNumber = number }
             return .signedIn(try await issue(for: user, provider: claims.firebase?.signInProvider ?? "phone",
                                              in: project, now: now, isNewUser: false))
         }
         if operation == .reauth {
-            guard var user = owner else { throw AuthFailure.userNotFound }
+            guard let owner else { throw AuthFailure.userNotFound }
             if let idToken {
                 let signedIn = try await authenticate(idToken, in: project).user
-                guard signedIn.localID == user.localID else { throw AuthFailure.userNotFound }
+                guard signedIn.localID == owner.localID else { throw AuthFailure.userNotFound }
             }
-            guard !user.disabled else { throw AuthFailure.userDisabled }
-            user.lastLoginAt = now
-            try await save(user, project: project)
-            return .signedIn(try await issue(for: user, provider: "phone", in: project, now: now, isNewUser: false,
-                                             firstFactor: true))
+            return try await phoneSignIn(owner, in: project, now: now)
         }
-        if var user = owner {
-            guard !user.disabled else { throw AuthFailure.userDisabled }
-            user.lastLoginAt = now
-            user.lastRefreshAt = now
-            try await save(user, project: project)
-            return .signedIn(try await issue(for: user, provider: "phone", in: project, now: now, isNewUser: false,
-                                             firstFactor: true))
-        }
+        if let owner { return try await phoneSignIn(owner, in: project, now: now) }
         let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), phoneNumber: number,
                               validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
         try await insert(user, project: project)
         return .signedIn(try await issue(for: user, provider: "phone", in: project, now: now, isNewUser: true))
+    }
+
+    /// Signs in the owner of a verified number, recording the sign-in in place.
+    private func phoneSignIn(_ owner: UserRecord, in project: ProjectContext, now: Date) async throws -> PhoneSignInOutcome {
+        guard !owner.disabled else { throw AuthFailure.userDisabled }
+        guard let user = try await store.stampSignIn(SignInStamp(
+            projectID: project.id, tenantID: owner.tenantID, localID: owner.localID, at: now, signedIn: true))
+        else { throw AuthFailure.userNotFound }
+        guard !user.disabled else { throw AuthFailure.userDisabled }
+        return .signedIn(try await issue(for: user, provider: "phone", in: project, now: now, isNewUser: false,
+                                         firstFactor: true))
     }
 }

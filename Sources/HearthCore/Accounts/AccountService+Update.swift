@@ -21,25 +21,43 @@ public struct AccountChanges: Sendable, Equatable {
 }
 
 extension AccountService {
-    /// The profile, email and password parts of an update, shared by the user's own update and the admin's: a new
-    /// email or password ends earlier sessions.
-    func apply(_ changes: AccountChanges, to user: inout UserRecord, project: ProjectContext, now: Date) async throws {
-        if let email = changes.email {
-            guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
-            user.email = email
-        }
+    /// The profile, email and password parts of an update, shared by the user's own update and the admin's:
+    /// checked and hashed once, before the write (``PreparedChanges/apply(to:now:)`` may run again on a
+    /// fresh read).
+    func prepare(_ changes: AccountChanges, project: ProjectContext) async throws -> PreparedChanges {
+        if let email = changes.email { guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail } }
+        var hash: String?
         if let password = changes.password {
             try PasswordPolicy.check(password)
-            user.passwordHash = try await hashPassword(password, project: project)
-            user.passwordUpdatedAt = now
+            hash = try await hashPassword(password, project: project)
         }
-        if let name = changes.displayName { user.displayName = name }
-        if let photo = changes.photoURL { user.photoURL = photo }
-        if changes.deleteDisplayName { user.displayName = nil }
-        if changes.deletePhotoURL { user.photoURL = nil }
-        if changes.email != nil || changes.password != nil {
-            user.validSince = now.epochSeconds
-            user.tokensValidAfter = now
+        return PreparedChanges(changes: changes, passwordHash: hash)
+    }
+
+    /// Validated changes with the new password already hashed.
+    struct PreparedChanges: Sendable {
+        var changes: AccountChanges
+        var passwordHash: String?
+
+        /// Writes the changes into `user`; a new email or password ends earlier sessions.
+        func apply(to user: inout UserRecord, now: Date) throws {
+            if let email = changes.email {
+                if user.email.map(EmailAddress.normalized) != EmailAddress.normalized(email) { user.emailVerified = false }
+                user.email = email
+            }
+            if let passwordHash {
+                user.passwordHash = passwordHash
+                user.passwordUpdatedAt = now
+            }
+            if let name = changes.displayName { user.displayName = name }
+            if let photo = changes.photoURL { user.photoURL = photo }
+            if changes.deleteDisplayName { user.displayName = nil }
+            if changes.deletePhotoURL { user.photoURL = nil }
+            if changes.email != nil || changes.password != nil {
+                user.validSince = now.epochSeconds
+                user.tokensValidAfter = now
+            }
+            try ProfileLimits.check(user)
         }
     }
 
@@ -64,24 +82,30 @@ extension AccountService {
                               links: ActionLinkBase? = nil, locale: String? = nil) async throws -> UpdateResult
     {
         let (stored, claims) = try await authenticate(idToken, in: project)
-        var user = stored
-        let now = clock.now()
+        if changes.email != nil { try requireRecentLogin(claims, for: .changeEmail) }
+        if changes.password != nil { try requireRecentLogin(claims, for: .changePassword) }
         let sensitive = changes.email != nil || changes.password != nil
-        if sensitive { try requireRecentLogin(claims) }
-
         if changes.email != nil {
             guard changes.email.map(EmailAddress.isValid) == true else { throw AuthFailure.invalidEmail }
             if project.settings.enableImprovedEmailPrivacy { throw AuthFailure.emailChangeNeedsVerification }
-            user.emailVerified = false
         }
-        try await apply(changes, to: &user, project: project, now: now)
-        if sensitive { user.lastLoginAt = now }
-        try await save(user, project: project)
+        let prepared = try await prepare(changes, project: project)
+        let now = clock.now()
+        var before = stored
+        let user = try await modifyUser(stored, in: project, session: claims) { user in
+            before = user
+            try prepared.apply(to: &user, now: now)
+            if sensitive { user.lastLoginAt = now }
+        }
         guard sensitive else { return UpdateResult(user: user, tokens: nil, newEmail: nil) }
         var notice: OutboxMessage?
-        if changes.email != nil, let previous = stored.email {
-            notice = try await sendRecoveryNotice(in: project, user: user, previousEmail: previous,
-                                                  wasVerified: stored.emailVerified, links: links, locale: locale)
+        if let newEmail = changes.email, before.email.map(EmailAddress.normalized) != EmailAddress.normalized(newEmail) {
+            // Codes sent to the previous address (a reset, a verification) must not act on the new one.
+            try await store.deleteActionCodes(projectID: project.id, tenantID: user.tenantID, localID: user.localID)
+            if let previous = before.email {
+                notice = try await sendRecoveryNotice(in: project, user: user, previousEmail: previous,
+                                                      wasVerified: before.emailVerified, links: links, locale: locale)
+            }
         }
         let provider = claims.firebase?.signInProvider ?? "password"
         let session = try await issue(for: user, provider: provider, in: project, now: now, isNewUser: false,

@@ -19,6 +19,11 @@ public struct AccountService: Sendable {
     /// How long after an interactive sign-in sensitive changes (delete, email, password) are allowed.
     public var recentLoginWindow: TimeInterval
 
+    /// Whether any identity provider's verified email may sign in to (and take over) the account with that email,
+    /// as Firebase's emulator allows. Off, only providers authoritative for the address may
+    /// (``FederatedAssertion/isTrustedForEmail``); the others get `needConfirmation`.
+    public var trustsEveryVerifiedEmail = false
+
     /// Checks imported bcrypt hashes at sign-in; without one, bcrypt users cannot sign in with a password.
     public var bcrypt: (any BcryptVerifier)?
 
@@ -49,24 +54,26 @@ public struct AccountService: Sendable {
 
     // MARK: Sign-up
 
-    /// `accounts:signUp`: email + password, or anonymous when both are absent. With `idToken` of an existing
-    /// (typically anonymous) user, the credential is added to that user in place: the `localId` stays.
+    /// `accounts:signUp`: email + password, or anonymous when both are absent. The new account and its identity
+    /// rows are written in one step, so a failure leaves nothing behind.
+    ///
+    /// With `idToken` it is linking and nothing more: an email and password are added to that user (the `localId`
+    /// stays) if it has no email credential yet, after a recent sign-in, and the email must be free. The call
+    /// never re-issues a session for a bare ID token: a stolen token cannot be turned into a lasting one.
     public func signUp(in project: ProjectContext, email: String? = nil, password: String? = nil,
                        displayName: String? = nil, idToken: String? = nil) async throws -> SignInResult {
         let now = clock.now()
-        var existing: UserRecord?
-        if let idToken { existing = try await authenticate(idToken, in: project).user }
         let settings = project.settings
-
+        if let idToken {
+            return try await linkEmailPassword(in: project, idToken: idToken, email: email, password: password,
+                                               displayName: displayName)
+        }
         switch (email, password) {
         case (nil, nil):
-            if let existing {  // nothing to add: a fresh session for the same user
-                return try await issue(for: existing, provider: existing.isAnonymous ? "anonymous" : "password",
-                                       in: project, now: now, isNewUser: false)
-            }
             guard settings.anonymousSignInEnabled else { throw AuthFailure.adminOnlyOperation }
             let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), displayName: displayName,
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
+            try ProfileLimits.check(user)
             try await insert(user, project: project)
             return try await issue(for: user, provider: "anonymous", in: project, now: now, isNewUser: true)
         case (nil, _):
@@ -78,23 +85,44 @@ public struct AccountService: Sendable {
             guard settings.passwordSignInEnabled else { throw AuthFailure.operationNotAllowed }
             try PasswordPolicy.check(password)
             let hash = try await hashPassword(password, project: project)
-            if var user = existing {
-                user.email = email
-                user.emailVerified = false
-                user.passwordHash = hash
-                user.passwordUpdatedAt = now
-                user.lastLoginAt = now
-                user.lastRefreshAt = now
-                if let displayName { user.displayName = displayName }
-                try await save(user, project: project, revokeRefreshTokens: false)
-                return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false)
-            }
             let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: email,
                                   displayName: displayName, passwordHash: hash, passwordUpdatedAt: now,
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
+            try ProfileLimits.check(user)
             try await insert(user, project: project)
             return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: true)
         }
+    }
+
+    /// `accounts:signUp` with an `idToken`: links an email and password to the signed-in user, under the linking
+    /// rules of ``SensitiveChange``.
+    private func linkEmailPassword(in project: ProjectContext, idToken: String, email: String?, password: String?,
+                                   displayName: String?) async throws -> SignInResult {
+        let (stored, claims) = try await authenticate(idToken, in: project)
+        try requireRecentLogin(claims, for: .linkCredential)
+        guard let email, !email.isEmpty else { throw AuthFailure.missingEmail }
+        guard let password, !password.isEmpty else { throw AuthFailure.missingPassword }
+        guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
+        guard project.settings.passwordSignInEnabled else { throw AuthFailure.operationNotAllowed }
+        try PasswordPolicy.check(password)
+        guard !stored.hasEmailCredential else { throw AuthFailure.providerAlreadyLinked }
+        if !project.settings.allowDuplicateEmails,
+           let owner = try await store.user(projectID: project.id, tenantID: stored.tenantID, email: email),
+           owner.localID != stored.localID {
+            throw AuthFailure.emailExists
+        }
+        let hash = try await hashPassword(password, project: project)
+        let now = clock.now()
+        let user = try await modifyUser(stored, in: project, session: claims) { user in
+            guard !user.hasEmailCredential else { throw AuthFailure.providerAlreadyLinked }
+            if user.email.map(EmailAddress.normalized) != EmailAddress.normalized(email) { user.emailVerified = false }
+            user.email = email
+            user.passwordHash = hash
+            user.passwordUpdatedAt = now
+            if let displayName { user.displayName = displayName }
+            try ProfileLimits.check(user)
+        }
+        return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false)
     }
 
     // MARK: Sign-in
@@ -117,21 +145,26 @@ public struct AccountService: Sendable {
         let matches = try await hashing.run {
             (try? PasswordHash.verify(password, against: stored, bcrypt: bcrypt)) ?? false
         }
-        guard var user = found, user.passwordHash != nil else {
+        guard let user = found, user.passwordHash != nil else {
             throw protected ? AuthFailure.invalidLoginCredentials : AuthFailure.emailNotFound
         }
         guard matches else { throw protected ? AuthFailure.invalidLoginCredentials : AuthFailure.invalidPassword }
         guard !user.disabled else { throw AuthFailure.userDisabled }
         // An imported hash (or older parameters) is replaced by the project's Firebase scrypt now that the
         // password is known, as Firebase does; the password itself is unchanged, so sessions stay valid.
-        if let current = user.passwordHash, PasswordHash.needsRehash(current, for: project.record.hashConfig) {
-            user.passwordHash = try await hashPassword(password, project: project)
+        var rehash: String?
+        if PasswordHash.needsRehash(stored, for: project.record.hashConfig) {
+            rehash = try await hashPassword(password, project: project)
         }
+        // Written in place, and only if the hash is still the one just verified: a password change that landed
+        // while this sign-in hashed makes it fail instead of being undone by it.
         let now = clock.now()
-        user.lastLoginAt = now
-        user.lastRefreshAt = now
-        try await save(user, project: project, revokeRefreshTokens: false)
-        return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false,
+        guard let stamped = try await store.stampSignIn(SignInStamp(
+            projectID: project.id, tenantID: user.tenantID, localID: user.localID, at: now, signedIn: true,
+            verifiedPasswordHash: stored, rehash: rehash))
+        else { throw protected ? AuthFailure.invalidLoginCredentials : AuthFailure.invalidPassword }
+        guard !stamped.disabled else { throw AuthFailure.userDisabled }
+        return try await issue(for: stamped, provider: "password", in: project, now: now, isNewUser: false,
                                firstFactor: true)
     }
 
@@ -154,9 +187,17 @@ public struct AccountService: Sendable {
         guard let user = try await store.user(projectID: project.id, tenantID: claims.firebase?.tenant,
                                               localID: claims.sub)
         else { throw AuthFailure.userNotFound }
+        try checkSession(claims, of: user)
+        return (user, claims)
+    }
+
+    /// The checks an ID token passes against its (freshly read) user: enabled, and issued after the last
+    /// revocation. A revocation counts from its exact instant: a token from the same second is refused, since it
+    /// may predate it (tokens minted after a revocation wait for the next second, see ``issue(for:provider:in:now:isNewUser:secondFactor:secondFactorID:extraClaims:firstFactor:)``).
+    func checkSession(_ claims: IDTokenClaims, of user: UserRecord) throws {
         guard !user.disabled else { throw AuthFailure.userDisabled }
         guard claims.iat >= user.validSince else { throw AuthFailure.tokenExpired }
-        return (user, claims)
+        if let revoked = user.tokensValidAfter, claims.iat <= revoked.epochSeconds { throw AuthFailure.tokenExpired }
     }
 
     /// `accounts:lookup` with an ID token: the signed-in user's record.
@@ -167,12 +208,13 @@ public struct AccountService: Sendable {
     /// `accounts:delete` with an ID token; needs a recent interactive sign-in.
     public func deleteAccount(in project: ProjectContext, idToken: String?) async throws {
         let (user, claims) = try await authenticate(idToken, in: project)
-        try requireRecentLogin(claims)
+        try requireRecentLogin(claims, for: .deleteAccount)
         try await store.deleteUser(projectID: project.id, tenantID: user.tenantID, localID: user.localID)
     }
 
     /// Throws `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` unless the token's `auth_time` is within the recent-login window.
-    public func requireRecentLogin(_ claims: IDTokenClaims) throws {
+    /// `change` names what is being done: every caller is one of ``SensitiveChange``'s cases.
+    public func requireRecentLogin(_ claims: IDTokenClaims, for change: SensitiveChange) throws {
         let age = clock.now().timeIntervalSince1970 - TimeInterval(claims.authTime)
         guard age <= recentLoginWindow else { throw AuthFailure.credentialTooOldLoginAgain }
     }
@@ -188,14 +230,17 @@ public struct AccountService: Sendable {
         guard var user = try await store.user(projectID: project.id, tenantID: record.tenantID, localID: record.localID)
         else { throw AuthFailure.userNotFound }
         guard !user.disabled else { throw AuthFailure.userDisabled }
+        // As for ID tokens, a revocation's whole second is refused (sessions started after it are dated later).
         guard record.createdAt.epochSeconds >= user.validSince,
-              user.tokensValidAfter.map({ record.createdAt >= $0 }) ?? true
+              user.tokensValidAfter.map({ record.createdAt.epochSeconds > $0.epochSeconds }) ?? true
         else { throw AuthFailure.tokenExpired }
-        let now = clock.now()
-        // `lastRefreshAt` is written at most once a minute per user: refreshes stay read-only on the hot path.
+        let now = try await tokenInstant(for: user)
+        // `lastRefreshAt` is written at most once a minute per user, in place: refreshes stay read-only on the hot
+        // path and never write back anything else they read.
         if user.lastRefreshAt.map({ now.timeIntervalSince($0) >= 60 }) ?? true {
-            user.lastRefreshAt = now
-            try? await store.updateUser(user, uniqueEmail: false, revokeRefreshTokens: false)
+            let stamp = SignInStamp(projectID: project.id, tenantID: user.tenantID, localID: user.localID, at: now,
+                                    signedIn: false)
+            if let stamped = try? await store.stampSignIn(stamp) { user = stamped }
         }
         let session = SignInSession(signInProvider: record.signInProvider, authTime: record.authTime,
                                     secondFactor: record.secondFactor, secondFactorID: record.secondFactorID,
@@ -223,6 +268,7 @@ public struct AccountService: Sendable {
             throw try await secondFactorRequired(for: user, provider: provider, extraClaims: extraClaims,
                                                  in: project, now: now)
         }
+        let now = try await tokenInstant(for: user, now: now)
         let session = SignInSession(signInProvider: provider, authTime: now, secondFactor: secondFactor,
                                     secondFactorID: secondFactorID, extraClaims: extraClaims)
         let idToken = try issuer.mint(for: user, session: session, projectID: project.id, keys: project.keys, now: now)
@@ -233,6 +279,50 @@ public struct AccountService: Sendable {
             secondFactorID: secondFactorID, extraClaims: extraClaims, authTime: now, createdAt: now))
         return SignInResult(user: user, tokens: Tokens(idToken: idToken, refreshToken: refreshToken,
                                                        expiresIn: Int(issuer.lifetime)), isNewUser: isNewUser)
+    }
+
+    /// When a new token for `user` may be dated: now, unless the account's sessions were revoked earlier in this
+    /// same second — then the next second, waited for. ``checkSession(_:of:)`` refuses every token of a
+    /// revocation's second (it cannot tell those minted before from those minted after), so this keeps the tokens
+    /// of the request that revoked (a password change) valid; only such requests ever wait.
+    func tokenInstant(for user: UserRecord, now given: Date? = nil) async throws -> Date {
+        let now = given ?? clock.now()
+        guard let revoked = user.tokensValidAfter, now.epochSeconds <= revoked.epochSeconds,
+              revoked.epochSeconds - now.epochSeconds < 2
+        else { return now }
+        try await clock.sleep(until: Date(timeIntervalSince1970: TimeInterval(revoked.epochSeconds + 1)))
+        return max(clock.now(), Date(timeIntervalSince1970: TimeInterval(revoked.epochSeconds + 1)))
+    }
+
+    /// How often a change is re-applied to a fresh read when a concurrent write got there first.
+    static let writeAttempts = 8
+
+    /// The one way a use-case changes a stored user: applies `change` to `user` and writes the result only if
+    /// nobody wrote the account since it was read (the store compares versions). On a conflict the account is read
+    /// again and `change` re-applied to it, so a concurrent change is never undone; `change` must be quick and may
+    /// run more than once (hash before, not inside), and it may throw to refuse what the fresh state no longer
+    /// allows. With `session`, every fresh read is checked as ``authenticate(_:in:)`` checks it: a user disabled or
+    /// revoked meanwhile stops the change. Gives up with `TOO_MANY_ATTEMPTS_TRY_LATER` after
+    /// ``writeAttempts`` conflicts in a row.
+    @discardableResult
+    public func modifyUser(_ user: UserRecord, in project: ProjectContext, session: IDTokenClaims? = nil,
+                           revokeRefreshTokens: Bool = false,
+                           _ change: (inout UserRecord) throws -> Void) async throws -> UserRecord {
+        var current = user
+        for _ in 0..<Self.writeAttempts {
+            if let session { try checkSession(session, of: current) }
+            var changed = current
+            try change(&changed)
+            do {
+                return try await save(changed, project: project, revokeRefreshTokens: revokeRefreshTokens)
+            } catch StoreError.conflict {
+                guard let fresh = try await store.user(projectID: user.projectID, tenantID: user.tenantID,
+                                                       localID: user.localID)
+                else { throw AuthFailure.userNotFound }
+                current = fresh
+            }
+        }
+        throw AuthFailure.tooManyAttempts
     }
 
     /// Stores a new user, mapping a taken email to `EMAIL_EXISTS`.
@@ -246,11 +336,14 @@ public struct AccountService: Sendable {
         }
     }
 
-    /// Stores a changed user, mapping the store's refusals to Firebase's (`EMAIL_EXISTS`, `USER_NOT_FOUND`).
-    func save(_ user: UserRecord, project: ProjectContext, revokeRefreshTokens: Bool = false) async throws {
+    /// Stores a changed user (version compared), mapping the store's refusals to Firebase's (`EMAIL_EXISTS`,
+    /// `USER_NOT_FOUND`); ``StoreError/conflict`` is left to ``modifyUser(_:in:session:revokeRefreshTokens:_:)``.
+    @discardableResult
+    func save(_ user: UserRecord, project: ProjectContext, revokeRefreshTokens: Bool = false) async throws
+        -> UserRecord {
         do {
-            try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
-                                       revokeRefreshTokens: revokeRefreshTokens)
+            return try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
+                                              revokeRefreshTokens: revokeRefreshTokens)
         } catch StoreError.emailExists {
             throw AuthFailure.emailExists
         } catch StoreError.notFound {

@@ -4,6 +4,8 @@
 /// here are safe to show to clients. Internal causes are never carried by these cases.
 public enum AuthFailure: Error, Equatable, Sendable {
     case emailExists
+    /// The account already has this kind of credential (an email and password linked twice).
+    case providerAlreadyLinked
     case emailNotFound
     case invalidPassword
     case invalidLoginCredentials

@@ -11,6 +11,11 @@ public struct MFAEnrollment: Sendable, Codable, Equatable {
     public var totpSecret: String?
     /// The last TOTP time step accepted: a code is never accepted twice.
     public var totpLastStep: Int64?
+    /// Wrong codes for this factor in a row, across every pending sign-in (a new password sign-in does not
+    /// reset it); reaching ``MFAEnrollment/maximumFailures`` locks the factor.
+    public var failedAttempts: Int?
+    /// Until when the factor refuses every code after too many wrong ones.
+    public var lockedUntil: Date?
     public var enrolledAt: Date
 
     public init(id: String = SecureRandom.localID(), displayName: String?, phoneNumber: String? = nil,
@@ -23,6 +28,10 @@ public struct MFAEnrollment: Sendable, Codable, Equatable {
     }
 
     /// `phone` or `totp`: the `firebase.sign_in_second_factor` claim after using it.
+    /// Wrong codes in a row that lock a factor, and for how long.
+    public static let maximumFailures = 5
+    public static let lockDuration: TimeInterval = 15 * 60
+
     public var factorID: String { phoneNumber != nil ? "phone" : "totp" }
 
     /// The number as Firebase shows it to a signing-in client: all but the last four digits hidden (`+*******1234`).

@@ -34,6 +34,10 @@ public struct UserRecord: Sendable, Codable, Equatable {
     public var emailLinkSignin: Bool?
     /// Enrolled second factors (`nil` for none; read through ``enrollments``).
     public var mfaEnrollments: [MFAEnrollment]?
+    /// How many times the stored account has been written (`nil`: never since it was created). Every
+    /// ``IdentityStore/updateUser(_:uniqueEmail:revokeRefreshTokens:)`` compares it with the stored one and
+    /// moves it on, so a change based on a stale read fails instead of silently undoing another.
+    public var version: Int64?
 
     /// Enrolled second factors, oldest first.
     public var enrollments: [MFAEnrollment] {

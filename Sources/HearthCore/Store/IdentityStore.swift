@@ -31,9 +31,18 @@ public protocol IdentityStore: Sendable {
     /// when one of its linked identities belongs to another account (each identity has one owner, enforced by the
     /// store, so two simultaneous first sign-ins cannot both create an account for it).
     func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws
-    /// Replaces a stored account. With `revokeRefreshTokens`, drops the user's refresh tokens in the same change.
-    /// Throws ``StoreError/notFound`` if the account is gone and ``StoreError/emailExists`` as `insertUser` does.
-    func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws
+    /// Replaces a stored account if nobody wrote it since `user` was read: the stored ``UserRecord/version`` must
+    /// equal `user.version`, and the write moves it on by one. Returns what is now stored. With
+    /// `revokeRefreshTokens`, drops the user's refresh tokens in the same change. Throws ``StoreError/conflict``
+    /// when the versions differ (nothing is written), ``StoreError/notFound`` if the account is gone and
+    /// ``StoreError/emailExists`` as `insertUser` does. Use-cases go through `AccountService.modifyUser`, which
+    /// reads again and retries.
+    @discardableResult
+    func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws -> UserRecord
+    /// Records a sign-in or a token refresh in place (``SignInStamp``): only its own fields are written, so it
+    /// cannot undo a concurrent change. Returns the updated account, or `nil` when it is gone or its password hash
+    /// is no longer the one the sign-in verified (the password changed meanwhile: the sign-in must fail).
+    func stampSignIn(_ stamp: SignInStamp) async throws -> UserRecord?
     /// Deletes an account and its refresh tokens; `false` if there was none.
     @discardableResult
     func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool
@@ -77,6 +86,10 @@ public protocol IdentityStore: Sendable {
     func actionCode(projectID: String, digest: String) async throws -> ActionCodeRecord?
     /// Deletes and returns a code in one step: of concurrent redemptions exactly one gets it.
     func consumeActionCode(projectID: String, digest: String) async throws -> ActionCodeRecord?
+    /// Deletes every outstanding code of one account (its email changed: codes sent to the old address end).
+    /// Returns how many.
+    @discardableResult
+    func deleteActionCodes(projectID: String, tenantID: String?, localID: String) async throws -> Int
 
     func enqueueOutboxMessage(_ message: OutboxMessage) async throws
     /// Pending messages of a project, oldest first.
@@ -114,4 +127,52 @@ public enum StoreError: Error, Equatable, Sendable {
     case identityLinked
     /// A pending secret with this digest exists and has not expired (a client-chosen session id used twice).
     case pendingExists
+    /// The account was written by someone else since it was read (its version moved): read it again.
+    case conflict
+}
+
+/// What a sign-in (or a token refresh) records on an account, written in place by
+/// ``IdentityStore/stampSignIn(_:)``.
+///
+/// ```swift
+/// let stamped = try await store.stampSignIn(SignInStamp(
+///     projectID: "demo", tenantID: nil, localID: user.localID, at: now, signedIn: true,
+///     verifiedPasswordHash: user.passwordHash, rehash: nil))
+/// if stamped == nil { /* the password changed while this sign-in hashed: refuse it */ }
+/// ```
+public struct SignInStamp: Sendable, Equatable {
+    public var projectID: String
+    public var tenantID: String?
+    public var localID: String
+    /// Written to `lastRefreshAt`, and to `lastLoginAt` for a sign-in.
+    public var at: Date
+    /// `false` for a token refresh: only `lastRefreshAt` moves.
+    public var signedIn: Bool
+    /// The hash the password was verified against: nothing is written (and `nil` returned) unless the stored
+    /// hash is still this one. `nil` sets no condition (a sign-in without a password).
+    public var verifiedPasswordHash: String?
+    /// A new hash of the same password (an imported algorithm upgraded), written with the stamp.
+    public var rehash: String?
+
+    public init(projectID: String, tenantID: String?, localID: String, at: Date, signedIn: Bool,
+                verifiedPasswordHash: String? = nil, rehash: String? = nil) {
+        self.projectID = projectID
+        self.tenantID = tenantID
+        self.localID = localID
+        self.at = at
+        self.signedIn = signedIn
+        self.verifiedPasswordHash = verifiedPasswordHash
+        self.rehash = rehash
+    }
+
+    /// Applies the stamp to a record read inside the store's own atomic step (the in-memory store); `false`
+    /// when the password condition fails.
+    public func apply(to user: inout UserRecord) -> Bool {
+        if let verified = verifiedPasswordHash, user.passwordHash != verified { return false }
+        user.lastRefreshAt = at
+        if signedIn { user.lastLoginAt = at }
+        if let rehash { user.passwordHash = rehash }
+        user.version = (user.version ?? 0) + 1
+        return true
+    }
 }

@@ -134,14 +134,27 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         }
     }
 
-    public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws {
+    public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws -> UserRecord {
         try withState { state in
             let key = Key(project: user.projectID, tenant: user.tenantID, id: user.localID)
-            guard state.users[key] != nil else { throw StoreError.notFound }
+            guard let stored = state.users[key] else { throw StoreError.notFound }
+            guard (stored.version ?? 0) == (user.version ?? 0) else { throw StoreError.conflict }
             if uniqueEmail, emailTaken(user, in: state) { throw StoreError.emailExists }
             if identityTaken(user, in: state) { throw StoreError.identityLinked }
-            state.users[key] = user
+            var written = user
+            written.version = (user.version ?? 0) + 1
+            state.users[key] = written
             if revokeRefreshTokens { state.dropRefreshTokens(of: key) }
+            return written
+        }
+    }
+
+    public func stampSignIn(_ stamp: SignInStamp) async throws -> UserRecord? {
+        withState { state in
+            let key = Key(project: stamp.projectID, tenant: stamp.tenantID, id: stamp.localID)
+            guard var user = state.users[key], stamp.apply(to: &user) else { return nil }
+            state.users[key] = user
+            return user
         }
     }
 
@@ -214,6 +227,16 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
             guard let code = state.actionCodes[digest], code.projectID == projectID else { return nil }
             state.actionCodes[digest] = nil
             return code
+        }
+    }
+
+    public func deleteActionCodes(projectID: String, tenantID: String?, localID: String) async throws -> Int {
+        withState { state in
+            let before = state.actionCodes.count
+            state.actionCodes = state.actionCodes.filter {
+                !($0.value.projectID == projectID && $0.value.tenantID == tenantID && $0.value.localID == localID)
+            }
+            return before - state.actionCodes.count
         }
     }
 

@@ -11,14 +11,19 @@ public enum AuthorizedDomains {
         (try? check(url, in: domains)) != nil
     }
 
-    /// As ``allows(_:in:)``, saying why not: `INVALID_CONTINUE_URI` (not an http(s) URL with a host) or
-    /// `UNAUTHORIZED_DOMAIN`.
-    public static func check(_ url: String, in domains: [String]) throws {
-        guard let url = URL(string: url), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
-              let host = url.host, !host.isEmpty
-        else { throw AuthFailure.invalidContinueURI }
-        guard domains.contains(where: { host == $0 || host.hasSuffix("." + $0) }) else {
+    /// As ``allows(_:in:)``, saying why not: `INVALID_CONTINUE_URI` (not an http(s) URL with a host, or one that
+    /// browsers and Foundation could read differently, see ``BrowserURL``) or `UNAUTHORIZED_DOMAIN`. Returns the
+    /// URL as browsers serialize it: store and use that one, never the input.
+    @discardableResult
+    public static func check(_ url: String, in domains: [String]) throws -> String {
+        guard let parsed = BrowserURL(url) else { throw AuthFailure.invalidContinueURI }
+        let host = parsed.host
+        guard domains.contains(where: { domain in
+            let domain = domain.lowercased()
+            return host == domain || host.hasSuffix("." + domain)
+        }) else {
             throw AuthFailure.unauthorizedDomain
         }
+        return parsed.normalized
     }
 }

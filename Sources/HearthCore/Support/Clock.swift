@@ -8,6 +8,15 @@ import Foundation
 /// ```
 public protocol HearthClock: Sendable {
     func now() -> Date
+    /// Suspends until `date` (a ``ManualClock`` moves there at once).
+    func sleep(until date: Date) async throws
+}
+
+extension HearthClock {
+    public func sleep(until date: Date) async throws {
+        let wait = date.timeIntervalSince(now())
+        if wait > 0 { try await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000)) }
+    }
 }
 
 /// The wall clock.
@@ -28,6 +37,8 @@ public final class ManualClock: HearthClock, @unchecked Sendable {
     public func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
 
     public func set(_ date: Date) { lock.withLock { current = date } }
+
+    public func sleep(until date: Date) async throws { lock.withLock { current = max(current, date) } }
 }
 
 extension Date {

@@ -6,9 +6,11 @@ public enum EmailAddress {
     public static func normalized(_ email: String) -> String { email.lowercased() }
 
     /// Firebase accepts `local@domain` where both parts are non-empty, the domain has no spaces
-    /// and the whole address is at most 256 characters; anything else is `INVALID_EMAIL`.
+    /// and the whole address is at most 256 characters; anything else is `INVALID_EMAIL`. Control characters
+    /// (NUL among them) are refused too: a mail transport may drop them, delivering to another address.
     public static func isValid(_ email: String) -> Bool {
-        guard email.utf8.count <= 256, !email.contains(where: { $0.isWhitespace }) else { return false }
+        guard email.utf8.count <= 256, !email.contains(where: { $0.isWhitespace || $0.isControlCharacter })
+        else { return false }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else { return false }
         let domain = parts[1]

@@ -6,6 +6,7 @@ extension AuthFailure {
     var wire: (code: ServerErrorCode, detail: String?) {
         switch self {
         case .emailExists: (.emailExists, nil)
+        case .providerAlreadyLinked: (.providerAlreadyLinked, nil)
         case .emailNotFound: (.emailNotFound, nil)
         case .invalidPassword: (.invalidPassword, nil)
         case .invalidLoginCredentials: (.invalidLoginCredentials, nil)

@@ -106,10 +106,11 @@ enum AuthHandler {
     /// `app:<scheme>|<eventId>|<authType>` for an app's custom scheme.
     static func returnTarget(_ query: [String: String], call: Call) throws -> String {
         if let redirect = query["redirectUrl"] {
-            guard AuthorizedDomains.allows(redirect, in: call.configuration.authorizedDomains) else {
+            // The normalized URL (as a browser reads it) is what is kept and followed, never the raw input.
+            guard let checked = try? AuthorizedDomains.check(redirect, in: call.configuration.authorizedDomains) else {
                 throw AuthFailure.unauthorizedDomain
             }
-            return "web:" + redirect
+            return "web:" + checked
         }
         guard let appID = query["appId"], !appID.isEmpty,
               appID.allSatisfy({ $0.isLetter || $0.isNumber || $0 == ":" || $0 == "-" || $0 == "." })

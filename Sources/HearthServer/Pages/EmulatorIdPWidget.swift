@@ -64,8 +64,8 @@ enum EmulatorIdPWidget {
         let eventID = (form["eventId"] ?? "").filter { $0.isLetter || $0.isNumber || $0 == "-" }
         let authType = (form["authType"] ?? "signInWithRedirect").filter(\.isLetter)
 
-        if let redirect = form["redirectUrl"], !redirect.isEmpty {
-            guard AuthorizedDomains.allows(redirect, in: call.configuration.authorizedDomains) else {
+        if let given = form["redirectUrl"], !given.isEmpty {
+            guard let redirect = try? AuthorizedDomains.check(given, in: call.configuration.authorizedDomains) else {
                 return show(form, error: "redirectUrl is not on an authorized domain.")
             }
             return AuthHandler.found(redirect + (redirect.contains("?") ? "&" : "?") + "link=" + encodedLink)

@@ -48,7 +48,8 @@ enum FederatedRoutes {
             response.expiresIn = String(result.tokens.expiresIn)
         case .needConfirmation(let existing):
             response.needConfirmation = true
-            response.localId = existing.localID
+            // Production does not name the other account: its id is nobody else's business (enumeration).
+            if call.configuration.isEmulator { response.localId = existing.localID }
             response.verifiedProvider = []
             if !call.configuration.isEmulator { response.pendingToken = try await accounts.pendingToken(for: assertion, in: project) }
         case .credentialInUse(let code):
@@ -64,8 +65,8 @@ extension FederatedRoutes {
     /// parameters) and the `sessionId` that `signInWithIdp` must bring back with the `requestUri` it lands on.
     static func createAuthUri(_ call: Call, _ request: CreateAuthUriRequest, providerID: String) async throws -> Response {
         let project = try call.clientProject
-        guard let continueURI = request.continueUri, !continueURI.isEmpty else { throw AuthFailure.missingContinueURI }
-        try AuthorizedDomains.check(continueURI, in: call.configuration.authorizedDomains)
+        guard let given = request.continueUri, !given.isEmpty else { throw AuthFailure.missingContinueURI }
+        let continueURI = try AuthorizedDomains.check(given, in: call.configuration.authorizedDomains)
         guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(providerID) }
         let redirect = FederatedRedirect(providerID: providerID, redirectURI: continueURI)
         let scopes = (request.oauthScope ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)

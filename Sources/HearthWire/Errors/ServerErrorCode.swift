@@ -1,6 +1,7 @@
 /// The Firebase error codes Hearth sends, by their wire spelling. Clients map these to `AuthErrorCode`.
 public enum ServerErrorCode: String, Sendable, CaseIterable {
     case emailExists = "EMAIL_EXISTS"
+    case providerAlreadyLinked = "PROVIDER_ALREADY_LINKED"
     case emailNotFound = "EMAIL_NOT_FOUND"
     case invalidPassword = "INVALID_PASSWORD"
     case invalidLoginCredentials = "INVALID_LOGIN_CREDENTIALS"
