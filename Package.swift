@@ -115,7 +115,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
 
-        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract"]),
+        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract", "HearthTestSupport"]),
         .testTarget(name: "HearthWireTests", dependencies: ["HearthWire"]),
         .testTarget(name: "HearthAuthTests", dependencies: ["HearthAuth", "HearthWire"]),
         .testTarget(name: "HearthAuthEndToEndTests", dependencies: [

@@ -107,6 +107,11 @@ public final class Browser: @unchecked Sendable {
         _ = try await command("POST", "element/\(element)/click", [:])
     }
 
+    /// Runs `script` (a function body; `arguments` holds `args`) in the page and returns its JSON result.
+    public func evaluate(_ script: String, _ args: [Any] = []) async throws -> Any? {
+        try await command("POST", "execute/sync", ["script": script, "args": args])
+    }
+
     public func pageSource() async throws -> String {
         try await command("GET", "source") as? String ?? ""
     }

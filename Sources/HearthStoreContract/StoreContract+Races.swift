@@ -1,0 +1,127 @@
+import Foundation
+import HearthCore
+
+/// Two writers on one account: versioned updates and sign-in stamps never lose a change. Each race is staged
+/// with a barrier — both sides read before either writes — so it happens on every run, not by luck.
+extension StoreContract {
+    public static let races: [StoreCheck] = [
+        StoreCheck("an update based on a stale read is refused and writes nothing") { store in
+            try await store.insertUser(sampleUser("u1", email: "a@example.com"), uniqueEmail: true)
+            let read = try await store.user(projectID: "p-one", tenantID: nil, localID: "u1")!
+            var first = read, second = read  // both read before either writes
+            first.displayName = "first"
+            second.photoURL = "https://example.com/p.png"
+            let written = try await store.updateUser(first, uniqueEmail: true, revokeRefreshTokens: false)
+            try expect(written.version == (read.version ?? 0) + 1, "the version moves on")
+            try await expectThrows(.conflict) {
+                try await store.updateUser(second, uniqueEmail: true, revokeRefreshTokens: true)
+            }
+            let stored = try await store.user(projectID: "p-one", tenantID: nil, localID: "u1")!
+            try expect(stored.displayName == "first" && stored.photoURL == nil, "the first change stands alone")
+        },
+        StoreCheck("concurrent read-modify-write loops keep every field") { store in
+            try await store.insertUser(sampleUser("u1", email: "a@example.com"), uniqueEmail: true)
+            let barrier = Barrier(parties: 6)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<6 {
+                    group.addTask {
+                        var current = try await store.user(projectID: "p-one", tenantID: nil, localID: "u1")!
+                        await barrier.arrive()  // everyone holds the same version now
+                        while true {
+                            var changed = current
+                            var claims = (try? JSONSerialization.jsonObject(
+                                with: Data((changed.customAttributes ?? "{}").utf8)) as? [String: Int]) ?? [:]
+                            claims["w\(index)"] = index
+                            changed.customAttributes = String(
+                                decoding: try JSONSerialization.data(withJSONObject: claims, options: .sortedKeys),
+                                as: UTF8.self)
+                            do {
+                                _ = try await store.updateUser(changed, uniqueEmail: true, revokeRefreshTokens: false)
+                                return
+                            } catch StoreError.conflict {
+                                current = try await store.user(projectID: "p-one", tenantID: nil, localID: "u1")!
+                            }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let stored = try await store.user(projectID: "p-one", tenantID: nil, localID: "u1")!
+            let claims = try JSONSerialization.jsonObject(with: Data(stored.customAttributes!.utf8)) as! [String: Int]
+            try expect(claims.count == 6, "all six writers' claims kept: \(claims.keys.sorted())")
+            try expect(stored.version == 6, "six writes, six versions: \(stored.version ?? 0)")
+        },
+        StoreCheck("a sign-in stamp loses to a password change that landed while it hashed") { store in
+            var user = sampleUser("u1", email: "a@example.com")
+            try await store.insertUser(user, uniqueEmail: true)
+            let verified = user.passwordHash!  // the sign-in read this hash and is now busy verifying it
+            user = try await store.user(projectID: "p-one", tenantID: nil, localID: "u1")!
+            user.passwordHash = "$fbscrypt$new"
+            user.validSince += 5
+            user.disabled = true
+            try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: true)
+            let stamped = try await store.stampSignIn(SignInStamp(
+                projectID: "p-one", tenantID: nil, localID: "u1", at: epoch + 60, signedIn: true,
+                verifiedPasswordHash: verified, rehash: "$fbscrypt$rehash-of-old"))
+            try expect(stamped == nil, "the stale sign-in is refused")
+            let stored = try await store.user(projectID: "p-one", tenantID: nil, localID: "u1")!
+            try expect(stored.passwordHash == "$fbscrypt$new" && stored.disabled && stored.validSince == user.validSince,
+                       "the password change, the disable and the revocation all stand")
+        },
+        StoreCheck("a sign-in stamp writes only its own fields and moves the version") { store in
+            try await store.insertUser(sampleUser("u1", email: "a@example.com"), uniqueEmail: true)
+            let read = try await store.user(projectID: "p-one", tenantID: nil, localID: "u1")!
+            var admin = read
+            admin.disabled = true
+            admin.customAttributes = #"{"role":"none"}"#
+            try await store.updateUser(admin, uniqueEmail: true, revokeRefreshTokens: false)
+            let stamped = try await store.stampSignIn(SignInStamp(
+                projectID: "p-one", tenantID: nil, localID: "u1", at: epoch + 90, signedIn: true,
+                verifiedPasswordHash: read.passwordHash, rehash: "$fbscrypt$upgraded"))
+            try expect(stamped?.disabled == true && stamped?.customAttributes == #"{"role":"none"}"#,
+                       "the concurrent admin change is kept")
+            try expect(stamped?.passwordHash == "$fbscrypt$upgraded" && stamped?.lastLoginAt == epoch + 90,
+                       "the stamp wrote the rehash and the sign-in time")
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, localID: "u1") == stamped, "as stored")
+            try await expectThrows(.conflict) {  // whoever read before the stamp must read again
+                try await store.updateUser(admin, uniqueEmail: true, revokeRefreshTokens: false)
+            }
+            let refreshed = try await store.stampSignIn(SignInStamp(
+                projectID: "p-one", tenantID: nil, localID: "u1", at: epoch + 120, signedIn: false))
+            try expect(refreshed?.lastRefreshAt == epoch + 120 && refreshed?.lastLoginAt == epoch + 90,
+                       "a refresh stamp moves lastRefreshAt only")
+            try expect(try await store.stampSignIn(SignInStamp(
+                projectID: "p-one", tenantID: nil, localID: "ghost", at: epoch, signedIn: true)) == nil, "no such user")
+        },
+        StoreCheck("deleting an account's codes leaves other accounts' codes alone") { store in
+            var mine = code("c1")
+            mine.localID = "u1"
+            var other = code("c2")
+            other.localID = "u2"
+            try await store.insertActionCode(mine)
+            try await store.insertActionCode(other)
+            try expect(try await store.deleteActionCodes(projectID: "p-one", tenantID: nil, localID: "u1") == 1, "one deleted")
+            try expect(try await store.actionCode(projectID: "p-one", digest: "c1") == nil, "u1's code gone")
+            try expect(try await store.actionCode(projectID: "p-one", digest: "c2") != nil, "u2's code kept")
+        },
+    ]
+}
+
+/// Holds every party until the last one arrives.
+actor Barrier {
+    private let parties: Int
+    private var arrived = 0
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(parties: Int) { self.parties = parties }
+
+    func arrive() async {
+        arrived += 1
+        if arrived >= parties {
+            waiting.forEach { $0.resume() }
+            waiting.removeAll()
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+}
