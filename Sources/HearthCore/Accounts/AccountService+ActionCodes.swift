@@ -57,7 +57,10 @@ extension AccountService {
             guard EmailAddress.isValid(given) else { throw AuthFailure.invalidEmail }
             user = try await store.user(projectID: project.id, tenantID: nil, email: given)
             if request.type == .passwordReset && user == nil {
-                if project.settings.enableImprovedEmailPrivacy && !request.byAdministrator { return nil }
+                if project.settings.enableImprovedEmailPrivacy && !request.byAdministrator {
+                    try await writeDecoyCode(in: project, now: clock.now())
+                    return nil
+                }
                 throw AuthFailure.emailNotFound
             }
             email = user?.email ?? given
@@ -95,6 +98,16 @@ extension AccountService {
                                                 continueURL: request.continueURL, locale: request.locale, links: links,
                                                 deliver: !request.returnLink)
         return (email, message)
+    }
+
+    /// Under enumeration protection an unknown address must cost what a known one costs (a code stored, an email
+    /// queued: two writes), or the answer's timing tells them apart. Two writes that leave nothing behind.
+    func writeDecoyCode(in project: ProjectContext, now: Date) async throws {
+        let digest = storageDigest(SecureRandom.token())
+        try await store.insertActionCode(ActionCodeRecord(
+            codeDigest: digest, projectID: project.id, type: .passwordReset, localID: nil, email: "",
+            createdAt: now, expiresAt: now))
+        _ = try await store.consumeActionCode(projectID: project.id, digest: digest)
     }
 
     /// Stores a new code (its hash only) and queues the email carrying it.

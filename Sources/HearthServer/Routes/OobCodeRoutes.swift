@@ -13,7 +13,13 @@ enum OobCodeRoutes {
             throw APIError.business(.insufficientPermission, "returnOobLink requires admin credentials")
         }
         let project = try call.clientProject
-        let limits = call.emailKeys(recipient: request.newEmail ?? request.email ?? request.idToken ?? "")
+        // The per-recipient limit counts the address the email goes to: keyed by an ID token it would start afresh
+        // with every refresh, letting one account flood any address it sets as its own.
+        var recipient = request.newEmail ?? request.email
+        if recipient == nil, let idToken = request.idToken {
+            recipient = try? await call.services.accounts.lookup(in: project, idToken: idToken).email
+        }
+        let limits = call.emailKeys(recipient: recipient ?? "")
         try call.enforce(limits)
         defer { call.count(limits) }
         let sent = try await call.services.accounts.sendActionCode(
