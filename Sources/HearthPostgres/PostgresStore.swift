@@ -499,7 +499,8 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         let tenant = RecordCoding.tenantColumn(tenantID)
         return try await client.query("""
             DELETE FROM action_codes WHERE project_id = \(projectID) AND data::jsonb ->> 'localID' = \(localID)
-              AND coalesce(data::jsonb ->> 'tenantID', '') = \(tenant) RETURNING code_digest
+              AND coalesce(data::jsonb ->> 'tenantID', '') = \(tenant)
+              AND data::jsonb ->> 'type' <> 'RECOVER_EMAIL' RETURNING code_digest
             """, logger: logger).collect().count
     }
 

@@ -487,7 +487,8 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             try await db.query(
                 """
                 DELETE FROM action_codes WHERE project_id = ? AND json_extract(data, '$.localID') = ?
-                  AND coalesce(json_extract(data, '$.tenantID'), '') = ? RETURNING code_digest
+                  AND coalesce(json_extract(data, '$.tenantID'), '') = ?
+                  AND json_extract(data, '$.type') <> 'RECOVER_EMAIL' RETURNING code_digest
                 """, [.text(projectID), .text(localID), .text(RecordCoding.tenantColumn(tenantID))]).count
         }
     }

@@ -93,15 +93,18 @@ extension StoreContract {
             try expect(try await store.stampSignIn(SignInStamp(
                 projectID: "p-one", tenantID: nil, localID: "ghost", at: epoch, signedIn: true)) == nil, "no such user")
         },
-        StoreCheck("deleting an account's codes leaves other accounts' codes alone") { store in
+        StoreCheck("deleting an account's codes keeps its recovery codes and other accounts' codes") { store in
             var mine = code("c1")
             mine.localID = "u1"
+            var recovery = code("c3")
+            recovery.localID = "u1"
+            recovery.type = .recoverEmail
             var other = code("c2")
             other.localID = "u2"
-            try await store.insertActionCode(mine)
-            try await store.insertActionCode(other)
+            for record in [mine, recovery, other] { try await store.insertActionCode(record) }
             try expect(try await store.deleteActionCodes(projectID: "p-one", tenantID: nil, localID: "u1") == 1, "one deleted")
             try expect(try await store.actionCode(projectID: "p-one", digest: "c1") == nil, "u1's code gone")
+            try expect(try await store.actionCode(projectID: "p-one", digest: "c3") != nil, "u1's recovery code kept")
             try expect(try await store.actionCode(projectID: "p-one", digest: "c2") != nil, "u2's code kept")
         },
     ]

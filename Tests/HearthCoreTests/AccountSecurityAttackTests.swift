@@ -84,6 +84,22 @@ import Testing
         #expect(!stored.emailVerified, "the new, unproven address stays unverified")
     }
 
+    @Test func aThiefChangingTheEmailTwiceCannotStrandTheOwnersRecoveryLink() async throws {
+        let accounts = service()
+        let project = try await project()
+        let owner = try await accounts.signUp(in: project, email: "owner@example.com", password: "secret1")
+        var verified = AdminChanges()
+        verified.emailVerified = true
+        _ = try await accounts.adminUpdate(in: project, localID: owner.user.localID, changes: verified)
+        let first = try await accounts.updateAccount(in: project, idToken: owner.tokens.idToken,
+                                                     changes: AccountChanges(email: "thief1@example.com"), links: Self.links)
+        let recovery = try #require(first.recoveryNotice, "the verified owner@ is told")
+        _ = try await accounts.updateAccount(in: project, idToken: first.tokens!.idToken,
+                                             changes: AccountChanges(email: "thief2@example.com"), links: Self.links)
+        let restored = try await accounts.applyActionCode(in: project, code: recovery.code)
+        #expect(restored.user.email == "owner@example.com" && restored.user.emailVerified)
+    }
+
     @Test func aStolenIDTokenCannotReplaceThePasswordThroughSignUp() async throws {
         let accounts = service()
         let project = try await project()

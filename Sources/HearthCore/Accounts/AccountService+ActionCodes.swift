@@ -204,12 +204,10 @@ extension AccountService {
         let user = try await modifyUser(stored, in: project) { user in
             previous = (user.email, user.emailVerified)
             if record.type == .verifyAndChangeEmail || record.type == .recoverEmail {
-                // VERIFY_AND_CHANGE_EMAIL was sent to the new address, naming the current one; RECOVER_EMAIL to
-                // the old one, naming the address that replaced it: either is void once the email moved on.
-                let expected = record.type == .recoverEmail ? record.newEmail : record.email
-                guard user.email.map(EmailAddress.normalized) == expected.map(EmailAddress.normalized) else {
-                    throw AuthFailure.invalidOobCode
-                }
+                // VERIFY_AND_CHANGE_EMAIL was sent to the new address, naming the current one: void once the email
+                // moved on. RECOVER_EMAIL restores the owner's address whatever it was changed to since (a thief
+                // may have changed it again to strand the link).
+                if record.type == .verifyAndChangeEmail { try Self.requireSameAddress(user, record) }
                 user.email = record.type == .recoverEmail ? record.email : record.newEmail
                 user.validSince = now.epochSeconds
                 user.tokensValidAfter = now

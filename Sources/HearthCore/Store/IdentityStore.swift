@@ -86,8 +86,9 @@ public protocol IdentityStore: Sendable {
     func actionCode(projectID: String, digest: String) async throws -> ActionCodeRecord?
     /// Deletes and returns a code in one step: of concurrent redemptions exactly one gets it.
     func consumeActionCode(projectID: String, digest: String) async throws -> ActionCodeRecord?
-    /// Deletes every outstanding code of one account (its email changed: codes sent to the old address end).
-    /// Returns how many.
+    /// Deletes the outstanding codes of one account (its email changed: codes sent to the old address end), except
+    /// RECOVER_EMAIL codes — an owner's way back must outlive further changes by whoever took the account. Returns
+    /// how many.
     @discardableResult
     func deleteActionCodes(projectID: String, tenantID: String?, localID: String) async throws -> Int
 

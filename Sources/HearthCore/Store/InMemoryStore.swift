@@ -234,7 +234,8 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         withState { state in
             let before = state.actionCodes.count
             state.actionCodes = state.actionCodes.filter {
-                !($0.value.projectID == projectID && $0.value.tenantID == tenantID && $0.value.localID == localID)
+                !($0.value.projectID == projectID && $0.value.tenantID == tenantID && $0.value.localID == localID
+                    && $0.value.type != .recoverEmail)
             }
             return before - state.actionCodes.count
         }
