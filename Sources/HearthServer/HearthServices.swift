@@ -81,6 +81,12 @@ public struct HearthServices: Sendable {
         // Firebase's emulator lets any IdP's verified email take over an account; production trusts only the
         // providers that host the address (README: "Differences in emulator mode").
         accounts.trustsEveryVerifiedEmail = configuration.isEmulator
+        let audit = Logger(label: "hearth.audit")
+        accounts.securityEvents = { event in
+            var metadata: Logger.Metadata = ["project": "\(event.projectID)", "user": "\(event.localID)"]
+            for (key, value) in event.details { metadata[key] = "\(value)" }
+            audit.notice("\(event.kind.rawValue)", metadata: metadata)
+        }
         self.accounts = accounts
     }
 

@@ -197,7 +197,9 @@ import Testing
     // MARK: 7. Second factors
 
     @Test func guessingTOTPCodesAcrossFreshPendingCredentialsLocksTheFactor() async throws {
-        let accounts = service()
+        var accounts = service()
+        let events = EventLog()
+        accounts.securityEvents = { events.append($0) }
         let project = try await project(mfa: true)
         let (user, secret) = try await enrolledTOTPUser(accounts, project)
         var refusals: [AuthFailure] = []
@@ -209,6 +211,8 @@ import Testing
             } catch let failure as AuthFailure { refusals.append(failure) }
         }
         #expect(refusals.last == .tooManyAttempts, "\(refusals)")
+        #expect(events.all.map(\.kind) == [.secondFactorLocked] && events.all.first?.localID == user.localID,
+                "the lock is audit-logged once")
         let pending = try await pendingCredential(accounts, project)
         let right = TOTP.code(secret: secret, at: clock.now())
         await #expect(throws: AuthFailure.tooManyAttempts, "even the right code, while locked") {
@@ -315,6 +319,14 @@ final class GatedRunner: BlockingWorkRunner, @unchecked Sendable {
         }
         return result
     }
+}
+
+/// Security events received, in order.
+final class EventLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [SecurityEvent] = []
+    func append(_ event: SecurityEvent) { lock.withLock { events.append(event) } }
+    var all: [SecurityEvent] { lock.withLock { events } }
 }
 
 /// Opens once; everyone waiting, or coming later, goes through.

@@ -262,7 +262,12 @@ extension AccountService {
                 user.enrollments[index].failedAttempts = failures
             }
         }
-        return locked ? AuthFailure.tooManyAttempts : failure
+        if locked {
+            securityEvents?(SecurityEvent(kind: .secondFactorLocked, projectID: project.id, localID: user.localID, details: [
+                "enrollmentId": enrollmentID, "until": ISO8601DateFormatter().string(from: now + MFAEnrollment.lockDuration)]))
+            return AuthFailure.tooManyAttempts
+        }
+        return failure
     }
 
     // MARK: Helpers

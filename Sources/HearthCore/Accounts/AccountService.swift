@@ -24,6 +24,9 @@ public struct AccountService: Sendable {
     /// (``FederatedAssertion/isTrustedForEmail``); the others get `needConfirmation`.
     public var trustsEveryVerifiedEmail = false
 
+    /// Receives the security events of the use-cases (a second factor locked, …) for the audit trail.
+    public var securityEvents: (@Sendable (SecurityEvent) -> Void)?
+
     /// Checks imported bcrypt hashes at sign-in; without one, bcrypt users cannot sign in with a password.
     public var bcrypt: (any BcryptVerifier)?
 
