@@ -30,6 +30,45 @@ import Testing
         return (firebase?["sign_in_second_factor"] as? String, firebase?["second_factor_identifier"] as? String)
     }
 
+    /// Guessing SMS codes through fresh pending credentials: the fifth wrong code in a row locks the factor, and
+    /// then even the right code is refused.
+    @Test func wrongSMSCodesAcrossPendingCredentialsLockThePhoneFactor() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let (_, idToken) = try await Self.verifiedUser(client)
+            _ = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start",
+                                      ["idToken": idToken, "phoneEnrollmentInfo": ["phoneNumber": "+15555550177"]])
+            let sms = try await Self.lastCode(client)
+            let enrolled = try await client.post("\(Self.v2)/accounts/mfaEnrollment:finalize", [
+                "idToken": idToken, "phoneVerificationInfo": ["sessionInfo": sms.sessionInfo, "code": sms.code]])
+            let enrollmentID = try #require(try Self.secondFactor(enrolled["idToken"] as! String).1)
+            func challenge() async throws -> (pending: String, code: String, sessionInfo: String) {
+                let first = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+                                                  ["email": "mfa@example.com", "password": "secret123"])
+                let pending = try #require(first["mfaPendingCredential"] as? String)
+                _ = try await client.post("\(Self.v2)/accounts/mfaSignIn:start", [
+                    "mfaPendingCredential": pending, "mfaEnrollmentId": enrollmentID, "phoneSignInInfo": [:]])
+                let sent = try await Self.lastCode(client)
+                return (pending, sent.code, sent.sessionInfo)
+            }
+            var answers: [String] = []
+            for _ in 0..<MFAEnrollment.maximumFailures {
+                let next = try await challenge()
+                let wrong = try await client.post("\(Self.v2)/accounts/mfaSignIn:finalize", [
+                    "mfaPendingCredential": next.pending,
+                    "phoneVerificationInfo": ["sessionInfo": next.sessionInfo, "code": next.code == "000000" ? "111111" : "000000"]])
+                answers.append(wrong.errorMessage ?? "")
+            }
+            #expect(answers.dropLast().allSatisfy { $0 == "INVALID_CODE" } && answers.last?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true,
+                    "\(answers)")
+            let locked = try await challenge()
+            let right = try await client.post("\(Self.v2)/accounts/mfaSignIn:finalize", [
+                "mfaPendingCredential": locked.pending,
+                "phoneVerificationInfo": ["sessionInfo": locked.sessionInfo, "code": locked.code]])
+            #expect(right.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true, "locked: \(right.text)")
+        }
+    }
+
     @Test func phoneEnrollmentAndSecondFactorSignInFollowTheEmulatorsShapes() async throws {
         let app = TestApp(mode: .emulator)
         try await app.run { client in

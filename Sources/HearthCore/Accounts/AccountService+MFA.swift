@@ -192,13 +192,18 @@ extension AccountService {
         var step: Int64?
         switch proof {
         case .phone(let sessionInfo, let code):
-            let verified = try await verifyPhoneCode(sessionInfo: sessionInfo, code: code, purpose: .secondFactorSignIn,
-                                                     in: project, now: now)
+            // A wrong SMS code counts against the factor as a wrong TOTP code does, and a locked factor takes none.
+            let verified = try await verifyPhoneCode(
+                sessionInfo: sessionInfo, code: code, purpose: .secondFactorSignIn, in: project, now: now,
+                before: { phone in try checkNotLocked(stored, enrollmentID: phone.enrollmentID ?? "", now: now) },
+                wrong: { record, phone in
+                    try await wrongSecondFactor(record, user: stored, enrollmentID: phone.enrollmentID ?? "",
+                                                in: project, now: now)
+                })
             guard verified.localID == stored.localID, let id = verified.enrollmentID,
                   stored.enrollments.contains(where: { $0.id == id })
             else { throw AuthFailure.mfaEnrollmentNotFound }
             enrollmentID = id
-            try checkNotLocked(stored, enrollmentID: id, now: now)
         case .totp(let id, let code):
             guard let id, !id.isEmpty else { throw AuthFailure.missingMFAEnrollmentID }
             guard let factor = stored.enrollments.first(where: { $0.id == id }),

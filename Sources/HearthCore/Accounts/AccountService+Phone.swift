@@ -88,21 +88,31 @@ extension AccountService {
         return sessionInfo
     }
 
-    /// Checks a code against its session; right → the session is used up; wrong → counted (5 at most).
+    /// Checks a code against its session; right → the session is used up; wrong → counted (5 at most), or as
+    /// `wrong` says (a second factor also counts against the factor). `before` may refuse the session first (a
+    /// locked factor).
     func verifyPhoneCode(sessionInfo: String?, code: String?, purpose: PhoneCodePurpose, in project: ProjectContext,
-                         now: Date) async throws -> VerifiedPhone {
+                         now: Date, before: (VerifiedPhone) throws -> Void = { _ in },
+                         wrong: ((PendingRecord, VerifiedPhone) async throws -> AuthFailure)? = nil)
+        async throws -> VerifiedPhone {
         let record = try await usePending(sessionInfo, kind: .phoneVerification, in: project, now: now)
         guard let session = try? RecordCoding.decode(PhoneVerificationSession.self, from: record.payload),
               session.purpose == purpose
         else { throw AuthFailure.invalidSessionInfo }
+        let verified = VerifiedPhone(phoneNumber: session.phoneNumber, localID: session.localID,
+                                     enrollmentID: session.enrollmentID)
+        try before(verified)
         guard let code, !code.isEmpty else { throw AuthFailure.missingCode }
         guard let sessionInfo, constantTimeEquals(Array(Self.codeDigest(session: sessionInfo, code: code).utf8),
                                                   Array(session.codeDigest.utf8))
-        else { throw try await wrongCode(record, in: project) }
+        else {
+            if let wrong { throw try await wrong(record, verified) }
+            throw try await wrongCode(record, in: project)
+        }
         guard try await store.consumePending(projectID: project.id, digest: record.digest) != nil else {
             throw AuthFailure.invalidSessionInfo
         }
-        return VerifiedPhone(phoneNumber: session.phoneNumber, localID: session.localID, enrollmentID: session.enrollmentID)
+        return verified
     }
 
     /// `accounts:signInWithPhoneNumber`: sign up or in with a verified number, link it to the `idToken`'s user,
