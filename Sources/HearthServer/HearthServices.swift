@@ -78,9 +78,8 @@ public struct HearthServices: Sendable {
             store: store, clock: clock, hashing: hashing,
             issuer: IDTokenIssuer(issuerPrefix: configuration.issuerPrefix),
             recentLoginWindow: configuration.recentLoginWindow, bcrypt: HummingbirdBcryptVerifier())
-        // Firebase's emulator lets any IdP's verified email take over an account; production trusts only the
-        // providers that host the address (README: "Differences in emulator mode").
-        accounts.trustsEveryVerifiedEmail = configuration.isEmulator
+        // Where Firebase's emulator is weaker than production and its tests depend on it (README: Modes).
+        accounts.emulatorRules = configuration.isEmulator
         let audit = Logger(label: "hearth.audit")
         accounts.securityEvents = { event in
             var metadata: Logger.Metadata = ["project": "\(event.projectID)", "user": "\(event.localID)"]

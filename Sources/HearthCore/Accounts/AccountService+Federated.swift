@@ -147,9 +147,11 @@ extension AccountService {
             // Only a provider that is authoritative for the address may sign in to an account it did not create;
             // any other must be linked by the owner (`needConfirmation`), or an IdP an attacker controls could
             // claim anyone's email.
-            guard assertion.emailVerified, assertion.isTrustedForEmail || trustsEveryVerifiedEmail else { return .needConfirmation(existing: existing) }
+            guard assertion.emailVerified, assertion.isTrustedForEmail || emulatorRules else { return .needConfirmation(existing: existing) }
             guard !existing.disabled else { throw AuthFailure.userDisabled }
-            let user = try await modifyUser(existing, in: project) { user in
+            // A take-over also drops the stored refresh tokens: the revocation instant alone would let one from
+            // that very instant through under the emulator's rules.
+            let user = try await modifyUser(existing, in: project, revokeRefreshTokens: !existing.emailVerified) { user in
                 guard !user.disabled else { throw AuthFailure.userDisabled }
                 if user.endPreProofAccess(now: now) {
                     user.displayName = assertion.displayName ?? user.displayName

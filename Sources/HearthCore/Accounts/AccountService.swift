@@ -19,10 +19,13 @@ public struct AccountService: Sendable {
     /// How long after an interactive sign-in sensitive changes (delete, email, password) are allowed.
     public var recentLoginWindow: TimeInterval
 
-    /// Whether any identity provider's verified email may sign in to (and take over) the account with that email,
-    /// as Firebase's emulator allows. Off, only providers authoritative for the address may
-    /// (``FederatedAssertion/isTrustedForEmail``); the others get `needConfirmation`.
-    public var trustsEveryVerifiedEmail = false
+    /// Firebase's emulator's rules where they are weaker than production's and the emulator's own tests depend on
+    /// them (emulator mode only; the README lists them): any identity provider's verified email may sign in to
+    /// the account with that email (production: only providers authoritative for the address,
+    /// ``FederatedAssertion/isTrustedForEmail``); a revocation counts from its whole second, so a token from that
+    /// second stays valid (production refuses the second); `signUp` with an `idToken` may replace an email and
+    /// password the account already has (production: `PROVIDER_ALREADY_LINKED`).
+    public var emulatorRules = false
 
     /// Receives the security events of the use-cases (a second factor locked, …) for the audit trail.
     public var securityEvents: (@Sendable (SecurityEvent) -> Void)?
@@ -108,7 +111,7 @@ public struct AccountService: Sendable {
         guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
         guard project.settings.passwordSignInEnabled else { throw AuthFailure.operationNotAllowed }
         try PasswordPolicy.check(password)
-        guard !stored.hasEmailCredential else { throw AuthFailure.providerAlreadyLinked }
+        guard emulatorRules || !stored.hasEmailCredential else { throw AuthFailure.providerAlreadyLinked }
         if !project.settings.allowDuplicateEmails,
            let owner = try await store.user(projectID: project.id, tenantID: stored.tenantID, email: email),
            owner.localID != stored.localID {
@@ -117,7 +120,7 @@ public struct AccountService: Sendable {
         let hash = try await hashPassword(password, project: project)
         let now = clock.now()
         let user = try await modifyUser(stored, in: project, session: claims) { user in
-            guard !user.hasEmailCredential else { throw AuthFailure.providerAlreadyLinked }
+            guard emulatorRules || !user.hasEmailCredential else { throw AuthFailure.providerAlreadyLinked }
             if user.email.map(EmailAddress.normalized) != EmailAddress.normalized(email) { user.emailVerified = false }
             user.email = email
             user.passwordHash = hash
@@ -200,7 +203,9 @@ public struct AccountService: Sendable {
     func checkSession(_ claims: IDTokenClaims, of user: UserRecord) throws {
         guard !user.disabled else { throw AuthFailure.userDisabled }
         guard claims.iat >= user.validSince else { throw AuthFailure.tokenExpired }
-        if let revoked = user.tokensValidAfter, claims.iat <= revoked.epochSeconds { throw AuthFailure.tokenExpired }
+        if !emulatorRules, let revoked = user.tokensValidAfter, claims.iat <= revoked.epochSeconds {
+            throw AuthFailure.tokenExpired
+        }
     }
 
     /// `accounts:lookup` with an ID token: the signed-in user's record.
@@ -235,7 +240,9 @@ public struct AccountService: Sendable {
         guard !user.disabled else { throw AuthFailure.userDisabled }
         // As for ID tokens, a revocation's whole second is refused (sessions started after it are dated later).
         guard record.createdAt.epochSeconds >= user.validSince,
-              user.tokensValidAfter.map({ record.createdAt.epochSeconds > $0.epochSeconds }) ?? true
+              user.tokensValidAfter.map({ revoked in
+                  emulatorRules ? record.createdAt >= revoked : record.createdAt.epochSeconds > revoked.epochSeconds
+              }) ?? true
         else { throw AuthFailure.tokenExpired }
         let now = try await tokenInstant(for: user)
         // `lastRefreshAt` is written at most once a minute per user, in place: refreshes stay read-only on the hot
@@ -290,7 +297,7 @@ public struct AccountService: Sendable {
     /// of the request that revoked (a password change) valid; only such requests ever wait.
     func tokenInstant(for user: UserRecord, now given: Date? = nil) async throws -> Date {
         let now = given ?? clock.now()
-        guard let revoked = user.tokensValidAfter, now.epochSeconds <= revoked.epochSeconds,
+        guard !emulatorRules, let revoked = user.tokensValidAfter, now.epochSeconds <= revoked.epochSeconds,
               revoked.epochSeconds - now.epochSeconds < 2
         else { return now }
         try await clock.sleep(until: Date(timeIntervalSince1970: TimeInterval(revoked.epochSeconds + 1)))
