@@ -3,6 +3,7 @@
 #
 #   bash scripts/load-test.sh            # 10 s per endpoint
 #   DURATION=20 bash scripts/load-test.sh
+#   BIN=/path/to/other/hearth bash scripts/load-test.sh
 #
 # Needs wrk (apt-get install wrk). Starts its own server on a temporary SQLite file; touches nothing else.
 set -euo pipefail
@@ -14,8 +15,11 @@ KEY=load-test-api-key
 BASE="http://127.0.0.1:$PORT"
 
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk"; exit 1; }
-swift build -c release --product hearth 2>&1 | grep -E "error|Compiling hearth|Build complete" || true
-BIN=$(swift build -c release --show-bin-path)/hearth
+# BIN=/path/to/hearth measures another build (one from before a change, for a before/after comparison).
+if [ -z "${BIN:-}" ]; then
+  swift build -c release --product hearth 2>&1 | grep -E "error|Compiling hearth|Build complete" || true
+  BIN=$(swift build -c release --show-bin-path)/hearth
+fi
 WORK=$(mktemp -d)
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
 # Abuse limits are off here: the load comes from one address and creates hundreds of accounts. This measures
