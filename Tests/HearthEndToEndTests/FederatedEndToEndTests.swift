@@ -232,6 +232,7 @@ struct FederatedEndToEndTests {
             let dana = try await live.post("\(Self.v1)/accounts:signUp", ["email": "dana@example.com", "password": "secret123"])
             let confirm = try await live.signIn("id_token=\(try await live.idToken(["sub": "g-dana", "email": "dana@example.com", "email_verified": false]))&providerId=google.com")
             #expect(confirm["needConfirmation"] as? Bool == true && confirm["idToken"] == nil)
+            #expect(confirm["localId"] == nil, "production does not name the other account")
             let pending = try #require(confirm["pendingToken"] as? String)
             let linked = try await live.signIn("", idToken: dana["idToken"] as? String, pendingToken: pending)
             #expect(linked["localId"] as? String == dana["localId"] as? String, "\(linked)")
@@ -245,6 +246,25 @@ struct FederatedEndToEndTests {
             #expect(taken["errorMessage"] as? String == "FEDERATED_USER_ID_ALREADY_LINKED")
             let merge = try await live.signIn("", pendingToken: try #require(taken["pendingToken"] as? String))
             #expect(merge["localId"] as? String == dana["localId"] as? String)
+        }
+    }
+
+    /// One account per email, production's rules: a provider's verified email enters an existing account only if
+    /// the provider hosts the address (Google for Gmail); otherwise `needConfirmation`, and the account keeps its
+    /// password. A trusted take-over of an unverified account ends the password set before.
+    @Test func onlyAProviderThatHostsTheAddressMaySignInToAnExistingAccountByEmail() async throws {
+        try await withLive { live in
+            let erin = try await live.post("\(Self.v1)/accounts:signUp", ["email": "erin@example.com", "password": "secret123"])
+            let claimed = try await live.signIn("id_token=\(try await live.idToken(["sub": "g-erin", "email": "erin@example.com", "email_verified": true]))&providerId=google.com")
+            #expect(claimed["needConfirmation"] as? Bool == true && claimed["idToken"] == nil && claimed["localId"] == nil, "\(claimed)")
+            let still = try await live.post("\(Self.v1)/accounts:signInWithPassword", ["email": "erin@example.com", "password": "secret123"])
+            #expect(still["localId"] as? String == erin["localId"] as? String, "erin's password still works")
+
+            let squatted = try await live.post("\(Self.v1)/accounts:signUp", ["email": "fay@gmail.com", "password": "squatter1"])
+            let owner = try await live.signIn("id_token=\(try await live.idToken(["sub": "g-fay", "email": "fay@gmail.com", "email_verified": true]))&providerId=google.com")
+            #expect(owner["localId"] as? String == squatted["localId"] as? String && owner["idToken"] is String, "\(owner)")
+            let squatter = try await live.post("\(Self.v1)/accounts:signInWithPassword", ["email": "fay@gmail.com", "password": "squatter1"])
+            #expect(squatter["idToken"] == nil, "the squatter's password ended with the take-over")
         }
     }
 
