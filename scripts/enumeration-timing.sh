@@ -9,10 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${N:-2000}
 PORT=${PORT:-19098}
-if [ -z "${BIN:-}" ]; then
-  swift build -c release --product hearth 2>&1 | grep -E "error|Build complete" || true
-  BIN=$(swift build -c release --show-bin-path)/hearth
-fi
+source scripts/release-binary.sh
 WORK=$(mktemp -d)
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
 echo '{"apiKey": "timing-key", "logLevel": "warning", "rateLimits": false}' > "$WORK/config.json"

@@ -15,11 +15,7 @@ KEY=load-test-api-key
 BASE="http://127.0.0.1:$PORT"
 
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk"; exit 1; }
-# BIN=/path/to/hearth measures another build (one from before a change, for a before/after comparison).
-if [ -z "${BIN:-}" ]; then
-  swift build -c release --product hearth 2>&1 | grep -E "error|Compiling hearth|Build complete" || true
-  BIN=$(swift build -c release --show-bin-path)/hearth
-fi
+source scripts/release-binary.sh
 WORK=$(mktemp -d)
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
 # Abuse limits are off here: the load comes from one address and creates hundreds of accounts. This measures
