@@ -242,10 +242,34 @@ import Testing
         #expect(wins == 1)
     }
 
-    @Test func withdrawingAFactorNeedsASessionThatPassedIt() async throws {
+    @Test func enrollingAFactorEndsTheSessionsThatPredateIt() async throws {
         let accounts = service()
         let project = try await project(mfa: true)
-        let (user, _) = try await enrolledTOTPUser(accounts, project)
+        let created = try await accounts.signUp(in: project, email: "mfa@example.com", password: "secret1")
+        let thief = try await accounts.signInWithPassword(in: project, email: "mfa@example.com", password: "secret1")
+        clock.advance(by: 5)
+        _ = try await enrolledTOTPUser(accounts, project, signedUp: created)
+        await #expect(throws: AuthFailure.tokenExpired) {
+            try await accounts.refresh(in: project, refreshToken: thief.tokens.refreshToken)
+        }
+        await #expect(throws: AuthFailure.tokenExpired) { try await accounts.lookup(in: project, idToken: thief.tokens.idToken) }
+    }
+
+    @Test func withdrawingAFactorNeedsARecentSessionThatPassedIt() async throws {
+        let accounts = service()
+        let project = try await project(mfa: true)
+        let (user, secret) = try await enrolledTOTPUser(accounts, project)
+        clock.advance(by: 60)
+        let pending = try await pendingCredential(accounts, project)
+        let passed = try await accounts.finalizeSecondFactor(
+            in: project, pendingCredential: pending,
+            proof: .totp(enrollmentID: user.enrollments[0].id, code: TOTP.code(secret: secret, at: clock.now())))
+        clock.advance(by: 400)
+        let aged = try await accounts.refresh(in: project, refreshToken: passed.tokens.refreshToken)
+        await #expect(throws: AuthFailure.credentialTooOldLoginAgain, "an aged second-factor session") {
+            try await accounts.withdrawEnrollment(in: project, idToken: aged.tokens.idToken,
+                                                  enrollmentID: user.enrollments[0].id)
+        }
         // A password alone (say, phished) must not remove the factor: issue() without the second factor.
         let passwordOnly = try await accounts.issue(for: user, provider: "password", in: project, now: clock.now(),
                                                     isNewUser: false)
@@ -278,8 +302,11 @@ import Testing
 
     // MARK: Helpers
 
-    func enrolledTOTPUser(_ accounts: AccountService, _ project: ProjectContext) async throws -> (UserRecord, Data) {
-        let created = try await accounts.signUp(in: project, email: "mfa@example.com", password: "secret1")
+    func enrolledTOTPUser(_ accounts: AccountService, _ project: ProjectContext,
+                          signedUp: AccountService.SignInResult? = nil) async throws -> (UserRecord, Data) {
+        let created = if let signedUp { signedUp } else {
+            try await accounts.signUp(in: project, email: "mfa@example.com", password: "secret1")
+        }
         var verified = AdminChanges()
         verified.emailVerified = true
         _ = try await accounts.adminUpdate(in: project, localID: created.user.localID, changes: verified)
