@@ -59,7 +59,7 @@ extension AccountService {
             if request.type == .passwordReset && user == nil {
                 if project.settings.enableImprovedEmailPrivacy && !request.byAdministrator {
                     try await writeDecoyCode(in: project, email: given, links: links, locale: request.locale,
-                                             continueURL: request.continueURL, now: clock.now())
+                                             continueURL: request.continueURL)
                     return nil
                 }
                 throw AuthFailure.emailNotFound
@@ -102,21 +102,15 @@ extension AccountService {
     }
 
     /// Under enumeration protection an unknown address must cost what a known one costs (a code made and stored,
-    /// an email built, encoded and queued), or the answer's timing tells them apart: the same work, with two
-    /// writes that leave nothing behind. Measured by `scripts/enumeration-timing.sh`.
+    /// an email built, encoded and queued), or the answer's timing tells them apart: the same work through the same
+    /// path, with the code deleted again and nothing queued. Measured by `scripts/enumeration-timing.sh`.
     func writeDecoyCode(in project: ProjectContext, email: String, links: ActionLinkBase, locale: String?,
-                        continueURL: String?, now: Date) async throws {
-        let code = SecureRandom.string(length: 54, alphabet: Self.codeAlphabet)
-        let digest = storageDigest(code)
-        try await store.insertActionCode(ActionCodeRecord(
-            codeDigest: digest, projectID: project.id, type: .passwordReset, localID: nil, email: email,
-            continueURL: continueURL, createdAt: now, expiresAt: now))
-        let message = OutboxMessage(
-            projectID: project.id, type: .passwordReset, recipient: email, newEmail: nil, code: code,
-            link: Self.link(links, type: .passwordReset, code: code, locale: locale, continueURL: continueURL),
-            locale: locale, displayName: nil, createdAt: now)
-        _ = try RecordCoding.encode(message)
-        _ = try await store.consumeActionCode(projectID: project.id, digest: digest)
+                        continueURL: String?) async throws {
+        let decoy = try await queueActionCode(.passwordReset, in: project, user: nil, email: email, newEmail: nil,
+                                              recipient: email, continueURL: continueURL, locale: locale,
+                                              links: links, deliver: false)
+        _ = try RecordCoding.encode(decoy)  // what queueing it would encode
+        _ = try await store.consumeActionCode(projectID: project.id, digest: storageDigest(decoy.code))
     }
 
     /// Stores a new code (its hash only) and queues the email carrying it.
