@@ -86,11 +86,7 @@ extension AccountService {
         let asserted = try CustomToken.verify(token, project: project.record, allowUnsigned: allowUnsigned, now: now)
         guard asserted.tenantID == tenantID else { throw AuthFailure.tenantIDMismatch }
         if let found = try await store.user(projectID: project.id, tenantID: tenantID, localID: asserted.uid) {
-            guard !found.disabled,
-                  let user = try await store.stampSignIn(SignInStamp(projectID: project.id, tenantID: tenantID,
-                                                                     localID: found.localID, at: now, signedIn: true)),
-                  !user.disabled
-            else { throw AuthFailure.userDisabled }
+            let user = try await recordSignIn(of: found, now: now)
             return try await issue(for: user, provider: "custom", in: project, now: now, isNewUser: false,
                                    extraClaims: asserted.claims, firstFactor: true)
         }

@@ -168,11 +168,7 @@ extension AccountService {
 
     /// Signs in the owner of a verified number, recording the sign-in in place.
     private func phoneSignIn(_ owner: UserRecord, in project: ProjectContext, now: Date) async throws -> PhoneSignInOutcome {
-        guard !owner.disabled else { throw AuthFailure.userDisabled }
-        guard let user = try await store.stampSignIn(SignInStamp(
-            projectID: project.id, tenantID: owner.tenantID, localID: owner.localID, at: now, signedIn: true))
-        else { throw AuthFailure.userNotFound }
-        guard !user.disabled else { throw AuthFailure.userDisabled }
+        let user = try await recordSignIn(of: owner, now: now)
         return .signedIn(try await issue(for: user, provider: "phone", in: project, now: now, isNewUser: false,
                                          firstFactor: true))
     }

@@ -291,6 +291,17 @@ public struct AccountService: Sendable {
                                                        expiresIn: Int(issuer.lifetime)), isNewUser: isNewUser)
     }
 
+    /// Records a sign-in without a password (custom token, phone) on `user` in place, refusing a disabled account —
+    /// as read before and as stamped, so a disable that lands in between still counts.
+    func recordSignIn(of user: UserRecord, now: Date) async throws -> UserRecord {
+        guard !user.disabled else { throw AuthFailure.userDisabled }
+        guard let stamped = try await store.stampSignIn(SignInStamp(
+            projectID: user.projectID, tenantID: user.tenantID, localID: user.localID, at: now, signedIn: true))
+        else { throw AuthFailure.userNotFound }
+        guard !stamped.disabled else { throw AuthFailure.userDisabled }
+        return stamped
+    }
+
     /// When a new token for `user` may be dated: now, unless the account's sessions were revoked earlier in this
     /// same second — then the next second, waited for. ``checkSession(_:of:)`` refuses every token of a
     /// revocation's second (it cannot tell those minted before from those minted after), so this keeps the tokens
