@@ -33,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.25.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
     ],
     targets: [
         // The domain: accounts, passwords, tokens, the store protocol. No HTTP, NIO or SQL driver.
@@ -96,6 +99,9 @@ let package = Package(
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOFoundationCompat", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         ], swiftSettings: swiftSettings),
         // Server-side Swift SDK: verify tokens and cookies, custom tokens, user management. Not the server.
         .target(name: "HearthAdmin", dependencies: [

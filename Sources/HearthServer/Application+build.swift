@@ -3,6 +3,7 @@ import HearthFederation
 import HearthMail
 import HearthSMS
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
@@ -41,16 +42,36 @@ public func buildApplication(
     if !configuration.isEmulator, configuration.sms == nil, sms == nil, project.settings.mfa?.providers.contains(.phoneSMS) == true {
         logger.warning("SMS multi-factor is enabled but no SMS provider is configured: set sms.webhook or sms.twilio in the config file, or HEARTH_SMS_WEBHOOK_URL")
     }
+    var background: [any Service] = mail.map { [OutboxService(worker: $0)] } ?? []
+    let observability = configuration.observability
+    if observability.metricsEnabled { _ = HearthMetrics.registry }  // before any metric is created
+    if case .separateListener(let host, let port) = observability.metrics {
+        background.append(metricsApplication(host: host, port: port, logger: logger))
+    }
+    let limits = configuration.connections
     return Application(
-        responder: HearthAPI(services: services),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-        services: mail.map { [OutboxService(worker: $0)] } ?? [],
+        router: HearthRoutes.router(services: services),
+        server: .http1(configuration: .init(additionalChannelHandlers: [SlowClientTimeouts(limits: limits)])),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil,
+                             availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: logger)),
+        services: background,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? configuration.port
             services.listeningPort.value.store(port, ordering: .relaxed)
             await onServerRunning(port)
         },
         logger: logger)
+}
+
+/// `/metrics` alone on its own listener, for a port only the monitoring network reaches.
+func metricsApplication(host: String, port: Int, logger: Logger) -> some Service {
+    let router = Router()
+    router.get("/metrics") { _, _ in HealthRoutes.metricsResponse() }
+    var metricsLogger = logger
+    metricsLogger[metadataKey: "component"] = "metrics"
+    metricsLogger.info("metrics listener", metadata: ["address": "\(host):\(port)"])
+    return Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: nil),
+                       logger: metricsLogger)
 }
 
 /// The outbox sender, in production when an SMTP server is configured. Templates are compiled here, so a broken

@@ -1,14 +1,34 @@
+import HearthCore
+import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The request context: Hummingbird's core storage plus the client's address, for per-address limits.
+/// The request context: Hummingbird's core storage, the peer's address, and what the route's guard resolved.
 public struct HearthRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The peer's IP address, or `nil` when unknown (in-process tests).
     public let peerAddress: String?
+    /// The project the call acts in: set once by the route's guard (the API key's project, or the admin
+    /// credential's), so handlers never resolve it again. `nil` on open routes.
+    var project: ProjectContext?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peerAddress = source.channel.remoteAddress?.ipAddress
     }
+
+    /// The caller's address for per-address limits and the audit log: the peer, or the first `X-Forwarded-For`
+    /// hop when `trustForwardedFor` is set (only behind a proxy you run; otherwise clients could forge it).
+    func clientAddress(of request: Request, trustForwardedFor: Bool) -> String {
+        if trustForwardedFor, let forwarded = request.headers[.xForwardedFor],
+           let first = forwarded.split(separator: ",").first {
+            return first.trimmingCharacters(in: .whitespaces)
+        }
+        return peerAddress ?? "unknown"
+    }
+}
+
+extension HTTPField.Name {
+    static let xForwardedFor = Self("X-Forwarded-For")!
+    static let xGoogAPIKey = Self("X-Goog-Api-Key")!
 }

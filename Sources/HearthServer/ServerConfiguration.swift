@@ -47,6 +47,12 @@ public struct ServerConfiguration: Sendable {
     public var identityProviders: [String: IdentityProviderConfig]?
     /// Test phone numbers and their fixed codes, applied at every start (`nil`: leave the stored ones).
     public var testPhoneNumbers: [String: String]?
+    /// Prometheus metrics and the request log.
+    public var observability = Observability()
+    /// Timeouts for slow clients and the cap on open connections.
+    public var connections = ConnectionLimits()
+    /// How long a request waits for the store before answering 503 `UNAVAILABLE` (and `/readyz` says not ready).
+    public var storeTimeout: Duration = .seconds(5)
 
     /// The email settings of `projectID`, the app name defaulting to the project id.
     public func emailConfiguration(for projectID: String) -> EmailConfiguration {

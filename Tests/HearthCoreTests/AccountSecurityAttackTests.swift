@@ -32,7 +32,7 @@ import Testing
         let project = try await project()
         let victim = try await accounts.signUp(in: project, email: "v@example.com", password: "old-pass")
         gate.arm()
-        let thief = Task { try await accounts.signInWithPassword(in: project, email: "v@example.com", password: "old-pass") }
+        let thief = Task { try await accounts.signInWithPassword(in: project, email: "v@example.com", password: "old-pass").signedIn() }
         await gate.reached.wait()  // the thief's password is verified; its write is next
         clock.advance(by: 1)
         let changed = try await accounts.updateAccount(in: project, idToken: victim.tokens.idToken,
@@ -40,13 +40,13 @@ import Testing
         await gate.release.open()
         await #expect(throws: AuthFailure.invalidPassword) { try await thief.value }
         await #expect(throws: AuthFailure.invalidPassword) {
-            try await accounts.signInWithPassword(in: project, email: "v@example.com", password: "old-pass")
+            try await accounts.signInWithPassword(in: project, email: "v@example.com", password: "old-pass").signedIn()
         }
         await #expect(throws: AuthFailure.tokenExpired) {
             try await accounts.refresh(in: project, refreshToken: victim.tokens.refreshToken)
         }
         _ = try await accounts.refresh(in: project, refreshToken: changed.tokens!.refreshToken)
-        _ = try await accounts.signInWithPassword(in: project, email: "v@example.com", password: "new-pass")
+        _ = try await accounts.signInWithPassword(in: project, email: "v@example.com", password: "new-pass").signedIn()
     }
 
     @Test func aSignInOverlappingAnAdminDisableDoesNotReEnableTheAccount() async throws {
@@ -54,7 +54,7 @@ import Testing
         let project = try await project()
         let user = try await accounts.signUp(in: project, email: "d@example.com", password: "secret1")
         gate.arm()
-        let signIn = Task { try await accounts.signInWithPassword(in: project, email: "d@example.com", password: "secret1") }
+        let signIn = Task { try await accounts.signInWithPassword(in: project, email: "d@example.com", password: "secret1").signedIn() }
         await gate.reached.wait()
         var changes = AdminChanges()
         changes.disabled = true
@@ -170,10 +170,10 @@ import Testing
         let link = try #require(try await accounts.sendActionCode(
             in: project, ActionCodeRequest(type: .emailSignIn, email: "owner@example.com"), links: Self.links,
             authorizedDomains: []))
-        let owner = try await accounts.signInWithEmailLink(in: project, email: "owner@example.com", code: link.message.code)
+        let owner = try await accounts.signInWithEmailLink(in: project, email: "owner@example.com", code: link.message.code).signedIn()
         #expect(owner.user.localID == squatter.user.localID && owner.user.emailVerified)
         await #expect(throws: AuthFailure.emailNotFound, "the squatter's password is gone") {
-            try await accounts.signInWithPassword(in: project, email: "owner@example.com", password: "squatter1")
+            try await accounts.signInWithPassword(in: project, email: "owner@example.com", password: "squatter1").signedIn()
         }
         await #expect(throws: AuthFailure.tokenExpired) {
             try await accounts.refresh(in: project, refreshToken: squatter.tokens.refreshToken)
@@ -246,7 +246,7 @@ import Testing
         let accounts = service()
         let project = try await project(mfa: true)
         let created = try await accounts.signUp(in: project, email: "mfa@example.com", password: "secret1")
-        let thief = try await accounts.signInWithPassword(in: project, email: "mfa@example.com", password: "secret1")
+        let thief = try await accounts.signInWithPassword(in: project, email: "mfa@example.com", password: "secret1").signedIn()
         clock.advance(by: 5)
         _ = try await enrolledTOTPUser(accounts, project, signedUp: created)
         await #expect(throws: AuthFailure.tokenExpired) {
@@ -320,7 +320,7 @@ import Testing
 
     func pendingCredential(_ accounts: AccountService, _ project: ProjectContext) async throws -> String {
         do {
-            _ = try await accounts.signInWithPassword(in: project, email: "mfa@example.com", password: "secret1")
+            _ = try await accounts.signInWithPassword(in: project, email: "mfa@example.com", password: "secret1").signedIn()
         } catch let required as SecondFactorRequired {
             return required.pendingCredential
         }

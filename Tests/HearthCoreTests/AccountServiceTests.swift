@@ -27,7 +27,7 @@ import Testing
         #expect(created.isNewUser)
         #expect(created.user.email == "Ada@Example.com")
         #expect(created.user.passwordHash?.hasPrefix("$fbscrypt$") == true)
-        let signedIn = try await accounts.signInWithPassword(in: project, email: "ada@example.com", password: "secret1")
+        let signedIn = try await accounts.signInWithPassword(in: project, email: "ada@example.com", password: "secret1").signedIn()
         #expect(signedIn.user.localID == created.user.localID)
         #expect(signedIn.tokens.refreshToken != created.tokens.refreshToken)
         await #expect(throws: AuthFailure.emailExists) {
@@ -45,14 +45,14 @@ import Testing
                               passwordHash: imported.stored, validSince: 0, createdAt: clock.now())
         try await store.insertUser(user, uniqueEmail: true)
         await #expect(throws: AuthFailure.invalidPassword) {
-            try await accounts.signInWithPassword(in: project, email: "old@example.com", password: "wrong1")
+            try await accounts.signInWithPassword(in: project, email: "old@example.com", password: "wrong1").signedIn()
         }
         #expect(try await store.user(projectID: project.id, tenantID: nil, localID: "imported-1")?.passwordHash
                 == imported.stored, "a failed sign-in changes nothing")
-        _ = try await accounts.signInWithPassword(in: project, email: "old@example.com", password: "password")
+        _ = try await accounts.signInWithPassword(in: project, email: "old@example.com", password: "password").signedIn()
         let rehashed = try #require(try await store.user(projectID: project.id, tenantID: nil, localID: "imported-1")?.passwordHash)
         #expect(rehashed.hasPrefix("$fbscrypt$") && !PasswordHash.needsRehash(rehashed, for: project.record.hashConfig))
-        _ = try await accounts.signInWithPassword(in: project, email: "old@example.com", password: "password")
+        _ = try await accounts.signInWithPassword(in: project, email: "old@example.com", password: "password").signedIn()
     }
 
     @Test func signUpValidation() async throws {
@@ -73,10 +73,10 @@ import Testing
         let project = try await makeProject(protection: false)
         _ = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
         await #expect(throws: AuthFailure.invalidPassword) {
-            try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "wrong!")
+            try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "wrong!").signedIn()
         }
         await #expect(throws: AuthFailure.emailNotFound) {
-            try await accounts.signInWithPassword(in: project, email: "nobody@b.co", password: "secret1")
+            try await accounts.signInWithPassword(in: project, email: "nobody@b.co", password: "secret1").signedIn()
         }
     }
 
@@ -85,10 +85,10 @@ import Testing
         let project = try await makeProject(protection: true)
         _ = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
         await #expect(throws: AuthFailure.invalidLoginCredentials) {
-            try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "wrong!")
+            try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "wrong!").signedIn()
         }
         await #expect(throws: AuthFailure.invalidLoginCredentials) {
-            try await accounts.signInWithPassword(in: project, email: "nobody@b.co", password: "secret1")
+            try await accounts.signInWithPassword(in: project, email: "nobody@b.co", password: "secret1").signedIn()
         }
     }
 
@@ -121,7 +121,7 @@ import Testing
         await #expect(throws: AuthFailure.credentialTooOldLoginAgain) {
             try await accounts.deleteAccount(in: project, idToken: refreshed.tokens.idToken)
         }
-        let again = try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "secret1")
+        let again = try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "secret1").signedIn()
         try await accounts.deleteAccount(in: project, idToken: again.tokens.idToken)
         await #expect(throws: AuthFailure.userNotFound) {
             try await accounts.lookup(in: project, idToken: again.tokens.idToken)
@@ -206,9 +206,9 @@ import Testing
         ).contextCreatingIfNeeded(for: "demo-one")
         _ = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
         let afterSignUp = runner.count
-        _ = try? await accounts.signInWithPassword(in: project, email: "a@b.co", password: "wrong!!")
+        _ = try? await accounts.signInWithPassword(in: project, email: "a@b.co", password: "wrong!!").signedIn()
         #expect(runner.count == afterSignUp + 1)
-        _ = try? await accounts.signInWithPassword(in: project, email: "nobody@b.co", password: "wrong!!")
+        _ = try? await accounts.signInWithPassword(in: project, email: "nobody@b.co", password: "wrong!!").signedIn()
         #expect(runner.count == afterSignUp + 2, "an unknown email is hashed against the dummy hash")
     }
 }

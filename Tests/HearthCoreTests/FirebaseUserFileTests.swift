@@ -108,7 +108,7 @@ import Testing
             let rejected = try await targetAccounts.importUsers(in: other, read,
                                                                 hashing: .firebaseScrypt(project.record.hashConfig))
             #expect(rejected.isEmpty)
-            let signedIn = try await targetAccounts.signInWithPassword(in: other, email: "ana@example.com", password: "secret123")
+            let signedIn = try await targetAccounts.signInWithPassword(in: other, email: "ana@example.com", password: "secret123").signedIn()
             #expect(signedIn.user.localID == users[0].localID, "\(format): same user, same password")
         }
     }

@@ -235,7 +235,7 @@ extension AccountService {
     /// email, creates one (verified, no password) if there is none, or, with `idToken`, adds the email to that user.
     /// A mismatched email is refused before the code is used, so the right address can still use it.
     public func signInWithEmailLink(in project: ProjectContext, email: String?, code: String?, idToken: String? = nil)
-        async throws -> SignInResult
+        async throws -> SignInOutcome
     {
         guard let email, !email.isEmpty else { throw AuthFailure.missingEmail }
         let peeked = try await inspectActionCode(in: project, code: code)
@@ -274,15 +274,14 @@ extension AccountService {
                 user.lastLoginAt = now
                 user.lastRefreshAt = now
             }
-            return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false,
-                                   firstFactor: true)
+            return try await issueFirstFactor(for: user, provider: "password", in: project, now: now)
         }
         var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: record.email,
                               emailVerified: true, validSince: now.epochSeconds, createdAt: now, lastLoginAt: now,
                               lastRefreshAt: now)
         user.emailLinkSignin = true
         try await insert(user, project: project)
-        return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: true)
+        return .signedIn(try await issue(for: user, provider: "password", in: project, now: now, isNewUser: true))
     }
 
     /// Consumes a code and loads its user; a code whose user is gone is invalid.

@@ -80,15 +80,15 @@ extension AccountService {
     /// `accounts:signInWithCustomToken`: signs in the token's `uid`, creating the account on first use. The token's
     /// claims go into this session's ID tokens (refreshes included), not onto the user.
     public func signInWithCustomToken(in project: ProjectContext, token: String?, tenantID: String? = nil,
-                                      allowUnsigned: Bool) async throws -> SignInResult {
+                                      allowUnsigned: Bool) async throws -> SignInOutcome {
         guard let token, !token.isEmpty else { throw AuthFailure.invalidCustomToken("The custom token is missing") }
         let now = clock.now()
         let asserted = try CustomToken.verify(token, project: project.record, allowUnsigned: allowUnsigned, now: now)
         guard asserted.tenantID == tenantID else { throw AuthFailure.tenantIDMismatch }
         if let found = try await store.user(projectID: project.id, tenantID: tenantID, localID: asserted.uid) {
             let user = try await recordSignIn(of: found, now: now)
-            return try await issue(for: user, provider: "custom", in: project, now: now, isNewUser: false,
-                                   extraClaims: asserted.claims, firstFactor: true)
+            return try await issueFirstFactor(for: user, provider: "custom", in: project, now: now,
+                                              extraClaims: asserted.claims)
         }
         var user = UserRecord(projectID: project.id, tenantID: tenantID, localID: asserted.uid,
                               validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
@@ -100,7 +100,7 @@ extension AccountService {
             return try await signInWithCustomToken(in: project, token: token, tenantID: tenantID,
                                                    allowUnsigned: allowUnsigned)
         }
-        return try await issue(for: user, provider: "custom", in: project, now: now, isNewUser: true,
-                               extraClaims: asserted.claims)
+        return .signedIn(try await issue(for: user, provider: "custom", in: project, now: now, isNewUser: true,
+                                         extraClaims: asserted.claims))
     }
 }

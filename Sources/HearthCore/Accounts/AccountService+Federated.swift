@@ -55,6 +55,15 @@ public enum FederatedOutcome: Sendable {
     /// A 200 with `errorMessage` (when the client asked for the credential back): `FEDERATED_USER_ID_ALREADY_LINKED`
     /// or `EMAIL_EXISTS`; the app can sign in with the credential and merge.
     case credentialInUse(code: String)
+    /// An existing user with enrolled second factors: a pending credential instead of tokens.
+    case secondFactorRequired(SecondFactorRequired)
+
+    init(_ outcome: AccountService.SignInOutcome) {
+        switch outcome {
+        case .signedIn(let result): self = .signedIn(result)
+        case .secondFactorRequired(let required): self = .secondFactorRequired(required)
+        }
+    }
 }
 
 extension AccountService {
@@ -138,8 +147,8 @@ extension AccountService {
                 user.lastLoginAt = now
                 user.lastRefreshAt = now
             }
-            return .signedIn(try await issue(for: user, provider: assertion.providerID, in: project, now: now,
-                                             isNewUser: false, firstFactor: true))
+            return FederatedOutcome(try await issueFirstFactor(for: user, provider: assertion.providerID,
+                                                               in: project, now: now))
         }
 
         if let email = assertion.email, !project.settings.allowDuplicateEmails,
@@ -162,8 +171,8 @@ extension AccountService {
                 user.lastLoginAt = now
                 user.lastRefreshAt = now
             }
-            return .signedIn(try await issue(for: user, provider: assertion.providerID, in: project, now: now,
-                                             isNewUser: false, firstFactor: true))
+            return FederatedOutcome(try await issueFirstFactor(for: user, provider: assertion.providerID,
+                                                               in: project, now: now))
         }
 
         var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: assertion.email,

@@ -57,6 +57,8 @@ struct VerifiedPhone {
 public enum PhoneSignInOutcome: Sendable {
     case signedIn(AccountService.SignInResult)
     case numberTaken(temporaryProof: String, phoneNumber: String, expiresIn: Int)
+    /// The number's owner has enrolled second factors: a pending credential instead of tokens.
+    case secondFactorRequired(SecondFactorRequired)
 }
 
 public enum PhoneOperation: String, Sendable {
@@ -169,7 +171,9 @@ extension AccountService {
     /// Signs in the owner of a verified number, recording the sign-in in place.
     private func phoneSignIn(_ owner: UserRecord, in project: ProjectContext, now: Date) async throws -> PhoneSignInOutcome {
         let user = try await recordSignIn(of: owner, now: now)
-        return .signedIn(try await issue(for: user, provider: "phone", in: project, now: now, isNewUser: false,
-                                         firstFactor: true))
+        switch try await issueFirstFactor(for: user, provider: "phone", in: project, now: now) {
+        case .signedIn(let result): return .signedIn(result)
+        case .secondFactorRequired(let required): return .secondFactorRequired(required)
+        }
     }
 }

@@ -9,7 +9,7 @@ import Foundation
 /// ```swift
 /// let accounts = AccountService(store: store, clock: SystemClock(), hashing: InlineWorkRunner())
 /// let result = try await accounts.signUp(in: project, email: "ada@example.com", password: "s3cret!")
-/// let again = try await accounts.signInWithPassword(in: project, email: "ada@example.com", password: "s3cret!")
+/// let again = try await accounts.signInWithPassword(in: project, email: "ada@example.com", password: "s3cret!").signedIn()
 /// ```
 public struct AccountService: Sendable {
     public let store: any IdentityStore
@@ -56,6 +56,21 @@ public struct AccountService: Sendable {
         public var user: UserRecord
         public var tokens: Tokens
         public var isNewUser: Bool
+    }
+
+    /// How a first-factor sign-in ended: tokens, or a second factor still to prove (Firebase answers the latter
+    /// with a 200 carrying `mfaPendingCredential` and `mfaInfo`, not with an error).
+    public enum SignInOutcome: Sendable {
+        case signedIn(SignInResult)
+        case secondFactorRequired(SecondFactorRequired)
+
+        /// The tokens, for callers that need them now (tools, tests): throws ``SecondFactorRequired`` otherwise.
+        public func signedIn() throws -> SignInResult {
+            switch self {
+            case .signedIn(let result): return result
+            case .secondFactorRequired(let required): throw required
+            }
+        }
     }
 
     // MARK: Sign-up
@@ -136,7 +151,7 @@ public struct AccountService: Sendable {
     /// `accounts:signInWithPassword`. An unknown email still costs one hash, so timing does not reveal accounts.
     /// Under email-enumeration protection both failures read `INVALID_LOGIN_CREDENTIALS`.
     public func signInWithPassword(in project: ProjectContext, email: String?, password: String?) async throws
-        -> SignInResult
+        -> SignInOutcome
     {
         guard let email, !email.isEmpty else { throw AuthFailure.invalidEmail }
         guard let password, !password.isEmpty else { throw AuthFailure.missingPassword }
@@ -170,8 +185,7 @@ public struct AccountService: Sendable {
             verifiedPasswordHash: stored, rehash: rehash))
         else { throw protected ? AuthFailure.invalidLoginCredentials : AuthFailure.invalidPassword }
         guard !stamped.disabled else { throw AuthFailure.userDisabled }
-        return try await issue(for: stamped, provider: "password", in: project, now: now, isNewUser: false,
-                               firstFactor: true)
+        return try await issueFirstFactor(for: stamped, provider: "password", in: project, now: now)
     }
 
     // MARK: Signed-in user
@@ -199,7 +213,7 @@ public struct AccountService: Sendable {
 
     /// The checks an ID token passes against its (freshly read) user: enabled, and issued after the last
     /// revocation. A revocation counts from its exact instant: a token from the same second is refused, since it
-    /// may predate it (tokens minted after a revocation wait for the next second, see ``issue(for:provider:in:now:isNewUser:secondFactor:secondFactorID:extraClaims:firstFactor:)``).
+    /// may predate it (tokens minted after a revocation wait for the next second, see ``issue(for:provider:in:now:isNewUser:secondFactor:secondFactorID:extraClaims:)``).
     func checkSession(_ claims: IDTokenClaims, of user: UserRecord) throws {
         guard !user.disabled else { throw AuthFailure.userDisabled }
         guard claims.iat >= user.validSince else { throw AuthFailure.tokenExpired }
@@ -268,16 +282,23 @@ public struct AccountService: Sendable {
         return try await hashing.run { try PasswordHash.firebaseScrypt(password: password, parameters: parameters) }
     }
 
-    /// Mints an ID token and a new refresh token for an interactive sign-in. A `firstFactor` sign-in of a user
-    /// with enrolled second factors gets no tokens: it throws ``SecondFactorRequired`` with a pending credential.
+    /// A first-factor sign-in of an existing user: tokens, or — when the user has enrolled second factors — no
+    /// tokens but a pending credential for `mfaSignIn:finalize`.
+    func issueFirstFactor(for user: UserRecord, provider: String, in project: ProjectContext, now: Date,
+                          extraClaims: String? = nil) async throws -> SignInOutcome {
+        guard user.enrollments.isEmpty else {
+            return .secondFactorRequired(try await secondFactorRequired(
+                for: user, provider: provider, extraClaims: extraClaims, in: project, now: now))
+        }
+        return .signedIn(try await issue(for: user, provider: provider, in: project, now: now, isNewUser: false,
+                                         extraClaims: extraClaims))
+    }
+
+    /// Mints an ID token and a new refresh token for an interactive sign-in.
     public func issue(for user: UserRecord, provider: String, in project: ProjectContext, now: Date,
                       isNewUser: Bool, secondFactor: String? = nil, secondFactorID: String? = nil,
-                      extraClaims: String? = nil, firstFactor: Bool = false) async throws -> SignInResult
+                      extraClaims: String? = nil) async throws -> SignInResult
     {
-        if firstFactor, !user.enrollments.isEmpty {
-            throw try await secondFactorRequired(for: user, provider: provider, extraClaims: extraClaims,
-                                                 in: project, now: now)
-        }
         let now = try await tokenInstant(for: user, now: now)
         let session = SignInSession(signInProvider: provider, authTime: now, secondFactor: secondFactor,
                                     secondFactorID: secondFactorID, extraClaims: extraClaims)

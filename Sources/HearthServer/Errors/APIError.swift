@@ -2,7 +2,7 @@ import HearthWire
 import Hummingbird
 
 /// An error answered in Google's envelope. Everything a handler throws becomes one of these at the boundary
-/// (see `HearthAPI.errorResponse`), so no internal detail ever reaches a client.
+/// (see `ErrorEnvelopes`), so no internal detail ever reaches a client.
 struct APIError: Error, Sendable {
     var status: HTTPResponse.Status
     var envelope: ErrorEnvelope

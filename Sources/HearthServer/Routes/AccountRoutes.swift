@@ -7,12 +7,9 @@ import Hummingbird
 enum AccountRoutes {
     static func signUp(_ call: Call) async throws -> Response {
         let request = try call.decode(SignUpRequest.self)
-        let creates = request.idToken == nil
-        if creates { try call.enforce(call.signUpKeys) }
         let result = try await call.services.accounts.signUp(
             in: try call.clientProject, email: request.email, password: request.password,
             displayName: request.displayName, idToken: request.idToken)
-        if creates { call.count(call.signUpKeys) }
         let user = result.user
         return json(SignUpResponse(
             localId: user.localID, email: user.email, displayName: user.displayName,
@@ -22,32 +19,27 @@ enum AccountRoutes {
 
     static func signInWithPassword(_ call: Call) async throws -> Response {
         let request = try call.decode(SignInWithPasswordRequest.self)
-        let limits = call.failedSignInKeys(email: request.email)
-        try call.enforce(limits)  // checked before hashing: a locked-out guesser costs no scrypt
-        let result: AccountService.SignInResult
-        do {
-            result = try await call.services.accounts.signInWithPassword(
-                in: try call.clientProject, email: request.email, password: request.password)
-        } catch let failure as AuthFailure
-            where [.invalidPassword, .emailNotFound, .invalidLoginCredentials].contains(failure) {
-            call.count(limits)
-            throw failure
+        let outcome = try await call.services.accounts.signInWithPassword(
+            in: try call.clientProject, email: request.email, password: request.password)
+        return outcome.response { result in
+            let user = result.user
+            return json(SignInWithPasswordResponse(
+                localId: user.localID, email: user.email, displayName: user.displayName, profilePicture: user.photoURL,
+                idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
+                expiresIn: String(result.tokens.expiresIn)))
         }
-        let user = result.user
-        return json(SignInWithPasswordResponse(
-            localId: user.localID, email: user.email, displayName: user.displayName, profilePicture: user.photoURL,
-            idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
-            expiresIn: String(result.tokens.expiresIn)))
     }
 
     static func signInWithCustomToken(_ call: Call) async throws -> Response {
         let request = try call.decode(SignInWithCustomTokenRequest.self)
-        let result = try await call.services.accounts.signInWithCustomToken(
+        let outcome = try await call.services.accounts.signInWithCustomToken(
             in: try call.clientProject, token: request.token, tenantID: request.tenantId,
             allowUnsigned: call.configuration.isEmulator)
-        return json(SignInWithCustomTokenResponse(
-            isNewUser: result.isNewUser, idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
-            expiresIn: String(result.tokens.expiresIn)))
+        return outcome.response { result in
+            json(SignInWithCustomTokenResponse(
+                isNewUser: result.isNewUser, idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
+                expiresIn: String(result.tokens.expiresIn)))
+        }
     }
 
     static func lookup(_ call: Call) async throws -> Response {

@@ -29,7 +29,7 @@ enum EmulatorRoutes {
     }
 
     private static func projectID(_ call: Call) throws -> String {
-        guard let id = call.parameters["project"], ProjectID.isValid(id) else { throw APIError.notFound }
+        guard let id = call.parameter("project"), ProjectID.isValid(id) else { throw APIError.notFound }
         return id
     }
 }

@@ -55,6 +55,8 @@ enum FederatedRoutes {
         case .credentialInUse(let code):
             response.errorMessage = code
             if !call.configuration.isEmulator { response.pendingToken = try await accounts.pendingToken(for: assertion, in: project) }
+        case .secondFactorRequired(let required):
+            return MFARoutes.pending(required)
         }
         return json(response)
     }

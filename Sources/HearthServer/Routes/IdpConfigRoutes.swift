@@ -26,7 +26,7 @@ enum IdpConfigRoutes {
                                                 "microsoft.com", "twitter.com", "yahoo.com", "playgames.google.com"]
 
     static func collection(_ call: Call) throws -> Collection {
-        guard let name = call.parameters["collection"], let collection = Collection(rawValue: name) else {
+        guard let name = call.parameter("collection"), let collection = Collection(rawValue: name) else {
             throw APIError.notFound
         }
         return collection
@@ -43,7 +43,7 @@ enum IdpConfigRoutes {
     static func get(_ call: Call) async throws -> Response {
         let collection = try collection(call)
         let project = try await call.adminProject(nil)
-        let id = call.parameters["idp"] ?? ""
+        let id = call.parameter("idp") ?? ""
         guard let config = project.settings.identityProviders?[id], collection.accepts(id) else {
             throw APIError.business(.configurationNotFound)
         }
@@ -74,7 +74,7 @@ enum IdpConfigRoutes {
         let collection = try collection(call)
         let body = try call.decode(IdpConfigResource.self)
         let project = try await call.adminProject(nil)
-        let id = call.parameters["idp"] ?? ""
+        let id = call.parameter("idp") ?? ""
         guard var config = project.settings.identityProviders?[id], collection.accepts(id) else {
             throw APIError.business(.configurationNotFound)
         }
@@ -116,7 +116,7 @@ enum IdpConfigRoutes {
     static func delete(_ call: Call) async throws -> Response {
         let collection = try collection(call)
         let project = try await call.adminProject(nil)
-        let id = call.parameters["idp"] ?? ""
+        let id = call.parameter("idp") ?? ""
         guard project.settings.identityProviders?[id] != nil, collection.accepts(id) else {
             throw APIError.business(.configurationNotFound)
         }

@@ -1,59 +1,127 @@
+import Foundation
 import HearthCore
+import HearthWire
+import Hummingbird
+import NIOCore
 
-/// The abuse limits of the route table, applied by the handlers that know the keys (email, address).
-extension Call {
-    /// Throws `TOO_MANY_ATTEMPTS_TRY_LATER` if any of `keys` is over its rule. No-op when limits are off.
-    func enforce(_ keys: [(key: String, rule: RateLimiter.Rule)], else failure: AuthFailure = .tooManyAttempts) throws {
-        guard configuration.rateLimits.enabled else { return }
+/// An abuse limit of the route table, as middleware: which keys a request counts under, checked before the
+/// handler and counted after it. The keys come from the request's address and, where the rule is per account,
+/// from the body's `email` (collected by ``BodyLimit``, which runs first). Over a limit, the answer is
+/// `TOO_MANY_ATTEMPTS_TRY_LATER` before any work is done (a locked-out guesser costs no scrypt).
+struct RateLimited: RouterMiddleware {
+    typealias Context = HearthRequestContext
+
+    enum Policy {
+        /// Failed sign-ins, per email and per address; successful ones are not limited (scrypt bounds them).
+        case failedSignIns
+        /// Accounts created, per address (linking with an `idToken` creates none).
+        case signUps
+        /// `sendOobCode` emails, per recipient and per address, so the endpoint cannot flood an inbox.
+        case emails
+    }
+
+    let policy: Policy
+    let services: HearthServices
+
+    func handle(_ request: Request, context: HearthRequestContext,
+                next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
+        let limits = services.configuration.rateLimits
+        guard limits.enabled else { return try await next(request, context) }
+        let fields = try await Self.fields(of: request)
+        let address = RateLimitKey.address(
+            context.clientAddress(of: request, trustForwardedFor: services.configuration.trustForwardedFor))
+        switch policy {
+        case .failedSignIns:
+            let keys = [("signin-failed-email:" + EmailAddress.normalized(fields.email ?? ""), limits.failedSignInsPerEmail),
+                        ("signin-failed-address:" + address, limits.failedSignInsPerAddress)]
+            try enforce(keys)
+            do {
+                return try await next(request, context)
+            } catch let failure as AuthFailure
+                where [.invalidPassword, .emailNotFound, .invalidLoginCredentials].contains(failure) {
+                count(keys)
+                throw failure
+            }
+        case .signUps:
+            guard fields.idToken == nil else { return try await next(request, context) }
+            let keys = [("signup-address:" + address, limits.signUpsPerAddress)]
+            try enforce(keys)
+            let response = try await next(request, context)
+            count(keys)
+            return response
+        case .emails:
+            // Keyed by the address the email goes to: keyed by an ID token it would start afresh with every
+            // refresh, letting one account flood any address it sets as its own.
+            var recipient = fields.newEmail ?? fields.email
+            if recipient == nil, let idToken = fields.idToken, let project = context.project {
+                recipient = try? await services.accounts.lookup(in: project, idToken: idToken).email
+            }
+            let keys = [("email-recipient:" + EmailAddress.normalized(recipient ?? ""), limits.emailsPerRecipient),
+                        ("email-address:" + address, limits.emailsPerAddress)]
+            try enforce(keys)
+            defer { count(keys) }
+            return try await next(request, context)
+        }
+    }
+
+    /// Throws `TOO_MANY_ATTEMPTS_TRY_LATER` (or `failure`) if any of `keys` is over its rule.
+    private func enforce(_ keys: [(String, RateLimiter.Rule)], else failure: AuthFailure = .tooManyAttempts) throws {
         for (key, rule) in keys where !services.limiter.isAllowed(key, rule) {
             services.logger.notice("rate limit reached", metadata: ["limit": .string(key.prefix(while: { $0 != ":" }).description)])
             throw failure
         }
     }
 
-    /// Counts one event under each of `keys`.
-    func count(_ keys: [(key: String, rule: RateLimiter.Rule)]) {
-        guard configuration.rateLimits.enabled else { return }
+    private func count(_ keys: [(String, RateLimiter.Rule)]) {
         for (key, rule) in keys { services.limiter.record(key, rule) }
     }
 
-    /// Failed sign-ins, per email and per address.
-    func failedSignInKeys(email: String?) -> [(key: String, rule: RateLimiter.Rule)] {
-        let limits = configuration.rateLimits
-        return [("signin-failed-email:" + EmailAddress.normalized(email ?? ""), limits.failedSignInsPerEmail),
-                ("signin-failed-address:" + clientAddress, limits.failedSignInsPerAddress)]
+    /// The few body fields the keys need; a body that is not a JSON object has none (the handler refuses it).
+    private static func fields(of request: Request) async throws -> (email: String?, newEmail: String?, idToken: String?) {
+        let buffer = try await request.body.collect(upTo: .max)  // already collected by BodyLimit
+        guard var object = try? WireObject(json: Data(buffer: buffer, byteTransferStrategy: .noCopy)) else {
+            return (nil, nil, nil)
+        }
+        return ((try? object.string("email")) ?? nil, (try? object.string("newEmail")) ?? nil,
+                (try? object.string("idToken")) ?? nil)
     }
+}
 
-    /// Emails sent, per recipient (email, or the ID token for requests that name none) and per address.
-    func emailKeys(recipient: String) -> [(key: String, rule: RateLimiter.Rule)] {
-        let limits = configuration.rateLimits
-        return [("email-recipient:" + EmailAddress.normalized(recipient), limits.emailsPerRecipient),
-                ("email-address:" + clientAddress, limits.emailsPerAddress)]
+/// How addresses are counted: IPv4 as is, IPv6 per /64 (one subscriber's prefix; counting single addresses would
+/// let a client rotate through 2^64 of them).
+enum RateLimitKey {
+    static func address(_ address: String) -> String {
+        guard address.contains(":"), case .v6(let socket)? = try? SocketAddress(ipAddress: address, port: 0) else {
+            return address
+        }
+        let prefix = withUnsafeBytes(of: socket.address.sin6_addr) { bytes in
+            stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+        }
+        return prefix.joined(separator: ":") + "::/64"
     }
+}
 
-    /// Verification SMS, per number and per address (`QUOTA_EXCEEDED` beyond them).
-    func smsKeys(number: String) -> [(key: String, rule: RateLimiter.Rule)] {
-        let limits = configuration.rateLimits
-        return [("sms-number:" + number, limits.smsPerNumber), ("sms-address:" + clientAddress, limits.smsPerAddress)]
-    }
-
-    /// Sends a verification SMS within the limits; a provider failure is logged and answered 503.
+extension Call {
+    /// Verification SMS, per number and per address (`QUOTA_EXCEEDED` beyond them), checked where the number is
+    /// known (it comes from the body, a pending credential or an enrolled factor, depending on the route).
     func sendingSMS(to number: String, _ send: () async throws -> String) async throws -> String {
-        let keys = smsKeys(number: number)
-        try enforce(keys, else: .quotaExceeded)
+        let limits = configuration.rateLimits
+        let keys = [("sms-number:" + number, limits.smsPerNumber),
+                    ("sms-address:" + RateLimitKey.address(clientAddress), limits.smsPerAddress)]
+        if limits.enabled {
+            for (key, rule) in keys where !services.limiter.isAllowed(key, rule) {
+                services.logger.notice("rate limit reached", metadata: ["limit": .string(key.prefix(while: { $0 != ":" }).description)])
+                throw AuthFailure.quotaExceeded
+            }
+        }
         do {
             let sessionInfo = try await send()
-            count(keys)
+            if limits.enabled { for (key, rule) in keys { services.limiter.record(key, rule) } }
             return sessionInfo
         } catch let error as SMSDeliveryFailure {
             services.logger.error("SMS not sent", metadata: ["error": "\(error.reason)",
                 "hint": "configure sms.webhook or sms.twilio in the config file (see README: Phone and multi-factor)"])
             throw APIError.smsUnavailable
         }
-    }
-
-    /// Accounts created, per address.
-    var signUpKeys: [(key: String, rule: RateLimiter.Rule)] {
-        [("signup-address:" + clientAddress, configuration.rateLimits.signUpsPerAddress)]
     }
 }

@@ -5,6 +5,16 @@ import Hummingbird
 
 /// `v2/accounts/mfaEnrollment:start|finalize|withdraw` and `v2/accounts/mfaSignIn:start|finalize`, SMS and TOTP.
 enum MFARoutes {
+    /// A first-factor sign-in that needs a second factor: a 200 with a pending credential and the factors
+    /// (obfuscated), no tokens — what every sign-in route answers in that case.
+    static func pending(_ required: SecondFactorRequired) -> Response {
+        let user = required.user
+        return json(SecondFactorRequiredResponse(
+            localId: user.localID, email: user.email, displayName: user.displayName,
+            mfaPendingCredential: required.pendingCredential,
+            mfaInfo: user.enrollments.map { MFAInfoWire($0, obfuscated: true) }))
+    }
+
     static func startEnrollment(_ call: Call) async throws -> Response {
         let request = try call.decode(StartMFAEnrollmentRequest.self)
         let project = try call.clientProject
@@ -90,5 +100,15 @@ extension MFAEnrollmentInput {
     init(_ wire: MFAInfoWire) {
         self.init(id: wire.mfaEnrollmentId, displayName: wire.displayName, phoneNumber: wire.phoneInfo,
                   enrolledAt: wire.enrolledAt.flatMap { try? Date($0, strategy: .iso8601) })
+    }
+}
+
+extension AccountService.SignInOutcome {
+    /// The answer to a first-factor sign-in: `signedIn`'s response with tokens, else the pending credential.
+    func response(_ signedIn: (AccountService.SignInResult) -> Response) -> Response {
+        switch self {
+        case .signedIn(let result): signedIn(result)
+        case .secondFactorRequired(let required): MFARoutes.pending(required)
+        }
     }
 }

@@ -13,15 +13,6 @@ enum OobCodeRoutes {
             throw APIError.business(.insufficientPermission, "returnOobLink requires admin credentials")
         }
         let project = try call.clientProject
-        // The per-recipient limit counts the address the email goes to: keyed by an ID token it would start afresh
-        // with every refresh, letting one account flood any address it sets as its own.
-        var recipient = request.newEmail ?? request.email
-        if recipient == nil, let idToken = request.idToken {
-            recipient = try? await call.services.accounts.lookup(in: project, idToken: idToken).email
-        }
-        let limits = call.emailKeys(recipient: recipient ?? "")
-        try call.enforce(limits)
-        defer { call.count(limits) }
         let sent = try await call.services.accounts.sendActionCode(
             in: project,
             ActionCodeRequest(type: ActionCodeType(rawValue: type.rawValue)!, email: request.email,
@@ -34,12 +25,14 @@ enum OobCodeRoutes {
 
     static func signInWithEmailLink(_ call: Call) async throws -> Response {
         let request = try call.decode(SignInWithEmailLinkRequest.self)
-        let result = try await call.services.accounts.signInWithEmailLink(
+        let outcome = try await call.services.accounts.signInWithEmailLink(
             in: try call.clientProject, email: request.email, code: request.oobCode, idToken: request.idToken)
-        return json(SignInWithEmailLinkResponse(
-            email: result.user.email, localId: result.user.localID, isNewUser: result.isNewUser,
-            idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
-            expiresIn: String(result.tokens.expiresIn)))
+        return outcome.response { result in
+            json(SignInWithEmailLinkResponse(
+                email: result.user.email, localId: result.user.localID, isNewUser: result.isNewUser,
+                idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
+                expiresIn: String(result.tokens.expiresIn)))
+        }
     }
 
     static func resetPassword(_ call: Call) async throws -> Response {
@@ -73,7 +66,7 @@ extension Call {
 /// The emulator's outbox listing.
 extension EmulatorRoutes {
     static func oobCodes(_ call: Call) async throws -> Response {
-        guard let id = call.parameters["project"], ProjectID.isValid(id) else { throw APIError.notFound }
+        guard let id = call.parameter("project"), ProjectID.isValid(id) else { throw APIError.notFound }
         let project = try await call.services.emulatorProject(id)
         let messages = try await call.services.store.outboxMessages(projectID: project.id)
         return json(EmulatorOobCodes(oobCodes: messages.map {

@@ -41,6 +41,8 @@ enum PhoneRoutes {
             response.temporaryProof = proof
             response.phoneNumber = number
             response.temporaryProofExpiresIn = String(expiresIn)
+        case .secondFactorRequired(let required):
+            return MFARoutes.pending(required)
         }
         return json(response)
     }
@@ -48,7 +50,7 @@ enum PhoneRoutes {
 
 extension EmulatorRoutes {
     static func verificationCodes(_ call: Call) async throws -> Response {
-        guard let id = call.parameters["project"], ProjectID.isValid(id) else { throw APIError.notFound }
+        guard let id = call.parameter("project"), ProjectID.isValid(id) else { throw APIError.notFound }
         let messages = call.services.smsOutbox?.messages(projectID: id) ?? []
         return json(EmulatorVerificationCodes(verificationCodes: messages.map {
             .init(code: $0.code, phoneNumber: $0.phoneNumber, sessionInfo: $0.sessionInfo)

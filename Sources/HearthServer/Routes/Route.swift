@@ -4,91 +4,99 @@ import NIOFoundationCompat
 import HearthWire
 import Hummingbird
 
-/// One entry of the route table: method, path pattern (`{name}` matches one segment, `{name}:verb` one ending in
-/// `:verb`), who may call it, handler.
-struct Route: Sendable {
-    enum Access: Sendable {
-        /// Client API: needs an API key; runs in the key's project.
-        case client
-        /// No credentials (key distribution, emulator control).
-        case open
-        /// Admin API: a bearer credential (emulator mode: `Bearer owner`); runs in the `{project}` of the path, or
-        /// in the body's `targetProjectId` for the v3 names.
-        case admin
+/// A handler of the route table: one call in, one response out.
+typealias RouteHandler = @Sendable (Call) async throws -> Response
+
+/// Registers the route table on Hummingbird's router, each route inside the middleware of its guards, and
+/// remembers each path's methods so a known path called with another method answers Google's 405.
+final class RouteTable {
+    let router: Router<HearthRequestContext>
+    let services: HearthServices
+    private var methods: [String: Set<HTTPRequest.Method>] = [:]
+    private var order: [String] = []
+
+    init(router: Router<HearthRequestContext>, services: HearthServices) {
+        self.router = router
+        self.services = services
     }
 
-    typealias Handler = @Sendable (Call) async throws -> Response
-
-    var method: HTTPRequest.Method
-    var segments: [Substring]
-    var access: Access
-    var handler: Handler
-
-    init(_ method: HTTPRequest.Method, _ path: String, _ access: Access, _ handler: @escaping Handler) {
-        self.method = method
-        self.segments = path.split(separator: "/")
-        self.access = access
-        self.handler = handler
+    /// Routes behind `guards`, outermost first.
+    func guarded(by guards: any MiddlewareProtocol<Request, Response, HearthRequestContext>...) -> Guarded {
+        let routes = router.group()
+        for middleware in guards { routes.add(middleware: middleware) }
+        return Guarded(table: self, routes: routes)
     }
 
-    var isPattern: Bool { segments.contains { $0.hasPrefix("{") } }
-    var path: String { "/" + segments.joined(separator: "/") }
+    fileprivate func register(_ method: HTTPRequest.Method, _ path: String, on routes: RouterGroup<HearthRequestContext>,
+                              _ handler: @escaping RouteHandler) {
+        if methods[path] == nil { order.append(path) }
+        methods[path, default: []].insert(method)
+        routes.on(RouterPath(path), method: method) { [services] request, context in
+            let body = try await request.body.collect(upTo: .max)  // collected (and limited) by BodyLimit
+            return try await handler(Call(request: request, context: context, body: body, services: services))
+        }
+    }
 
-    /// Path parameters if `path` matches this pattern.
-    func match(_ path: [Substring]) -> [String: String]? {
-        guard path.count == segments.count else { return nil }
-        var parameters: [String: String] = [:]
-        for (pattern, actual) in zip(segments, path) {
-            if pattern.hasPrefix("{"), let close = pattern.firstIndex(of: "}") {
-                // `{name}` takes the whole segment; `{name}:verb` (Google's custom methods) a prefix before `:verb`.
-                let suffix = pattern[pattern.index(after: close)...]
-                guard actual.count > suffix.count, actual.hasSuffix(suffix) else { return nil }
-                let name = String(pattern[pattern.index(after: pattern.startIndex)..<close])
-                parameters[name] = String(actual.dropLast(suffix.count)).removingPercentEncoding
-            } else if pattern != actual {
-                return nil
+    /// Answers 405 for the methods each registered path does not serve.
+    func addMethodNotAllowed() {
+        let all: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete]
+        for path in order {
+            for method in all where methods[path]?.contains(method) != true {
+                router.on(RouterPath(path), method: method, responder: MethodNotAllowed())
             }
         }
-        return parameters
-    }
-}
-
-extension [Route] {
-    /// The same handler under each of `paths` (a v1 name and its legacy v3 alias, say).
-    static func post(_ paths: String..., access: Route.Access = .client, to handler: @escaping Route.Handler) -> [Route] {
-        paths.map { Route(.post, $0, access, handler) }
     }
 
-    static func get(_ paths: String..., access: Route.Access = .client, to handler: @escaping Route.Handler) -> [Route] {
-        paths.map { Route(.get, $0, access, handler) }
-    }
+    /// A set of routes sharing guards.
+    struct Guarded {
+        let table: RouteTable
+        let routes: RouterGroup<HearthRequestContext>
 
-    static func route(_ method: HTTPRequest.Method, _ path: String, access: Route.Access = .client,
-                      to handler: @escaping Route.Handler) -> [Route] {
-        [Route(method, path, access, handler)]
+        /// The same routes with one more guard (a rate limit, say).
+        func and(_ middleware: any MiddlewareProtocol<Request, Response, HearthRequestContext>) -> Guarded {
+            Guarded(table: table, routes: routes.group().add(middleware: middleware))
+        }
+
+        /// The same handler under each of `paths` (a v1 name and its legacy v3 alias, say).
+        func post(_ paths: String..., to handler: @escaping RouteHandler) {
+            for path in paths { table.register(.post, path, on: routes, handler) }
+        }
+
+        func get(_ paths: String..., to handler: @escaping RouteHandler) {
+            for path in paths { table.register(.get, path, on: routes, handler) }
+        }
+
+        func on(_ method: HTTPRequest.Method, _ path: String, to handler: @escaping RouteHandler) {
+            table.register(method, path, on: routes, handler)
+        }
     }
 }
 
 /// Everything a handler needs about one call.
 struct Call: Sendable {
     let request: Request
+    let context: HearthRequestContext
     let body: ByteBuffer
-    let parameters: [String: String]
-    /// The project the call acts in (client routes).
-    let project: ProjectContext?
     let services: HearthServices
-    /// The caller's IP address (see `ServerConfiguration.trustForwardedFor`).
-    let clientAddress: String
 
     var configuration: ServerConfiguration { services.configuration }
 
-    /// The client project; routes marked `.client` always have one.
+    /// The caller's IP address (see `ServerConfiguration.trustForwardedFor`).
+    var clientAddress: String { context.clientAddress(of: request, trustForwardedFor: configuration.trustForwardedFor) }
+
+    /// A path parameter (`{project}`, `{idp}`), percent-decoded.
+    func parameter(_ name: String) -> String? { context.parameters.get(name)?.removingPercentEncoding }
+
+    /// The project the call acts in, resolved by the route's guard; routes behind `APIKeyGuard` always have one.
     var clientProject: ProjectContext {
         get throws {
-            guard let project else { throw APIError.internalError }
+            guard let project = context.project else { throw APIError.internalError }
             return project
         }
     }
+
+    /// The admin guard's project (`nil` for the v3 names, whose body names it).
+    var project: ProjectContext? { context.project }
 
     /// Reads the body as `T`: JSON (whatever the content type says, as curl users expect), or form-encoded where
     /// the API allows it. Unknown fields are refused in production and ignored in emulator mode, as each of
@@ -106,4 +114,16 @@ struct Call: Sendable {
         case .failure(let error): throw APIError.invalidArgument(error)
         }
     }
+}
+
+/// A JSON response. Encoding one of our own `Encodable` types cannot fail; if it ever did, the fallback is an
+/// empty object rather than a crash.
+func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, contentType: String = "application/json",
+          headers extra: HTTPFields = [:]) -> Response {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
+    var headers = extra
+    headers[.contentType] = contentType
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
 }

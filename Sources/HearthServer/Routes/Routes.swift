@@ -1,85 +1,110 @@
 import Hummingbird
+import Logging
 
-/// The whole HTTP surface on one screen. Paths carry Google's host as their first segment, as Firebase's
-/// emulator serves them, so SDKs pointed at Hearth with `useEmulator` (or a custom endpoint) reach the same names.
-extension HearthAPI {
+/// The whole HTTP surface on one screen, each route with its guards. Paths carry Google's host as their first
+/// segment, as Firebase's emulator serves them, so SDKs pointed at Hearth with `useEmulator` (or a custom
+/// endpoint) reach the same names.
+///
+/// Every request passes, outermost first: CORS, the request log, metrics, the error envelope; then its route's
+/// guards — `client` (API key), `admin` (bearer credential) or `open` — and the body limit, then any rate limit.
+enum HearthRoutes {
     static let v1 = "/identitytoolkit.googleapis.com/v1"
     static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
     static let v2 = "/identitytoolkit.googleapis.com/v2"
     static let secureToken = "/securetoken.googleapis.com/v1"
     static let googleKeys = "/www.googleapis.com"
 
-    static func routes(emulator: Bool) -> [Route] {
-        var routes: [Route] = []
+    static func router(services: HearthServices) -> Router<HearthRequestContext> {
+        let observability = services.configuration.observability
+        let router = Router(context: HearthRequestContext.self)
+        router.add(middleware: ReflectingCORS())
+        router.add(middleware: RequestLog(level: observability.requestLogLevel))
+        if observability.metricsEnabled { router.add(middleware: MetricsMiddleware()) }
+        router.add(middleware: ErrorEnvelopes(logger: services.logger))
+        let table = RouteTable(router: router, services: services)
+        let body = BodyLimit(limit: services.configuration.maxBodySize, logger: services.logger)
+        let client = table.guarded(by: APIKeyGuard(services: services), body)
+        let admin = table.guarded(by: AdminGuard(services: services), body)
+        let open = table.guarded(by: body)
+        let failedSignIns = client.and(RateLimited(policy: .failedSignIns, services: services))
+
+        // Health, for load balancers and orchestrators (no credentials, both modes).
+        open.get("/healthz", to: HealthRoutes.live)
+        open.on(.head, "/healthz", to: HealthRoutes.live)
+        open.get("/readyz", to: HealthRoutes.ready)
+        open.on(.head, "/readyz", to: HealthRoutes.ready)
+        if observability.metricsOnMainListener { open.get("/metrics", to: HealthRoutes.metrics) }
         // Accounts (client API; v1 names and the legacy v3 names the iOS SDK calls).
-        routes += .post("\(v1)/accounts:signUp", "\(v3)/signupNewUser", to: AccountRoutes.signUp)
-        routes += .post("\(v1)/accounts:signInWithPassword", "\(v3)/verifyPassword", to: AccountRoutes.signInWithPassword)
-        routes += .post("\(v1)/accounts:signInWithCustomToken", "\(v3)/verifyCustomToken", to: AccountRoutes.signInWithCustomToken)
-        routes += .post("\(v1)/accounts:lookup", "\(v3)/getAccountInfo", to: AccountRoutes.lookup)
-        routes += .post("\(v1)/accounts:update", "\(v3)/setAccountInfo", to: AccountRoutes.update)
-        routes += .post("\(v1)/accounts:delete", "\(v3)/deleteAccount", to: AccountRoutes.delete)
-        routes += .post("\(v1)/accounts:sendOobCode", "\(v3)/getOobConfirmationCode", to: OobCodeRoutes.sendOobCode)
-        routes += .post("\(v1)/accounts:resetPassword", "\(v3)/resetPassword", to: OobCodeRoutes.resetPassword)
-        routes += .post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
-        routes += .post("\(v1)/accounts:signInWithIdp", "\(v3)/verifyAssertion", to: FederatedRoutes.signInWithIdp)
-        routes += .post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
-        routes += .get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
-        // Phone as a first factor, and multi-factor (v2).
-        routes += .post("\(v1)/accounts:sendVerificationCode", "\(v3)/sendVerificationCode", to: PhoneRoutes.sendVerificationCode)
-        routes += .post("\(v1)/accounts:signInWithPhoneNumber", "\(v3)/verifyPhoneNumber", to: PhoneRoutes.signInWithPhoneNumber)
-        routes += .post("\(v2)/accounts/mfaEnrollment:start", to: MFARoutes.startEnrollment)
-        routes += .post("\(v2)/accounts/mfaEnrollment:finalize", to: MFARoutes.finalizeEnrollment)
-        routes += .post("\(v2)/accounts/mfaEnrollment:withdraw", to: MFARoutes.withdraw)
-        routes += .post("\(v2)/accounts/mfaSignIn:start", to: MFARoutes.startSignIn)
-        routes += .post("\(v2)/accounts/mfaSignIn:finalize", to: MFARoutes.finalizeSignIn)
-        routes += .post("\(v2)/accounts:revokeToken", to: FederatedRoutes.revokeToken)
-        // Admin API (bearer credentials).
-        routes += .post("\(v1)/projects/{project}/accounts", access: .admin, to: AdminRoutes.create)
-        routes += .post("\(v1)/projects/{project}/accounts:lookup", access: .admin, to: AdminRoutes.lookup)
-        routes += .post("\(v1)/projects/{project}/accounts:update", access: .admin, to: AdminRoutes.update)
-        routes += .post("\(v1)/projects/{project}/accounts:delete", access: .admin, to: AdminRoutes.delete)
-        routes += .get("\(v1)/projects/{project}/accounts:batchGet", access: .admin, to: AdminRoutes.batchGet)
-        routes += .post("\(v1)/projects/{project}/accounts:query", "\(v1)/projects/{project}:queryAccounts",
-                        access: .admin, to: AdminRoutes.query)
-        routes += .post("\(v1)/projects/{project}/accounts:batchDelete", access: .admin, to: AdminRoutes.batchDelete)
-        routes += .post("\(v1)/projects/{project}/accounts:batchCreate", "\(v3)/uploadAccount",
-                        access: .admin, to: AdminRoutes.batchCreate)
-        routes += .post("\(v1)/projects/{project}/accounts:sendOobCode", access: .admin, to: AdminRoutes.sendOobCode)
-        routes += .post("\(v1)/projects/{project}:createSessionCookie", access: .admin, to: AdminRoutes.createSessionCookie)
-        routes += .get("\(v2)/projects/{project}/config", access: .admin, to: ConfigRoutes.get)
-        routes += .route(.patch, "\(v2)/projects/{project}/config", access: .admin, to: ConfigRoutes.patch)
+        client.and(RateLimited(policy: .signUps, services: services))
+            .post("\(v1)/accounts:signUp", "\(v3)/signupNewUser", to: AccountRoutes.signUp)
+        failedSignIns.post("\(v1)/accounts:signInWithPassword", "\(v3)/verifyPassword", to: AccountRoutes.signInWithPassword)
+        client.post("\(v1)/accounts:signInWithCustomToken", "\(v3)/verifyCustomToken", to: AccountRoutes.signInWithCustomToken)
+        client.post("\(v1)/accounts:lookup", "\(v3)/getAccountInfo", to: AccountRoutes.lookup)
+        client.post("\(v1)/accounts:update", "\(v3)/setAccountInfo", to: AccountRoutes.update)
+        client.post("\(v1)/accounts:delete", "\(v3)/deleteAccount", to: AccountRoutes.delete)
+        client.and(RateLimited(policy: .emails, services: services))
+            .post("\(v1)/accounts:sendOobCode", "\(v3)/getOobConfirmationCode", to: OobCodeRoutes.sendOobCode)
+        client.post("\(v1)/accounts:resetPassword", "\(v3)/resetPassword", to: OobCodeRoutes.resetPassword)
+        client.post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
+        client.post("\(v1)/accounts:signInWithIdp", "\(v3)/verifyAssertion", to: FederatedRoutes.signInWithIdp)
+        client.post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
+        client.get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
+        // Phone as a first factor, and multi-factor (v2). SMS are limited per number where the number is known.
+        client.post("\(v1)/accounts:sendVerificationCode", "\(v3)/sendVerificationCode", to: PhoneRoutes.sendVerificationCode)
+        client.post("\(v1)/accounts:signInWithPhoneNumber", "\(v3)/verifyPhoneNumber", to: PhoneRoutes.signInWithPhoneNumber)
+        client.post("\(v2)/accounts/mfaEnrollment:start", to: MFARoutes.startEnrollment)
+        client.post("\(v2)/accounts/mfaEnrollment:finalize", to: MFARoutes.finalizeEnrollment)
+        client.post("\(v2)/accounts/mfaEnrollment:withdraw", to: MFARoutes.withdraw)
+        client.post("\(v2)/accounts/mfaSignIn:start", to: MFARoutes.startSignIn)
+        client.post("\(v2)/accounts/mfaSignIn:finalize", to: MFARoutes.finalizeSignIn)
+        client.post("\(v2)/accounts:revokeToken", to: FederatedRoutes.revokeToken)
+        // Admin API: the path's {project}, or the body's targetProjectId for the v3 names.
+        admin.post("\(v1)/projects/{project}/accounts", to: AdminRoutes.create)
+        admin.post("\(v1)/projects/{project}/accounts:lookup", to: AdminRoutes.lookup)
+        admin.post("\(v1)/projects/{project}/accounts:update", to: AdminRoutes.update)
+        admin.post("\(v1)/projects/{project}/accounts:delete", to: AdminRoutes.delete)
+        admin.get("\(v1)/projects/{project}/accounts:batchGet", to: AdminRoutes.batchGet)
+        admin.post("\(v1)/projects/{project}/accounts:query", "\(v1)/projects/{project}:queryAccounts", to: AdminRoutes.query)
+        admin.post("\(v1)/projects/{project}/accounts:batchDelete", to: AdminRoutes.batchDelete)
+        admin.post("\(v1)/projects/{project}/accounts:batchCreate", "\(v3)/uploadAccount", to: AdminRoutes.batchCreate)
+        admin.post("\(v1)/projects/{project}/accounts:sendOobCode", to: AdminRoutes.sendOobCode)
+        admin.post("\(v1)/projects/{project}:createSessionCookie", to: AdminRoutes.createSessionCookie)
+        admin.get("\(v2)/projects/{project}/config", to: ConfigRoutes.get)
+        admin.on(.patch, "\(v2)/projects/{project}/config", to: ConfigRoutes.patch)
         // Identity providers: {collection} is defaultSupportedIdpConfigs or oauthIdpConfigs.
-        routes += .get("\(v2)/projects/{project}/{collection}", access: .admin, to: IdpConfigRoutes.list)
-        routes += .post("\(v2)/projects/{project}/{collection}", access: .admin, to: IdpConfigRoutes.create)
-        routes += .get("\(v2)/projects/{project}/{collection}/{idp}", access: .admin, to: IdpConfigRoutes.get)
-        routes += .route(.patch, "\(v2)/projects/{project}/{collection}/{idp}", access: .admin, to: IdpConfigRoutes.patch)
-        routes += .route(.delete, "\(v2)/projects/{project}/{collection}/{idp}", access: .admin, to: IdpConfigRoutes.delete)
+        admin.get("\(v2)/projects/{project}/{collection}", to: IdpConfigRoutes.list)
+        admin.post("\(v2)/projects/{project}/{collection}", to: IdpConfigRoutes.create)
+        admin.get("\(v2)/projects/{project}/{collection}/{idp}", to: IdpConfigRoutes.get)
+        admin.on(.patch, "\(v2)/projects/{project}/{collection}/{idp}", to: IdpConfigRoutes.patch)
+        admin.on(.delete, "\(v2)/projects/{project}/{collection}/{idp}", to: IdpConfigRoutes.delete)
         // Secure Token API.
-        routes += .post("\(secureToken)/token", to: SecureTokenRoutes.token)
-        // Public keys of ID tokens: Google's x509 and JWKS shapes, and the standard well-known path.
-        // Session cookies (a later issue) are signed with the same keys, so their key endpoints serve them too.
-        routes += .get("\(googleKeys)/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com",
-                       "\(v3)/publicKeys", access: .open, to: PublicKeyRoutes.x509)
-        routes += .get("\(googleKeys)/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
-                       "/.well-known/jwks.json", "\(v1)/sessionCookiePublicKeys", access: .open, to: PublicKeyRoutes.jwks)
-        // The hosted page email links open (emulator mode also serves it under the emulator's own path).
-        routes += .get("/__/auth/action", access: .open, to: ActionPage.show)
-        routes += .post("/__/auth/action", access: .open, to: ActionPage.submit)
-        routes += .get("/__/auth/handler", access: .open, to: AuthHandler.show)
-        routes += .post("/__/auth/handler", access: .open, to: AuthHandler.submit)
-        // Emulator control, only in emulator mode (404 in production).
-        if emulator {
-            routes += .get("/", access: .open, to: EmulatorRoutes.root)
-            routes += .get("/emulator/action", access: .open, to: ActionPage.show)
-            routes += .post("/emulator/action", access: .open, to: ActionPage.submit)
-            routes += .get("/emulator/auth/handler", access: .open, to: AuthHandler.show)
-            routes += .post("/emulator/auth/handler", access: .open, to: EmulatorIdPWidget.submit)
-            routes += .route(.delete, "/emulator/v1/projects/{project}/accounts", access: .open, to: EmulatorRoutes.resetAccounts)
-            routes += .get("/emulator/v1/projects/{project}/config", access: .open, to: EmulatorRoutes.config)
-            routes += .get("/emulator/v1/projects/{project}/oobCodes", access: .open, to: EmulatorRoutes.oobCodes)
-            routes += .get("/emulator/v1/projects/{project}/verificationCodes", access: .open, to: EmulatorRoutes.verificationCodes)
-            routes += .route(.patch, "/emulator/v1/projects/{project}/config", access: .open, to: EmulatorRoutes.patchConfig)
+        client.post("\(secureToken)/token", to: SecureTokenRoutes.token)
+        // Public keys of ID tokens (and session cookies): Google's x509 and JWKS shapes, and the well-known path.
+        open.get("\(googleKeys)/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com", "\(v3)/publicKeys",
+                 to: PublicKeyRoutes.x509)
+        open.get("\(googleKeys)/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
+                 "/.well-known/jwks.json", "\(v1)/sessionCookiePublicKeys", to: PublicKeyRoutes.jwks)
+        // The hosted page email links open, and the OAuth redirect handler.
+        open.get("/__/auth/action", to: ActionPage.show)
+        open.post("/__/auth/action", to: ActionPage.submit)
+        open.get("/__/auth/handler", to: AuthHandler.show)
+        open.post("/__/auth/handler", to: AuthHandler.submit)
+        if services.configuration.isEmulator {
+            // Emulator control, only in emulator mode (404 in production).
+            open.get("/", to: EmulatorRoutes.root)
+            open.get("/emulator/action", to: ActionPage.show)
+            open.post("/emulator/action", to: ActionPage.submit)
+            open.get("/emulator/auth/handler", to: AuthHandler.show)
+            open.post("/emulator/auth/handler", to: EmulatorIdPWidget.submit)
+            open.on(.delete, "/emulator/v1/projects/{project}/accounts", to: EmulatorRoutes.resetAccounts)
+            open.get("/emulator/v1/projects/{project}/config", to: EmulatorRoutes.config)
+            open.on(.patch, "/emulator/v1/projects/{project}/config", to: EmulatorRoutes.patchConfig)
+            open.get("/emulator/v1/projects/{project}/oobCodes", to: EmulatorRoutes.oobCodes)
+            open.get("/emulator/v1/projects/{project}/verificationCodes", to: EmulatorRoutes.verificationCodes)
+        } else {
+            open.get("/", to: HealthRoutes.home)
         }
-        return routes
+        table.addMethodNotAllowed()
+        return router
     }
 }

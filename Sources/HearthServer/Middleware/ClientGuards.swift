@@ -1,0 +1,100 @@
+import HearthCore
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Client routes: the API key (`?key=` or `X-Goog-Api-Key`) names the project the call acts in. Emulator mode
+/// accepts any key, as Firebase's emulator does; a missing key is refused in both modes.
+struct APIKeyGuard: RouterMiddleware {
+    let services: HearthServices
+
+    func handle(_ request: Request, context: HearthRequestContext,
+                next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
+        let key = request.uri.queryParameters["key"].map(String.init) ?? request.headers[.xGoogAPIKey]
+        guard let key, !key.isEmpty else { throw APIError.missingAPIKey }
+        let project = try await services.defaultProject()
+        if !services.configuration.isEmulator,
+           !project.record.apiKeys.contains(where: { constantTimeEquals(Array($0.utf8), Array(key.utf8)) }) {
+            throw APIError.invalidAPIKey
+        }
+        var context = context
+        context.project = project
+        return try await next(request, context)
+    }
+}
+
+/// Admin routes: a bearer credential, a JWT signed by one of the project's service accounts (see
+/// ``AdminAssertion``); emulator mode also accepts `Bearer owner`, as Firebase's emulator does. The project is
+/// the path's `{project}` (`nil` for the v3 names, whose body names it). Anything else is a 401 in Google's
+/// shape; why is logged (never the token).
+struct AdminGuard: RouterMiddleware {
+    let services: HearthServices
+
+    func handle(_ request: Request, context: HearthRequestContext,
+                next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
+        var context = context
+        context.project = try await project(for: request, id: context.parameters.get("project")?.removingPercentEncoding)
+        return try await next(request, context)
+    }
+
+    private func project(for request: Request, id: String?) async throws -> ProjectContext? {
+        guard let authorization = request.headers[.authorization] else {
+            let key = request.uri.queryParameters["key"].map(String.init) ?? request.headers[.xGoogAPIKey]
+            throw key == nil ? APIError.missingAPIKey : APIError.adminNeedsCredentials
+        }
+        let emulator = services.configuration.isEmulator
+        if emulator, constantTimeEquals(Array(authorization.utf8), Array("Bearer owner".utf8)) {
+            guard let id else { return nil }
+            guard ProjectID.isValid(id) else { throw APIError.notFound }
+            return try await services.emulatorProject(id)
+        }
+        guard authorization.lowercased().hasPrefix("bearer ") else { throw APIError.unauthenticated }
+        let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
+        let project: ProjectContext
+        if emulator, let id {
+            guard ProjectID.isValid(id) else { throw APIError.notFound }
+            project = try await services.emulatorProject(id)
+        } else {
+            project = try await services.defaultProject()
+        }
+        do {
+            let account = try await AdminAssertion.verify(
+                token, project: project.record, audiences: services.adminAudiences, store: services.store,
+                now: services.accounts.clock.now())
+            services.logger.debug("admin call", metadata: ["serviceAccount": "\(account.clientEmail)",
+                                                           "path": "\(request.uri.path)"])
+        } catch let failure as AdminAssertion.Failure {
+            services.logger.notice("admin credential refused", metadata: [
+                "reason": "\(failure)", "path": "\(request.uri.path)",
+                "hint": "sign a fresh JWT per call with a key from `hearth service-accounts create` (aud = \(services.adminAudiences.first ?? ""))",
+            ])
+            throw APIError.unauthenticated
+        }
+        if let id, id != project.id { throw APIError.permissionDenied }
+        return project
+    }
+}
+
+/// Collects the body up to the configured size before the handler runs: larger bodies are a 413 in Google's
+/// shape, and a client that hangs up mid-body a 400.
+struct BodyLimit: RouterMiddleware {
+    typealias Context = HearthRequestContext
+    let limit: Int
+    let logger: Logger
+
+    func handle(_ request: Request, context: HearthRequestContext,
+                next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
+        var request = request
+        do {
+            _ = try await request.collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError.payloadTooLarge(limit)
+        } catch {
+            // Not ours to fix: logged quietly, answered (if anyone still listens) as a bad request.
+            logger.info("request body ended early", metadata: [
+                "path": .string(request.uri.path), "error": .string(String(describing: error))])
+            throw APIError.incompleteBody
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,79 @@
+import HearthCore
+import HearthWire
+import Hummingbird
+import Logging
+
+/// The boundary where everything a handler or guard throws becomes Google's error envelope: ``APIError`` as it
+/// is, domain failures through their one table (`AuthFailure+Wire`), the router's "no such route" as Google's
+/// 404, anything else as a logged 500 whose cause never reaches the client.
+struct ErrorEnvelopes: RouterMiddleware {
+    typealias Context = HearthRequestContext
+    let logger: Logger
+
+    func handle(_ request: Request, context: HearthRequestContext,
+                next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            return try apiError(for: error, request: request, context: context).response(from: request, context: context)
+        }
+    }
+
+    private func apiError(for error: any Error, request: Request, context: HearthRequestContext) -> APIError {
+        switch error {
+        case let error as APIError: return error
+        case let failure as AuthFailure: return failure.apiError
+        case let error as HTTPError where error.status == .notFound: return .notFound
+        default:
+            context.logger.error("internal error", metadata: [
+                "path": .string(request.uri.path), "error": .string(String(reflecting: error))])
+            return .internalError
+        }
+    }
+}
+
+extension APIError: HTTPResponseError {
+    /// The envelope as Google sends it: `application/json; charset=utf-8`, keys sorted.
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        json(envelope, status: status, contentType: "application/json; charset=utf-8")
+    }
+}
+
+/// A known path called with a method it does not serve: Google's 405 envelope rather than a 404.
+struct MethodNotAllowed: HTTPResponder {
+    typealias Context = HearthRequestContext
+
+    func respond(to request: Request, context: HearthRequestContext) throws -> Response {
+        throw APIError.methodNotAllowed(request.method, request.uri.path)
+    }
+}
+
+/// Browsers call the API from any origin (the APIs use no cookies): the origin is reflected, as Google does, and
+/// a preflight allows whatever headers it asks for. Hummingbird's `CORSMiddleware` takes a fixed header list, which
+/// would break SDKs that add their own `X-Firebase-*` headers, so this one is ours.
+struct ReflectingCORS: RouterMiddleware {
+    typealias Context = HearthRequestContext
+
+    func handle(_ request: Request, context: HearthRequestContext,
+                next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
+        if request.method == .options { return Self.preflight(request) }
+        var response = try await next(request, context)
+        if let origin = request.headers[.origin] {
+            response.headers[.accessControlAllowOrigin] = origin
+            response.headers[.vary] = "Origin"
+        }
+        return response
+    }
+
+    private static func preflight(_ request: Request) -> Response {
+        var response = Response(status: .noContent)
+        if let origin = request.headers[.origin] { response.headers[.accessControlAllowOrigin] = origin }
+        response.headers[.accessControlAllowMethods] = "GET,HEAD,PUT,PATCH,POST,DELETE"
+        if let headers = request.headers[.accessControlRequestHeaders] {
+            response.headers[.accessControlAllowHeaders] = headers
+        }
+        response.headers[.accessControlMaxAge] = "3600"
+        response.headers[.vary] = "Origin, Access-Control-Request-Headers"
+        return response
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import HearthCore
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// `/healthz`, `/readyz`, `/metrics` and production's `/`: what load balancers, orchestrators, Prometheus and a
+/// curious operator ask.
+enum HealthRoutes {
+    /// The process serves HTTP. Never touches the store, so a database outage does not get the process restarted.
+    static func live(_ call: Call) async throws -> Response {
+        text("ok\n")
+    }
+
+    /// Ready for traffic: the store answers within `readinessTimeout` and the served project's signing keys are
+    /// loaded. 503 otherwise, saying which.
+    static func ready(_ call: Call) async throws -> Response {
+        let services = call.services
+        let id = services.configuration.projectID
+        let timeout = services.configuration.storeTimeout
+        do {
+            let project = try await withDeadline(timeout) { try await services.store.project(id: id) }
+            guard let project, !project.signingKeys.isEmpty else { return text("not ready: no signing keys loaded\n", status: .serviceUnavailable) }
+            return text("ready\n")
+        } catch {
+            services.logger.warning("readiness check failed: the store did not answer", metadata: [
+                "error": "\(error)", "hint": "check that the database is running and reachable"])
+            return text("not ready: the store did not answer\n", status: .serviceUnavailable)
+        }
+    }
+
+    /// Prometheus text. With a configured token, only `Authorization: Bearer <token>` reads it.
+    static func metrics(_ call: Call) async throws -> Response {
+        if let token = call.configuration.observability.metricsToken {
+            let given = call.request.headers[.authorization] ?? ""
+            guard constantTimeEquals(Array(given.utf8), Array("Bearer \(token)".utf8)) else {
+                throw APIError.unauthenticated
+            }
+        }
+        return metricsResponse()
+    }
+
+
+    static func metricsResponse() -> Response {
+        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: HearthMetrics.scrape())))
+    }
+
+    /// Production's `/`: a small page naming the server and its mode, with the health and key endpoints.
+    static func home(_ call: Call) async throws -> Response {
+        let mode = call.configuration.mode.rawValue
+        let page = """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><title>Hearth</title>
+        <meta name="viewport" content="width=device-width, initial-scale=1"></head>
+        <body><h1>Hearth</h1>
+        <p>A self-hosted identity server speaking Firebase Authentication's protocol, in <strong>\(mode)</strong> mode.</p>
+        <ul>
+        <li>Health: <a href="/healthz">/healthz</a>, readiness: <a href="/readyz">/readyz</a></li>
+        <li>Token signing keys: <a href="/.well-known/jwks.json">/.well-known/jwks.json</a></li>
+        <li>Console: not available yet</li>
+        <li>Documentation: the README of Hearth's repository (Quick start, Operations)</li>
+        </ul></body></html>
+
+        """
+        var response = text(page)
+        response.headers[.contentType] = "text/html; charset=utf-8"
+        response.headers[.contentSecurityPolicy] = "default-src 'none'"
+        return response
+    }
+
+    private static func text(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
+        Response(status: status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+                 body: .init(byteBuffer: ByteBuffer(string: body)))
+    }
+}
+
+/// The answer of a call that took longer than its deadline.
+struct DeadlineExceeded: Error {}
+
+/// Runs `work`, giving up with ``DeadlineExceeded`` after `timeout`. The work is cancelled then but not awaited:
+/// a database call stuck in a TCP connect must not hold the answer (a task group would wait for it).
+func withDeadline<T: Sendable>(_ timeout: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    let slot = ContinuationSlot<T>()
+    return try await withCheckedThrowingContinuation { continuation in
+        slot.waiting.withLock { $0 = continuation }
+        let worker = Task {
+            do {
+                let value = try await work()
+                slot.take()?.resume(returning: value)
+            } catch {
+                slot.take()?.resume(throwing: error)
+            }
+        }
+        Task {
+            try? await Task.sleep(for: timeout)
+            if let waiting = slot.take() {
+                worker.cancel()
+                waiting.resume(throwing: DeadlineExceeded())
+            }
+        }
+    }
+}
+
+/// A continuation resumed once, by whichever of two tasks gets to it first.
+private final class ContinuationSlot<T: Sendable>: Sendable {
+    let waiting = Mutex<CheckedContinuation<T, any Error>?>(nil)
+    func take() -> CheckedContinuation<T, any Error>? { waiting.withLock { $0.take() } }
+}
