@@ -10,7 +10,10 @@ import HearthSMS
 /// { "host": "0.0.0.0", "port": 9099, "store": "postgres://hearth@db/hearth", "projectId": "my-app",
 ///   "emulator": false, "issuerPrefix": "https://securetoken.google.com/", "recentLoginWindowSeconds": 300,
 ///   "authorizedDomains": ["localhost", "app.example.com"], "emailEnumerationProtection": true,
-///   "maxBodyBytes": 1048576, "logLevel": "info", "rateLimits": true, "trustForwardedFor": false,
+///   "maxBodyBytes": 1048576, "logLevel": "info", "logFormat": "text", "rateLimits": true, "trustForwardedFor": false,
+///   "metrics": { "expose": "listener", "host": "127.0.0.1", "port": 9464 },
+///   "connections": { "headerTimeoutSeconds": 10, "bodyTimeoutSeconds": 30, "idleTimeoutSeconds": 60,
+///                    "maxConnections": 768 }, "storeTimeoutSeconds": 5, "hashQueueLimit": 64,
 ///   "publicURL": "https://auth.example.com",
 ///   "email": { "from": "noreply@example.com", "appName": "Acme", "defaultLocale": "en",
 ///              "smtp": { "host": "smtp.example.com", "port": 587, "security": "starttls",
@@ -34,6 +37,11 @@ struct ConfigFile: Decodable {
     var emailEnumerationProtection: Bool?
     var maxBodyBytes: Int?
     var logLevel: String?
+    var logFormat: String?
+    var metrics: MetricsSection?
+    var connections: ConnectionsSection?
+    var storeTimeoutSeconds: Double?
+    var hashQueueLimit: Int?
     var apiKey: String?
     var rateLimits: Bool?
     var publicURL: String?
@@ -72,6 +80,35 @@ struct ConfigFile: Decodable {
         }
     }
 
+    /// `expose`: `off` (default), `main` (on the API port; with `token`, only for that bearer) or `listener`
+    /// (its own `host`:`port`, without credentials).
+    struct MetricsSection: Decodable {
+        var expose: String
+        var token: String?
+        var host: String?
+        var port: Int?
+
+        func exposure() throws -> MetricsExposure {
+            switch expose {
+            case "off": return .off
+            case "main": return .mainListener(bearerToken: token)
+            case "listener":
+                guard let port, (1...65535).contains(port) else {
+                    throw ConfigError(message: "metrics.port: expected a port 1-65535 for expose \"listener\"")
+                }
+                return .separateListener(host: host ?? "127.0.0.1", port: port)
+            default: throw ConfigError(message: "metrics.expose: expected \"off\", \"main\" or \"listener\", got \"\(expose)\"")
+            }
+        }
+    }
+
+    struct ConnectionsSection: Decodable {
+        var headerTimeoutSeconds: Double?
+        var bodyTimeoutSeconds: Double?
+        var idleTimeoutSeconds: Double?
+        var maxConnections: Int?
+    }
+
     struct ProjectSection: Decodable {
         var email: EmailConfiguration?
     }
@@ -87,7 +124,22 @@ struct ConfigFile: Decodable {
         }
     }
 
-    func apply(to configuration: inout ServerConfiguration) {
+    func apply(to configuration: inout ServerConfiguration) throws {
+        if let metrics { configuration.observability.metrics = try metrics.exposure() }
+        if let section = connections {
+            if let value = section.headerTimeoutSeconds { configuration.connections.headerTimeout = .seconds(value) }
+            if let value = section.bodyTimeoutSeconds { configuration.connections.bodyTimeout = .seconds(value) }
+            if let value = section.idleTimeoutSeconds { configuration.connections.idleTimeout = .seconds(value) }
+            if let value = section.maxConnections {
+                guard value > 0 else { throw ConfigError(message: "connections.maxConnections: expected a positive number") }
+                configuration.connections.maxConnections = value
+            }
+        }
+        if let storeTimeoutSeconds { configuration.storeTimeout = .seconds(storeTimeoutSeconds) }
+        if let hashQueueLimit {
+            guard hashQueueLimit > 0 else { throw ConfigError(message: "hashQueueLimit: expected a positive number") }
+            configuration.hashQueueLimit = hashQueueLimit
+        }
         if let host { configuration.host = host }
         if let port { configuration.port = port }
         if let projectId { configuration.projectID = projectId }

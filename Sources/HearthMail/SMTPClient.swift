@@ -317,3 +317,13 @@ extension SMTPConfiguration.Security {
         }
     }
 }
+
+/// Printed without the password: ServiceLifecycle describes the services it starts at debug level, and the
+/// outbox sender holds this configuration.
+extension SMTPConfiguration: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        "SMTP \(username.map { "\($0)@" } ?? "")\(host):\(port) (\(security.rawValue))\(password == nil ? "" : ", password <redacted>")"
+    }
+
+    public var debugDescription: String { description }
+}

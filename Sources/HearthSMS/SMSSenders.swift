@@ -71,3 +71,16 @@ public struct HTTPSMSSender: SMSSender {
         }
     }
 }
+
+/// Printed without its secret or token, so a configuration that reaches a log (a service description at debug
+/// level, say) never carries them.
+extension SMSProvider: CustomStringConvertible, CustomDebugStringConvertible {
+    public var description: String {
+        switch self {
+        case .webhook(let url, let secret): "webhook(\(url), secret: \(secret == nil ? "none" : "<redacted>"))"
+        case .twilio(let sid, _, let from, let baseURL): "twilio(\(sid), from: \(from), \(baseURL), authToken: <redacted>)"
+        }
+    }
+
+    public var debugDescription: String { description }
+}

@@ -97,9 +97,11 @@ func makeOutboxWorker(configuration: ServerConfiguration, store: any IdentitySto
     return OutboxWorker(store: store, mailers: mailers, clock: clock, logger: mailLogger, pollInterval: pollInterval)
 }
 
-/// Runs the outbox sender beside the HTTP server; stops with it.
-struct OutboxService: Service {
+/// Runs the outbox sender beside the HTTP server; stops with it. Described by name only: ServiceLifecycle logs
+/// its services at debug level, and the worker holds SMTP credentials.
+struct OutboxService: Service, CustomStringConvertible {
     let worker: OutboxWorker
+    var description: String { "OutboxService" }
 
     func run() async throws {
         await cancelWhenGracefulShutdown { await worker.run() }

@@ -51,6 +51,9 @@ public struct ServerConfiguration: Sendable {
     public var observability = Observability()
     /// Timeouts for slow clients and the cap on open connections.
     public var connections = ConnectionLimits()
+    /// Password hashes (sign-in, sign-up, password change) waiting for a hashing thread at most; beyond it a
+    /// request is refused at once with `TOO_MANY_ATTEMPTS_TRY_LATER` instead of waiting behind the others.
+    public var hashQueueLimit = 64
     /// How long a request waits for the store before answering 503 `UNAVAILABLE` (and `/readyz` says not ready).
     public var storeTimeout: Duration = .seconds(5)
 

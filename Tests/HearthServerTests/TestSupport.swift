@@ -11,6 +11,8 @@ struct TestApp {
     let clock = ManualClock(Date())
     let store = InMemoryStore()
     var configuration: ServerConfiguration
+    /// Over real HTTP on a loopback port (Hummingbird's `.live`) instead of calling the router in process.
+    var live = false
     /// Production's SMS provider in tests: records what would be sent.
     let sms = RecordingSMSSender()
 
@@ -33,7 +35,7 @@ struct TestAppOn {
         let built = try await buildApplication(
             configuration: app.configuration, store: store, clock: app.clock, hashing: InlineWorkRunner(),
             hashParameters: { .generate(memoryCost: 10) }, sms: app.configuration.isEmulator ? nil : app.sms)
-        try await built.test(.router) { client in try await body(Client(client: client)) }
+        try await built.test(app.live ? .live : .router) { client in try await body(Client(client: client)) }
     }
 }
 

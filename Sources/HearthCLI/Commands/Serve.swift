@@ -15,7 +15,8 @@ struct Serve: AsyncParsableCommand {
             signing keys, Firebase-scrypt hash parameters and an API key, all printed on start.
             Environment: HEARTH_HOST, HEARTH_PORT, HEARTH_STORE, HEARTH_PROJECT_ID, HEARTH_EMULATOR=1, HEARTH_CONFIG,
             HEARTH_SMTP_URL (smtp://user:password@host:587, smtps://…:465), HEARTH_PUBLIC_URL,
-            HEARTH_SMS_WEBHOOK_URL and HEARTH_SMS_WEBHOOK_SECRET.
+            HEARTH_SMS_WEBHOOK_URL and HEARTH_SMS_WEBHOOK_SECRET, HEARTH_LOG_LEVEL (trace…critical), HEARTH_LOG_FORMAT
+            (text or json), HEARTH_METRICS (off, main or host:port) and HEARTH_METRICS_TOKEN.
             """)
 
     @Flag(help: "Emulator mode: compatible with Firebase's Auth emulator (any API key, /emulator endpoints). Never expose it.")
@@ -39,7 +40,7 @@ struct Serve: AsyncParsableCommand {
         let environment = ProcessInfo.processInfo.environment
         let file = try data.configFile()
         var configuration = ServerConfiguration()
-        file.apply(to: &configuration)
+        try file.apply(to: &configuration)
         configuration.projectID = data.projectID(file)
         if let value = environment["HEARTH_HOST"] { configuration.host = value }
         if let value = environment["HEARTH_PORT"].flatMap(Int.init) { configuration.port = value }
@@ -64,13 +65,26 @@ struct Serve: AsyncParsableCommand {
         }
         guard (0...65535).contains(configuration.port) else { throw ValidationError("port must be 0-65535") }
 
-        var logger = Logger(label: "hearth")
-        logger.logLevel = file.logLevel.flatMap(Logger.Level.init(rawValue:)) ?? .info
+        let levelName = environment["HEARTH_LOG_LEVEL"] ?? file.logLevel ?? "info"
+        guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
+            throw ValidationError("logLevel: expected one of trace, debug, info, notice, warning, error, critical; got \"\(levelName)\"")
+        }
+        let formatName = environment["HEARTH_LOG_FORMAT"] ?? file.logFormat ?? "text"
+        guard let format = LogFormat(rawValue: formatName.lowercased()) else {
+            throw ValidationError("logFormat: expected text or json; got \"\(formatName)\"")
+        }
+        if let value = environment["HEARTH_METRICS"] {
+            configuration.observability.metrics = try Self.metrics(value, token: environment["HEARTH_METRICS_TOKEN"])
+        } else if let token = environment["HEARTH_METRICS_TOKEN"], case .mainListener = configuration.observability.metrics {
+            configuration.observability.metrics = .mainListener(bearerToken: token)
+        }
+        LogOutput.bootstrap(level: level, format: format)
+        let logger = Logger(label: "hearth")
         let location = data.storeLocation(file)
         let started = ContinuousClock.now
         let (store, storeDescription) = try await StoreFactory.open(location)
         try await store.migrate()
-        let hashing = ThreadPoolWorkRunner()
+        let hashing = ThreadPoolWorkRunner(queueLimit: configuration.hashQueueLimit)
         let finalConfiguration = configuration
         let app = try await buildApplication(
             configuration: configuration, store: store, hashing: hashing, logger: logger,
@@ -82,6 +96,22 @@ struct Serve: AsyncParsableCommand {
         try await app.runService()
         try await hashing.shutdown()
         try await store.close()
+    }
+}
+
+extension Serve {
+    /// `HEARTH_METRICS`: `off`, `main`, or `host:port` for a listener of its own.
+    static func metrics(_ value: String, token: String?) throws -> MetricsExposure {
+        switch value.lowercased() {
+        case "off", "": return .off
+        case "main": return .mainListener(bearerToken: token)
+        default:
+            guard let colon = value.lastIndex(of: ":"), let port = Int(value[value.index(after: colon)...]),
+                  (1...65535).contains(port) else {
+                throw ValidationError("HEARTH_METRICS: expected off, main or host:port; got \"\(value)\"")
+            }
+            return .separateListener(host: String(value[..<colon]), port: port)
+        }
     }
 }
 

@@ -10,3 +10,9 @@ public struct InlineWorkRunner: BlockingWorkRunner {
     public init() {}
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T { try work() }
 }
+
+/// Thrown by a runner whose queue is full: the caller is answered at once ("try later") rather than waiting
+/// behind every hash already queued.
+public struct WorkQueueFull: Error, Sendable, Equatable {
+    public init() {}
+}

@@ -23,6 +23,10 @@ struct ErrorEnvelopes: RouterMiddleware {
         switch error {
         case let error as APIError: return error
         case let failure as AuthFailure: return failure.apiError
+        case is WorkQueueFull:
+            context.logger.notice("password hashing queue full: request refused",
+                                  metadata: ["hint": "raise hashQueueLimit or add CPU if this is regular traffic"])
+            return AuthFailure.tooManyAttempts.apiError
         case let error as HTTPError where error.status == .notFound: return .notFound
         default:
             context.logger.error("internal error", metadata: [

@@ -1,6 +1,7 @@
 import Dispatch
 import Hummingbird
 import Logging
+import Metrics
 
 /// One log line per request, once it is answered: method, route (the table's pattern, so ids and project names
 /// do not fragment it), path without the query (query strings carry codes and keys), status and latency. The
@@ -25,5 +26,29 @@ struct RequestLog: RouterMiddleware {
             "ms": .stringConvertible(Double(micros) / 1000),
         ])
         return response
+    }
+}
+
+/// Counts sign-ins or sign-ups of one provider by outcome: `hearth_sign_ins_total{provider, outcome}` with
+/// `success` (a 200: tokens, or a pending credential when a second factor is due) or `failure`.
+struct CountsSignIns: RouterMiddleware {
+    typealias Context = HearthRequestContext
+    let label: String
+    let provider: String
+
+    func handle(_ request: Request, context: HearthRequestContext,
+                next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
+        do {
+            let response = try await next(request, context)
+            count(response.status == .ok ? "success" : "failure")
+            return response
+        } catch {
+            count("failure")
+            throw error
+        }
+    }
+
+    private func count(_ outcome: String) {
+        Counter(label: label, dimensions: [("provider", provider), ("outcome", outcome)]).increment()
     }
 }

@@ -9,7 +9,7 @@ import Synchronization
 enum HealthRoutes {
     /// The process serves HTTP. Never touches the store, so a database outage does not get the process restarted.
     static func live(_ call: Call) async throws -> Response {
-        text("ok\n")
+        text("ok\n", for: call)
     }
 
     /// Ready for traffic: the store answers within `readinessTimeout` and the served project's signing keys are
@@ -20,12 +20,14 @@ enum HealthRoutes {
         let timeout = services.configuration.storeTimeout
         do {
             let project = try await withDeadline(timeout) { try await services.store.project(id: id) }
-            guard let project, !project.signingKeys.isEmpty else { return text("not ready: no signing keys loaded\n", status: .serviceUnavailable) }
-            return text("ready\n")
+            guard let project, !project.signingKeys.isEmpty else {
+                return text("not ready: no signing keys loaded\n", status: .serviceUnavailable, for: call)
+            }
+            return text("ready\n", for: call)
         } catch {
             services.logger.warning("readiness check failed: the store did not answer", metadata: [
                 "error": "\(error)", "hint": "check that the database is running and reachable"])
-            return text("not ready: the store did not answer\n", status: .serviceUnavailable)
+            return text("not ready: the store did not answer\n", status: .serviceUnavailable, for: call)
         }
     }
 
@@ -63,15 +65,16 @@ enum HealthRoutes {
         </ul></body></html>
 
         """
-        var response = text(page)
+        var response = text(page, for: call)
         response.headers[.contentType] = "text/html; charset=utf-8"
         response.headers[.contentSecurityPolicy] = "default-src 'none'"
         return response
     }
 
-    private static func text(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
+    /// A plain-text answer; `HEAD` gets the headers alone.
+    private static func text(_ body: String, status: HTTPResponse.Status = .ok, for call: Call) -> Response {
         Response(status: status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
-                 body: .init(byteBuffer: ByteBuffer(string: body)))
+                 body: call.request.method == .head ? .init() : .init(byteBuffer: ByteBuffer(string: body)))
     }
 }
 

@@ -2,6 +2,8 @@ import Foundation
 import HearthCore
 import HearthWire
 import Hummingbird
+import Logging
+import Metrics
 import NIOCore
 
 /// An abuse limit of the route table, as middleware: which keys a request counts under, checked before the
@@ -67,7 +69,7 @@ struct RateLimited: RouterMiddleware {
     /// Throws `TOO_MANY_ATTEMPTS_TRY_LATER` (or `failure`) if any of `keys` is over its rule.
     private func enforce(_ keys: [(String, RateLimiter.Rule)], else failure: AuthFailure = .tooManyAttempts) throws {
         for (key, rule) in keys where !services.limiter.isAllowed(key, rule) {
-            services.logger.notice("rate limit reached", metadata: ["limit": .string(key.prefix(while: { $0 != ":" }).description)])
+            refused(key, logger: services.logger)
             throw failure
         }
     }
@@ -85,6 +87,13 @@ struct RateLimited: RouterMiddleware {
         return ((try? object.string("email")) ?? nil, (try? object.string("newEmail")) ?? nil,
                 (try? object.string("idToken")) ?? nil)
     }
+}
+
+/// Logs and counts (`hearth_rate_limit_refusals_total{limit}`) a refusal, naming the rule, never the key's value.
+private func refused(_ key: String, logger: Logger) {
+    let rule = String(key.prefix(while: { $0 != ":" }))
+    logger.notice("rate limit reached", metadata: ["limit": .string(rule)])
+    Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", rule)]).increment()
 }
 
 /// How addresses are counted: IPv4 as is, IPv6 per /64 (one subscriber's prefix; counting single addresses would
@@ -110,7 +119,7 @@ extension Call {
                     ("sms-address:" + RateLimitKey.address(clientAddress), limits.smsPerAddress)]
         if limits.enabled {
             for (key, rule) in keys where !services.limiter.isAllowed(key, rule) {
-                services.logger.notice("rate limit reached", metadata: ["limit": .string(key.prefix(while: { $0 != ":" }).description)])
+                refused(key, logger: services.logger)
                 throw AuthFailure.quotaExceeded
             }
         }

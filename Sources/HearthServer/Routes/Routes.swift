@@ -26,7 +26,9 @@ enum HearthRoutes {
         let client = table.guarded(by: APIKeyGuard(services: services), body)
         let admin = table.guarded(by: AdminGuard(services: services), body)
         let open = table.guarded(by: body)
-        let failedSignIns = client.and(RateLimited(policy: .failedSignIns, services: services))
+        func signIns(_ provider: String) -> any MiddlewareProtocol<Request, Response, HearthRequestContext> {
+            CountsSignIns(label: "hearth_sign_ins_total", provider: provider)
+        }
 
         // Health, for load balancers and orchestrators (no credentials, both modes).
         open.get("/healthz", to: HealthRoutes.live)
@@ -36,27 +38,29 @@ enum HearthRoutes {
         if observability.metricsOnMainListener { open.get("/metrics", to: HealthRoutes.metrics) }
         // Accounts (client API; v1 names and the legacy v3 names the iOS SDK calls).
         client.and(RateLimited(policy: .signUps, services: services))
+            .and(CountsSignIns(label: "hearth_sign_ups_total", provider: "password"))
             .post("\(v1)/accounts:signUp", "\(v3)/signupNewUser", to: AccountRoutes.signUp)
-        failedSignIns.post("\(v1)/accounts:signInWithPassword", "\(v3)/verifyPassword", to: AccountRoutes.signInWithPassword)
-        client.post("\(v1)/accounts:signInWithCustomToken", "\(v3)/verifyCustomToken", to: AccountRoutes.signInWithCustomToken)
+        client.and(RateLimited(policy: .failedSignIns, services: services)).and(signIns("password"))
+            .post("\(v1)/accounts:signInWithPassword", "\(v3)/verifyPassword", to: AccountRoutes.signInWithPassword)
+        client.and(signIns("custom")).post("\(v1)/accounts:signInWithCustomToken", "\(v3)/verifyCustomToken", to: AccountRoutes.signInWithCustomToken)
         client.post("\(v1)/accounts:lookup", "\(v3)/getAccountInfo", to: AccountRoutes.lookup)
         client.post("\(v1)/accounts:update", "\(v3)/setAccountInfo", to: AccountRoutes.update)
         client.post("\(v1)/accounts:delete", "\(v3)/deleteAccount", to: AccountRoutes.delete)
         client.and(RateLimited(policy: .emails, services: services))
             .post("\(v1)/accounts:sendOobCode", "\(v3)/getOobConfirmationCode", to: OobCodeRoutes.sendOobCode)
         client.post("\(v1)/accounts:resetPassword", "\(v3)/resetPassword", to: OobCodeRoutes.resetPassword)
-        client.post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
-        client.post("\(v1)/accounts:signInWithIdp", "\(v3)/verifyAssertion", to: FederatedRoutes.signInWithIdp)
+        client.and(signIns("emailLink")).post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
+        client.and(signIns("idp")).post("\(v1)/accounts:signInWithIdp", "\(v3)/verifyAssertion", to: FederatedRoutes.signInWithIdp)
         client.post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
         client.get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
         // Phone as a first factor, and multi-factor (v2). SMS are limited per number where the number is known.
         client.post("\(v1)/accounts:sendVerificationCode", "\(v3)/sendVerificationCode", to: PhoneRoutes.sendVerificationCode)
-        client.post("\(v1)/accounts:signInWithPhoneNumber", "\(v3)/verifyPhoneNumber", to: PhoneRoutes.signInWithPhoneNumber)
+        client.and(signIns("phone")).post("\(v1)/accounts:signInWithPhoneNumber", "\(v3)/verifyPhoneNumber", to: PhoneRoutes.signInWithPhoneNumber)
         client.post("\(v2)/accounts/mfaEnrollment:start", to: MFARoutes.startEnrollment)
         client.post("\(v2)/accounts/mfaEnrollment:finalize", to: MFARoutes.finalizeEnrollment)
         client.post("\(v2)/accounts/mfaEnrollment:withdraw", to: MFARoutes.withdraw)
         client.post("\(v2)/accounts/mfaSignIn:start", to: MFARoutes.startSignIn)
-        client.post("\(v2)/accounts/mfaSignIn:finalize", to: MFARoutes.finalizeSignIn)
+        client.and(signIns("secondFactor")).post("\(v2)/accounts/mfaSignIn:finalize", to: MFARoutes.finalizeSignIn)
         client.post("\(v2)/accounts:revokeToken", to: FederatedRoutes.revokeToken)
         // Admin API: the path's {project}, or the body's targetProjectId for the v3 names.
         admin.post("\(v1)/projects/{project}/accounts", to: AdminRoutes.create)
