@@ -113,6 +113,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             ON CONFLICT DO NOTHING
             """,
         ]),
+        Migration(id: "0007_operations", statements: SharedSchema.operations),
     ]
 
     /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).
@@ -581,4 +582,97 @@ public enum PostgresStoreError: Error, CustomStringConvertible {
 
 extension String {
     fileprivate var nilIfEmpty: String? { isEmpty ? nil : self }
+}
+
+// MARK: Operations: outbox backlog, shared rate limits, audit log, housekeeping
+
+extension PostgresStore {
+    public func outboxBacklog() async throws -> (pending: Int, givenUp: Int) {
+        let rows = try await client.query("""
+            SELECT COUNT(*) FILTER (WHERE next_attempt_at IS NOT NULL), COUNT(*) FILTER (WHERE next_attempt_at IS NULL)
+            FROM outbox
+            """, logger: logger)
+        for try await (pending, givenUp) in rows.decode((Int, Int).self) { return (pending, givenUp) }
+        return (0, 0)
+    }
+
+    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int {
+        let (start, expiry) = (windowStart.epochSeconds, expiresAt.epochSeconds)
+        let rows = try await client.query("""
+            INSERT INTO rate_counters (counter_key, window_start, expires_at, count) VALUES (\(key), \(start), \(expiry), 1)
+            ON CONFLICT (counter_key, window_start) DO UPDATE SET count = rate_counters.count + 1 RETURNING count
+            """, logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 1
+    }
+
+    public func rateCounter(key: String, windowStart: Date) async throws -> Int {
+        let start = windowStart.epochSeconds
+        let rows = try await client.query(
+            "SELECT count FROM rate_counters WHERE counter_key = \(key) AND window_start = \(start)", logger: logger)
+        for try await count in rows.decode(Int.self) { return count }
+        return 0
+    }
+
+    public func insertAuditEvent(_ event: AuditEvent) async throws {
+        let (data, micros) = (try RecordCoding.encode(event), event.at.epochMicros)
+        try await client.query("""
+            INSERT INTO audit_events (id, project_id, at_micros, kind, local_id, data)
+            VALUES (\(event.id), \(event.projectID), \(micros), \(event.kind), \(event.localID), \(data))
+            """, logger: logger)
+    }
+
+    public func auditEvents(projectID: String, _ query: AuditQuery) async throws -> [AuditEvent] {
+        var bindings = PostgresBindings()
+        func bind(_ value: some PostgresEncodable & Sendable) throws -> String {
+            try bindings.append(value)
+            return "$\(bindings.count)"
+        }
+        var conditions = ["project_id = \(try bind(projectID))"]
+        if let localID = query.localID { conditions.append("local_id = \(try bind(localID))") }
+        if let kinds = query.kinds, !kinds.isEmpty { conditions.append("kind = ANY(\(try bind(kinds)))") }
+        if let from = query.from { conditions.append("at_micros >= \(try bind(from.epochMicros))") }
+        if let until = query.until { conditions.append("at_micros < \(try bind(until.epochMicros))") }
+        if let after = query.after {
+            conditions.append("(at_micros, id) < (\(try bind(after.micros)), \(try bind(after.id)))")
+        }
+        let sql = "SELECT data FROM audit_events WHERE " + conditions.joined(separator: " AND ")
+            + " ORDER BY at_micros DESC, id DESC LIMIT \(try bind(query.limit))"
+        var events: [AuditEvent] = []
+        for try await data in try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+            .decode(String.self) {
+            events.append(try RecordCoding.decode(AuditEvent.self, from: data))
+        }
+        return events
+    }
+
+    public func purge(_ housekeeping: Housekeeping) async throws -> HousekeepingReport {
+        let (millis, seconds) = (housekeeping.now.epochMilliseconds, housekeeping.now.epochSeconds)
+        let outboxCutoff = housekeeping.outboxCreatedBefore.epochMilliseconds
+        let logger = logger
+        return try await transaction { db in
+            func count(_ query: PostgresQuery) async throws -> Int {
+                var rows = 0
+                for try await _ in try await db.query(query, logger: logger) { rows += 1 }
+                return rows
+            }
+            var report = HousekeepingReport()
+            // Refresh tokens their user revoked (created a second or more before validSince), or whose user is gone.
+            report.refreshTokens = try await count("""
+                DELETE FROM refresh_tokens AS r WHERE NOT EXISTS (
+                    SELECT 1 FROM users AS u WHERE u.project_id = r.project_id AND u.tenant_id = r.tenant_id
+                      AND u.local_id = r.local_id
+                      AND (r.data::jsonb ->> 'createdAt')::bigint >= ((u.data::jsonb ->> 'validSince')::bigint - 1) * 1000)
+                RETURNING 1
+                """)
+            report.pendingSecrets = try await count("DELETE FROM pending_secrets WHERE expires_at <= \(millis) RETURNING 1")
+            report.assertions = try await count("DELETE FROM used_assertions WHERE expires_at < \(seconds) RETURNING 1")
+            report.outboxMessages = try await count("DELETE FROM outbox WHERE created_at < \(outboxCutoff) RETURNING 1")
+            report.rateCounters = try await count("DELETE FROM rate_counters WHERE expires_at <= \(seconds) RETURNING 1")
+            if let cutoff = housekeeping.auditBefore?.epochMicros {
+                report.auditEvents = try await count("DELETE FROM audit_events WHERE at_micros < \(cutoff) RETURNING 1")
+            }
+            return report
+        }
+    }
 }

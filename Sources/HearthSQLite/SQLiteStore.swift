@@ -145,6 +145,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             FROM users AS u, json_each(u.data, '$.providers') AS p ORDER BY u.created_at, u.local_id
             """,
         ]),
+        Migration(id: "0007_operations", statements: SharedSchema.operations),
     ]
 
     // MARK: Projects
@@ -568,5 +569,101 @@ actor WriteLock {
             if waiters.isEmpty { busy = false } else { waiters.removeFirst().resume() }
         }
         return try await body()
+    }
+}
+
+// MARK: Operations: outbox backlog, shared rate limits, audit log, housekeeping
+
+extension SQLiteStore {
+    public func outboxBacklog() async throws -> (pending: Int, givenUp: Int) {
+        let row = try await read("""
+            SELECT COUNT(*) FILTER (WHERE next_attempt_at IS NOT NULL) AS pending,
+                   COUNT(*) FILTER (WHERE next_attempt_at IS NULL) AS given_up FROM outbox
+            """).first
+        return (row?.column("pending")?.integer ?? 0, row?.column("given_up")?.integer ?? 0)
+    }
+
+    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int {
+        let binds: [SQLiteData] = [.text(key), .integer(Int(windowStart.epochSeconds)), .integer(Int(expiresAt.epochSeconds))]
+        return try await write { db in
+            try await db.query("""
+                INSERT INTO rate_counters (counter_key, window_start, expires_at, count) VALUES (?, ?, ?, 1)
+                ON CONFLICT (counter_key, window_start) DO UPDATE SET count = count + 1 RETURNING count
+                """, binds).first?.column("count")?.integer ?? 1
+        }
+    }
+
+    public func rateCounter(key: String, windowStart: Date) async throws -> Int {
+        try await read("SELECT count FROM rate_counters WHERE counter_key = ? AND window_start = ?",
+                       [.text(key), .integer(Int(windowStart.epochSeconds))]).first?.column("count")?.integer ?? 0
+    }
+
+    public func insertAuditEvent(_ event: AuditEvent) async throws {
+        let binds: [SQLiteData] = [.text(event.id), .text(event.projectID), .integer(Int(event.at.epochMicros)),
+                                   .text(event.kind), event.localID.map { .text($0) } ?? .null,
+                                   .text(try RecordCoding.encode(event))]
+        try await write { db in
+            _ = try await db.query(
+                "INSERT INTO audit_events (id, project_id, at_micros, kind, local_id, data) VALUES (?, ?, ?, ?, ?, ?)",
+                binds)
+        }
+    }
+
+    public func auditEvents(projectID: String, _ query: AuditQuery) async throws -> [AuditEvent] {
+        var conditions = ["project_id = ?"]
+        var binds: [SQLiteData] = [.text(projectID)]
+        if let localID = query.localID {
+            conditions.append("local_id = ?")
+            binds.append(.text(localID))
+        }
+        if let kinds = query.kinds, !kinds.isEmpty {
+            conditions.append("kind IN (" + kinds.map { _ in "?" }.joined(separator: ", ") + ")")
+            binds += kinds.map { .text($0) }
+        }
+        if let from = query.from {
+            conditions.append("at_micros >= ?")
+            binds.append(.integer(Int(from.epochMicros)))
+        }
+        if let until = query.until {
+            conditions.append("at_micros < ?")
+            binds.append(.integer(Int(until.epochMicros)))
+        }
+        if let after = query.after {
+            conditions.append("(at_micros < ? OR (at_micros = ? AND id < ?))")
+            binds += [.integer(Int(after.micros)), .integer(Int(after.micros)), .text(after.id)]
+        }
+        binds.append(.integer(query.limit))
+        return try await read("SELECT data FROM audit_events WHERE " + conditions.joined(separator: " AND ")
+                              + " ORDER BY at_micros DESC, id DESC LIMIT ?", binds)
+            .map { try RecordCoding.decode(AuditEvent.self, from: $0.column("data")?.string ?? "") }
+    }
+
+    public func purge(_ housekeeping: Housekeeping) async throws -> HousekeepingReport {
+        let now = housekeeping.now
+        return try await write { db in
+            var report = HousekeepingReport()
+            // Refresh tokens their user revoked (created a second or more before validSince), or whose user is gone.
+            report.refreshTokens = try await db.query("""
+                DELETE FROM refresh_tokens WHERE rowid IN (
+                    SELECT r.rowid FROM refresh_tokens AS r LEFT JOIN users AS u
+                      ON u.project_id = r.project_id AND u.tenant_id = r.tenant_id AND u.local_id = r.local_id
+                    WHERE u.local_id IS NULL
+                       OR json_extract(r.data, '$.createdAt') < (json_extract(u.data, '$.validSince') - 1) * 1000)
+                RETURNING 1
+                """).count
+            report.pendingSecrets = try await db.query("DELETE FROM pending_secrets WHERE expires_at <= ? RETURNING 1",
+                                                       [.integer(Int(now.epochMilliseconds))]).count
+            report.assertions = try await db.query("DELETE FROM used_assertions WHERE expires_at < ? RETURNING 1",
+                                                   [.integer(Int(now.epochSeconds))]).count
+            report.outboxMessages = try await db.query("DELETE FROM outbox WHERE created_at < ? RETURNING 1",
+                                                       [.integer(Int(housekeeping.outboxCreatedBefore.epochMilliseconds))]).count
+            report.rateCounters = try await db.query("DELETE FROM rate_counters WHERE expires_at <= ? RETURNING 1",
+                                                     [.integer(Int(now.epochSeconds))]).count
+            if let cutoff = housekeeping.auditBefore {
+                report.auditEvents = try await db.query("DELETE FROM audit_events WHERE at_micros < ? RETURNING 1",
+                                                        [.integer(Int(cutoff.epochMicros))]).count
+            }
+            return report
+        }
     }
 }

@@ -63,7 +63,7 @@ public struct HearthServices: Sendable {
         self.mail = mail
         self.store = store
         self.logger = logger
-        limiter = RateLimiter(clock: clock)
+        limiter = RateLimiter(store: store, clock: clock)
         let protection = configuration.emailEnumerationProtection ?? !configuration.isEmulator
         projects = ProjectDirectory(
             store: store, clock: clock,

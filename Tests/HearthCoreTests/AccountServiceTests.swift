@@ -235,28 +235,45 @@ import Testing
 }
 
 @Suite struct RateLimiterTests {
-    @Test func countsPerKeyInFixedWindows() {
-        let clock = ManualClock()
-        let limiter = RateLimiter(clock: clock)
+    @Test func countsPerKeyInFixedWindows() async throws {
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))  // a window boundary for 60 s
+        let limiter = RateLimiter(store: InMemoryStore(), clock: clock)
         let rule = RateLimiter.Rule(limit: 2, window: 60)
-        #expect(limiter.isAllowed("a", rule))
-        limiter.record("a", rule)
-        limiter.record("a", rule)
-        #expect(!limiter.isAllowed("a", rule))
-        #expect(limiter.isAllowed("b", rule), "keys are independent")
+        #expect(try await limiter.isAllowed("a", rule))
+        try await limiter.record("a", rule)
+        try await limiter.record("a", rule)
+        #expect(try await !limiter.isAllowed("a", rule))
+        #expect(try await limiter.isAllowed("b", rule), "keys are independent")
         clock.advance(by: 60)
-        #expect(limiter.isAllowed("a", rule), "a new window starts")
+        #expect(try await limiter.isAllowed("a", rule), "a new window starts")
     }
 
-    @Test func sweepsExpiredCounters() {
-        let clock = ManualClock()
-        let limiter = RateLimiter(clock: clock, sweepThreshold: 2)
-        let rule = RateLimiter.Rule(limit: 1, window: 10)
-        limiter.record("a", rule)
-        limiter.record("b", rule)
-        clock.advance(by: 11)
-        limiter.record("c", rule)
-        #expect(limiter.isAllowed("a", rule))
-        #expect(!limiter.isAllowed("c", rule))
+    @Test func twoInstancesOnOneStoreShareTheCount() async throws {
+        let store = InMemoryStore()
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let a = RateLimiter(store: store, clock: clock), b = RateLimiter(store: store, clock: clock)
+        let rule = RateLimiter.Rule(limit: 3, window: 600)
+        try await a.record("k", rule)
+        try await b.record("k", rule)
+        let (allowedA, allowedB) = (try await a.isAllowed("k", rule), try await b.isAllowed("k", rule))
+        #expect(allowedA && allowedB)
+        try await a.record("k", rule)
+        #expect(try await !b.isAllowed("k", rule), "B sees what A counted")
+    }
+
+    @Test func aShortRulesExpiryNeverWipesALongerRulesCount() async throws {
+        // The old in-process sweep dropped every counter older than the rule being recorded, so a 10-minute rule
+        // wiped 1-hour counters. Now each window expires with its own length.
+        let store = InMemoryStore()
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
+        let limiter = RateLimiter(store: store, clock: clock)
+        let hour = RateLimiter.Rule(limit: 2, window: 3600), tenMinutes = RateLimiter.Rule(limit: 100, window: 600)
+        try await limiter.record("long", hour)
+        try await limiter.record("long", hour)
+        clock.advance(by: 900)
+        try await limiter.record("short", tenMinutes)
+        _ = try await store.purge(Housekeeping(now: clock.now(), outboxCreatedBefore: .distantPast, auditBefore: nil))
+        let fresh = RateLimiter(store: store, clock: clock)  // no fast path: the store alone decides
+        #expect(try await !fresh.isAllowed("long", hour), "the hour's count must survive")
     }
 }

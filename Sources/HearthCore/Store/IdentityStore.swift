@@ -104,6 +104,21 @@ public protocol IdentityStore: Sendable {
     /// Records a failed attempt: the message is due again at `nextAttemptAt`, or never (`nil`: given up; it stays
     /// in the table with its last error for an operator to see).
     func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws
+    /// Messages not yet delivered: due now or later, and given up (`nextAttemptAt` nil), for the backlog metrics.
+    func outboxBacklog() async throws -> (pending: Int, givenUp: Int)
+
+    /// Counts one event under `key` in the fixed window that starts at `windowStart` (kept until `expiresAt`) and
+    /// returns the window's count including it. Atomic: instances sharing the store share the counter.
+    func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int
+    /// The count under `key` in the window that starts at `windowStart` (0 if none).
+    func rateCounter(key: String, windowStart: Date) async throws -> Int
+
+    func insertAuditEvent(_ event: AuditEvent) async throws
+    /// A project's audit events, newest first, filtered and paged by `query`.
+    func auditEvents(projectID: String, _ query: AuditQuery) async throws -> [AuditEvent]
+
+    /// Removes what has expired (see ``Housekeeping``) and refresh tokens revoked by their user's `validSince`.
+    func purge(_ housekeeping: Housekeeping) async throws -> HousekeepingReport
 }
 
 extension IdentityStore {

@@ -18,6 +18,9 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         var delivery: [String: (attempts: Int, due: Date?)] = [:]
         var assertions: [String: Date] = [:]
         var pending: [String: PendingRecord] = [:]
+        /// Rate-limit windows by key and window start: count and expiry.
+        var counters: [String: (count: Int, expiresAt: Date)] = [:]
+        var audit: [AuditEvent] = []
     }
 
     private let lock = NSLock()
@@ -278,6 +281,82 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
     public func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws {
         withState { state in
             if state.delivery[id] != nil { state.delivery[id] = (attempts, nextAttemptAt) }
+        }
+    }
+}
+
+extension InMemoryStore {
+    public func outboxBacklog() async throws -> (pending: Int, givenUp: Int) {
+        withState { state in
+            let givenUp = state.delivery.values.filter { $0.due == nil }.count
+            return (state.outbox.count - givenUp, givenUp)
+        }
+    }
+
+    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int {
+        withState { state in
+            let slot = key + "@" + String(windowStart.epochSeconds)
+            let count = (state.counters[slot]?.count ?? 0) + 1
+            state.counters[slot] = (count, expiresAt)
+            return count
+        }
+    }
+
+    public func rateCounter(key: String, windowStart: Date) async throws -> Int {
+        withState { $0.counters[key + "@" + String(windowStart.epochSeconds)]?.count ?? 0 }
+    }
+
+    public func insertAuditEvent(_ event: AuditEvent) async throws {
+        withState { $0.audit.append(event) }
+    }
+
+    public func auditEvents(projectID: String, _ query: AuditQuery) async throws -> [AuditEvent] {
+        withState { state in
+            state.audit
+                .filter { event in
+                    event.projectID == projectID
+                        && query.localID.map { event.localID == $0 } ?? true
+                        && query.kinds.map { $0.contains(event.kind) } ?? true
+                        && query.from.map { event.at >= $0 } ?? true
+                        && query.until.map { event.at < $0 } ?? true
+                        && query.after.map { (event.at.epochMicros, event.id) < ($0.micros, $0.id) } ?? true
+                }
+                .sorted { ($0.at.epochMicros, $0.id) > ($1.at.epochMicros, $1.id) }
+                .prefix(query.limit)
+                .map { $0 }
+        }
+    }
+
+    public func purge(_ housekeeping: Housekeeping) async throws -> HousekeepingReport {
+        withState { state in
+            var report = HousekeepingReport()
+            let now = housekeeping.now
+            let tokens = state.refreshTokens.count
+            state.refreshTokens = state.refreshTokens.filter { _, token in
+                guard let user = state.users[Key(project: token.projectID, tenant: token.tenantID, id: token.localID)]
+                else { return false }
+                return token.createdAt.epochSeconds >= user.validSince - 1
+            }
+            report.refreshTokens = tokens - state.refreshTokens.count
+            let pending = state.pending.count
+            state.pending = state.pending.filter { $0.value.expiresAt > now }
+            report.pendingSecrets = pending - state.pending.count
+            let assertions = state.assertions.count
+            state.assertions = state.assertions.filter { $0.value > now }
+            report.assertions = assertions - state.assertions.count
+            let stale = Set(state.outbox.filter { $0.createdAt < housekeeping.outboxCreatedBefore }.map(\.id))
+            state.outbox.removeAll { stale.contains($0.id) }
+            for id in stale { state.delivery[id] = nil }
+            report.outboxMessages = stale.count
+            let counters = state.counters.count
+            state.counters = state.counters.filter { $0.value.expiresAt > now }
+            report.rateCounters = counters - state.counters.count
+            if let cutoff = housekeeping.auditBefore {
+                let events = state.audit.count
+                state.audit.removeAll { $0.at < cutoff }
+                report.auditEvents = events - state.audit.count
+            }
+            return report
         }
     }
 }

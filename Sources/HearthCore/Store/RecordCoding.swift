@@ -58,6 +58,24 @@ public enum SharedSchema {
         "CREATE INDEX used_assertions_expiry ON used_assertions (expires_at)",
     ]
 
+    /// 0007: rate-limit windows shared by every instance (count per key and window start, seconds), and the audit
+    /// log (`at_micros`, microseconds: newest first, then id, is its order and its page cursor).
+    public static let operations = [
+        """
+        CREATE TABLE rate_counters (
+            counter_key TEXT NOT NULL, window_start BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+            count INTEGER NOT NULL, PRIMARY KEY (counter_key, window_start))
+        """,
+        "CREATE INDEX rate_counters_expiry ON rate_counters (expires_at)",
+        """
+        CREATE TABLE audit_events (
+            id TEXT PRIMARY KEY, project_id TEXT NOT NULL, at_micros BIGINT NOT NULL, kind TEXT NOT NULL,
+            local_id TEXT, data TEXT NOT NULL)
+        """,
+        "CREATE INDEX audit_events_time ON audit_events (project_id, at_micros, id)",
+        "CREATE INDEX audit_events_user ON audit_events (project_id, local_id, at_micros, id)",
+    ]
+
     /// 0005: pending secrets (MFA pending credentials, TOTP enrollment and SMS sessions), by digest.
     public static let pendingSecrets = [
         """

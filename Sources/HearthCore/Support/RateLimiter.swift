@@ -1,15 +1,18 @@
 import Foundation
 
-/// Counts events per key in fixed windows, with an injected clock: the basis of Hearth's abuse limits.
+/// Counts events per key in fixed windows kept in the store, so every instance on one database enforces one
+/// limit: the basis of Hearth's abuse limits.
 ///
 /// ```swift
-/// let limiter = RateLimiter(clock: SystemClock())
+/// let limiter = RateLimiter(store: store, clock: SystemClock())
 /// let rule = RateLimiter.Rule(limit: 10, window: 600)
-/// guard limiter.isAllowed("signin-fail:ada@example.com", rule) else { throw AuthFailure.tooManyAttempts }
-/// limiter.record("signin-fail:ada@example.com", rule)
+/// guard try await limiter.isAllowed("signin-failed-email:ada@example.com", rule) else { throw AuthFailure.tooManyAttempts }
+/// try await limiter.record("signin-failed-email:ada@example.com", rule)
 /// ```
 ///
-/// Counters live in this process (several instances behind one PostgreSQL each count on their own).
+/// Windows are aligned to multiples of their length (so instances agree on where one starts) and each expires
+/// with its own length. The fast path: once a key reaches its limit, this process remembers it until the window
+/// ends and refuses without asking the store again — a locked-out guesser costs no query.
 public final class RateLimiter: @unchecked Sendable {
     /// At most `limit` events per `window` seconds.
     public struct Rule: Sendable, Equatable, Codable {
@@ -22,46 +25,58 @@ public final class RateLimiter: @unchecked Sendable {
         }
     }
 
-    private struct Counter {
-        var windowStart: Date
-        var count: Int
-    }
-
+    private let store: any IdentityStore
     private let clock: any HearthClock
     private let lock = NSLock()
-    private var counters: [String: Counter] = [:]
-    /// Above this many keys, expired counters are swept before a new one is added.
-    private let sweepThreshold: Int
+    /// Keys known to be at their limit, until their window ends.
+    private var blocked: [String: Date] = [:]
 
-    public init(clock: any HearthClock, sweepThreshold: Int = 100_000) {
+    public init(store: any IdentityStore, clock: any HearthClock) {
+        self.store = store
         self.clock = clock
-        self.sweepThreshold = sweepThreshold
     }
 
     /// Whether one more event under `key` would stay within `rule`.
-    public func isAllowed(_ key: String, _ rule: Rule) -> Bool {
+    public func isAllowed(_ key: String, _ rule: Rule) async throws -> Bool {
         let now = clock.now()
-        return lock.withLock {
-            guard let counter = counters[key], now.timeIntervalSince(counter.windowStart) < rule.window else {
-                return true
-            }
-            return counter.count < rule.limit
-        }
+        let window = Self.window(rule, at: now)
+        if isBlocked(key, now: now) { return false }
+        let count = try await store.rateCounter(key: key, windowStart: window.start)
+        if count >= rule.limit { block(key, until: window.end) }
+        return count < rule.limit
     }
 
     /// Counts one event under `key`.
-    public func record(_ key: String, _ rule: Rule) {
-        let now = clock.now()
+    public func record(_ key: String, _ rule: Rule) async throws {
+        let window = Self.window(rule, at: clock.now())
+        let count = try await store.incrementRateCounter(key: key, windowStart: window.start, expiresAt: window.end)
+        if count >= rule.limit { block(key, until: window.end) }
+    }
+
+    /// The aligned window of `rule` that contains `now`.
+    static func window(_ rule: Rule, at now: Date) -> (start: Date, end: Date) {
+        let length = max(rule.window.rounded(.up), 1)
+        let start = (now.timeIntervalSince1970 / length).rounded(.down) * length
+        return (Date(timeIntervalSince1970: start), Date(timeIntervalSince1970: start + length))
+    }
+
+    private func isBlocked(_ key: String, now: Date) -> Bool {
         lock.withLock {
-            if var counter = counters[key], now.timeIntervalSince(counter.windowStart) < rule.window {
-                counter.count += 1
-                counters[key] = counter
-                return
+            guard let until = blocked[key] else { return false }
+            if until > now { return true }
+            blocked[key] = nil
+            return false
+        }
+    }
+
+    private func block(_ key: String, until end: Date) {
+        lock.withLock {
+            // Each entry ends with its own window, so a short rule's sweep never drops a longer rule's entry.
+            if blocked.count >= 10_000 {
+                let now = clock.now()
+                blocked = blocked.filter { $0.value > now }
             }
-            if counters.count >= sweepThreshold {
-                counters = counters.filter { now.timeIntervalSince($0.value.windowStart) < rule.window }
-            }
-            counters[key] = Counter(windowStart: now, count: 1)
+            blocked[key] = end
         }
     }
 }

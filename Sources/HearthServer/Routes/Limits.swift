@@ -36,20 +36,20 @@ struct RateLimited: RouterMiddleware {
         case .failedSignIns:
             let keys = [("signin-failed-email:" + EmailAddress.normalized(fields.email ?? ""), limits.failedSignInsPerEmail),
                         ("signin-failed-address:" + address, limits.failedSignInsPerAddress)]
-            try enforce(keys)
+            try await enforce(keys)
             do {
                 return try await next(request, context)
             } catch let failure as AuthFailure
                 where [.invalidPassword, .emailNotFound, .invalidLoginCredentials].contains(failure) {
-                count(keys)
+                await count(keys)
                 throw failure
             }
         case .signUps:
             guard fields.idToken == nil else { return try await next(request, context) }
             let keys = [("signup-address:" + address, limits.signUpsPerAddress)]
-            try enforce(keys)
+            try await enforce(keys)
             let response = try await next(request, context)
-            count(keys)
+            await count(keys)
             return response
         case .emails:
             // Keyed by the address the email goes to: keyed by an ID token it would start afresh with every
@@ -60,22 +60,36 @@ struct RateLimited: RouterMiddleware {
             }
             let keys = [("email-recipient:" + EmailAddress.normalized(recipient ?? ""), limits.emailsPerRecipient),
                         ("email-address:" + address, limits.emailsPerAddress)]
-            try enforce(keys)
-            defer { count(keys) }
-            return try await next(request, context)
+            try await enforce(keys)
+            do {
+                let response = try await next(request, context)
+                await count(keys)
+                return response
+            } catch {
+                await count(keys)
+                throw error
+            }
         }
     }
 
     /// Throws `TOO_MANY_ATTEMPTS_TRY_LATER` (or `failure`) if any of `keys` is over its rule.
-    private func enforce(_ keys: [(String, RateLimiter.Rule)], else failure: AuthFailure = .tooManyAttempts) throws {
-        for (key, rule) in keys where !services.limiter.isAllowed(key, rule) {
+    private func enforce(_ keys: [(String, RateLimiter.Rule)], else failure: AuthFailure = .tooManyAttempts) async throws {
+        for (key, rule) in keys where try await !services.limiter.isAllowed(key, rule) {
             refused(key, logger: services.logger)
             throw failure
         }
     }
 
-    private func count(_ keys: [(String, RateLimiter.Rule)]) {
-        for (key, rule) in keys { services.limiter.record(key, rule) }
+    /// Counts the keys. A store that cannot count is logged, not passed on: the request itself went through.
+    private func count(_ keys: [(String, RateLimiter.Rule)]) async {
+        for (key, rule) in keys {
+            do {
+                try await services.limiter.record(key, rule)
+            } catch {
+                services.logger.warning("rate-limit counter not written", metadata: [
+                    "limit": .string(String(key.prefix(while: { $0 != ":" }))), "error": "\(error)"])
+            }
+        }
     }
 
     /// The few body fields the keys need; a body that is not a JSON object has none (the handler refuses it).
@@ -118,14 +132,14 @@ extension Call {
         let keys = [("sms-number:" + number, limits.smsPerNumber),
                     ("sms-address:" + RateLimitKey.address(clientAddress), limits.smsPerAddress)]
         if limits.enabled {
-            for (key, rule) in keys where !services.limiter.isAllowed(key, rule) {
+            for (key, rule) in keys where try await !services.limiter.isAllowed(key, rule) {
                 refused(key, logger: services.logger)
                 throw AuthFailure.quotaExceeded
             }
         }
         do {
             let sessionInfo = try await send()
-            if limits.enabled { for (key, rule) in keys { services.limiter.record(key, rule) } }
+            if limits.enabled { for (key, rule) in keys { try? await services.limiter.record(key, rule) } }
             return sessionInfo
         } catch let error as SMSDeliveryFailure {
             services.logger.error("SMS not sent", metadata: ["error": "\(error.reason)",

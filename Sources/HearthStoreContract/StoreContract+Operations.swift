@@ -1,0 +1,95 @@
+import Foundation
+import HearthCore
+
+extension StoreContract {
+    /// Shared rate-limit windows, the audit log and housekeeping.
+    public static let operations: [StoreCheck] = [
+        StoreCheck("rate counters count per key and window, atomically across concurrent increments") { store in
+            let start = epoch, end = epoch + 600
+            try expect(try await store.rateCounter(key: "k", windowStart: start) == 0, "no window yet")
+            try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<20 { group.addTask { try await store.incrementRateCounter(key: "k", windowStart: start, expiresAt: end) } }
+                var seen: Set<Int> = []
+                for try await count in group { seen.insert(count) }
+                try expect(seen == Set(1...20), "each increment sees its own count: \(seen.sorted())")
+            }
+            try expect(try await store.rateCounter(key: "k", windowStart: start) == 20, "20 counted")
+            try expect(try await store.rateCounter(key: "k", windowStart: end) == 0, "the next window starts at 0")
+            try expect(try await store.rateCounter(key: "other", windowStart: start) == 0, "keys are independent")
+        },
+        StoreCheck("audit events list newest first, filtered by user, kind and time, paged by cursor") { store in
+            for index in 0..<7 {
+                try await store.insertAuditEvent(AuditEvent(
+                    id: "e\(index)", projectID: "p-one", at: epoch + Double(index), kind: index % 2 == 0 ? "sign-in" : "sign-in-failed",
+                    localID: index < 4 ? "u1" : "u2", outcome: index % 2 == 0 ? .success : .failure,
+                    clientAddress: "192.0.2.\(index)", details: ["provider": "password"]))
+            }
+            try await store.insertAuditEvent(AuditEvent(id: "other", projectID: "p-two", at: epoch, kind: "sign-in",
+                                                        localID: "u1", outcome: .success, clientAddress: nil))
+            let all = try await store.auditEvents(projectID: "p-one", AuditQuery(limit: 100))
+            try expect(all.map(\.id) == ["e6", "e5", "e4", "e3", "e2", "e1", "e0"], "newest first: \(all.map(\.id))")
+            try expect(all.last?.clientAddress == "192.0.2.0" && all.last?.details == ["provider": "password"], "round trip")
+            let first = try await store.auditEvents(projectID: "p-one", AuditQuery(limit: 3))
+            let second = try await store.auditEvents(projectID: "p-one", AuditQuery(limit: 3, after: AuditCursor(first[2])))
+            try expect(first.map(\.id) + second.map(\.id) == ["e6", "e5", "e4", "e3", "e2", "e1"], "pages continue")
+            let user = try await store.auditEvents(projectID: "p-one", AuditQuery(localID: "u2"))
+            try expect(user.map(\.id) == ["e6", "e5", "e4"], "by user: \(user.map(\.id))")
+            let failed = try await store.auditEvents(projectID: "p-one", AuditQuery(kinds: ["sign-in-failed"]))
+            try expect(failed.map(\.id) == ["e5", "e3", "e1"], "by kind: \(failed.map(\.id))")
+            let window = try await store.auditEvents(projectID: "p-one", AuditQuery(from: epoch + 2, until: epoch + 4))
+            try expect(window.map(\.id) == ["e3", "e2"], "by time, from inclusive, until exclusive: \(window.map(\.id))")
+        },
+        StoreCheck("housekeeping removes revoked refresh tokens, expired secrets, stale outbox codes and old events") { store in
+            var user = sampleUser("u1", email: "u1@example.com")
+            try await store.insertUser(user, uniqueEmail: true)
+            try await store.insertRefreshToken(token("old", user: "u1"))  // created at epoch
+            var later = token("new", user: "u1")
+            later.createdAt = epoch + 100
+            try await store.insertRefreshToken(later)
+            try await store.insertRefreshToken(token("orphan", user: "gone"))
+            user.validSince = (epoch + 50).epochSeconds  // revokes "old"
+            user = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+            let now = epoch + 1000
+            try await store.insertPending(PendingRecord(digest: "dead", projectID: "p-one", kind: .mfaPendingCredential,
+                                                        payload: "{}", expiresAt: now - 1), now: epoch)
+            try await store.insertPending(PendingRecord(digest: "live", projectID: "p-one", kind: .mfaPendingCredential,
+                                                        payload: "{}", expiresAt: now + 60), now: epoch)
+            _ = try await store.useAssertionOnce(digest: "jti", expiresAt: now - 1, now: epoch)
+            try await store.enqueueOutboxMessage(OutboxMessage(id: "stale", projectID: "p-one", type: .passwordReset,
+                recipient: "a@example.com", code: "c", link: "l", createdAt: epoch))
+            try await store.enqueueOutboxMessage(OutboxMessage(id: "fresh", projectID: "p-one", type: .passwordReset,
+                recipient: "a@example.com", code: "c", link: "l", createdAt: now))
+            _ = try await store.incrementRateCounter(key: "k", windowStart: epoch, expiresAt: epoch + 600)
+            _ = try await store.incrementRateCounter(key: "k", windowStart: now, expiresAt: now + 600)
+            try await store.insertAuditEvent(AuditEvent(id: "ancient", projectID: "p-one", at: epoch, kind: "sign-in",
+                                                        localID: "u1", outcome: .success, clientAddress: nil))
+            try await store.insertAuditEvent(AuditEvent(id: "recent", projectID: "p-one", at: now, kind: "sign-in",
+                                                        localID: "u1", outcome: .success, clientAddress: nil))
+
+            let report = try await store.purge(Housekeeping(now: now, outboxCreatedBefore: now - 1,
+                                                            auditBefore: now - 1))
+            try expect(report.refreshTokens == 2, "the revoked and the orphaned token: \(report)")
+            try expect(try await store.refreshToken(projectID: "p-one", digest: "new") != nil, "a live token stays")
+            try expect(try await store.refreshToken(projectID: "p-one", digest: "old") == nil, "the revoked one goes")
+            try expect(report.pendingSecrets == 1 && report.assertions == 1, "expired secrets: \(report)")
+            try expect(try await store.pending(projectID: "p-one", digest: "live", now: now) != nil, "a live secret stays")
+            try expect(report.outboxMessages == 1, "stale outbox message: \(report)")
+            try expect(try await store.outboxMessages(projectID: "p-one").map(\.id) == ["fresh"], "fresh message stays")
+            try expect(report.rateCounters == 1, "expired window: \(report)")
+            try expect(try await store.rateCounter(key: "k", windowStart: now) == 1, "the current window stays")
+            try expect(report.auditEvents == 1, "old event: \(report)")
+            try expect(try await store.auditEvents(projectID: "p-one", AuditQuery()).map(\.id) == ["recent"], "recent event stays")
+            let again = try await store.purge(Housekeeping(now: now, outboxCreatedBefore: now - 1, auditBefore: now - 1))
+            try expect(again.total == 0, "a second pass finds nothing: \(again)")
+        },
+        StoreCheck("the outbox backlog counts pending and given-up messages") { store in
+            for id in ["a", "b", "c"] {
+                try await store.enqueueOutboxMessage(OutboxMessage(id: id, projectID: "p-one", type: .verifyEmail,
+                    recipient: "a@example.com", code: "c", link: "l", createdAt: epoch))
+            }
+            try await store.rescheduleOutboxMessage(id: "c", attempts: 5, nextAttemptAt: nil, lastError: "refused")
+            let backlog = try await store.outboxBacklog()
+            try expect(backlog.pending == 2 && backlog.givenUp == 1, "backlog \(backlog)")
+        },
+    ]
+}
