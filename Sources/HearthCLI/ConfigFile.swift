@@ -14,6 +14,7 @@ import HearthSMS
 ///   "metrics": { "expose": "listener", "host": "127.0.0.1", "port": 9464 },
 ///   "connections": { "headerTimeoutSeconds": 10, "bodyTimeoutSeconds": 30, "idleTimeoutSeconds": 60,
 ///                    "maxConnections": 768 }, "storeTimeoutSeconds": 5, "hashQueueLimit": 64,
+///   "housekeepingIntervalSeconds": 600, "auditRetentionDays": 90,
 ///   "publicURL": "https://auth.example.com",
 ///   "email": { "from": "noreply@example.com", "appName": "Acme", "defaultLocale": "en",
 ///              "smtp": { "host": "smtp.example.com", "port": 587, "security": "starttls",
@@ -42,6 +43,8 @@ struct ConfigFile: Decodable {
     var connections: ConnectionsSection?
     var storeTimeoutSeconds: Double?
     var hashQueueLimit: Int?
+    var housekeepingIntervalSeconds: Double?
+    var auditRetentionDays: Int?
     var apiKey: String?
     var rateLimits: Bool?
     var publicURL: String?
@@ -136,6 +139,14 @@ struct ConfigFile: Decodable {
             }
         }
         if let storeTimeoutSeconds { configuration.storeTimeout = .seconds(storeTimeoutSeconds) }
+        if let housekeepingIntervalSeconds {
+            guard housekeepingIntervalSeconds >= 1 else { throw ConfigError(message: "housekeepingIntervalSeconds: expected 1 or more") }
+            configuration.housekeepingInterval = .seconds(housekeepingIntervalSeconds)
+        }
+        if let auditRetentionDays {
+            guard auditRetentionDays >= 0 else { throw ConfigError(message: "auditRetentionDays: expected 0 (keep for ever) or more") }
+            configuration.auditRetention = auditRetentionDays == 0 ? nil : .seconds(auditRetentionDays * 86_400)
+        }
         if let hashQueueLimit {
             guard hashQueueLimit > 0 else { throw ConfigError(message: "hashQueueLimit: expected a positive number") }
             configuration.hashQueueLimit = hashQueueLimit

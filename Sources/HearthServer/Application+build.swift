@@ -43,6 +43,8 @@ public func buildApplication(
         logger.warning("SMS multi-factor is enabled but no SMS provider is configured: set sms.webhook or sms.twilio in the config file, or HEARTH_SMS_WEBHOOK_URL")
     }
     var background: [any Service] = mail.map { [OutboxService(worker: $0)] } ?? []
+    background.append(Housekeeper(store: store, clock: clock, interval: configuration.housekeepingInterval,
+                                  auditRetention: configuration.auditRetention, logger: logger))
     let observability = configuration.observability
     if observability.metricsEnabled { _ = HearthMetrics.registry }  // before any metric is created
     if case .separateListener(let host, let port) = observability.metrics {

@@ -21,6 +21,8 @@ public struct HearthServices: Sendable {
     let federation: (any IdentityProviderVerifier)?
     /// Authorization URLs and code exchanges of the redirect flow.
     let redirects: (any FederatedRedirectProvider)?
+    /// Keeps security events in the audit log.
+    let audit: AuditRecorder
     /// The port the server listens on, once it does (links in emails use it when `publicURL` is not set).
     let listeningPort = ListeningPort()
 
@@ -80,13 +82,10 @@ public struct HearthServices: Sendable {
             recentLoginWindow: configuration.recentLoginWindow, bcrypt: HummingbirdBcryptVerifier())
         // Where Firebase's emulator is weaker than production and its tests depend on it (README: Modes).
         accounts.emulatorRules = configuration.isEmulator
-        let audit = Logger(label: "hearth.audit")
-        accounts.securityEvents = { event in
-            var metadata: Logger.Metadata = ["project": "\(event.projectID)", "user": "\(event.localID)"]
-            for (key, value) in event.details { metadata[key] = "\(value)" }
-            audit.notice("\(event.kind.rawValue)", metadata: metadata)
-        }
+        let audit = AuditRecorder(store: store, clock: clock, logger: Logger(label: "hearth.audit"))
+        accounts.securityEvents = { event in await audit.record(event) }
         self.accounts = accounts
+        self.audit = audit
     }
 
     /// After an email was queued: wake the sender, or in emulator mode log the link as Firebase's emulator does.

@@ -54,6 +54,10 @@ public struct ServerConfiguration: Sendable {
     /// Password hashes (sign-in, sign-up, password change) waiting for a hashing thread at most; beyond it a
     /// request is refused at once with `TOO_MANY_ATTEMPTS_TRY_LATER` instead of waiting behind the others.
     public var hashQueueLimit = 64
+    /// How often expired rows are purged (see `Housekeeper`).
+    public var housekeepingInterval: Duration = .seconds(600)
+    /// How long audit events are kept (`nil`: for ever).
+    public var auditRetention: Duration? = .seconds(90 * 86_400)
     /// How long a request waits for the store before answering 503 `UNAVAILABLE` (and `/readyz` says not ready).
     public var storeTimeout: Duration = .seconds(5)
 

@@ -211,7 +211,8 @@ import Testing
             } catch let failure as AuthFailure { refusals.append(failure) }
         }
         #expect(refusals.last == .tooManyAttempts, "\(refusals)")
-        #expect(events.all.map(\.kind) == [.secondFactorLocked] && events.all.first?.localID == user.localID,
+        let locks = events.all.filter { $0.kind == .secondFactorLocked }
+        #expect(locks.count == 1 && locks.first?.localID == user.localID && locks.first?.isFailure == true,
                 "the lock is audit-logged once")
         let pending = try await pendingCredential(accounts, project)
         let right = TOTP.code(secret: secret, at: clock.now())

@@ -29,7 +29,9 @@ import Glibc
         let started = ContinuousClock.now
         await #expect(throws: DeadlineExceeded.self) {
             try await withDeadline(.milliseconds(200)) { () async throws -> Int in
-                usleep(3_000_000)  // blocking, deaf to cancellation
+                // Deaf to cancellation, as a connect that never completes.
+                let end = ContinuousClock.now + .seconds(3)
+                while ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(20)) }
                 return 1
             }
         }
@@ -109,20 +111,21 @@ import Glibc
             let port = try #require(client.port)
             // Connected, nothing sent.
             let silent = try RawConnection(port: port)
-            #expect(silent.closedWithin(seconds: 3), "a silent connection must be closed")
+            #expect(await silent.closedWithin(seconds: 3), "a silent connection must be closed")
             // Half the headers.
             let halfHead = try RawConnection(port: port)
             halfHead.send("POST /identitytoolkit.googleapis.com/v1/accounts:lookup HTTP/1.1\r\nHost: x\r\n")
-            #expect(halfHead.closedWithin(seconds: 3), "headers that never end must not hold the connection")
+            #expect(await halfHead.closedWithin(seconds: 3), "headers that never end must not hold the connection")
             // Headers, then a body that stops short.
             let halfBody = try RawConnection(port: port)
             halfBody.send("POST /identitytoolkit.googleapis.com/v1/accounts:lookup?key=k HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"id")
-            #expect(halfBody.closedWithin(seconds: 3), "a body that never ends must not hold the connection")
+            #expect(await halfBody.closedWithin(seconds: 3), "a body that never ends must not hold the connection")
             // A normal client still gets answers (on a connection of its own: the test client's own one sat idle
             // past the idle timeout and was closed too).
             let normal = try RawConnection(port: port)
             normal.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-            #expect(normal.read().hasPrefix("HTTP/1.1 200"))
+            let answer = await normal.read()
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer)")
         }
     }
 }
@@ -148,7 +151,7 @@ struct AlwaysFull: BlockingWorkRunner {
 }
 
 /// A TCP connection written byte by byte, to play a slow or silent client.
-final class RawConnection {
+final class RawConnection: @unchecked Sendable {
     let fd: Int32
 
     init(port: Int) throws {
@@ -169,9 +172,24 @@ final class RawConnection {
         _ = text.withCString { Glibc.send(fd, $0, strlen($0), 0) }
     }
 
-    /// What arrives within 3 seconds.
-    func read() -> String {
-        var timeout = timeval(tv_sec: 3, tv_usec: 0)
+    /// What arrives within 5 seconds. Blocking reads run on a thread of their own, never on Swift's cooperative
+    /// pool, which the server under test shares.
+    func read() async -> String {
+        await offPool { self.readBlocking() }
+    }
+
+    func closedWithin(seconds: Int) async -> Bool {
+        await offPool { self.closedWithinBlocking(seconds: seconds) }
+    }
+
+    private func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: work()) }
+        }
+    }
+
+    private func readBlocking() -> String {
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var buffer = [UInt8](repeating: 0, count: 4096)
         let count = recv(fd, &buffer, buffer.count, 0)
@@ -179,7 +197,7 @@ final class RawConnection {
     }
 
     /// Whether the server closes the connection (a read returns 0 or fails) within `seconds`.
-    func closedWithin(seconds: Int) -> Bool {
+    private func closedWithinBlocking(seconds: Int) -> Bool {
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var buffer = [UInt8](repeating: 0, count: 4096)

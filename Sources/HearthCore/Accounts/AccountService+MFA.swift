@@ -237,9 +237,11 @@ extension AccountService {
             throw AuthFailure.invalidMFAPendingCredential
         }
         let enrollment = user.enrollments.first { $0.id == enrollmentID }
-        return try await issue(for: user, provider: sign.provider, in: project, now: now, isNewUser: false,
-                               secondFactor: enrollment?.factorID, secondFactorID: enrollmentID,
-                               extraClaims: sign.extraClaims)
+        let result = try await issue(for: user, provider: sign.provider, in: project, now: now, isNewUser: false,
+                                     secondFactor: enrollment?.factorID, secondFactorID: enrollmentID,
+                                     extraClaims: sign.extraClaims)
+        await reportSignIn(of: user, provider: sign.provider, secondFactor: enrollment?.factorID, in: project)
+        return result
     }
 
     /// A factor locked after too many wrong codes refuses every code until the lock ends.
@@ -268,7 +270,7 @@ extension AccountService {
             }
         }
         if locked {
-            securityEvents?(SecurityEvent(kind: .secondFactorLocked, projectID: project.id, localID: user.localID, details: [
+            await securityEvents?(SecurityEvent(kind: .secondFactorLocked, projectID: project.id, localID: user.localID, details: [
                 "enrollmentId": enrollmentID, "until": ISO8601DateFormatter().string(from: now + MFAEnrollment.lockDuration)]))
             return AuthFailure.tooManyAttempts
         }

@@ -28,7 +28,7 @@ public struct AccountService: Sendable {
     public var emulatorRules = false
 
     /// Receives the security events of the use-cases (a second factor locked, …) for the audit trail.
-    public var securityEvents: (@Sendable (SecurityEvent) -> Void)?
+    public var securityEvents: (@Sendable (SecurityEvent) async -> Void)?
 
     /// Checks imported bcrypt hashes at sign-in; without one, bcrypt users cannot sign in with a password.
     public var bcrypt: (any BcryptVerifier)?
@@ -166,11 +166,17 @@ public struct AccountService: Sendable {
         let matches = try await hashing.run {
             (try? PasswordHash.verify(password, against: stored, bcrypt: bcrypt)) ?? false
         }
-        guard let user = found, user.passwordHash != nil else {
-            throw protected ? AuthFailure.invalidLoginCredentials : AuthFailure.emailNotFound
+        let events = securityEvents
+        func failed(_ reason: String, _ failure: AuthFailure) async -> AuthFailure {
+            await events?(SecurityEvent(kind: .signInFailed, projectID: project.id, localID: found?.localID,
+                                        details: ["provider": "password", "reason": reason, "email": email]))
+            return failure
         }
-        guard matches else { throw protected ? AuthFailure.invalidLoginCredentials : AuthFailure.invalidPassword }
-        guard !user.disabled else { throw AuthFailure.userDisabled }
+        guard let user = found, user.passwordHash != nil else {
+            throw await failed("unknown email", protected ? .invalidLoginCredentials : .emailNotFound)
+        }
+        guard matches else { throw await failed("wrong password", protected ? .invalidLoginCredentials : .invalidPassword) }
+        guard !user.disabled else { throw await failed("account disabled", .userDisabled) }
         // An imported hash (or older parameters) is replaced by the project's Firebase scrypt now that the
         // password is known, as Firebase does; the password itself is unchanged, so sessions stay valid.
         var rehash: String?
@@ -290,8 +296,17 @@ public struct AccountService: Sendable {
             return .secondFactorRequired(try await secondFactorRequired(
                 for: user, provider: provider, extraClaims: extraClaims, in: project, now: now))
         }
-        return .signedIn(try await issue(for: user, provider: provider, in: project, now: now, isNewUser: false,
-                                         extraClaims: extraClaims))
+        let result = try await issue(for: user, provider: provider, in: project, now: now, isNewUser: false,
+                                     extraClaims: extraClaims)
+        await reportSignIn(of: user, provider: provider, secondFactor: nil, in: project)
+        return .signedIn(result)
+    }
+
+    /// Reports an interactive sign-in of an existing account (a sign-up reports itself as such).
+    func reportSignIn(of user: UserRecord, provider: String, secondFactor: String?, in project: ProjectContext) async {
+        var details = ["provider": provider]
+        if let secondFactor { details["secondFactor"] = secondFactor }
+        await securityEvents?(SecurityEvent(kind: .signIn, projectID: project.id, localID: user.localID, details: details))
     }
 
     /// Mints an ID token and a new refresh token for an interactive sign-in.
@@ -300,6 +315,10 @@ public struct AccountService: Sendable {
                       extraClaims: String? = nil) async throws -> SignInResult
     {
         let now = try await tokenInstant(for: user, now: now)
+        if isNewUser {
+            await securityEvents?(SecurityEvent(kind: .signUp, projectID: project.id, localID: user.localID,
+                                                details: ["provider": provider]))
+        }
         let session = SignInSession(signInProvider: provider, authTime: now, secondFactor: secondFactor,
                                     secondFactorID: secondFactorID, extraClaims: extraClaims)
         let idToken = try issuer.mint(for: user, session: session, projectID: project.id, keys: project.keys, now: now)
@@ -356,7 +375,11 @@ public struct AccountService: Sendable {
             var changed = current
             try change(&changed)
             do {
-                return try await save(changed, project: project, revokeRefreshTokens: revokeRefreshTokens)
+                let saved = try await save(changed, project: project, revokeRefreshTokens: revokeRefreshTokens)
+                if let report = securityEvents {
+                    for event in SecurityEvent.changes(from: current, to: saved, projectID: project.id) { await report(event) }
+                }
+                return saved
             } catch StoreError.conflict {
                 guard let fresh = try await store.user(projectID: user.projectID, tenantID: user.tenantID,
                                                        localID: user.localID)

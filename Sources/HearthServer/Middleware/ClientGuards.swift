@@ -33,20 +33,43 @@ struct AdminGuard: RouterMiddleware {
     func handle(_ request: Request, context: HearthRequestContext,
                 next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
         var context = context
-        context.project = try await project(for: request, id: context.parameters.get("project")?.removingPercentEncoding)
-        return try await next(request, context)
+        let (project, actor) = try await resolve(request, id: context.parameters.get("project")?.removingPercentEncoding)
+        context.project = project
+        var scope = AuditScope.current ?? AuditScope(clientAddress: context.peerAddress ?? "unknown")
+        scope.actor = actor
+        return try await AuditScope.$current.withValue(scope) {
+            let mutating = request.method != .get && !Self.reads.contains { request.uri.path.hasSuffix($0) }
+            guard mutating else { return try await next(request, context) }
+            let projectID = project?.id ?? services.configuration.projectID  // v3 names: the body names it
+            // Every change made with admin credentials is audited with its route, actor and outcome.
+            let details = ["route": context.endpointPath ?? request.uri.path, "method": request.method.rawValue]
+            do {
+                let response = try await next(request, context)
+                await services.audit.record(kind: "admin-call", projectID: projectID, localID: nil,
+                                            outcome: response.status.code < 400 ? .success : .failure, details: details)
+                return response
+            } catch {
+                await services.audit.record(kind: "admin-call", projectID: projectID, localID: nil, outcome: .failure,
+                                            details: details)
+                throw error
+            }
+        }
     }
 
-    private func project(for request: Request, id: String?) async throws -> ProjectContext? {
+    /// Admin POSTs that only read.
+    private static let reads = ["accounts:lookup", "accounts:query", ":queryAccounts", "accounts:batchGet"]
+
+    /// The project and the actor (service account or `owner`).
+    private func resolve(_ request: Request, id: String?) async throws -> (ProjectContext?, String) {
         guard let authorization = request.headers[.authorization] else {
             let key = request.uri.queryParameters["key"].map(String.init) ?? request.headers[.xGoogAPIKey]
             throw key == nil ? APIError.missingAPIKey : APIError.adminNeedsCredentials
         }
         let emulator = services.configuration.isEmulator
         if emulator, constantTimeEquals(Array(authorization.utf8), Array("Bearer owner".utf8)) {
-            guard let id else { return nil }
+            guard let id else { return (nil, "owner") }
             guard ProjectID.isValid(id) else { throw APIError.notFound }
-            return try await services.emulatorProject(id)
+            return (try await services.emulatorProject(id), "owner")
         }
         guard authorization.lowercased().hasPrefix("bearer ") else { throw APIError.unauthenticated }
         let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
@@ -57,12 +80,12 @@ struct AdminGuard: RouterMiddleware {
         } else {
             project = try await services.defaultProject()
         }
+        let actor: String
         do {
             let account = try await AdminAssertion.verify(
                 token, project: project.record, audiences: services.adminAudiences, store: services.store,
                 now: services.accounts.clock.now())
-            services.logger.debug("admin call", metadata: ["serviceAccount": "\(account.clientEmail)",
-                                                           "path": "\(request.uri.path)"])
+            actor = account.clientEmail
         } catch let failure as AdminAssertion.Failure {
             services.logger.notice("admin credential refused", metadata: [
                 "reason": "\(failure)", "path": "\(request.uri.path)",
@@ -71,7 +94,7 @@ struct AdminGuard: RouterMiddleware {
             throw APIError.unauthenticated
         }
         if let id, id != project.id { throw APIError.permissionDenied }
-        return project
+        return (project, actor)
     }
 }
 

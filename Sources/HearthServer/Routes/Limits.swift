@@ -36,7 +36,7 @@ struct RateLimited: RouterMiddleware {
         case .failedSignIns:
             let keys = [("signin-failed-email:" + EmailAddress.normalized(fields.email ?? ""), limits.failedSignInsPerEmail),
                         ("signin-failed-address:" + address, limits.failedSignInsPerAddress)]
-            try await enforce(keys)
+            try await enforce(keys, in: context.project)
             do {
                 return try await next(request, context)
             } catch let failure as AuthFailure
@@ -47,7 +47,7 @@ struct RateLimited: RouterMiddleware {
         case .signUps:
             guard fields.idToken == nil else { return try await next(request, context) }
             let keys = [("signup-address:" + address, limits.signUpsPerAddress)]
-            try await enforce(keys)
+            try await enforce(keys, in: context.project)
             let response = try await next(request, context)
             await count(keys)
             return response
@@ -60,7 +60,7 @@ struct RateLimited: RouterMiddleware {
             }
             let keys = [("email-recipient:" + EmailAddress.normalized(recipient ?? ""), limits.emailsPerRecipient),
                         ("email-address:" + address, limits.emailsPerAddress)]
-            try await enforce(keys)
+            try await enforce(keys, in: context.project)
             do {
                 let response = try await next(request, context)
                 await count(keys)
@@ -73,9 +73,10 @@ struct RateLimited: RouterMiddleware {
     }
 
     /// Throws `TOO_MANY_ATTEMPTS_TRY_LATER` (or `failure`) if any of `keys` is over its rule.
-    private func enforce(_ keys: [(String, RateLimiter.Rule)], else failure: AuthFailure = .tooManyAttempts) async throws {
+    private func enforce(_ keys: [(String, RateLimiter.Rule)], in project: ProjectContext?,
+                         else failure: AuthFailure = .tooManyAttempts) async throws {
         for (key, rule) in keys where try await !services.limiter.isAllowed(key, rule) {
-            refused(key, logger: services.logger)
+            await refused(key, services: services, project: project)
             throw failure
         }
     }
@@ -103,11 +104,13 @@ struct RateLimited: RouterMiddleware {
     }
 }
 
-/// Logs and counts (`hearth_rate_limit_refusals_total{limit}`) a refusal, naming the rule, never the key's value.
-private func refused(_ key: String, logger: Logger) {
+/// Counts (`hearth_rate_limit_refusals_total{limit}`) and audits (`rate-limited`) a refusal, naming the rule;
+/// the key's value (an email, an address) goes only into the audit log.
+private func refused(_ key: String, services: HearthServices, project: ProjectContext?) async {
     let rule = String(key.prefix(while: { $0 != ":" }))
-    logger.notice("rate limit reached", metadata: ["limit": .string(rule)])
     Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", rule)]).increment()
+    await services.audit.record(kind: "rate-limited", projectID: project?.id ?? services.configuration.projectID,
+                                localID: nil, outcome: .failure, details: ["limit": rule])
 }
 
 /// How addresses are counted: IPv4 as is, IPv6 per /64 (one subscriber's prefix; counting single addresses would
@@ -133,7 +136,7 @@ extension Call {
                     ("sms-address:" + RateLimitKey.address(clientAddress), limits.smsPerAddress)]
         if limits.enabled {
             for (key, rule) in keys where try await !services.limiter.isAllowed(key, rule) {
-                refused(key, logger: services.logger)
+                await refused(key, services: services, project: context.project)
                 throw AuthFailure.quotaExceeded
             }
         }

@@ -5,7 +5,7 @@ import Logging
 /// segment, as Firebase's emulator serves them, so SDKs pointed at Hearth with `useEmulator` (or a custom
 /// endpoint) reach the same names.
 ///
-/// Every request passes, outermost first: CORS, the request log, metrics, the error envelope; then its route's
+/// Every request passes, outermost first: CORS, the request log, metrics, the error envelope, the audit scope; then its route's
 /// guards — `client` (API key), `admin` (bearer credential) or `open` — and the body limit, then any rate limit.
 enum HearthRoutes {
     static let v1 = "/identitytoolkit.googleapis.com/v1"
@@ -21,6 +21,7 @@ enum HearthRoutes {
         router.add(middleware: RequestLog(level: observability.requestLogLevel))
         if observability.metricsEnabled { router.add(middleware: MetricsMiddleware()) }
         router.add(middleware: ErrorEnvelopes(logger: services.logger))
+        router.add(middleware: AuditScopeMiddleware(trustForwardedFor: services.configuration.trustForwardedFor))
         let table = RouteTable(router: router, services: services)
         let body = BodyLimit(limit: services.configuration.maxBodySize, logger: services.logger)
         let client = table.guarded(by: APIKeyGuard(services: services), body)
@@ -73,6 +74,7 @@ enum HearthRoutes {
         admin.post("\(v1)/projects/{project}/accounts:batchCreate", "\(v3)/uploadAccount", to: AdminRoutes.batchCreate)
         admin.post("\(v1)/projects/{project}/accounts:sendOobCode", to: AdminRoutes.sendOobCode)
         admin.post("\(v1)/projects/{project}:createSessionCookie", to: AdminRoutes.createSessionCookie)
+        admin.get("\(v1)/projects/{project}/auditEvents", to: AuditRoutes.list)
         admin.get("\(v2)/projects/{project}/config", to: ConfigRoutes.get)
         admin.on(.patch, "\(v2)/projects/{project}/config", to: ConfigRoutes.patch)
         // Identity providers: {collection} is defaultSupportedIdpConfigs or oauthIdpConfigs.

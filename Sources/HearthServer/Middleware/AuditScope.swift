@@ -1,0 +1,68 @@
+import HearthCore
+import Hummingbird
+import Logging
+
+/// Who a request acts for and where it comes from, for the audit events it causes. Use-cases report events
+/// without knowing HTTP; the recorder reads this task-local to add the client address and the admin actor.
+struct AuditScope: Sendable {
+    var clientAddress: String
+    /// The service account of an admin call (`owner` for the emulator's `Bearer owner`).
+    var actor: String?
+
+    @TaskLocal static var current: AuditScope?
+}
+
+/// Sets ``AuditScope/current`` for the rest of the request.
+struct AuditScopeMiddleware: RouterMiddleware {
+    typealias Context = HearthRequestContext
+    let trustForwardedFor: Bool
+
+    func handle(_ request: Request, context: HearthRequestContext,
+                next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
+        let scope = AuditScope(clientAddress: context.clientAddress(of: request, trustForwardedFor: trustForwardedFor))
+        return try await AuditScope.$current.withValue(scope) { try await next(request, context) }
+    }
+}
+
+/// Keeps security events: in the project's audit log in the store, and as a `hearth.audit` log line.
+///
+/// Storing is bookkeeping: if the store refuses the event, the request that caused it still succeeds (a sign-in
+/// is not refused because its audit row could not be written) and the failure is logged as an error.
+struct AuditRecorder: Sendable {
+    let store: any IdentityStore
+    let clock: any HearthClock
+    let logger: Logger
+
+    init(store: any IdentityStore, clock: any HearthClock, logger: Logger) {
+        self.store = store
+        self.clock = clock
+        var audit = logger
+        audit[metadataKey: "component"] = "audit"
+        self.logger = audit
+    }
+
+    func record(_ event: SecurityEvent) async {
+        await record(kind: event.kind.rawValue, projectID: event.projectID, localID: event.localID,
+                     outcome: event.isFailure ? .failure : .success, details: event.details)
+    }
+
+    func record(kind: String, projectID: String, localID: String?, outcome: AuditEvent.Outcome,
+                details: [String: String] = [:]) async {
+        let scope = AuditScope.current
+        var details = details
+        if let actor = scope?.actor { details["actor"] = actor }
+        let event = AuditEvent(projectID: projectID, at: clock.now(), kind: kind, localID: localID, outcome: outcome,
+                               clientAddress: scope?.clientAddress, details: details)
+        var metadata: Logger.Metadata = ["project": "\(projectID)", "outcome": "\(outcome.rawValue)"]
+        if let localID { metadata["user"] = "\(localID)" }
+        if let address = scope?.clientAddress { metadata["client"] = "\(address)" }
+        for (key, value) in details where key != "email" { metadata[key] = "\(value)" }
+        logger.notice("\(kind)", metadata: metadata)
+        do {
+            try await store.insertAuditEvent(event)
+        } catch {
+            logger.error("audit event not stored", metadata: [
+                "kind": "\(kind)", "error": "\(error)", "hint": "check the store; the request itself went through"])
+        }
+    }
+}

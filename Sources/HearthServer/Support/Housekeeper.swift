@@ -1,0 +1,56 @@
+import Foundation
+import HearthCore
+import Logging
+import Metrics
+import ServiceLifecycle
+
+/// Purges what has expired, on a schedule, beside the HTTP server: refresh tokens revoked by their user, pending
+/// sessions (createAuthUri, MFA, SMS), one-time assertion digests, rate-limit windows, outbox messages whose codes
+/// have expired (delivered ones are deleted at delivery, so raw codes never outlive their use), and audit events
+/// past their retention. Each pass also reports the outbox backlog to metrics. Several instances may run it at
+/// once: each pass is one transaction of idempotent deletes.
+struct Housekeeper: Service, CustomStringConvertible {
+    let store: any IdentityStore
+    let clock: any HearthClock
+    let interval: Duration
+    let auditRetention: Duration?
+    let logger: Logger
+
+    var description: String { "Housekeeper" }
+
+    /// Outbox messages older than the longest action-code lifetime can only carry dead codes.
+    static let outboxRetention = ActionCodeType.allCases.map(\.lifetime).max() ?? 3 * 86_400
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await pass()
+                try? await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    /// One pass: purge, then report the backlog. Failures are logged and retried at the next pass.
+    @discardableResult
+    func pass() async -> HousekeepingReport? {
+        let now = clock.now()
+        let retention = auditRetention.map { TimeInterval($0.components.seconds) }
+        do {
+            let report = try await store.purge(Housekeeping(
+                now: now, outboxCreatedBefore: now - Self.outboxRetention, auditBefore: retention.map { now - $0 }))
+            if report.total > 0 {
+                logger.info("housekeeping", metadata: [
+                    "refreshTokens": "\(report.refreshTokens)", "pendingSecrets": "\(report.pendingSecrets)",
+                    "assertions": "\(report.assertions)", "outboxMessages": "\(report.outboxMessages)",
+                    "rateCounters": "\(report.rateCounters)", "auditEvents": "\(report.auditEvents)"])
+            }
+            let backlog = try await store.outboxBacklog()
+            Gauge(label: "hearth_outbox_pending").record(backlog.pending)
+            Gauge(label: "hearth_outbox_given_up").record(backlog.givenUp)
+            return report
+        } catch {
+            logger.warning("housekeeping pass failed; retrying at the next one", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+}
