@@ -3,6 +3,7 @@ import HearthCore
 import Logging
 import NIOSSL
 import PostgresNIO
+import Synchronization
 
 /// ``IdentityStore`` on PostgreSQL: for when one machine is not enough. Any number of `hearth` processes can share
 /// one database; uniqueness (one account per email, ids) is enforced by the database itself.
@@ -12,9 +13,13 @@ import PostgresNIO
 /// try await store.migrate()
 /// ```
 public final class PostgresStore: IdentityStore, @unchecked Sendable {
-    private let client: PostgresClient
-    private let runner: Task<Void, Never>
+    /// The pool and the task running it. Replaced by ``reconnect()``: after an outage the pool backs off up to a
+    /// minute between attempts, which would keep Hearth away long after the database is back.
+    private let pool: Mutex<(client: PostgresClient, runner: Task<Void, Never>)>
+    private let configuration: PostgresClient.Configuration
     private let logger: Logger
+
+    private var client: PostgresClient { pool.withLock { $0.client } }
 
     /// Connects with a `postgres://user:password@host:port/database[?sslmode=require][&search_path=schema]` URL.
     public convenience init(url: String, logger: Logger = Logger(label: "hearth.postgres")) throws {
@@ -39,15 +44,30 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     }
 
     public init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "hearth.postgres")) {
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
+        var configuration = configuration
+        // A host that does not answer is given up on quickly; ResilientStore answers 503 meanwhile.
+        configuration.options.connectTimeout = min(configuration.options.connectTimeout, .seconds(3))
+        self.configuration = configuration
         self.logger = logger
-        runner = Task { await client.run() }
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        pool = Mutex((client, Task { await client.run() }))
     }
 
     public func close() async throws {
+        let runner = pool.withLock { $0.runner }
         runner.cancel()
         _ = await runner.value
+    }
+
+    /// A fresh pool; the old one is shut down in the background.
+    public func reconnect() async {
+        let fresh = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let old = pool.withLock { current in
+            let old = current.runner
+            current = (fresh, Task { await fresh.run() })
+            return old
+        }
+        old.cancel()
     }
 
     public func migrate() async throws {
@@ -675,4 +695,29 @@ extension PostgresStore {
             return report
         }
     }
+}
+
+// MARK: Faults
+
+extension PostgresStore {
+    /// The server cannot be reached, closed the connection, or is shutting down / starting up: not the request's
+    /// fault, and the same call succeeds once the server is back.
+    public func isUnavailable(_ error: any Error) -> Bool {
+        if let error = error as? PSQLError {
+            switch error.code {
+            case .connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed, .clientClosedConnection:
+                return true
+            default:
+                // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections
+                let state = error.serverInfo?[.sqlState] ?? ""
+                return ["57P01", "57P02", "57P03", "53300"].contains(state) || state.hasPrefix("08")
+            }
+        }
+        if let error = error as? PostgresTransactionError {
+            return [error.beginError, error.closureError, error.commitError].contains { $0.map(isUnavailable) ?? false }
+        }
+        return error is ChannelError || error is IOError
+    }
+
+    public var needsDeadline: Bool { true }
 }

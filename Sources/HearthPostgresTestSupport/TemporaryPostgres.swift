@@ -41,36 +41,74 @@ public enum TemporaryPostgres {
         if let url = ProcessInfo.processInfo.environment["HEARTH_TEST_POSTGRES_URL"], !url.isEmpty {
             return .available(baseURL: url)
         }
-        guard let bindir = findBinDir() else {
-            return .unavailable(reason: "no initdb/pg_ctl found (install postgresql or set HEARTH_TEST_POSTGRES_URL)")
-        }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-pg-\(UUID().uuidString.prefix(8))")
-        let data = folder.appendingPathComponent("data").path
-        let port = Int.random(in: 20000...45000)
-        let runAs = geteuid() == 0 ? unprivilegedUser() : nil
-        if geteuid() == 0 && runAs == nil {
-            return .unavailable(reason: "running as root and no 'postgres' or 'nobody' user to run initdb as")
-        }
-        do {
-            try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
-            if let runAs { try run("/bin/chown", ["-R", runAs, folder.path]) }
-            let initdb = try run(bindir + "/initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8",
-                                                      "--no-sync"], as: runAs)
-            guard initdb.status == 0 else { return .unavailable(reason: "initdb failed: \(initdb.output)") }
-            let options = "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off"
-            let started = try run(bindir + "/pg_ctl", ["-D", data, "-o", options, "-l", folder.path + "/log", "-w",
-                                                       "start"], as: runAs)
-            guard started.status == 0 else { return .unavailable(reason: "pg_ctl start failed: \(started.output)") }
-        } catch {
-            return .unavailable(reason: "could not start PostgreSQL: \(error)")
-        }
-        stopCommand = (bindir + "/pg_ctl", data, runAs)
-        atexit {
-            if let (pgctl, data, user) = TemporaryPostgres.stopCommand {
-                _ = try? TemporaryPostgres.run(pgctl, ["-D", data, "-m", "immediate", "stop"], as: user)
+        switch Cluster.create() {
+        case .success(let cluster):
+            stopCommand = (cluster.pgctl, cluster.data, cluster.user)
+            atexit {
+                if let (pgctl, data, user) = TemporaryPostgres.stopCommand {
+                    _ = try? TemporaryPostgres.run(pgctl, ["-D", data, "-m", "immediate", "stop"], as: user)
+                }
             }
+            return .available(baseURL: cluster.url)
+        case .failure(let failure):
+            return .unavailable(reason: failure.reason)
         }
-        return .available(baseURL: "postgres://postgres@127.0.0.1:\(port)/postgres")
+    }
+
+    /// A cluster of its own, for tests that stop and restart the server (outages); the shared one stays up.
+    public struct Cluster: Sendable {
+        public let url: String
+        let pgctl: String
+        let data: String
+        let options: String
+        let log: String
+        let user: String?
+
+        struct Failure: Error { let reason: String }
+
+        /// A new cluster, started; `nil` where PostgreSQL is not installed (see ``TemporaryPostgres/skipReason``).
+        public static func start() -> Cluster? { try? create().get() }
+
+        static func create() -> Result<Cluster, Failure> {
+            guard let bindir = findBinDir() else {
+                return .failure(Failure(reason: "no initdb/pg_ctl found (install postgresql or set HEARTH_TEST_POSTGRES_URL)"))
+            }
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-pg-\(UUID().uuidString.prefix(8))")
+            let data = folder.appendingPathComponent("data").path
+            let port = Int.random(in: 20000...45000)
+            let runAs = geteuid() == 0 ? unprivilegedUser() : nil
+            if geteuid() == 0 && runAs == nil {
+                return .failure(Failure(reason: "running as root and no 'postgres' or 'nobody' user to run initdb as"))
+            }
+            let cluster = Cluster(url: "postgres://postgres@127.0.0.1:\(port)/postgres", pgctl: bindir + "/pg_ctl", data: data,
+                                  options: "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off",
+                                  log: folder.path + "/log", user: runAs)
+            do {
+                try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+                if let runAs { try run("/bin/chown", ["-R", runAs, folder.path]) }
+                let initdb = try run(bindir + "/initdb", ["-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8",
+                                                          "--no-sync"], as: runAs)
+                guard initdb.status == 0 else { return .failure(Failure(reason: "initdb failed: \(initdb.output)")) }
+                let started = try cluster.control("start")
+                guard started.status == 0 else { return .failure(Failure(reason: "pg_ctl start failed: \(started.output)")) }
+            } catch {
+                return .failure(Failure(reason: "could not start PostgreSQL: \(error)"))
+            }
+            return .success(cluster)
+        }
+
+        /// Stops the server at once, as a crash or an outage would (`pg_ctl stop -m immediate`).
+        public func stop() throws { try control("stop", "-m", "immediate") }
+
+        /// Starts it again on the same port and data.
+        public func restart() throws { try control("start") }
+
+        @discardableResult
+        func control(_ verb: String, _ extra: String...) throws -> (status: Int32, output: String) {
+            var arguments = ["-D", data, "-w"]
+            if verb == "start" { arguments += ["-o", options, "-l", log] }
+            return try run(pgctl, arguments + extra + [verb], as: user)
+        }
     }
 
     nonisolated(unsafe) static var stopCommand: (String, String, String?)?

@@ -667,3 +667,29 @@ extension SQLiteStore {
         }
     }
 }
+
+// MARK: Faults
+
+extension SQLiteStore {
+    /// The disk is full, the file cannot be written or opened, or another writer holds it past `busy_timeout`:
+    /// the request is not at fault, and the same call can succeed once that is fixed (space freed, say).
+    public func isUnavailable(_ error: any Error) -> Bool {
+        guard let error = error as? SQLiteError else { return false }
+        switch error.reason {
+        case .full, .ioError, .busy, .busyTimeout, .busyInRecovery, .locked, .cantOpen, .cantOpenDirectory,
+             .readOnly, .readonlyCantLock, .readonlyDirectory, .ioErrorFailedWrite, .ioErrorFailedSync,
+             .ioErrorFailedRead, .ioErrorFailedDirSync, .ioErrorFailedTruncate, .ioErrorFailedSharedMemSize,
+             .ioErrorFailedSharedMemMap, .ioErrorFailedMemoryMap:
+            return true
+        default:
+            return error.message.localizedCaseInsensitiveContains("disk is full")
+                || error.message.localizedCaseInsensitiveContains("database or disk is full")
+        }
+    }
+
+    /// Caps the database at `pages` pages (`PRAGMA max_page_count`): past it every write fails as on a full disk.
+    /// For fault tests; `nil` lifts the cap.
+    public func limitPages(_ pages: Int?) async throws {
+        _ = try await writer.query("PRAGMA max_page_count = \(pages ?? 1_073_741_823)")
+    }
+}

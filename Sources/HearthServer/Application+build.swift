@@ -5,6 +5,7 @@ import HearthSMS
 import Hummingbird
 import HummingbirdCore
 import Logging
+import Metrics
 import ServiceLifecycle
 
 /// Builds the Hearth application on `store`: what `hearth serve` runs and what tests drive.
@@ -21,6 +22,7 @@ public func buildApplication(
     sms: (any SMSSender)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
+    let store = resilient(store, configuration: configuration, logger: logger)
     let mail = try makeOutboxWorker(configuration: configuration, store: store, clock: clock, logger: logger,
                                     pollInterval: mailPollInterval)
     let provider: (any SMSSender)? = configuration.isEmulator ? nil : configuration.sms.map {
@@ -63,6 +65,32 @@ public func buildApplication(
             await onServerRunning(port)
         },
         logger: logger)
+}
+
+/// The store behind a circuit: outages answer 503 at once and are logged once, with what to check; recovery is
+/// logged with how long it took. With metrics on, every call's latency is recorded by operation.
+func resilient(_ store: any IdentityStore, configuration: ServerConfiguration, logger: Logger) -> ResilientStore {
+    if let already = store as? ResilientStore { return already }
+    @Sendable func measure(_ operation: String, _ duration: Duration, _ failed: Bool) {
+        let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+        Timer(label: "hearth_store_duration_seconds", dimensions: [("operation", operation)], preferredDisplayUnit: .seconds)
+            .recordNanoseconds(nanoseconds)
+        if failed { Counter(label: "hearth_store_errors_total", dimensions: [("operation", operation)]).increment() }
+    }
+    let onCall: (@Sendable (String, Duration, Bool) -> Void)? = configuration.observability.metricsEnabled ? measure : nil
+    return ResilientStore(store, timeout: configuration.storeTimeout, onCall: onCall) { event in
+        switch event {
+        case .unavailable(let reason):
+            Gauge(label: "hearth_store_available").record(0)
+            logger.error("store unavailable: answering 503 UNAVAILABLE until it is back", metadata: [
+                "reason": "\(reason)",
+                "hint": "check that the database is running and reachable, and that its disk has free space",
+            ])
+        case .recovered(let after):
+            Gauge(label: "hearth_store_available").record(1)
+            logger.notice("store available again", metadata: ["after": "\(after)"])
+        }
+    }
 }
 
 /// `/metrics` alone on its own listener, for a port only the monitoring network reaches.

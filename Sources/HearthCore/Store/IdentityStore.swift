@@ -119,9 +119,22 @@ public protocol IdentityStore: Sendable {
 
     /// Removes what has expired (see ``Housekeeping``) and refresh tokens revoked by their user's `validSince`.
     func purge(_ housekeeping: Housekeeping) async throws -> HousekeepingReport
+
+    /// Whether `error` (thrown by this store) means the database cannot be reached or written (down, disk full),
+    /// as opposed to a fault in the request: ``ResilientStore`` answers those with ``StoreError/unavailable(_:)``.
+    func isUnavailable(_ error: any Error) -> Bool
+    /// Drops connections and starts afresh (a pool that backs off after an outage would otherwise stay away long
+    /// after the database is back). No-op for stores without connections.
+    func reconnect() async
+    /// Whether calls can hang (a network database) and need a deadline; a local file answers or fails at once.
+    var needsDeadline: Bool { get }
 }
 
 extension IdentityStore {
+    public func isUnavailable(_ error: any Error) -> Bool { false }
+    public func reconnect() async {}
+    public var needsDeadline: Bool { false }
+
     /// One insert per user: correct everywhere, for stores without a faster path.
     public func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError] {
         var refused: [Int: StoreError] = [:]
@@ -145,6 +158,8 @@ public enum StoreError: Error, Equatable, Sendable {
     case pendingExists
     /// The account was written by someone else since it was read (its version moved): read it again.
     case conflict
+    /// The database cannot be reached or written just now (down, unreachable, disk full); why, for the log.
+    case unavailable(String)
 }
 
 /// What a sign-in (or a token refresh) records on an account, written in place by

@@ -61,6 +61,10 @@ struct APIError: Error, Sendable {
         code: 503, message: "The verification SMS could not be sent. Try again later.", reason: "backendError",
         status: "UNAVAILABLE"))
 
+    /// The store cannot serve just now (database down, disk full): retry shortly. Why is logged, never sent.
+    static let unavailable = APIError(status: .serviceUnavailable, envelope: ErrorEnvelope(
+        code: 503, message: "The service is currently unavailable.", reason: "backendError", status: "UNAVAILABLE"))
+
     static let internalError = APIError(status: .internalServerError, envelope: ErrorEnvelope(
         code: 500, message: "Internal error encountered.", reason: "backendError", status: "INTERNAL"))
 }

@@ -23,6 +23,8 @@ struct ErrorEnvelopes: RouterMiddleware {
         switch error {
         case let error as APIError: return error
         case let failure as AuthFailure: return failure.apiError
+        case StoreError.unavailable:
+            return .unavailable  // the cause is logged once by the store's circuit (see buildApplication)
         case is WorkQueueFull:
             context.logger.notice("password hashing queue full: request refused",
                                   metadata: ["hint": "raise hashQueueLimit or add CPU if this is regular traffic"])

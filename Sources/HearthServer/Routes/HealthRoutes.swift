@@ -2,7 +2,6 @@ import Foundation
 import HearthCore
 import Hummingbird
 import NIOCore
-import Synchronization
 
 /// `/healthz`, `/readyz`, `/metrics` and production's `/`: what load balancers, orchestrators, Prometheus and a
 /// curious operator ask.
@@ -76,37 +75,4 @@ enum HealthRoutes {
         Response(status: status, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
                  body: call.request.method == .head ? .init() : .init(byteBuffer: ByteBuffer(string: body)))
     }
-}
-
-/// The answer of a call that took longer than its deadline.
-struct DeadlineExceeded: Error {}
-
-/// Runs `work`, giving up with ``DeadlineExceeded`` after `timeout`. The work is cancelled then but not awaited:
-/// a database call stuck in a TCP connect must not hold the answer (a task group would wait for it).
-func withDeadline<T: Sendable>(_ timeout: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
-    let slot = ContinuationSlot<T>()
-    return try await withCheckedThrowingContinuation { continuation in
-        slot.waiting.withLock { $0 = continuation }
-        let worker = Task {
-            do {
-                let value = try await work()
-                slot.take()?.resume(returning: value)
-            } catch {
-                slot.take()?.resume(throwing: error)
-            }
-        }
-        Task {
-            try? await Task.sleep(for: timeout)
-            if let waiting = slot.take() {
-                worker.cancel()
-                waiting.resume(throwing: DeadlineExceeded())
-            }
-        }
-    }
-}
-
-/// A continuation resumed once, by whichever of two tasks gets to it first.
-private final class ContinuationSlot<T: Sendable>: Sendable {
-    let waiting = Mutex<CheckedContinuation<T, any Error>?>(nil)
-    func take() -> CheckedContinuation<T, any Error>? { waiting.withLock { $0.take() } }
 }

@@ -1,0 +1,242 @@
+import Foundation
+import Synchronization
+
+/// Wraps a store so that an outage gets a fast, clear answer and recovery is immediate:
+///
+/// - a call that the database cannot serve (``IdentityStore/isUnavailable(_:)``), or that a network store has not
+///   answered within `timeout`, throws ``StoreError/unavailable(_:)`` (the server answers 503 `UNAVAILABLE`);
+/// - then the circuit opens: for `probeInterval` every call fails at once instead of queueing behind a dead
+///   connection, and the store is asked to ``IdentityStore/reconnect()``;
+/// - after that one call at a time goes through as a probe; the first that succeeds closes the circuit.
+///
+/// ```swift
+/// let store = ResilientStore(try PostgresStore(url: url), timeout: .seconds(5)) { event in print(event) }
+/// ```
+public final class ResilientStore: IdentityStore, Sendable {
+    /// A change of the circuit, for the server's log and metrics.
+    public enum Event: Sendable, Equatable {
+        case unavailable(reason: String)
+        case recovered(after: Duration)
+    }
+
+    public let base: any IdentityStore
+    private let timeout: Duration?
+    private let probeInterval: Duration
+    private let onEvent: @Sendable (Event) -> Void
+    /// Per-call latency, for metrics: operation, duration, whether it failed.
+    private let onCall: (@Sendable (String, Duration, Bool) -> Void)?
+    private let state = Mutex(Circuit())
+
+    private struct Circuit {
+        /// While set, calls fail at once until this instant; then one probe goes through.
+        var openUntil: ContinuousClock.Instant?
+        var openedAt: ContinuousClock.Instant?
+        var reason = ""
+    }
+
+    /// `timeout` applies only to stores whose calls can hang (``IdentityStore/needsDeadline``).
+    public init(_ base: any IdentityStore, timeout: Duration, probeInterval: Duration = .milliseconds(500),
+                onCall: (@Sendable (String, Duration, Bool) -> Void)? = nil,
+                onEvent: @escaping @Sendable (Event) -> Void = { _ in }) {
+        self.base = base
+        self.timeout = base.needsDeadline ? timeout : nil
+        self.probeInterval = probeInterval
+        self.onCall = onCall
+        self.onEvent = onEvent
+    }
+
+    /// Runs one store call through the circuit.
+    private func call<T: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let now = ContinuousClock.now
+        let refused: String? = state.withLock { circuit in
+            guard let until = circuit.openUntil else { return nil }
+            if now < until { return circuit.reason }
+            circuit.openUntil = now + probeInterval  // this call probes; others keep failing fast meanwhile
+            return nil
+        }
+        if let refused { throw StoreError.unavailable(refused) }
+        do {
+            let value: T
+            if let timeout { value = try await withDeadline(timeout, body) } else { value = try await body() }
+            onCall?(operation, ContinuousClock.now - now, false)
+            closeCircuit()
+            return value
+        } catch let error as StoreError {
+            onCall?(operation, ContinuousClock.now - now, true)
+            if case .unavailable(let reason) = error { await openCircuit(reason) }
+            throw error
+        } catch is DeadlineExceeded {
+            onCall?(operation, ContinuousClock.now - now, true)
+            let reason = "no answer within \(timeout ?? .zero)"
+            await openCircuit(reason)
+            throw StoreError.unavailable(reason)
+        } catch where base.isUnavailable(error) {
+            onCall?(operation, ContinuousClock.now - now, true)
+            let reason = String(describing: error)
+            await openCircuit(reason)
+            throw StoreError.unavailable(reason)
+        } catch {
+            onCall?(operation, ContinuousClock.now - now, true)
+            closeCircuit()  // the database answered, with an error of the request's own
+            throw error
+        }
+    }
+
+    private func openCircuit(_ reason: String) async {
+        let now = ContinuousClock.now
+        let opened = state.withLock { circuit in
+            let first = circuit.openedAt == nil
+            circuit.openedAt = circuit.openedAt ?? now
+            circuit.openUntil = now + probeInterval
+            circuit.reason = reason
+            return first
+        }
+        if opened { onEvent(.unavailable(reason: reason)) }
+        await base.reconnect()
+    }
+
+    private func closeCircuit() {
+        let since: ContinuousClock.Instant? = state.withLock { circuit in
+            guard let opened = circuit.openedAt else { return nil }
+            circuit = Circuit()
+            return opened
+        }
+        if let since { onEvent(.recovered(after: ContinuousClock.now - since)) }
+    }
+
+    // MARK: Forwarding
+
+    public func migrate() async throws { try await base.migrate() }
+    public func close() async throws { try await base.close() }
+    public func isUnavailable(_ error: any Error) -> Bool { base.isUnavailable(error) }
+    public func reconnect() async { await base.reconnect() }
+    public var needsDeadline: Bool { base.needsDeadline }
+
+    public func project(id: String) async throws -> ProjectRecord? {
+        try await call("project") { [base] in try await base.project(id: id) }
+    }
+    public func createProjectIfAbsent(_ project: ProjectRecord) async throws -> ProjectRecord {
+        try await call("createProject") { [base] in try await base.createProjectIfAbsent(project) }
+    }
+    public func updateProject(_ project: ProjectRecord) async throws {
+        try await call("updateProject") { [base] in try await base.updateProject(project) }
+    }
+    public func user(projectID: String, tenantID: String?, localID: String) async throws -> UserRecord? {
+        try await call("userByID") { [base] in try await base.user(projectID: projectID, tenantID: tenantID, localID: localID) }
+    }
+    public func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord? {
+        try await call("userByEmail") { [base] in try await base.user(projectID: projectID, tenantID: tenantID, email: email) }
+    }
+    public func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws {
+        try await call("insertUser") { [base] in try await base.insertUser(user, uniqueEmail: uniqueEmail) }
+    }
+    public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws -> UserRecord {
+        try await call("updateUser") { [base] in
+            try await base.updateUser(user, uniqueEmail: uniqueEmail, revokeRefreshTokens: revokeRefreshTokens)
+        }
+    }
+    public func stampSignIn(_ stamp: SignInStamp) async throws -> UserRecord? {
+        try await call("stampSignIn") { [base] in try await base.stampSignIn(stamp) }
+    }
+    public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
+        try await call("deleteUser") { [base] in try await base.deleteUser(projectID: projectID, tenantID: tenantID, localID: localID) }
+    }
+    public func deleteAllUsers(projectID: String) async throws -> Int {
+        try await call("deleteAllUsers") { [base] in try await base.deleteAllUsers(projectID: projectID) }
+    }
+    public func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError] {
+        try await call("insertUsers") { [base] in try await base.insertUsers(users, uniqueEmail: uniqueEmail) }
+    }
+    public func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord] {
+        try await call("users") { [base] in try await base.users(projectID: projectID, after: localID, limit: limit) }
+    }
+    public func user(projectID: String, tenantID: String?, phoneNumber: String) async throws -> UserRecord? {
+        try await call("userByPhone") { [base] in
+            try await base.user(projectID: projectID, tenantID: tenantID, phoneNumber: phoneNumber)
+        }
+    }
+    public func user(projectID: String, tenantID: String?, providerID: String, rawID: String) async throws -> UserRecord? {
+        try await call("userByIdentity") { [base] in
+            try await base.user(projectID: projectID, tenantID: tenantID, providerID: providerID, rawID: rawID)
+        }
+    }
+    public func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult {
+        try await call("queryUsers") { [base] in try await base.queryUsers(projectID: projectID, query) }
+    }
+    public func useAssertionOnce(digest: String, expiresAt: Date, now: Date) async throws -> Bool {
+        try await call("useAssertionOnce") { [base] in try await base.useAssertionOnce(digest: digest, expiresAt: expiresAt, now: now) }
+    }
+    public func insertPending(_ record: PendingRecord, now: Date) async throws {
+        try await call("insertPending") { [base] in try await base.insertPending(record, now: now) }
+    }
+    public func pending(projectID: String, digest: String, now: Date) async throws -> PendingRecord? {
+        try await call("pending") { [base] in try await base.pending(projectID: projectID, digest: digest, now: now) }
+    }
+    public func consumePending(projectID: String, digest: String) async throws -> PendingRecord? {
+        try await call("consumePending") { [base] in try await base.consumePending(projectID: projectID, digest: digest) }
+    }
+    public func recordPendingAttempt(projectID: String, digest: String) async throws -> Int? {
+        try await call("recordPendingAttempt") { [base] in try await base.recordPendingAttempt(projectID: projectID, digest: digest) }
+    }
+    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
+        try await call("insertRefreshToken") { [base] in try await base.insertRefreshToken(token) }
+    }
+    public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
+        try await call("refreshToken") { [base] in try await base.refreshToken(projectID: projectID, digest: digest) }
+    }
+    public func insertActionCode(_ code: ActionCodeRecord) async throws {
+        try await call("insertActionCode") { [base] in try await base.insertActionCode(code) }
+    }
+    public func actionCode(projectID: String, digest: String) async throws -> ActionCodeRecord? {
+        try await call("actionCode") { [base] in try await base.actionCode(projectID: projectID, digest: digest) }
+    }
+    public func consumeActionCode(projectID: String, digest: String) async throws -> ActionCodeRecord? {
+        try await call("consumeActionCode") { [base] in try await base.consumeActionCode(projectID: projectID, digest: digest) }
+    }
+    public func deleteActionCodes(projectID: String, tenantID: String?, localID: String) async throws -> Int {
+        try await call("deleteActionCodes") { [base] in
+            try await base.deleteActionCodes(projectID: projectID, tenantID: tenantID, localID: localID)
+        }
+    }
+    public func enqueueOutboxMessage(_ message: OutboxMessage) async throws {
+        try await call("enqueueOutbox") { [base] in try await base.enqueueOutboxMessage(message) }
+    }
+    public func outboxMessages(projectID: String) async throws -> [OutboxMessage] {
+        try await call("outboxMessages") { [base] in try await base.outboxMessages(projectID: projectID) }
+    }
+    public func claimOutboxMessages(dueAt now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
+        try await call("claimOutbox") { [base] in try await base.claimOutboxMessages(dueAt: now, leaseUntil: leaseUntil, limit: limit) }
+    }
+    public func deleteOutboxMessage(id: String) async throws {
+        try await call("deleteOutbox") { [base] in try await base.deleteOutboxMessage(id: id) }
+    }
+    public func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws {
+        try await call("rescheduleOutbox") { [base] in
+            try await base.rescheduleOutboxMessage(id: id, attempts: attempts, nextAttemptAt: nextAttemptAt, lastError: lastError)
+        }
+    }
+    public func outboxBacklog() async throws -> (pending: Int, givenUp: Int) {
+        let counts = try await call("outboxBacklog") { [base] in
+            let backlog = try await base.outboxBacklog()
+            return [backlog.pending, backlog.givenUp]
+        }
+        return (counts[0], counts[1])
+    }
+    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int {
+        try await call("incrementRateCounter") { [base] in
+            try await base.incrementRateCounter(key: key, windowStart: windowStart, expiresAt: expiresAt)
+        }
+    }
+    public func rateCounter(key: String, windowStart: Date) async throws -> Int {
+        try await call("rateCounter") { [base] in try await base.rateCounter(key: key, windowStart: windowStart) }
+    }
+    public func insertAuditEvent(_ event: AuditEvent) async throws {
+        try await call("insertAuditEvent") { [base] in try await base.insertAuditEvent(event) }
+    }
+    public func auditEvents(projectID: String, _ query: AuditQuery) async throws -> [AuditEvent] {
+        try await call("auditEvents") { [base] in try await base.auditEvents(projectID: projectID, query) }
+    }
+    public func purge(_ housekeeping: Housekeeping) async throws -> HousekeepingReport {
+        try await call("purge") { [base] in try await base.purge(housekeeping) }
+    }
+}

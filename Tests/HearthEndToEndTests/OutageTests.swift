@@ -1,0 +1,192 @@
+import Foundation
+import HearthCore
+import HearthPostgres
+import HearthPostgresTestSupport
+import HearthServer
+import HearthSQLite
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+
+/// Faults of the store: PostgreSQL stopped and restarted under a running server, and SQLite on a full disk.
+/// Each answers 503 `UNAVAILABLE` fast, logs what to check, writes nothing half, and recovers by itself.
+@Suite(.serialized) struct OutageTests {
+    static let signUp = "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=outage-key"
+    static let lookup = "/identitytoolkit.googleapis.com/v1/accounts:lookup?key=outage-key"
+
+    static func configuration() -> ServerConfiguration {
+        var configuration = ServerConfiguration(port: 0, projectID: "outage-test", initialAPIKey: "outage-key")
+        configuration.storeTimeout = .seconds(2)
+        configuration.rateLimits.enabled = false
+        return configuration
+    }
+
+    @Test(.enabled(if: TemporaryPostgres.skipReason == nil, "needs PostgreSQL: \(TemporaryPostgres.skipReason ?? "")"))
+    func postgresDownAnswers503FastAndRecoversAsSoonAsItIsBack() async throws {
+        let cluster = try #require(TemporaryPostgres.Cluster.start(), "a dedicated PostgreSQL cluster")
+        let store = try PostgresStore(url: cluster.url)
+        try await store.migrate()
+        let logs = CapturedLogs()
+        let app = try await buildApplication(configuration: Self.configuration(), store: store, hashing: InlineWorkRunner(),
+                                             logger: logs.logger, hashParameters: { .generate(memoryCost: 10) })
+        try await app.test(.router) { client in
+            let user = try await Self.post(client, Self.signUp, ["email": "pg@example.com", "password": "secret1"])
+            #expect(user.status == .ok)
+            let idToken = try #require(user.json["idToken"] as? String)
+
+            try cluster.stop()
+            var elapsed: [Duration] = []
+            for _ in 0..<8 {
+                let started = ContinuousClock.now
+                let reply = try await Self.post(client, Self.lookup, ["idToken": idToken])
+                elapsed.append(ContinuousClock.now - started)
+                #expect(reply.status == .serviceUnavailable, "\(reply.text)")
+                #expect((reply.json["error"] as? [String: Any])?["status"] as? String == "UNAVAILABLE")
+            }
+            #expect(elapsed.allSatisfy { $0 < .seconds(4) }, "each answer within the store timeout: \(elapsed)")
+            #expect(elapsed.reduce(.zero, +) < .seconds(8), "later calls fail fast instead of each waiting: \(elapsed)")
+            #expect(logs.contains(level: .error, "store unavailable"), "the outage is logged with what to check")
+
+            try cluster.restart()
+            let back = ContinuousClock.now
+            var recovered = false
+            while ContinuousClock.now - back < .seconds(10) {
+                if try await Self.post(client, Self.lookup, ["idToken": idToken]).status == .ok { recovered = true; break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            let recovery = ContinuousClock.now - back
+            #expect(recovered && recovery < .seconds(3), "recovery is immediate, not after the pool's back-off: \(recovery)")
+            #expect(logs.contains(level: .notice, "store available again"))
+        }
+        try await store.close()
+        try? cluster.stop()
+    }
+
+    @Test func aFullDiskAnswers503WritesNothingHalfAndRecoversWhenSpaceReturns() async throws {
+        let disk = try TinyDisk()
+        defer { disk.remove() }
+        let store = try await SQLiteStore.open(path: disk.folder + "/hearth.sqlite")
+        try await store.migrate()
+        let logs = CapturedLogs()
+        let app = try await buildApplication(configuration: Self.configuration(), store: store, hashing: InlineWorkRunner(),
+                                             logger: logs.logger, hashParameters: { .generate(memoryCost: 10) })
+        try await app.test(.router) { client in
+            #expect(try await Self.post(client, Self.signUp, ["email": "first@example.com", "password": "secret1"]).status == .ok)
+            try await disk.fill(store)
+            var refused: String?
+            for index in 0..<400 {
+                let email = "filler\(index)@example.com"
+                let started = ContinuousClock.now
+                let reply = try await Self.post(client, Self.signUp, ["email": email, "password": "secret1"])
+                if reply.status == .serviceUnavailable {
+                    #expect(ContinuousClock.now - started < .seconds(2))
+                    #expect(reply.text.contains("UNAVAILABLE"), "\(reply.text)")
+                    refused = email
+                    break
+                }
+                #expect(reply.status == .ok, "\(reply.text)")
+            }
+            let email = try #require(refused, "the disk never filled (\(disk.kind))")
+            #expect(logs.contains(level: .error, "store unavailable"), "a clear log line")
+
+            try await disk.free(store)
+            try await Task.sleep(for: .milliseconds(600))  // past the circuit's probe interval
+            let retry = try await Self.post(client, Self.signUp, ["email": email, "password": "secret1"])
+            #expect(retry.status == .ok, "nothing of the refused sign-up was left behind: \(retry.text)")
+            #expect(logs.contains(level: .notice, "store available again"))
+        }
+        try await store.close()
+    }
+
+    static func post(_ client: some TestClientProtocol, _ path: String, _ body: [String: Any]) async throws -> Reply {
+        let data = try JSONSerialization.data(withJSONObject: body)
+        let response = try await client.execute(uri: path, method: .post, headers: [.contentType: "application/json"],
+                                                body: ByteBuffer(bytes: data))
+        return Reply(status: response.status, text: String(buffer: response.body))
+    }
+
+    struct Reply {
+        let status: HTTPResponse.Status
+        let text: String
+        var json: [String: Any] { (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]) ?? [:] }
+    }
+}
+
+/// A filesystem that can be filled: a 2 MB tmpfs when this process may mount one (root, as in CI), otherwise a
+/// folder whose database is capped with `PRAGMA max_page_count`, which fails writes exactly as a full disk does.
+struct TinyDisk {
+    let folder: String
+    let mounted: Bool
+    var kind: String { mounted ? "tmpfs" : "max_page_count" }
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-disk-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        mounted = geteuid() == 0 && Self.sh("mount -t tmpfs -o size=2m tmpfs \(folder)") == 0
+    }
+
+    /// Leaves almost no space: a filler file on tmpfs, a page cap otherwise.
+    func fill(_ store: SQLiteStore) async throws {
+        if mounted {
+            _ = Self.sh("dd if=/dev/zero of=\(folder)/filler bs=4k count=4096 2>/dev/null; sync")
+        } else {
+            try await store.limitPages(1)  // SQLite raises it to the current size: no room to grow
+        }
+    }
+
+    func free(_ store: SQLiteStore) async throws {
+        if mounted { try? FileManager.default.removeItem(atPath: folder + "/filler") } else { try await store.limitPages(nil) }
+    }
+
+    func remove() {
+        if mounted { _ = Self.sh("umount -l \(folder)") }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    @discardableResult
+    static func sh(_ command: String) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do { try process.run() } catch { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// Log records kept in memory, to check what an operator would read.
+final class CapturedLogs: @unchecked Sendable {
+    private let lock = NSLock()
+    private var records: [(Logger.Level, String)] = []
+
+    var logger: Logger {
+        Logger(label: "hearth") { _ in Handler(sink: self) }
+    }
+
+    func append(_ level: Logger.Level, _ line: String) { lock.withLock { records.append((level, line)) } }
+
+    var lines: [String] { lock.withLock { records.map(\.1) } }
+
+    func contains(level: Logger.Level, _ text: String) -> Bool {
+        lock.withLock { records.contains { $0.0 == level && $0.1.contains(text) } }
+    }
+
+    struct Handler: LogHandler {
+        let sink: CapturedLogs
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String,
+                 file: String, function: String, line: UInt) {
+            let all = self.metadata.merging(explicit ?? [:]) { $1 }
+            sink.append(level, "\(message) " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
+        }
+    }
+}
