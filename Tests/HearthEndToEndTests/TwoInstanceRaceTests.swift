@@ -67,17 +67,47 @@ struct TwoInstanceRaceTests {
         }
     }
 
-    /// Starts `hearth serve` in production mode on `store`; returns its base URL and a stop function.
-    static func startHearth(store: String) async throws -> (String, @Sendable () -> Void) {
+    /// Failed sign-ins are limited once for both instances: 10 per email, wherever they land. Before counters moved
+    /// to the store each process counted its own 10, and the right password still worked on B while A refused.
+    @Test func twoInstancesEnforceOneFailedSignInLimit() async throws {
+        let url = try #require(try await TemporaryPostgres.freshSchemaURL())
+        let (a, stopA) = try await Self.startHearth(store: url, settings: ["rateLimits": true])
+        defer { stopA() }
+        let (b, stopB) = try await Self.startHearth(store: url, settings: ["rateLimits": true])
+        defer { stopB() }
+        _ = try await Self.call(a, "accounts:signUp", ["email": "limit@example.com", "password": "right-pass"])
+        for attempt in 0..<10 {
+            let reply = try await Self.call(attempt % 2 == 0 ? a : b, "accounts:signInWithPassword",
+                                            ["email": "limit@example.com", "password": "guess-\(attempt)"])
+            let message = (reply["error"] as? [String: Any])?["message"] as? String ?? ""
+            #expect(message == "INVALID_LOGIN_CREDENTIALS", "attempt \(attempt): \(reply)")
+        }
+        for base in [a, b] {
+            for password in ["guess-10", "right-pass"] {
+                let reply = try await Self.call(base, "accounts:signInWithPassword", ["email": "limit@example.com", "password": password])
+                let message = (reply["error"] as? [String: Any])?["message"] as? String ?? ""
+                #expect(message.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER"), "\(base), \(password): \(reply)")
+            }
+        }
+    }
+
+    /// Starts `hearth serve` in production mode on `store`; returns its base URL and a stop function. `settings`
+    /// are config-file keys over the defaults (rate limits off, warnings only); `log` receives its output.
+    static func startHearth(store: String, settings: [String: Any] = [:], log logFile: URL? = nil,
+                            environment: [String: String] = [:]) async throws -> (String, @Sendable () -> Void) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-race-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let config = folder.appendingPathComponent("config.json")
-        try Data(#"{"apiKey": "\#(apiKey)", "logLevel": "warning", "rateLimits": false}"#.utf8).write(to: config)
+        let file = ["apiKey": apiKey, "logLevel": "warning", "rateLimits": false].merging(settings) { $1 }
+        try JSONSerialization.data(withJSONObject: file).write(to: config)
         let port = try freePort()
         let process = Process()
         process.executableURL = try #require(hearthBinary)
         process.arguments = ["serve", "--store", store, "--port", "\(port)", "--config", config.path]
-        let log = folder.appendingPathComponent("server.log")
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let log = logFile ?? folder.appendingPathComponent("server.log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
         let output = try FileHandle(forWritingTo: log)
         process.standardOutput = output
@@ -93,12 +123,12 @@ struct TwoInstanceRaceTests {
             }
             try await Task.sleep(for: .milliseconds(100))
         }
-        return (base, { process.terminate(); process.waitUntilExit() })
+        return (base, { if process.isRunning { process.terminate(); process.waitUntilExit() } })
     }
 
     static func call(_ base: String, _ verb: String, _ body: [String: Any], host: String = "identitytoolkit.googleapis.com",
                      version: String = "v1") async throws -> [String: Any] {
-        let path = verb == "token" ? "/\(host)/\(version)/token" : "/\(host)/\(version)/\(verb)"
+        let path = "/\(host)/\(version)/\(verb)"
         var request = URLRequest(url: URL(string: base + path + "?key=\(apiKey)")!)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")

@@ -52,7 +52,7 @@ public struct JSONLinesLogHandler: LogHandler {
             .merging(explicit ?? [:], uniquingKeysWith: { $1 }) {
             fields[key] = "\(value)"
         }
-        fields["time"] = Date().ISO8601Format(.iso8601(timeZone: .gmt, includingFractionalSeconds: true))
+        fields["time"] = Date().ISO8601Format(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt))
         fields["level"] = level.rawValue
         fields["logger"] = label
         fields["message"] = message.description
