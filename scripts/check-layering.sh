@@ -50,7 +50,7 @@ allow Sources/HearthFederation "federation imports HearthCore, its HTTP client a
   $platform HearthCore AsyncHTTPClient JWTKit Crypto NIOCore NIOFoundationCompat
 allow Sources/HearthServer "the server never imports a backend" \
   $platform HearthCore HearthWire HearthMail HearthSMS HearthFederation Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
-  Mustache ServiceLifecycle HummingbirdBcrypt
+  Mustache ServiceLifecycle HummingbirdBcrypt HummingbirdCore NIOHTTPTypes Metrics Prometheus
 allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform FoundationNetworking
 allow Sources/HearthPostgresTestSupport "the throwaway PostgreSQL imports its driver only" $platform PostgresNIO Logging
 allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only (Apple system frameworks behind canImport)" \

@@ -94,7 +94,8 @@ struct TwoInstanceRaceTests {
     /// Starts `hearth serve` in production mode on `store`; returns its base URL and a stop function. `settings`
     /// are config-file keys over the defaults (rate limits off, warnings only); `log` receives its output.
     static func startHearth(store: String, settings: [String: Any] = [:], log logFile: URL? = nil,
-                            environment: [String: String] = [:]) async throws -> (String, @Sendable () -> Void) {
+                            environment: [String: String] = [:], fileLimit: Int? = nil) async throws
+        -> (String, @Sendable () -> Void) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-race-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let config = folder.appendingPathComponent("config.json")
@@ -104,6 +105,11 @@ struct TwoInstanceRaceTests {
         let process = Process()
         process.executableURL = try #require(hearthBinary)
         process.arguments = ["serve", "--store", store, "--port", "\(port)", "--config", config.path]
+        if let fileLimit {  // a shell lowers the descriptor limit, then becomes hearth
+            process.arguments = ["-c", "ulimit -n \(fileLimit) && exec \"$0\" \"$@\"", process.executableURL!.path]
+                + process.arguments!
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        }
         if !environment.isEmpty {
             process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         }

@@ -64,6 +64,25 @@ import Testing
         }
     }
 
+    @Test func ipv6ClientsAreCountedPerSlash64() async throws {
+        var app = Self.app(.init(enabled: true, failedSignInsPerAddress: .init(limit: 2, window: 60)))
+        app.configuration.trustForwardedFor = true
+        try await app.run { client in
+            let header = HTTPField.Name("X-Forwarded-For")!
+            // Two addresses of one /64 (one subscriber rotating through its prefix) share one count...
+            for (email, address) in [("a@example.com", "2001:db8:1:2::1"), ("b@example.com", "2001:db8:1:2:ffff:0:0:9")] {
+                _ = try await client.post(Self.signIn, ["email": email, "password": "guess!!"], headers: [header: address])
+            }
+            let blocked = try await client.post(Self.signIn, ["email": "c@example.com", "password": "guess!!"],
+                                                headers: [header: "2001:0db8:0001:0002:abcd::42"])
+            #expect(blocked.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true, "\(blocked.text)")
+            // ...and the next /64 has its own.
+            let neighbour = try await client.post(Self.signIn, ["email": "c@example.com", "password": "guess!!"],
+                                                  headers: [header: "2001:db8:1:3::1"])
+            #expect(neighbour.errorMessage == "INVALID_LOGIN_CREDENTIALS")
+        }
+    }
+
     @Test func signUpsPerAddress() async throws {
         let app = Self.app(.init(enabled: true, signUpsPerAddress: .init(limit: 2, window: 3600)))
         try await app.run { client in

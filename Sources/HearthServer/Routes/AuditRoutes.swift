@@ -11,7 +11,8 @@ enum AuditRoutes {
         func value(_ name: String) -> String? { parameters[Substring(name)].map(String.init).flatMap { $0.isEmpty ? nil : $0 } }
         func time(_ name: String) throws -> Date? {
             guard let text = value(name) else { return nil }
-            guard let date = try? Date(text, strategy: .iso8601) ?? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+            guard let date = (try? Date(text, strategy: .iso8601))
+                    ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
             else { throw APIError.business(.invalidArgument, "\(name) must be an RFC 3339 time") }
             return date
         }

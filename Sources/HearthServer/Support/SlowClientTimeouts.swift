@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import HummingbirdCore
 import NIOCore
@@ -14,8 +15,18 @@ public struct ConnectionLimits: Sendable, Equatable {
     /// Connections open at once; beyond it new ones wait in the listen backlog until one closes.
     public var maxConnections: Int
 
+    /// 768, or three quarters of the file descriptors this process may open if that is fewer: the rest stay for
+    /// the database, log files and the listener, so a flood of connections can never leave the server unable to
+    /// open its own files (or accept a connection once one closes).
+    public static var defaultMaxConnections: Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 768 }
+        let descriptors = limit.rlim_cur > UInt64(Int32.max) ? Int(Int32.max) : Int(limit.rlim_cur)
+        return max(16, min(768, descriptors * 3 / 4))
+    }
+
     public init(headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30),
-                idleTimeout: Duration = .seconds(60), maxConnections: Int = 768) {
+                idleTimeout: Duration = .seconds(60), maxConnections: Int = ConnectionLimits.defaultMaxConnections) {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
         self.idleTimeout = idleTimeout

@@ -1,0 +1,27 @@
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Collects the body up to the configured size before the handler runs: larger bodies are a 413 in Google's
+/// shape, and a client that hangs up mid-body a 400.
+struct BodyLimit: RouterMiddleware {
+    typealias Context = HearthRequestContext
+    let limit: Int
+    let logger: Logger
+
+    func handle(_ request: Request, context: HearthRequestContext,
+                next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
+        var request = request
+        do {
+            _ = try await request.collectBody(upTo: limit)
+        } catch is NIOTooManyBytesError {
+            throw APIError.payloadTooLarge(limit)
+        } catch {
+            // Not ours to fix: logged quietly, answered (if anyone still listens) as a bad request.
+            logger.info("request body ended early", metadata: [
+                "path": .string(request.uri.path), "error": .string(String(describing: error))])
+            throw APIError.incompleteBody
+        }
+        return try await next(request, context)
+    }
+}
