@@ -26,6 +26,8 @@ public final class ResilientStore: IdentityStore, Sendable {
     /// Per-call latency, for metrics: operation, duration, whether it failed.
     private let onCall: (@Sendable (String, Duration, Bool) -> Void)?
     private let state = Mutex(Circuit())
+    /// Whether the circuit is open: read without the lock on every call, so a healthy store costs one atomic load.
+    private let open = Atomic<Bool>(false)
 
     private struct Circuit {
         /// While set, calls fail at once until this instant; then one probe goes through.
@@ -47,37 +49,40 @@ public final class ResilientStore: IdentityStore, Sendable {
 
     /// Runs one store call through the circuit.
     private func call<T: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        let now = ContinuousClock.now
-        let refused: String? = state.withLock { circuit in
-            guard let until = circuit.openUntil else { return nil }
-            if now < until { return circuit.reason }
-            circuit.openUntil = now + probeInterval  // this call probes; others keep failing fast meanwhile
-            return nil
+        let now = onCall == nil ? nil : ContinuousClock.now
+        if open.load(ordering: .relaxed) {
+            let instant = ContinuousClock.now
+            let refused: String? = state.withLock { circuit in
+                guard let until = circuit.openUntil else { return nil }
+                if instant < until { return circuit.reason }
+                circuit.openUntil = instant + probeInterval  // this call probes; others keep failing fast meanwhile
+                return nil
+            }
+            if let refused { throw StoreError.unavailable(refused) }
         }
-        if let refused { throw StoreError.unavailable(refused) }
         do {
             let value: T
             if let timeout { value = try await withDeadline(timeout, body) } else { value = try await body() }
-            onCall?(operation, ContinuousClock.now - now, false)
-            closeCircuit()
+            if let now { onCall?(operation, ContinuousClock.now - now, false) }
+            if open.load(ordering: .relaxed) { closeCircuit() }
             return value
         } catch let error as StoreError {
-            onCall?(operation, ContinuousClock.now - now, true)
+            if let now { onCall?(operation, ContinuousClock.now - now, true) }
             if case .unavailable(let reason) = error { await openCircuit(reason) }
             throw error
         } catch is DeadlineExceeded {
-            onCall?(operation, ContinuousClock.now - now, true)
+            if let now { onCall?(operation, ContinuousClock.now - now, true) }
             let reason = "no answer within \(timeout ?? .zero)"
             await openCircuit(reason)
             throw StoreError.unavailable(reason)
         } catch where base.isUnavailable(error) {
-            onCall?(operation, ContinuousClock.now - now, true)
+            if let now { onCall?(operation, ContinuousClock.now - now, true) }
             let reason = String(describing: error)
             await openCircuit(reason)
             throw StoreError.unavailable(reason)
         } catch {
-            onCall?(operation, ContinuousClock.now - now, true)
-            closeCircuit()  // the database answered, with an error of the request's own
+            if let now { onCall?(operation, ContinuousClock.now - now, true) }
+            if open.load(ordering: .relaxed) { closeCircuit() }  // the database answered, with an error of the request's own
             throw error
         }
     }
@@ -91,6 +96,7 @@ public final class ResilientStore: IdentityStore, Sendable {
             circuit.reason = reason
             return first
         }
+        open.store(true, ordering: .relaxed)
         if opened { onEvent(.unavailable(reason: reason)) }
         await base.reconnect()
     }
@@ -99,6 +105,7 @@ public final class ResilientStore: IdentityStore, Sendable {
         let since: ContinuousClock.Instant? = state.withLock { circuit in
             guard let opened = circuit.openedAt else { return nil }
             circuit = Circuit()
+            open.store(false, ordering: .relaxed)
             return opened
         }
         if let since { onEvent(.recovered(after: ContinuousClock.now - since)) }

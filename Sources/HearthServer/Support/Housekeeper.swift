@@ -22,10 +22,12 @@ struct Housekeeper: Service, CustomStringConvertible {
     static let outboxRetention = ActionCodeType.allCases.map(\.lifetime).max() ?? 3 * 86_400
 
     func run() async throws {
+        // The first pass waits one interval: a start stays quick and light (a pass fills SQLite's page cache).
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
-                await pass()
                 try? await Task.sleep(for: interval)
+                guard !Task.isCancelled else { return }
+                await pass()
             }
         }
     }

@@ -38,58 +38,82 @@ public struct ConnectionLimits: Sendable, Equatable {
 /// connecting, a body not complete within `bodyTimeout` of its headers, or nothing new within `idleTimeout` of
 /// the last response. Without it a client that sends half a request holds a connection (and a file descriptor)
 /// forever; Hummingbird's own idle timeout is reset by every byte, so a slow sender defeats it.
+///
+/// Each event only moves a deadline; one repeating check per connection, at a quarter of the shortest timeout,
+/// closes it once the deadline has passed. Scheduling and cancelling a timer for every request instead took about
+/// 1.6 % of the samples in a `perf` profile of lookups under load.
 final class SlowClientTimeouts: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
     typealias OutboundIn = HTTPResponsePart
     typealias OutboundOut = HTTPResponsePart
 
-    private let limits: ConnectionLimits
-    private var timer: Scheduled<Void>?
+    private let header: TimeAmount
+    private let body: TimeAmount
+    private let idle: TimeAmount
+    private let tick: TimeAmount
+    /// When the connection is closed unless something moves it; `nil` while a request is being handled.
+    private var deadline: NIODeadline?
+    private var check: RepeatedTask?
 
     init(limits: ConnectionLimits) {
-        self.limits = limits
+        header = Self.amount(limits.headerTimeout)
+        body = Self.amount(limits.bodyTimeout)
+        idle = Self.amount(limits.idleTimeout)
+        tick = .nanoseconds(max(min(header.nanoseconds, body.nanoseconds, idle.nanoseconds) / 4, 10_000_000))
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { arm(limits.headerTimeout, context: context) }
+        if context.channel.isActive { start(context) }
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        arm(limits.headerTimeout, context: context)
+        start(context)
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head: arm(limits.bodyTimeout, context: context)
-        case .end: disarm()  // the handler runs; the response's end re-arms
+        case .head: deadline = .now() + body
+        case .end: deadline = nil  // the handler runs; the response's end sets the idle deadline
         case .body: break
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { arm(limits.idleTimeout, context: context) }
+        if case .end = unwrapOutboundIn(data) { deadline = .now() + idle }
         context.write(data, promise: promise)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        disarm()
+        stop()
         context.fireChannelInactive()
     }
 
-    private func arm(_ timeout: Duration, context: ChannelHandlerContext) {
-        timer?.cancel()
-        let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        timer = context.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {
-            loopBound.value.close(promise: nil)
+    func handlerRemoved(context: ChannelHandlerContext) {
+        stop()
+    }
+
+    private func start(_ context: ChannelHandlerContext) {
+        guard check == nil else { return }
+        deadline = .now() + header
+        let loopBound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        check = context.eventLoop.scheduleRepeatedTask(initialDelay: tick, delay: tick) { _ in
+            let (handler, context) = loopBound.value
+            if let deadline = handler.deadline, deadline <= .now() {
+                handler.stop()
+                context.close(promise: nil)
+            }
         }
     }
 
-    private func disarm() {
-        timer?.cancel()
-        timer = nil
+    private func stop() {
+        check?.cancel()
+        check = nil
+    }
+
+    private static func amount(_ duration: Duration) -> TimeAmount {
+        .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 }
