@@ -74,8 +74,13 @@ import Testing
             #expect(users == ids.reversed(), "two pages, newest first, nothing twice: \(users)")
             let one = try await client.send(.get, Self.events + "?localId=\(ids[1])&type=sign-up", key: nil, headers: owner).object()
             #expect((one["events"] as? [[String: Any]])?.count == 1)
-            let bad = try await client.send(.get, Self.events + "?startTime=yesterday", key: nil, headers: owner)
-            #expect(bad.status == 400 && bad.text.contains("startTime"))
+            for (query, named) in [("startTime=yesterday", "startTime"), ("pageSize=0", "pageSize"),
+                                   ("pageSize=5000", "pageSize"), ("pageToken=not-a-cursor", "pageToken")] {
+                let bad = try await client.send(.get, Self.events + "?" + query, key: nil, headers: owner)
+                #expect(bad.status == 400 && bad.text.contains(named), "\(query): \(bad.text)")
+            }
+            let since = try await client.send(.get, Self.events + "?startTime=2000-01-01T00:00:00.5Z", key: nil, headers: owner)
+            #expect(since.status == 200, "fractional seconds are RFC 3339 too: \(since.text)")
             let anonymous = try await client.send(.get, Self.events, key: TestApp.apiKey)
             #expect(anonymous.status >= 400, "an API key does not read the audit log")
         }

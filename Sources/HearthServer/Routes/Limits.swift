@@ -2,7 +2,6 @@ import Foundation
 import HearthCore
 import HearthWire
 import Hummingbird
-import Logging
 import Metrics
 import NIOCore
 
@@ -72,25 +71,12 @@ struct RateLimited: RouterMiddleware {
         }
     }
 
-    /// Throws `TOO_MANY_ATTEMPTS_TRY_LATER` (or `failure`) if any of `keys` is over its rule.
-    private func enforce(_ keys: [(String, RateLimiter.Rule)], in project: ProjectContext?,
-                         else failure: AuthFailure = .tooManyAttempts) async throws {
-        for (key, rule) in keys where try await !services.limiter.isAllowed(key, rule) {
-            await refused(key, services: services, project: project)
-            throw failure
-        }
+    private func enforce(_ keys: [(String, RateLimiter.Rule)], in project: ProjectContext?) async throws {
+        try await LimitCheck(services: services, project: project).enforce(keys)
     }
 
-    /// Counts the keys. A store that cannot count is logged, not passed on: the request itself went through.
     private func count(_ keys: [(String, RateLimiter.Rule)]) async {
-        for (key, rule) in keys {
-            do {
-                try await services.limiter.record(key, rule)
-            } catch {
-                services.logger.warning("rate-limit counter not written", metadata: [
-                    "limit": .string(String(key.prefix(while: { $0 != ":" }))), "error": "\(error)"])
-            }
-        }
+        await LimitCheck(services: services, project: nil).count(keys)
     }
 
     /// The few body fields the keys need; a body that is not a JSON object has none (the handler refuses it).
@@ -104,13 +90,36 @@ struct RateLimited: RouterMiddleware {
     }
 }
 
-/// Counts (`hearth_rate_limit_refusals_total{limit}`) and audits (`rate-limited`) a refusal, naming the rule;
-/// the key's value (an email, an address) goes only into the audit log.
-private func refused(_ key: String, services: HearthServices, project: ProjectContext?) async {
-    let rule = String(key.prefix(while: { $0 != ":" }))
-    Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", rule)]).increment()
-    await services.audit.record(kind: "rate-limited", projectID: project?.id ?? services.configuration.projectID,
-                                localID: nil, outcome: .failure, details: ["limit": rule])
+/// Checks and counts keys against their rules: shared by the route table's limits and the SMS limits.
+struct LimitCheck {
+    let services: HearthServices
+    let project: ProjectContext?
+
+    /// Throws `failure` if any of `keys` is over its rule: counted (`hearth_rate_limit_refusals_total{limit}`)
+    /// and audited (`rate-limited`), naming the rule, never the key's value (an email, an address).
+    func enforce(_ keys: [(String, RateLimiter.Rule)], else failure: AuthFailure = .tooManyAttempts) async throws {
+        for (key, rule) in keys where try await !services.limiter.isAllowed(key, rule) {
+            let name = Self.rule(of: key)
+            Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", name)]).increment()
+            await services.audit.record(kind: "rate-limited", projectID: project?.id ?? services.configuration.projectID,
+                                        localID: nil, outcome: .failure, details: ["limit": name])
+            throw failure
+        }
+    }
+
+    /// Counts the keys. A store that cannot count is logged, not passed on: the request itself went through.
+    func count(_ keys: [(String, RateLimiter.Rule)]) async {
+        for (key, rule) in keys {
+            do {
+                try await services.limiter.record(key, rule)
+            } catch {
+                services.logger.warning("rate-limit counter not written",
+                                        metadata: ["limit": .string(Self.rule(of: key)), "error": "\(error)"])
+            }
+        }
+    }
+
+    private static func rule(of key: String) -> String { String(key.prefix(while: { $0 != ":" })) }
 }
 
 /// How addresses are counted: IPv4 as is, IPv6 per /64 (one subscriber's prefix; counting single addresses would
@@ -134,15 +143,11 @@ extension Call {
         let limits = configuration.rateLimits
         let keys = [("sms-number:" + number, limits.smsPerNumber),
                     ("sms-address:" + RateLimitKey.address(clientAddress), limits.smsPerAddress)]
-        if limits.enabled {
-            for (key, rule) in keys where try await !services.limiter.isAllowed(key, rule) {
-                await refused(key, services: services, project: context.project)
-                throw AuthFailure.quotaExceeded
-            }
-        }
+        let check = LimitCheck(services: services, project: context.project)
+        if limits.enabled { try await check.enforce(keys, else: .quotaExceeded) }
         do {
             let sessionInfo = try await send()
-            if limits.enabled { for (key, rule) in keys { try? await services.limiter.record(key, rule) } }
+            if limits.enabled { await check.count(keys) }
             return sessionInfo
         } catch let error as SMSDeliveryFailure {
             services.logger.error("SMS not sent", metadata: ["error": "\(error.reason)",

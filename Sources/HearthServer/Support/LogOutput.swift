@@ -32,11 +32,11 @@ public struct JSONLinesLogHandler: LogHandler {
     public var logLevel: Logger.Level = .info
     public var metadataProvider: Logger.MetadataProvider?
     let label: String
-    private let write: @Sendable (Data) -> Void
+    private let output: @Sendable (Data) -> Void
 
-    public init(label: String, write: @escaping @Sendable (Data) -> Void = { FileHandle.standardError.write($0) }) {
+    public init(label: String, output: @escaping @Sendable (Data) -> Void = { FileHandle.standardError.write($0) }) {
         self.label = label
-        self.write = write
+        self.output = output
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -44,8 +44,16 @@ public struct JSONLinesLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
+    public func log(event: LogEvent) {
+        write(level: event.level, message: event.message, metadata: event.metadata)
+    }
+
     public func log(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?,
                     source: String, file: String, function: String, line: UInt) {
+        write(level: level, message: message, metadata: explicit)
+    }
+
+    private func write(level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?) {
         var fields: [String: String] = [:]
         let provided = metadataProvider?.get() ?? [:]
         for (key, value) in self.metadata.merging(provided, uniquingKeysWith: { $1 })
@@ -59,6 +67,6 @@ public struct JSONLinesLogHandler: LogHandler {
         guard var data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return }
         data.append(0x0A)
-        write(data)
+        output(data)
     }
 }
