@@ -12,7 +12,7 @@ import HearthSMS
 ///   "authorizedDomains": ["localhost", "app.example.com"], "emailEnumerationProtection": true,
 ///   "maxBodyBytes": 1048576, "logLevel": "info", "logFormat": "text", "rateLimits": true, "trustForwardedFor": false,
 ///   "metrics": { "expose": "listener", "host": "127.0.0.1", "port": 9464 },
-///   "connections": { "headerTimeoutSeconds": 10, "bodyTimeoutSeconds": 30, "idleTimeoutSeconds": 60,
+///   "connections": { "headerTimeoutSeconds": 60, "bodyTimeoutSeconds": 30, "idleTimeoutSeconds": 60,
 ///                    "maxConnections": 768 }, "storeTimeoutSeconds": 5, "hashQueueLimit": 64,
 ///   "housekeepingIntervalSeconds": 600, "auditRetentionDays": 90,
 ///   "publicURL": "https://auth.example.com",

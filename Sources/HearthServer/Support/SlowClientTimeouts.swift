@@ -6,7 +6,8 @@ import NIOHTTPTypes
 
 /// How long a connection may take at each stage before it is closed, and how many may be open at once.
 public struct ConnectionLimits: Sendable, Equatable {
-    /// From connecting until a request's headers are complete.
+    /// From connecting until a request's headers are complete. Generous by default (as nginx's 60 s): clients
+    /// and browsers open connections ahead of their first request, and this cannot tell waiting from trickling.
     public var headerTimeout: Duration
     /// From a request's headers until its body is complete.
     public var bodyTimeout: Duration
@@ -25,7 +26,7 @@ public struct ConnectionLimits: Sendable, Equatable {
         return max(16, min(768, descriptors * 3 / 4))
     }
 
-    public init(headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30),
+    public init(headerTimeout: Duration = .seconds(60), bodyTimeout: Duration = .seconds(30),
                 idleTimeout: Duration = .seconds(60), maxConnections: Int = ConnectionLimits.defaultMaxConnections) {
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
