@@ -46,7 +46,9 @@ import Testing
                 #expect((reply.json["error"] as? [String: Any])?["status"] as? String == "UNAVAILABLE")
             }
             #expect(elapsed.allSatisfy { $0 < .seconds(4) }, "each answer within the store timeout: \(elapsed)")
-            #expect(elapsed.reduce(.zero, +) < .seconds(8), "later calls fail fast instead of each waiting: \(elapsed)")
+            // The circuit answers most at once instead of letting each wait out the timeout; one call per probe
+            // interval still tries the database (and may wait), so the count, not the sum, is what is checked.
+            #expect(elapsed.filter { $0 < .seconds(1) }.count >= 4, "later calls fail fast instead of each waiting: \(elapsed)")
             #expect(logs.contains(level: .error, "store unavailable"), "the outage is logged with what to check")
 
             try cluster.restart()
