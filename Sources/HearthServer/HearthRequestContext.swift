@@ -11,6 +11,8 @@ public struct HearthRequestContext: RequestContext {
     /// The project the call acts in: set once by the route's guard (the API key's project, or the admin
     /// credential's), so handlers never resolve it again. `nil` on open routes.
     var project: ProjectContext?
+    /// Whether the call carries admin credentials (a client path called by an Admin SDK, or an admin path).
+    var isAdmin = false
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -1,7 +1,10 @@
+import Foundation
 import HearthCore
+import HearthWire
 import Hummingbird
 import Logging
 import NIOCore
+import NIOFoundationCompat
 
 /// Client routes: the API key (`?key=` or `X-Goog-Api-Key`) names the project the call acts in. Emulator mode
 /// accepts any key, as Firebase's emulator does; a missing key is refused in both modes.
@@ -32,9 +35,17 @@ struct AdminGuard: RouterMiddleware {
 
     func handle(_ request: Request, context: HearthRequestContext,
                 next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
+        try await handle(request, context: context, projectID: context.parameters.get("project")?.removingPercentEncoding,
+                         next: next)
+    }
+
+    /// An admin call in `projectID` (the path's, or the body's `targetProjectId` on the client paths).
+    func handle(_ request: Request, context: HearthRequestContext, projectID: String?,
+                next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
         var context = context
-        let (project, actor) = try await resolve(request, id: context.parameters.get("project")?.removingPercentEncoding)
+        let (project, actor) = try await resolve(request, id: projectID)
         context.project = project
+        context.isAdmin = true
         var scope = AuditScope.current ?? AuditScope(clientAddress: context.peerAddress ?? "unknown")
         scope.actor = actor
         return try await AuditScope.$current.withValue(scope) {
@@ -57,7 +68,7 @@ struct AdminGuard: RouterMiddleware {
     }
 
     /// Admin POSTs that only read.
-    private static let reads = ["accounts:lookup", "accounts:query", ":queryAccounts", "accounts:batchGet"]
+    private static let reads = ["accounts:lookup", "accounts:query", ":queryAccounts", "accounts:batchGet", "/getAccountInfo"]
 
     /// The project and the actor (service account or `owner`).
     private func resolve(_ request: Request, id: String?) async throws -> (ProjectContext?, String) {
@@ -95,5 +106,26 @@ struct AdminGuard: RouterMiddleware {
         }
         if let id, id != project.id { throw APIError.permissionDenied }
         return (project, actor)
+    }
+}
+
+/// The client paths that Admin SDKs and the emulator's own helpers also call with a bearer credential and no API key
+/// (`accounts:lookup`, `update`, `delete`, `sendOobCode`, `signUp` and their v3 names). With an `Authorization`
+/// header the call is an admin call — in the project the body's `targetProjectId` names, else the credential's —
+/// and the handler acts as the admin endpoint does; without one it is a client call under the API key. Runs after
+/// ``BodyLimit``, since the project may be in the body.
+struct APIKeyOrAdminGuard: RouterMiddleware {
+    let services: HearthServices
+
+    func handle(_ request: Request, context: HearthRequestContext,
+                next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
+        // Only an OAuth 2 bearer makes it an admin call; other schemes are ignored, as Firebase's emulator does.
+        guard request.headers[.authorization]?.lowercased().hasPrefix("bearer ") == true else {
+            return try await APIKeyGuard(services: services).handle(request, context: context, next: next)
+        }
+        let buffer = try await request.body.collect(upTo: .max)  // already collected by BodyLimit
+        var body = try? WireObject(json: Data(buffer: buffer, byteTransferStrategy: .noCopy))
+        let target = (try? body?.string("targetProjectId")) ?? nil
+        return try await AdminGuard(services: services).handle(request, context: context, projectID: target, next: next)
     }
 }

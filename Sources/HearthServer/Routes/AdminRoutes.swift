@@ -236,12 +236,12 @@ extension UserInfo {
 }
 
 extension Call {
-    /// The project of an admin call: the path's, else the body's `targetProjectId` (v3 names).
+    /// The project of an admin call: the path's, else the body's `targetProjectId` (v3 names), else the
+    /// credential's own (the served project; `Bearer owner`'s default project in emulator mode).
     func adminProject(_ target: String?) async throws -> ProjectContext {
         if let project { return project }
-        guard let target, ProjectID.isValid(target) else {
-            throw APIError.business(.invalidArgument, "targetProjectId is missing or invalid")
-        }
+        guard let target else { return try await services.defaultProject() }
+        guard ProjectID.isValid(target) else { throw APIError.business(.invalidArgument, "targetProjectId is invalid") }
         return try await services.emulatorProject(target)
     }
 }

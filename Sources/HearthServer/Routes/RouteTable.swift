@@ -47,6 +47,11 @@ final class RouteTable {
         }
     }
 
+    /// A handler that serves client calls with `client` and admin calls (``APIKeyOrAdminGuard``) with `admin`.
+    static func either(_ client: @escaping RouteHandler, admin: @escaping RouteHandler) -> RouteHandler {
+        { call in try await (call.isAdmin ? admin : client)(call) }
+    }
+
     /// A set of routes sharing guards.
     struct Guarded {
         let table: RouteTable
@@ -97,6 +102,9 @@ struct Call: Sendable {
 
     /// The admin guard's project (`nil` for the v3 names, whose body names it).
     var project: ProjectContext? { context.project }
+
+    /// Whether the call carries admin credentials.
+    var isAdmin: Bool { context.isAdmin }
 
     /// Reads the body as `T`: JSON (whatever the content type says, as curl users expect), or form-encoded where
     /// the API allows it. Unknown fields are refused in production and ignored in emulator mode, as each of

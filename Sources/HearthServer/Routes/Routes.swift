@@ -6,7 +6,8 @@ import Logging
 /// endpoint) reach the same names.
 ///
 /// Every request passes, outermost first: CORS, the request log, metrics, the error envelope, the audit scope; then its route's
-/// guards — `client` (API key), `admin` (bearer credential) or `open` — and the body limit, then any rate limit.
+/// guards — `client` (API key), `admin` (bearer credential), `clientOrAdmin` (either: Admin SDKs call some client
+/// paths with a bearer) or `open` — and the body limit, then any rate limit.
 enum HearthRoutes {
     static let v1 = "/identitytoolkit.googleapis.com/v1"
     static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
@@ -25,6 +26,8 @@ enum HearthRoutes {
         let table = RouteTable(router: router, services: services)
         let body = BodyLimit(limit: services.configuration.maxBodySize, logger: services.logger)
         let client = table.guarded(by: APIKeyGuard(services: services), body)
+        // Client paths an Admin SDK may call with a bearer and no key; the project may be in the body, read first.
+        let clientOrAdmin = table.guarded(by: body, APIKeyOrAdminGuard(services: services))
         let admin = table.guarded(by: AdminGuard(services: services), body)
         let open = table.guarded(by: body)
         func signIns(_ provider: String) -> any MiddlewareProtocol<Request, Response, HearthRequestContext> {
@@ -38,17 +41,18 @@ enum HearthRoutes {
         open.on(.head, "/readyz", to: HealthRoutes.ready)
         if observability.metricsOnMainListener { open.get("/metrics", to: HealthRoutes.metrics) }
         // Accounts (client API; v1 names and the legacy v3 names the iOS SDK calls).
-        client.and(RateLimited(policy: .signUps, services: services))
+        clientOrAdmin.and(RateLimited(policy: .signUps, services: services))
             .and(CountsSignIns(label: "hearth_sign_ups_total", provider: "password"))
-            .post("\(v1)/accounts:signUp", "\(v3)/signupNewUser", to: AccountRoutes.signUp)
+            .post("\(v1)/accounts:signUp", "\(v3)/signupNewUser", to: RouteTable.either(AccountRoutes.signUp, admin: AdminRoutes.create))
         client.and(RateLimited(policy: .failedSignIns, services: services)).and(signIns("password"))
             .post("\(v1)/accounts:signInWithPassword", "\(v3)/verifyPassword", to: AccountRoutes.signInWithPassword)
         client.and(signIns("custom")).post("\(v1)/accounts:signInWithCustomToken", "\(v3)/verifyCustomToken", to: AccountRoutes.signInWithCustomToken)
-        client.post("\(v1)/accounts:lookup", "\(v3)/getAccountInfo", to: AccountRoutes.lookup)
-        client.post("\(v1)/accounts:update", "\(v3)/setAccountInfo", to: AccountRoutes.update)
-        client.post("\(v1)/accounts:delete", "\(v3)/deleteAccount", to: AccountRoutes.delete)
-        client.and(RateLimited(policy: .emails, services: services))
-            .post("\(v1)/accounts:sendOobCode", "\(v3)/getOobConfirmationCode", to: OobCodeRoutes.sendOobCode)
+        clientOrAdmin.post("\(v1)/accounts:lookup", "\(v3)/getAccountInfo", to: RouteTable.either(AccountRoutes.lookup, admin: AdminRoutes.lookup))
+        clientOrAdmin.post("\(v1)/accounts:update", "\(v3)/setAccountInfo", to: RouteTable.either(AccountRoutes.update, admin: AdminRoutes.update))
+        clientOrAdmin.post("\(v1)/accounts:delete", "\(v3)/deleteAccount", to: RouteTable.either(AccountRoutes.delete, admin: AdminRoutes.delete))
+        clientOrAdmin.and(RateLimited(policy: .emails, services: services))
+            .post("\(v1)/accounts:sendOobCode", "\(v3)/getOobConfirmationCode",
+                  to: RouteTable.either(OobCodeRoutes.sendOobCode, admin: AdminRoutes.sendOobCode))
         client.post("\(v1)/accounts:resetPassword", "\(v3)/resetPassword", to: OobCodeRoutes.resetPassword)
         client.and(signIns("emailLink")).post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
         client.and(signIns("idp")).post("\(v1)/accounts:signInWithIdp", "\(v3)/verifyAssertion", to: FederatedRoutes.signInWithIdp)

@@ -1,0 +1,66 @@
+import Foundation
+import HearthCore
+import HearthServer
+import HTTPTypes
+import Testing
+
+/// Admin SDKs and the emulator's helpers call client paths (`accounts:lookup`, `update`, `delete`, `sendOobCode`,
+/// `signUp`) with a bearer and no API key: such a call is an admin call, in the body's `targetProjectId` or the
+/// credential's project. Without a bearer the same paths stay client calls.
+@Suite struct ClientPathAdminTests {
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+
+    @Test func ownerActsAsAdminOnClientPathsInEmulatorMode() async throws {
+        var app = TestApp(mode: .emulator)
+        app.configuration.projectID = "demo-project"
+        try await app.run { client in
+            let owner: HTTPFields = [.authorization: "Bearer owner"]
+            let user = try await client.signUp("owner-path@example.com")
+            let localID = try #require(user["localId"] as? String)
+            let looked = try await client.post("\(Self.v1)/accounts:lookup", ["localId": [localID]], key: nil, headers: owner)
+            #expect(looked.status == 200 && looked.text.contains("owner-path@example.com"), "\(looked.text)")
+            let updated = try await client.post("\(Self.v1)/accounts:update", ["localId": localID, "displayName": "Set by admin"],
+                                                key: nil, headers: owner)
+            #expect(updated.status == 200, "\(updated.text)")
+            // signUp as admin creates with the caller's choices, in another project when the body names one.
+            let created = try await client.post("\(Self.v1)/accounts:signUp",
+                                                ["localId": "chosen-id", "email": "made@example.com", "targetProjectId": "other-proj"],
+                                                key: nil, headers: owner)
+            #expect(created.status == 200 && created["localId"] as? String == "chosen-id", "\(created.text)")
+            let elsewhere = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["chosen-id"], "targetProjectId": "other-proj"],
+                                                  key: nil, headers: owner)
+            #expect(elsewhere.text.contains("made@example.com"), "\(elsewhere.text)")
+            let here = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["chosen-id"]], key: nil, headers: owner)
+            #expect(!here.text.contains("made@example.com"), "the default project does not have it")
+            let deleted = try await client.post("\(Self.v1)/accounts:delete", ["localId": localID], key: nil, headers: owner)
+            #expect(deleted.status == 200, "\(deleted.text)")
+            // Another scheme is ignored: a client call, which needs its key.
+            let basic = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": "x"], key: nil,
+                                              headers: [.authorization: "Basic b3duZXI6"])
+            #expect(basic.status == 403, "\(basic.text)")
+        }
+    }
+
+    @Test func productionNeedsAServiceAccountAndStaysInItsProject() async throws {
+        var app = AdminAuthTests.productionApp()
+        app.configuration.rateLimits = .init(enabled: true, signUpsPerAddress: .init(limit: 1, window: 3600))
+        let signer = try await AdminAuthTests.register(app)
+        try await app.run { client in
+            func bearer() async throws -> HTTPFields { AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience)) }
+            let owner = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["x"]], key: nil,
+                                              headers: [.authorization: "Bearer owner"])
+            #expect(owner.status == 401, "owner is emulator-only: \(owner.text)")
+            for index in 0..<3 {  // admin creations are not limited per address
+                let made = try await client.post("\(Self.v1)/accounts:signUp", ["email": "sa\(index)@example.com", "password": "secret1"],
+                                                 key: nil, headers: try await bearer())
+                #expect(made.status == 200, "\(made.text)")
+            }
+            let looked = try await client.post("\(Self.v1)/accounts:lookup", ["email": ["sa1@example.com"]], key: nil,
+                                               headers: try await bearer())
+            #expect(looked.text.contains("sa1@example.com"), "\(looked.text)")
+            let foreign = try await client.post("\(Self.v1)/accounts:lookup", ["email": ["sa1@example.com"], "targetProjectId": "someone-else"],
+                                                key: nil, headers: try await bearer())
+            #expect(foreign.status == 403, "a service account acts in its own project only: \(foreign.text)")
+        }
+    }
+}
