@@ -64,3 +64,43 @@ import Testing
         }
     }
 }
+
+/// Codes Firebase gives for absent input, distinct from invalid input, and the emulator's lenient owner forms.
+@Suite struct MissingInputCodesTests {
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+
+    @Test func absentInputHasItsOwnCode() async throws {
+        try await TestApp(protection: false).run { client in
+            let cases: [(String, [String: Any], String)] = [
+                ("accounts:signInWithPassword", ["password": "secret1"], "MISSING_EMAIL"),
+                ("accounts:signInWithPassword", ["email": "", "password": "secret1"], "INVALID_EMAIL"),
+                ("accounts:signInWithPassword", ["email": "a@example.com"], "MISSING_PASSWORD"),
+                ("accounts:signInWithCustomToken", [:], "MISSING_CUSTOM_TOKEN"),
+                ("accounts:createAuthUri", ["continueUri": "http://localhost"], "MISSING_IDENTIFIER"),
+            ]
+            for (verb, body, code) in cases {
+                let reply = try await client.post("\(Self.v1)/\(verb)", body)
+                #expect(reply.status == 400 && reply.errorMessage == code, "\(verb) \(body): \(reply.text)")
+            }
+        }
+    }
+
+    @Test func emulatorOwnerIsCaseInsensitiveAndTakesGoogleAccessTokens() async throws {
+        var app = TestApp(mode: .emulator)
+        app.configuration.projectID = "demo-project"
+        try await app.run { client in
+            for credential in ["Bearer owner", "bearer OWNER", "Bearer ya29.a0AfH6SMBexample"] {
+                let reply = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["nobody"]], key: nil,
+                                                  headers: [.authorization: credential])
+                #expect(reply.status == 200, "\(credential): \(reply.text)")
+            }
+        }
+        var production = AdminAuthTests.productionApp()
+        production.configuration.rateLimits.enabled = false
+        try await production.run { client in
+            let reply = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["nobody"]], key: nil,
+                                              headers: [.authorization: "Bearer ya29.a0AfH6SMBexample"])
+            #expect(reply.status == 401, "production checks its own credentials: \(reply.text)")
+        }
+    }
+}

@@ -81,7 +81,7 @@ extension AccountService {
     /// claims go into this session's ID tokens (refreshes included), not onto the user.
     public func signInWithCustomToken(in project: ProjectContext, token: String?, tenantID: String? = nil,
                                       allowUnsigned: Bool) async throws -> SignInOutcome {
-        guard let token, !token.isEmpty else { throw AuthFailure.invalidCustomToken("The custom token is missing") }
+        guard let token, !token.isEmpty else { throw AuthFailure.missingCustomToken }
         let now = clock.now()
         let asserted = try CustomToken.verify(token, project: project.record, allowUnsigned: allowUnsigned, now: now)
         guard asserted.tenantID == tenantID else { throw AuthFailure.tenantIDMismatch }

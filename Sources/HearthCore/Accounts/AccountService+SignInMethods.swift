@@ -13,12 +13,13 @@ extension AccountService {
     /// `createAuthUri` for an email identifier. Returns `nil` under email-enumeration protection, where Firebase
     /// reveals nothing but a session id.
     ///
-    /// - Throws: `INVALID_IDENTIFIER` for a malformed email, `MISSING_CONTINUE_URI` / `INVALID_CONTINUE_URI`
+    /// - Throws: `MISSING_IDENTIFIER` / `INVALID_IDENTIFIER` for an absent or malformed email, `MISSING_CONTINUE_URI` / `INVALID_CONTINUE_URI`
     ///   when the continue URI is absent or not an absolute http(s) URL.
     public func signInMethods(in project: ProjectContext, identifier: String?, continueURI: String?) async throws
         -> SignInMethods?
     {
-        guard let identifier, EmailAddress.isValid(identifier) else { throw AuthFailure.invalidIdentifier }
+        guard let identifier, !identifier.isEmpty else { throw AuthFailure.missingIdentifier }
+        guard EmailAddress.isValid(identifier) else { throw AuthFailure.invalidIdentifier }
         guard let continueURI, !continueURI.isEmpty else { throw AuthFailure.missingContinueURI }
         guard let url = URL(string: continueURI), ["http", "https"].contains(url.scheme?.lowercased()),
               url.host?.isEmpty == false

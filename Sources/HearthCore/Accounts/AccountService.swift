@@ -153,9 +153,9 @@ public struct AccountService: Sendable {
     public func signInWithPassword(in project: ProjectContext, email: String?, password: String?) async throws
         -> SignInOutcome
     {
-        guard let email, !email.isEmpty else { throw AuthFailure.invalidEmail }
-        guard let password, !password.isEmpty else { throw AuthFailure.missingPassword }
+        guard let email else { throw AuthFailure.missingEmail }  // absent; an empty one is invalid, as Firebase answers
         guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
+        guard let password, !password.isEmpty else { throw AuthFailure.missingPassword }
         let settings = project.settings
         guard settings.passwordSignInEnabled else { throw AuthFailure.passwordLoginDisabled }
         let protected = settings.enableImprovedEmailPrivacy

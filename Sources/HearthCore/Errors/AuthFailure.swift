@@ -28,6 +28,7 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case missingGrantType
     case projectNotFound
     case invalidIdentifier
+    case missingIdentifier
     case missingContinueURI
     case invalidContinueURI
     case tooManyAttempts
@@ -51,6 +52,7 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case duplicateLocalID(String)
     /// A custom token that is malformed, badly signed, expired or not meant for Hearth; carries Firebase's detail.
     case invalidCustomToken(String?)
+    case missingCustomToken
     /// A custom token signed by a key this project does not know.
     case credentialMismatch
     case tenantIDMismatch

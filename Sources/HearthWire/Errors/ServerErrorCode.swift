@@ -27,6 +27,8 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case tooManyAttemptsTryLater = "TOO_MANY_ATTEMPTS_TRY_LATER"
     case invalidIdentifier = "INVALID_IDENTIFIER"
     case missingContinueURI = "MISSING_CONTINUE_URI"
+    case missingIdentifier = "MISSING_IDENTIFIER"
+    case missingCustomToken = "MISSING_CUSTOM_TOKEN"
     case invalidContinueURI = "INVALID_CONTINUE_URI"
     case invalidOobCode = "INVALID_OOB_CODE"
     case expiredOobCode = "EXPIRED_OOB_CODE"
