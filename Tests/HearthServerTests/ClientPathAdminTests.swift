@@ -104,3 +104,49 @@ import Testing
         }
     }
 }
+
+/// Legacy v3 admin names, full pages, the caller's createAuthUri session, and the emulator's fake reCAPTCHA.
+@Suite struct EmulatorFidelityTests {
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+    static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
+
+    @Test func legacyDownloadAccountPagesAndNeedsItsTarget() async throws {
+        var app = TestApp(mode: .emulator)
+        app.configuration.projectID = "demo-project"
+        try await app.run { client in
+            let owner: HTTPFields = [.authorization: "Bearer owner"]
+            for index in 0..<3 { _ = try await client.signUp("page\(index)@example.com") }
+            let first = try await client.post("\(Self.v3)/downloadAccount", ["targetProjectId": "demo-project", "maxResults": 2],
+                                              key: nil, headers: owner).object()
+            #expect((first["users"] as? [[String: Any]])?.count == 2)
+            let token = try #require(first["nextPageToken"] as? String, "a full page carries a token")
+            let second = try await client.post("\(Self.v3)/downloadAccount",
+                                               ["targetProjectId": "demo-project", "maxResults": 2, "nextPageToken": token],
+                                               key: nil, headers: owner).object()
+            #expect((second["users"] as? [[String: Any]])?.count == 1 && second["nextPageToken"] == nil)
+            let untargeted = try await client.post("\(Self.v3)/downloadAccount", ["maxResults": 2], key: nil, headers: owner)
+            #expect(untargeted.status == 400 && untargeted.errorMessage == "INSUFFICIENT_PERMISSION", "\(untargeted.text)")
+            let upload = try await client.post("\(Self.v3)/uploadAccount", ["users": [["localId": "u1"]]], key: nil, headers: owner)
+            #expect(upload.errorMessage == "INSUFFICIENT_PERMISSION", "\(upload.text)")
+        }
+    }
+
+    @Test func createAuthUriAnswersWithTheCallersSession() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            let reply = try await client.post("\(Self.v1)/accounts:createAuthUri",
+                                              ["identifier": "a@example.com", "continueUri": "http://localhost", "sessionId": "my-session-1"])
+            #expect(reply["sessionId"] as? String == "my-session-1", "\(reply.text)")
+        }
+    }
+
+    @Test func fakeRecaptchaParamsInEmulatorModeOnly() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            let reply = try await client.send(.get, "\(Self.v1)/recaptchaParams")
+            #expect(reply.status == 200 && (reply["recaptchaSiteKey"] as? String)?.hasPrefix("Fake-key") == true)
+        }
+        try await TestApp().run { client in
+            let production = try await client.send(.get, "\(Self.v1)/recaptchaParams")
+            #expect(production.status == 404)
+        }
+    }
+}

@@ -104,7 +104,8 @@ enum AccountRoutes {
             in: try call.clientProject, identifier: request.identifier, continueURI: request.continueUri)
         return json(CreateAuthUriResponse(
             registered: methods?.registered, allProviders: methods?.allProviders,
-            signinMethods: methods?.signInMethods, sessionId: SecureRandom.string(length: 27, alphabet: sessionAlphabet)))
+            signinMethods: methods?.signInMethods,
+            sessionId: request.sessionId.flatMap { $0.isEmpty ? nil : $0 } ?? SecureRandom.string(length: 27, alphabet: sessionAlphabet)))
     }
 
     private static let sessionAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")

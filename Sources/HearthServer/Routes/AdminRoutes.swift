@@ -86,20 +86,42 @@ enum AdminRoutes {
 
     /// `GET accounts:batchGet?maxResults=&nextPageToken=`: a page in `localId` byte order; the token is the last id.
     static func batchGet(_ call: Call) async throws -> Response {
-        let project = try await call.adminProject(nil)
         let query = call.request.uri.queryParameters
-        let maxResults = try query["maxResults"].map { text in
+        return try await usersPage(call, project: try await call.adminProject(nil),
+                                   maxResults: query["maxResults"].map(String.init),
+                                   after: query["nextPageToken"].map(String.init))
+    }
+
+    /// Legacy v3 `downloadAccount`: `batchGet` with its fields in the body, in the body's `targetProjectId`.
+    static func downloadAccount(_ call: Call) async throws -> Response {
+        var body = try WireObject(json: Data(buffer: call.body, byteTransferStrategy: .noCopy))
+        let target = try legacyTarget(call, (try? body.string("targetProjectId")) ?? nil)
+        let maxResults = (try? body.string("maxResults")) ?? nil
+        return try await usersPage(call, project: try await call.adminProject(target), maxResults: maxResults,
+                                   after: (try? body.string("nextPageToken")) ?? nil)
+    }
+
+    /// The legacy v3 names need `targetProjectId`; without it Google answers `INSUFFICIENT_PERMISSION`.
+    static func legacyTarget(_ call: Call, _ target: String?) throws -> String? {
+        guard call.project == nil, call.request.uri.path.hasPrefix(HearthRoutes.v3) else { return target }
+        guard let target, !target.isEmpty else { throw APIError.business(.insufficientPermission) }
+        return target
+    }
+
+    /// One page of a project's users in `localId` order; a full page always carries a `nextPageToken`.
+    private static func usersPage(_ call: Call, project: ProjectContext, maxResults text: String?, after: String?)
+        async throws -> Response {
+        let maxResults = try text.map { text in
             guard let value = Int(text), (1...1000).contains(value) else {
                 throw APIError.business(.invalidArgument, "maxResults must be between 1 and 1000")
             }
             return value
         } ?? 20
-        let after = query["nextPageToken"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
-        let page = try await call.services.store.users(projectID: project.id, after: after, limit: maxResults + 1)
-        let users = page.prefix(maxResults)
+        let after = after.flatMap { $0.isEmpty ? nil : $0 }
+        let users = try await call.services.store.users(projectID: project.id, after: after, limit: maxResults)
         return json(BatchGetResponse(
             users: users.isEmpty ? nil : users.map { UserInfo($0, exportingHashesOf: project) },
-            nextPageToken: page.count > maxResults ? users.last?.localID : nil))
+            nextPageToken: users.count == maxResults ? users.last?.localID : nil))
     }
 
     /// `accounts:query`: count, sort, page and one equality filter, as production Firebase offers.
@@ -184,7 +206,7 @@ enum AdminRoutes {
 
     static func batchCreate(_ call: Call) async throws -> Response {
         let request = try call.decode(BatchCreateRequest.self)
-        let project = try await call.adminProject(request.targetProjectId)
+        let project = try await call.adminProject(try legacyTarget(call, request.targetProjectId))
         let hashing = try request.hashAlgorithm.map { name in
             try ImportHashing(
                 algorithm: name, signerKey: request.signerKey, saltSeparator: request.saltSeparator,

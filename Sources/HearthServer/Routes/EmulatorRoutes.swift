@@ -8,6 +8,13 @@ enum EmulatorRoutes {
         json(EmulatorRootInfo(), contentType: "application/json; charset=utf-8")
     }
 
+    /// Fake reCAPTCHA parameters, as Firebase's emulator serves them (SDKs must not use reCAPTCHA with an emulator).
+    static func recaptchaParams(_ call: Call) async throws -> Response {
+        json(["kind": "identitytoolkit#GetRecaptchaParamResponse",
+              "recaptchaStoken": "This-is-a-fake-token__Dont-send-this-to-the-Recaptcha-service__The-Hearth-emulator-mode-does-not-support-Recaptcha",
+              "recaptchaSiteKey": "Fake-key__Do-not-send-this-to-Recaptcha_"])
+    }
+
     static func resetAccounts(_ call: Call) async throws -> Response {
         let project = try await call.services.emulatorProject(try projectID(call))
         try await call.services.store.deleteAllUsers(projectID: project.id)

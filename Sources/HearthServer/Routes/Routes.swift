@@ -76,6 +76,7 @@ enum HearthRoutes {
         admin.post("\(v1)/projects/{project}/accounts:query", "\(v1)/projects/{project}:queryAccounts", to: AdminRoutes.query)
         admin.post("\(v1)/projects/{project}/accounts:batchDelete", to: AdminRoutes.batchDelete)
         admin.post("\(v1)/projects/{project}/accounts:batchCreate", "\(v3)/uploadAccount", to: AdminRoutes.batchCreate)
+        admin.post("\(v3)/downloadAccount", to: AdminRoutes.downloadAccount)
         admin.post("\(v1)/projects/{project}/accounts:sendOobCode", to: AdminRoutes.sendOobCode)
         admin.post("\(v1)/projects/{project}:createSessionCookie", to: AdminRoutes.createSessionCookie)
         admin.get("\(v1)/projects/{project}/auditEvents", to: AuditRoutes.list)
@@ -111,6 +112,7 @@ enum HearthRoutes {
             open.on(.patch, "/emulator/v1/projects/{project}/config", to: EmulatorRoutes.patchConfig)
             open.get("/emulator/v1/projects/{project}/oobCodes", to: EmulatorRoutes.oobCodes)
             open.get("/emulator/v1/projects/{project}/verificationCodes", to: EmulatorRoutes.verificationCodes)
+            client.get("\(v1)/recaptchaParams", "\(v3)/getRecaptchaParam", to: EmulatorRoutes.recaptchaParams)
         } else {
             open.get("/", to: HealthRoutes.home)
         }

@@ -8,6 +8,8 @@ public struct CreateAuthUriRequest: Codable, Sendable, Equatable {
     /// Redirect flow: extra authorization parameters (`lang`, `prompt`, …) and scopes (comma- or space-separated).
     public var customParameter: [String: String]?
     public var oauthScope: String?
+    /// The caller's own session id: an email lookup answers with it, as Firebase does.
+    public var sessionId: String?
 
     public init(identifier: String?, continueUri: String? = "http://localhost", providerId: String? = nil) {
         self.identifier = identifier
@@ -24,8 +26,9 @@ extension CreateAuthUriRequest: WireDecodable {
         tenantId = try body.string("tenantId")
         customParameter = try body.stringMap("customParameter")
         oauthScope = try body.string("oauthScope")
+        sessionId = try body.string("sessionId")
         body.ignore("openidRealm", "otaApp", "oauthConsumerKey", "context", "appId", "clientId",
-                    "authFlowType", "sessionId", "hostedDomain")
+                    "authFlowType", "hostedDomain")
     }
 }
 
