@@ -25,7 +25,7 @@ import Testing
         let created = try await accounts.signUp(in: project, email: "Ada@Example.com", password: "secret1",
                                                 displayName: "Ada")
         #expect(created.isNewUser)
-        #expect(created.user.email == "Ada@Example.com")
+        #expect(created.user.email == "ada@example.com", "stored lowercased, as Firebase stores addresses")
         #expect(created.user.passwordHash?.hasPrefix("$fbscrypt$") == true)
         let signedIn = try await accounts.signInWithPassword(in: project, email: "ada@example.com", password: "secret1").signedIn()
         #expect(signedIn.user.localID == created.user.localID)

@@ -150,3 +150,19 @@ import Testing
         }
     }
 }
+
+extension EmulatorFidelityTests {
+    @Test func addressesAreStoredLowercasedAndAnonymousAccountsTakeNoProfile() async throws {
+        try await TestApp().run { client in
+            let user = try await client.signUp("AlIcE@exAMPle.COM")
+            #expect(user["email"] as? String == "alice@example.com", "\(user)")
+            let signedIn = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+                                                 ["email": "ALICE@example.com", "password": "secret1"])
+            #expect(signedIn.status == 200, "any case signs in")
+            let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["displayName": "Me", "returnSecureToken": true])
+            let idToken = try #require(anonymous["idToken"] as? String)
+            let looked = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": idToken])
+            #expect(!looked.text.contains("\"displayName\""), "\(looked.text)")
+        }
+    }
+}

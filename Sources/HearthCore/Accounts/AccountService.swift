@@ -92,7 +92,8 @@ public struct AccountService: Sendable {
         switch (email, password) {
         case (nil, nil):
             guard settings.anonymousSignInEnabled else { throw AuthFailure.adminOnlyOperation }
-            let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), displayName: displayName,
+            // An anonymous account takes no profile at sign-up, as Firebase's: a name comes with an update.
+            let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(),
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
             try ProfileLimits.check(user)
             try await insert(user, project: project)
@@ -106,7 +107,8 @@ public struct AccountService: Sendable {
             guard settings.passwordSignInEnabled else { throw AuthFailure.operationNotAllowed }
             try PasswordPolicy.check(password)
             let hash = try await hashPassword(password, project: project)
-            let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: email,
+            // Stored lowercased, as Firebase stores addresses (sign-up, admin create and import alike).
+            let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: EmailAddress.normalized(email),
                                   displayName: displayName, passwordHash: hash, passwordUpdatedAt: now,
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
             try ProfileLimits.check(user)
@@ -137,7 +139,7 @@ public struct AccountService: Sendable {
         let user = try await modifyUser(stored, in: project, session: claims) { user in
             guard emulatorRules || !user.hasEmailCredential else { throw AuthFailure.providerAlreadyLinked }
             if user.email.map(EmailAddress.normalized) != EmailAddress.normalized(email) { user.emailVerified = false }
-            user.email = email
+            user.email = EmailAddress.normalized(email)
             user.passwordHash = hash
             user.passwordUpdatedAt = now
             if let displayName { user.displayName = displayName }
