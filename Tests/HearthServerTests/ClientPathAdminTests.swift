@@ -77,6 +77,8 @@ import Testing
                 ("accounts:signInWithPassword", ["email": "a@example.com"], "MISSING_PASSWORD"),
                 ("accounts:signInWithCustomToken", [:], "MISSING_CUSTOM_TOKEN"),
                 ("accounts:createAuthUri", ["continueUri": "http://localhost"], "MISSING_IDENTIFIER"),
+                ("accounts:signInWithPhoneNumber", ["code": "123456"], "MISSING_SESSION_INFO"),
+                ("accounts:signInWithPhoneNumber", ["sessionInfo": "not-a-session"], "MISSING_CODE"),
             ]
             for (verb, body, code) in cases {
                 let reply = try await client.post("\(Self.v1)/\(verb)", body)

@@ -70,7 +70,7 @@ extension AccountService {
             if request.byAdministrator {
                 guard let given = request.email, !given.isEmpty else { throw AuthFailure.missingEmail }
                 guard let named = try await store.user(projectID: project.id, tenantID: nil, email: given) else {
-                    throw AuthFailure.emailNotFound
+                    throw AuthFailure.userNotFound  // what Firebase answers an administrator here
                 }
                 found = named
             } else {

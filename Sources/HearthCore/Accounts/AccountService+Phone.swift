@@ -97,6 +97,9 @@ extension AccountService {
                          now: Date, before: (VerifiedPhone) throws -> Void = { _ in },
                          wrong: ((PendingRecord, VerifiedPhone) async throws -> AuthFailure)? = nil)
         async throws -> VerifiedPhone {
+        // Absent input first, as Firebase checks it: MISSING_SESSION_INFO, then MISSING_CODE.
+        guard let sessionInfo, !sessionInfo.isEmpty else { throw AuthFailure.missingSessionInfo }
+        guard let code, !code.isEmpty else { throw AuthFailure.missingCode }
         let record = try await usePending(sessionInfo, kind: .phoneVerification, in: project, now: now)
         guard let session = try? RecordCoding.decode(PhoneVerificationSession.self, from: record.payload),
               session.purpose == purpose
@@ -104,9 +107,8 @@ extension AccountService {
         let verified = VerifiedPhone(phoneNumber: session.phoneNumber, localID: session.localID,
                                      enrollmentID: session.enrollmentID)
         try before(verified)
-        guard let code, !code.isEmpty else { throw AuthFailure.missingCode }
-        guard let sessionInfo, constantTimeEquals(Array(Self.codeDigest(session: sessionInfo, code: code).utf8),
-                                                  Array(session.codeDigest.utf8))
+        guard constantTimeEquals(Array(Self.codeDigest(session: sessionInfo, code: code).utf8),
+                                 Array(session.codeDigest.utf8))
         else {
             if let wrong { throw try await wrong(record, verified) }
             throw try await wrongCode(record, in: project)
