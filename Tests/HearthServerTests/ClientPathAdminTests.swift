@@ -87,6 +87,19 @@ import Testing
         }
     }
 
+    @Test func onlyAdminsNameAUserIDOrGiveSecondFactors() async throws {
+        var app = TestApp(mode: .emulator)
+        app.configuration.projectID = "demo-project"
+        try await app.run { client in
+            let chosen = try await client.post("\(Self.v1)/accounts:signUp", ["localId": "mine", "email": "c@example.com", "password": "secret1"])
+            #expect(chosen.errorMessage == "UNEXPECTED_PARAMETER : User ID", "\(chosen.text)")
+            let badFactor = try await client.post("\(Self.v1)/accounts:signUp",
+                                                  ["email": "m@example.com", "mfaInfo": [["phoneInfo": "not-a-number"]]],
+                                                  key: nil, headers: [.authorization: "Bearer owner"])
+            #expect(badFactor.errorMessage == "INVALID_MFA_PHONE_NUMBER : Invalid format.", "\(badFactor.text)")
+        }
+    }
+
     @Test func emulatorOwnerIsCaseInsensitiveAndTakesGoogleAccessTokens() async throws {
         var app = TestApp(mode: .emulator)
         app.configuration.projectID = "demo-project"

@@ -65,6 +65,8 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case unverifiedEmail
     case unsupportedFirstFactor
     case secondFactorExists
+    /// A second factor's phone number is not E.164.
+    case invalidMFAPhoneNumber
     case secondFactorLimitExceeded
     case mfaEnrollmentNotFound
     case missingMFAPendingCredential

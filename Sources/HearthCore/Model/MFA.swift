@@ -68,7 +68,7 @@ public struct MFAEnrollmentInput: Sendable, Equatable {
                 result.append(kept)
                 continue
             }
-            guard let number = input.phoneNumber, PhoneNumber.isValid(number) else { throw AuthFailure.invalidPhoneNumber }
+            guard let number = input.phoneNumber, PhoneNumber.isValid(number) else { throw AuthFailure.invalidMFAPhoneNumber }
             guard !result.contains(where: { $0.phoneNumber == number }) else { throw AuthFailure.secondFactorExists }
             result.append(MFAEnrollment(id: input.id.flatMap { $0.isEmpty ? nil : $0 } ?? SecureRandom.localID(),
                                         displayName: input.displayName, phoneNumber: number,

@@ -7,6 +7,7 @@ import Hummingbird
 enum AccountRoutes {
     static func signUp(_ call: Call) async throws -> Response {
         let request = try call.decode(SignUpRequest.self)
+        guard request.localId == nil else { throw APIError.business(.unexpectedParameter, "User ID") }  // admins only
         let result = try await call.services.accounts.signUp(
             in: try call.clientProject, email: request.email, password: request.password,
             displayName: request.displayName, idToken: request.idToken)

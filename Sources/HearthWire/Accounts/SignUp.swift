@@ -7,6 +7,8 @@ public struct SignUpRequest: Codable, Sendable, Equatable {
     public var idToken: String?
     public var tenantId: String?
     public var returnSecureToken: Bool?
+    /// An admin caller's chosen user id; a client may not name one (`UNEXPECTED_PARAMETER : User ID`).
+    public var localId: String?
 
     public init(email: String? = nil, password: String? = nil, displayName: String? = nil, idToken: String? = nil,
                 tenantId: String? = nil, returnSecureToken: Bool? = true) {
@@ -27,10 +29,11 @@ extension SignUpRequest: WireDecodable {
         idToken = try body.string("idToken")
         tenantId = try body.string("tenantId")
         returnSecureToken = try body.bool("returnSecureToken")
+        localId = try body.string("localId")
         _ = try body.bool("emailVerified")
         _ = try body.bool("disabled")
         body.ignore("captchaResponse", "captchaChallenge", "clientType", "recaptchaVersion", "instanceId",
-                    "photoUrl", "phoneNumber", "localId", "mfaInfo", "targetProjectId")
+                    "photoUrl", "phoneNumber", "mfaInfo", "targetProjectId")
     }
 }
 

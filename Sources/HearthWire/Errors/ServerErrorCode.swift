@@ -28,6 +28,8 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case invalidIdentifier = "INVALID_IDENTIFIER"
     case missingContinueURI = "MISSING_CONTINUE_URI"
     case missingIdentifier = "MISSING_IDENTIFIER"
+    case unexpectedParameter = "UNEXPECTED_PARAMETER"
+    case invalidMFAPhoneNumber = "INVALID_MFA_PHONE_NUMBER"
     case missingCustomToken = "MISSING_CUSTOM_TOKEN"
     case invalidContinueURI = "INVALID_CONTINUE_URI"
     case invalidOobCode = "INVALID_OOB_CODE"
