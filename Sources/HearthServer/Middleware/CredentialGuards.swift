@@ -131,9 +131,7 @@ struct APIKeyOrAdminGuard: RouterMiddleware {
         guard request.headers[.authorization]?.lowercased().hasPrefix("bearer ") == true else {
             return try await APIKeyGuard(services: services).handle(request, context: context, next: next)
         }
-        let buffer = try await request.body.collect(upTo: .max)  // already collected by BodyLimit
-        var body = try? WireObject(json: Data(buffer: buffer, byteTransferStrategy: .noCopy))
-        let target = (try? body?.string("targetProjectId")) ?? nil
+        let target = try await request.collectedStrings("targetProjectId")["targetProjectId"]
         return try await AdminGuard(services: services).handle(request, context: context, projectID: target, next: next)
     }
 }

@@ -28,12 +28,12 @@ struct RateLimited: RouterMiddleware {
                 next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
         let limits = services.configuration.rateLimits
         guard limits.enabled, !context.isAdmin else { return try await next(request, context) }  // admins are not limited
-        let fields = try await Self.fields(of: request)
+        let fields = try await request.collectedStrings("email", "newEmail", "idToken")
         let address = RateLimitKey.address(
             context.clientAddress(of: request, trustForwardedFor: services.configuration.trustForwardedFor))
         switch policy {
         case .failedSignIns:
-            let keys = [("signin-failed-email:" + EmailAddress.normalized(fields.email ?? ""), limits.failedSignInsPerEmail),
+            let keys = [("signin-failed-email:" + EmailAddress.normalized(fields["email"] ?? ""), limits.failedSignInsPerEmail),
                         ("signin-failed-address:" + address, limits.failedSignInsPerAddress)]
             try await enforce(keys, in: context.project)
             do {
@@ -44,7 +44,7 @@ struct RateLimited: RouterMiddleware {
                 throw failure
             }
         case .signUps:
-            guard fields.idToken == nil else { return try await next(request, context) }
+            guard fields["idToken"] == nil else { return try await next(request, context) }
             let keys = [("signup-address:" + address, limits.signUpsPerAddress)]
             try await enforce(keys, in: context.project)
             let response = try await next(request, context)
@@ -53,8 +53,8 @@ struct RateLimited: RouterMiddleware {
         case .emails:
             // Keyed by the address the email goes to: keyed by an ID token it would start afresh with every
             // refresh, letting one account flood any address it sets as its own.
-            var recipient = fields.newEmail ?? fields.email
-            if recipient == nil, let idToken = fields.idToken, let project = context.project {
+            var recipient = fields["newEmail"] ?? fields["email"]
+            if recipient == nil, let idToken = fields["idToken"], let project = context.project {
                 recipient = try? await services.accounts.lookup(in: project, idToken: idToken).email
             }
             let keys = [("email-recipient:" + EmailAddress.normalized(recipient ?? ""), limits.emailsPerRecipient),
@@ -79,15 +79,6 @@ struct RateLimited: RouterMiddleware {
         await LimitCheck(services: services, project: nil).count(keys)
     }
 
-    /// The few body fields the keys need; a body that is not a JSON object has none (the handler refuses it).
-    private static func fields(of request: Request) async throws -> (email: String?, newEmail: String?, idToken: String?) {
-        let buffer = try await request.body.collect(upTo: .max)  // already collected by BodyLimit
-        guard var object = try? WireObject(json: Data(buffer: buffer, byteTransferStrategy: .noCopy)) else {
-            return (nil, nil, nil)
-        }
-        return ((try? object.string("email")) ?? nil, (try? object.string("newEmail")) ?? nil,
-                (try? object.string("idToken")) ?? nil)
-    }
 }
 
 /// Checks and counts keys against their rules: shared by the route table's limits and the SMS limits.

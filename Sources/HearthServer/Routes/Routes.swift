@@ -1,5 +1,4 @@
 import Hummingbird
-import Logging
 
 /// The whole HTTP surface on one screen, each route with its guards. Paths carry Google's host as their first
 /// segment, as Firebase's emulator serves them, so SDKs pointed at Hearth with `useEmulator` (or a custom
