@@ -17,7 +17,7 @@ import ServiceLifecycle
 public func buildApplication(
     configuration: ServerConfiguration, store: any IdentityStore, clock: any HearthClock = SystemClock(),
     hashing: any BlockingWorkRunner = ThreadPoolWorkRunner(), logger: Logger = Logger(label: "hearth"),
-    hashParameters: @escaping @Sendable () -> FirebaseScryptParameters = { .generate() },
+    hashParameters: (@Sendable () -> FirebaseScryptParameters)? = nil,
     mailPollInterval: Duration = .seconds(5),
     sms: (any SMSSender)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }

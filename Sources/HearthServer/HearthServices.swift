@@ -55,7 +55,7 @@ public struct HearthServices: Sendable {
                 hashing: any BlockingWorkRunner, logger: Logger, mail: OutboxWorker? = nil,
                 sms: (any SMSSender)? = nil,
                 federation: (any IdentityProviderVerifier & FederatedRedirectProvider)? = nil,
-                hashParameters: @escaping @Sendable () -> FirebaseScryptParameters = { .generate() }) {
+                hashParameters: (@Sendable () -> FirebaseScryptParameters)? = nil) {
         self.configuration = configuration
         let outbox = configuration.isEmulator ? EmulatorSMSOutbox(logger: logger) : nil
         smsOutbox = outbox
@@ -75,7 +75,9 @@ public struct HearthServices: Sendable {
                 if isEmulator { settings.mfa = MFASettings(state: .enabled, providers: [.phoneSMS, .totp]) }
                 return settings
             },
-            hashParameters: hashParameters)
+            hashParameters: hashParameters ?? { [isEmulator = configuration.isEmulator] in
+                isEmulator ? .generateForEmulator() : .generate()
+            })
         var accounts = AccountService(
             store: store, clock: clock, hashing: hashing,
             issuer: IDTokenIssuer(issuerPrefix: configuration.issuerPrefix),

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `hearth serve` refuses log and metrics settings it cannot honour, naming the key, instead of starting with a
-/// default the operator did not ask for.
+/// default the operator did not ask for; and picks its default store by mode.
 @Suite(.enabled(if: hearthBinary != nil, "needs the built hearth binary"))
 struct ServeSettingsTests {
     @Test(arguments: [
@@ -31,5 +31,35 @@ struct ServeSettingsTests {
         process.waitUntilExit()
         #expect(process.terminationStatus != 0, "\(config) \(environment) started anyway")
         #expect(text.contains(key), "names \(key): \(text)")
+    }
+
+    /// Firebase's emulator starts empty every time; emulator mode without a named store keeps its data in memory and
+    /// writes nothing to the working folder. Production's default is the SQLite file.
+    @Test(arguments: [(["--emulator"], "memory", false), ([], "SQLite file", true)])
+    func emulatorModeKeepsItsDataInMemoryByDefault(flags: [String], store: String, createsFolder: Bool) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-default-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let log = folder.appendingPathComponent("server.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = try #require(hearthBinary)
+        process.arguments = ["serve", "--port", "0"] + flags
+        process.currentDirectoryURL = folder
+        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
+        process.standardOutput = try FileHandle(forWritingTo: log)
+        process.standardError = process.standardOutput
+        try process.run()
+        defer { process.terminate(); process.waitUntilExit() }
+        var text = ""
+        let deadline = Date() + 60
+        while Date() < deadline, process.isRunning, !text.contains("passwords:") {
+            try await Task.sleep(for: .milliseconds(50))
+            text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        }
+        let dataLine = text.split(separator: "\n").first { $0.contains("data:") }.map(String.init) ?? text
+        #expect(dataLine.contains(store), "\(text)")
+        let created = FileManager.default.fileExists(atPath: folder.appendingPathComponent("hearth-data").path)
+        #expect(created == createsFolder)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthServer
 import HTTPTypes
+import HummingbirdTesting
 import Testing
 
 /// Admin SDKs and the emulator's helpers call client paths (`accounts:lookup`, `update`, `delete`, `sendOobCode`,
@@ -179,5 +180,31 @@ extension EmulatorFidelityTests {
             let looked = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": idToken])
             #expect(!looked.text.contains("\"displayName\""), "\(looked.text)")
         }
+    }
+}
+
+extension EmulatorFidelityTests {
+    /// Test suites sign thousands of users up: emulator mode hashes at Firebase scrypt's lowest cost, production at
+    /// Firebase's usual one. The hashes stay Firebase scrypt and verify either way.
+    @Test(arguments: [ServerConfiguration.Mode.emulator, .production])
+    func emulatorModeHashesAtTheLowestCost(mode: ServerConfiguration.Mode) async throws {
+        let store = InMemoryStore()
+        let configuration = ServerConfiguration(mode: mode, port: 0, projectID: "demo-project",
+                                                initialAPIKey: TestApp.apiKey)
+        let app = try await buildApplication(configuration: configuration, store: store, hashing: InlineWorkRunner())
+        try await app.test(.router) { raw in
+            let client = Client(client: raw)
+            _ = try await client.signUp("cost@example.com", "secret1")
+            let signedIn = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+                                                 ["email": "cost@example.com", "password": "secret1"])
+            #expect(signedIn.status == 200)
+        }
+        let project = try #require(try await store.project(id: "demo-project"))
+        let stored = try #require(try await store.user(projectID: "demo-project", tenantID: nil, email: "cost@example.com")?.passwordHash)
+        let parsed = try #require(FirebaseScryptHash(stored))
+        #expect(parsed.parameters == project.hashConfig)
+        let expected = mode == .emulator ? (rounds: 1, memoryCost: 1) : (rounds: 8, memoryCost: 14)
+        #expect(parsed.parameters.rounds == expected.rounds && parsed.parameters.memoryCost == expected.memoryCost)
+        #expect(try PasswordHash.verify("secret1", against: stored) && !(try PasswordHash.verify("secret2", against: stored)))
     }
 }

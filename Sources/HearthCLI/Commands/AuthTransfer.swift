@@ -5,7 +5,7 @@ import HearthCore
 /// Where Hearth finds its data, shared by `serve` and the user commands: each setting from its flag, else its
 /// `HEARTH_*` variable, else the config file, else the default.
 struct DataOptions: ParsableArguments {
-    @Option(help: "sqlite:PATH | postgres://URL | memory: (default: HEARTH_STORE, the config file's store, or \(StoreFactory.defaultLocation)).")
+    @Option(help: "sqlite:PATH | postgres://URL | memory: (default: HEARTH_STORE, the config file's store, or \(StoreFactory.defaultLocation); memory: in emulator mode).")
     var store: String?
 
     @Option(name: .customLong("project-id"), help: "The project served (default: HEARTH_PROJECT_ID, the config file's, or hearth-local).")
@@ -18,8 +18,9 @@ struct DataOptions: ParsableArguments {
 
     func configFile() throws -> ConfigFile { try ConfigFile.load(config ?? environment["HEARTH_CONFIG"]) }
 
-    func storeLocation(_ file: ConfigFile) -> String {
-        store ?? environment["HEARTH_STORE"] ?? file.store ?? StoreFactory.defaultLocation
+    /// Emulator mode keeps its data in memory unless a store is named, as Firebase's emulator starts empty.
+    func storeLocation(_ file: ConfigFile, emulator: Bool = false) -> String {
+        store ?? environment["HEARTH_STORE"] ?? file.store ?? (emulator ? "memory:" : StoreFactory.defaultLocation)
     }
 
     func projectID(_ file: ConfigFile) -> String {

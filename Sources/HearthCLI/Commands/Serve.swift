@@ -11,7 +11,8 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the Hearth server.",
         discussion: """
-            Without --store, data lives in an SQLite file under ./hearth-data. The first start creates the project:
+            Without --store, data lives in an SQLite file under ./hearth-data (in memory in emulator mode, as
+            Firebase's emulator). The first start creates the project:
             signing keys, Firebase-scrypt hash parameters and an API key, all printed on start.
             Environment: HEARTH_HOST, HEARTH_PORT, HEARTH_STORE, HEARTH_PROJECT_ID, HEARTH_EMULATOR=1, HEARTH_CONFIG,
             HEARTH_SMTP_URL (smtp://user:password@host:587, smtps://…:465), HEARTH_PUBLIC_URL,
@@ -80,7 +81,7 @@ struct Serve: AsyncParsableCommand {
         }
         LogOutput.bootstrap(level: level, format: format)
         let logger = Logger(label: "hearth")
-        let location = data.storeLocation(file)
+        let location = data.storeLocation(file, emulator: configuration.isEmulator)
         let started = ContinuousClock.now
         let (store, storeDescription) = try await StoreFactory.open(location)
         try await store.migrate()
@@ -91,7 +92,8 @@ struct Serve: AsyncParsableCommand {
             onServerRunning: { port in
                 let project = try? await store.project(id: finalConfiguration.projectID)
                 Banner.print(configuration: finalConfiguration, port: port, apiKey: project?.apiKeys.first ?? "?",
-                             store: storeDescription, startup: ContinuousClock.now - started)
+                             hashing: project?.hashConfig, store: storeDescription,
+                             startup: ContinuousClock.now - started)
             })
         try await app.runService()
         try await hashing.shutdown()
@@ -125,7 +127,17 @@ enum Banner {
         return "SMTP \(smtp.host):\(smtp.port) (\(smtp.security.rawValue)), links to \(configuration.actionURL(listeningOn: port))"
     }
 
-    static func print(configuration: ServerConfiguration, port: Int, apiKey: String, store: String, startup: Duration) {
+    /// The project's password hashing; emulator mode creates projects at Firebase's lowest cost, and says so.
+    static func hashingLine(_ parameters: FirebaseScryptParameters?, emulator: Bool) -> String {
+        guard let parameters else { return "?" }
+        let cost = "Firebase scrypt, rounds \(parameters.rounds), mem_cost \(parameters.memoryCost)"
+        let cheapest = FirebaseScryptParameters.generateForEmulator()
+        guard emulator, parameters.rounds == cheapest.rounds, parameters.memoryCost == cheapest.memoryCost else { return cost }
+        return cost + " (emulator mode: the lowest cost, for fast test suites; production uses 8 and 14)"
+    }
+
+    static func print(configuration: ServerConfiguration, port: Int, apiKey: String,
+                      hashing: FirebaseScryptParameters?, store: String, startup: Duration) {
         let base = "http://\(configuration.host):\(port)"
         let mode = configuration.isEmulator
             ? "emulator (Firebase Auth emulator compatible; any API key accepted; do not expose)"
@@ -140,6 +152,7 @@ enum Banner {
             "  data:        \(store)",
             "  JWKS:        \(base)/.well-known/jwks.json",
             "  email:       " + Self.emailLine(configuration, port: port),
+            "  passwords:   " + Self.hashingLine(hashing, emulator: configuration.isEmulator),
         ]
         if configuration.isEmulator {
             lines.append("  clients:     FIREBASE_AUTH_EMULATOR_HOST=\(configuration.host):\(port)")

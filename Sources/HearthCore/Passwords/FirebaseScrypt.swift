@@ -25,6 +25,11 @@ public struct FirebaseScryptParameters: Sendable, Codable, Equatable {
     public static func generate(rounds: Int = 8, memoryCost: Int = 14) -> Self {
         Self(signerKey: Data(SecureRandom.bytes(64)), saltSeparator: Data([0x07]), rounds: rounds, memoryCost: memoryCost)
     }
+
+    /// Fresh parameters at the lowest cost Firebase accepts (`rounds` 1, `mem_cost` 1): for emulator mode, where test
+    /// suites sign thousands of users up and the passwords protect nothing. Still Firebase scrypt, so the hashes
+    /// export, import and verify as any other; a project keeps the parameters it was created with.
+    public static func generateForEmulator() -> Self { generate(rounds: 1, memoryCost: 1) }
 }
 
 /// Firebase's modified scrypt (github.com/firebase/scrypt):
