@@ -5,7 +5,9 @@
 #   DURATION=20 bash scripts/load-test.sh
 #   BIN=/path/to/other/hearth bash scripts/load-test.sh
 #
-# Needs wrk (apt-get install wrk). Starts its own server on a temporary SQLite file; touches nothing else.
+# Needs wrk (apt-get install wrk). Starts its own server on a temporary SQLite file; touches nothing else. With
+# Firebase's emulator built by ../shared/peer/build-emulator.sh (PEER_START=…/start.sh), it also compares emulator
+# mode's sign-ups and sign-ins with Firebase's emulator, measured in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
@@ -109,8 +111,42 @@ SIGNIN_TOTAL=$(echo "$OVERLOAD_OUT" | awk '/requests in/ {print $1}')
 echo "sign-ins: $SIGNIN_TOTAL answered, ${SIGNIN_REFUSED:-0} refused at once, p50 $SIGNIN_P50 p99 $SIGNIN_P99"
 echo "lookups alongside: $(echo "$LOOKUP_UNDER_LOAD" | awk '/Requests\/sec/ {print $2}') req/s, p99 $LOOKUP_P99"
 
+# Emulator mode against Firebase's own emulator (rebuilt by ../shared/peer, in memory as Hearth's emulator mode is by
+# default): sign-ups and sign-ins, each server alone on the machine in turn. Skipped when the peer is not built.
+PEER_START=${PEER_START:-/tmp/peer/emulator/start.sh}
+EMULATOR_SIGNUP=nan; EMULATOR_SIGNIN=nan
+# rate BASE PATH LUA [BODY]: requests per second.
+rate() {
+  BODY="${4:-}" wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "Benchmarks/load/$3" "$1$2?key=$KEY" | awk '/Requests\/sec/ {print $2}'
+}
+# emulator_rates BASE: "signUp signIn" req/s.
+emulator_rates() {
+  until curl -s -o /dev/null "$1/"; do sleep 0.1; done
+  curl -s -X POST "$1/identitytoolkit.googleapis.com/v1/accounts:signUp?key=$KEY" -H 'content-type: application/json' \
+    -d '{"email":"bench@example.com","password":"secret123"}' > /dev/null
+  echo "$(rate "$1" /identitytoolkit.googleapis.com/v1/accounts:signUp signup.lua) $(rate "$1" \
+    /identitytoolkit.googleapis.com/v1/accounts:signInWithPassword post.lua \
+    '{"email":"bench@example.com","password":"secret123","returnSecureToken":true}')"
+}
+if [ -x "$PEER_START" ]; then
+  echo "== emulator mode against Firebase's emulator (signUp, signInWithPassword; wrk -c$CONNECTIONS -d${DURATION}s each)"
+  kill $SERVER; wait $SERVER 2>/dev/null || true
+  EMULATOR_PORT=$((PORT + 1))
+  PROJECT_ID=load-test "$PEER_START" "$EMULATOR_PORT" > "$WORK/firebase.log" 2>&1 &
+  FIREBASE=$!
+  read -r FB_UP FB_IN < <(emulator_rates "http://127.0.0.1:$EMULATOR_PORT")
+  kill $FIREBASE; wait $FIREBASE 2>/dev/null || true
+  "$BIN" serve --emulator --project-id load-test --port "$EMULATOR_PORT" --config "$WORK/config.json" > "$WORK/emulator.log" 2>&1 &
+  SERVER=$!
+  read -r HE_UP HE_IN < <(emulator_rates "http://127.0.0.1:$EMULATOR_PORT")
+  printf "%-28s %10s %10s\n" "" "signUp/s" "signIn/s" "Firebase's emulator" "$FB_UP" "$FB_IN" "Hearth, emulator mode" "$HE_UP" "$HE_IN"
+  EMULATOR_SIGNUP=$(python3 -c "print($HE_UP / $FB_UP)"); EMULATOR_SIGNIN=$(python3 -c "print($HE_IN / $FB_IN)")
+else
+  echo "== emulator mode against Firebase's emulator: skipped ($PEER_START is missing; build it with ../shared/peer/build-emulator.sh)"
+fi
+
 python3 - "$SCRYPT" "$RS256" "${RPS[lookup]}" "${RPS[refresh]}" "${RPS[signInWithPassword]}" "$IDLE_RSS_KB" \
-  "$FIRST_READY" "$SECOND_READY" "$LOOKUP_P99" <<'PY'
+  "$FIRST_READY" "$SECOND_READY" "$LOOKUP_P99" "$EMULATOR_SIGNUP" "$EMULATOR_SIGNIN" <<'PY'
 import sys
 def ms(text):  # wrk's latency: 812.00us, 4.51ms, 1.02s
     for unit, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
@@ -119,6 +155,7 @@ def ms(text):  # wrk's latency: 812.00us, 4.51ms, 1.02s
     return float(text)
 scrypt, rs256, lookup, refresh, signin, rss_kb, first, second = map(float, sys.argv[1:9])
 lookup_p99_overload = ms(sys.argv[9])
+emulator_signup, emulator_signin = float(sys.argv[10]), float(sys.argv[11])
 rows = [
     ("token refresh / RS256 signs", refresh / rs256, ">= 0.60"),
     ("accounts:lookup req/s", lookup, ">= 10000"),
@@ -127,10 +164,15 @@ rows = [
     ("ready after start, first (ms)", first, "<= 500"),
     ("ready after start, later (ms)", second, "<= 500"),
     ("lookup p99 under sign-in overload (ms)", lookup_p99_overload, "< 50"),
+    ("emulator signUp / Firebase's emulator", emulator_signup, ">= 1.00"),
+    ("emulator signIn / Firebase's emulator", emulator_signin, ">= 1.00"),
 ]
 checks = [refresh / rs256 >= 0.60, lookup >= 10000, signin / scrypt >= 0.85, rss_kb / 1024 <= 40,
-          first <= 500, second <= 500, lookup_p99_overload < 50]
+          first <= 500, second <= 500, lookup_p99_overload < 50, emulator_signup >= 1, emulator_signin >= 1]
 print("== against the targets")
 for (name, value, target), ok in zip(rows, checks):
+    if value != value:  # nan: not measured (Firebase's emulator not built)
+        print(f"{name:40} {'-':>10}   target {target:9} not measured")
+        continue
     print(f"{name:40} {value:10.2f}   target {target:9} {'met' if ok else 'NOT MET'}")
 PY
