@@ -141,7 +141,7 @@ import Testing
                                                 ignoring: ["oauthTokenSecret"])
             #expect(twitter["screenName"] as? String == "tweety" && twitter["oauthTokenSecret"] as? String == "twitter-oauth-secret-456")
             let noProvider = try await client.post("\(Self.v1)/accounts:signInWithIdp", ["requestUri": "http://localhost", "postBody": "id_token={}"])
-            #expect(noProvider.errorMessage?.hasPrefix("INVALID_IDP_RESPONSE") == true)
+            #expect(noProvider.errorMessage?.hasPrefix("INVALID_CREDENTIAL_OR_PROVIDER_ID : Invalid IdP response/credential:") == true)
         }
         // Production without a configured provider: refused, not trusted.
         let production = TestApp()
@@ -190,6 +190,78 @@ import Testing
         try await production.run { client in
             let reply = try await client.send(.get, "/emulator/auth/handler?providerId=google.com", key: nil)
             #expect(reply.status == 404, "never served in production")
+        }
+    }
+}
+
+/// Emulator mode reads fake credentials as Firebase's emulator does, for any provider and with no configuration:
+/// from `requestUri`, `postBody` and the fragment; claims from `id_token` or, failing that, `access_token`.
+@Suite struct EmulatorFakeCredentialTests {
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+
+    @Test func claimsComeFromTheAccessTokenTooAndAnyProviderWorks() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            // The JS SDK's TwitterAuthProvider.credential(token, secret) sends only these two.
+            let claims = #"{"sub":"tw-1","screen_name":"ada_l","name":"Ada"}"#
+            let twitter = try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+                "requestUri": "http://localhost", "returnSecureToken": true,
+                "postBody": "providerId=twitter.com&access_token=\(FormEncoding.escape(claims))&oauth_token_secret=s"])
+            #expect(twitter.status == 200 && twitter["screenName"] as? String == "ada_l", "\(twitter.text)")
+            let idToken = try #require(twitter["idToken"] as? String)
+            let looked = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": idToken])
+            let user = try #require((looked["users"] as? [[String: Any]])?.first)
+            #expect(user["screenName"] as? String == "ada_l" && user["displayName"] as? String == "Ada")
+            // A made-up provider, its parameters in the fragment.
+            let custom = try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+                "requestUri": "http://localhost/#providerId=oidc.made-up&id_token=\(FormEncoding.escape(#"{"sub":"x"}"#))"])
+            #expect(custom.status == 200 && custom["providerId"] as? String == "oidc.made-up", "\(custom.text)")
+            let opaque = try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+                "requestUri": "http://localhost", "postBody": "providerId=github.com&access_token=gho_opaque"])
+            #expect(opaque.errorMessage?.hasPrefix("INVALID_IDP_RESPONSE") == true, "an opaque token carries no profile")
+            let relative = try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+                "requestUri": "not-absolute", "postBody": "providerId=google.com&id_token={\"sub\":\"1\"}"])
+            #expect(relative.errorMessage == "INVALID_REQUEST_URI")
+        }
+    }
+
+    @Test func samlResponsesMustNameTheirSubject() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            func saml(_ response: String) async throws -> Reply {
+                try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+                    "requestUri": "http://localhost",
+                    "postBody": "providerId=saml.acme&id_token=\(FormEncoding.escape(#"{"sub":"s1"}"#))&SAMLResponse=\(FormEncoding.escape(response))"])
+            }
+            for broken in [#"{}"#, #"{"assertion":{}}"#, #"{"assertion":{"subject":{}}}"#] {
+                let reply = try await saml(broken)
+                #expect(reply.status == 400 && reply.errorMessage?.hasPrefix("INVALID_IDP_RESPONSE") == true, "\(broken): \(reply.text)")
+            }
+            let good = try await saml(#"{"assertion":{"subject":{"nameId":"Jane@Example.com"},"attributeStatements":{"mail":"x"}}}"#)
+            #expect(good["email"] as? String == "Jane@Example.com" && good["rawUserInfo"] as? String == #"{"mail":"x"}"#, "\(good.text)")
+        }
+    }
+
+    @Test func accountRulesAsFirebaseHasThem() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            func idp(_ provider: String, _ claims: String, idToken: String? = nil) async throws -> Reply {
+                var body: [String: Any] = ["requestUri": "http://localhost", "returnIdpCredential": true,
+                                           "postBody": "providerId=\(provider)&id_token=\(FormEncoding.escape(claims))"]
+                body["idToken"] = idToken
+                return try await client.post("\(Self.v1)/accounts:signInWithIdp", body)
+            }
+            // Linking an identity the user already has: refused, as for another user's.
+            let first = try await idp("google.com", #"{"sub":"g-1","email":"al@example.com"}"#)
+            let again = try await idp("google.com", #"{"sub":"g-1","email":"al@example.com"}"#, idToken: first["idToken"] as? String)
+            #expect(again.status == 200 && again["errorMessage"] as? String == "FEDERATED_USER_ID_ALREADY_LINKED"
+                    && again["idToken"] == nil, "\(again.text)")
+            // An unverified email another account holds: needConfirmation lists that account's providers.
+            let other = try await idp("github.com", #"{"sub":"gh-1","email":"al@example.com","email_verified":false}"#)
+            #expect(other["needConfirmation"] as? Bool == true && other["verifiedProvider"] as? [String] == ["google.com"], "\(other.text)")
+            // The user's own address, verified by the provider, on linking.
+            let password = try await client.signUp("own@example.com")
+            let linked = try await idp("google.com", #"{"sub":"g-2","email":"own@example.com","email_verified":true}"#,
+                                       idToken: password["idToken"] as? String)
+            let looked = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": linked["idToken"] as Any])
+            #expect((looked["users"] as? [[String: Any]])?.first?["emailVerified"] as? Bool == true, "\(looked.text)")
         }
     }
 }

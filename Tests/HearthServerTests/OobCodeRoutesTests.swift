@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthServer
 import HTTPTypes
 import Testing
 
@@ -216,6 +217,32 @@ import Testing
             let link = try #require(entries[1]["oobLink"] as? String)
             #expect(link.contains("/emulator/action?mode=resetPassword&oobCode="))
             #expect(link.hasSuffix("&continueUrl=http%3A%2F%2Flocalhost%2Ffinish%3Fstep%3D2%26x%3Dy"))
+        }
+    }
+}
+
+extension OobCodeRoutesTests {
+    /// Emulator mode takes a `continueUrl` on any host, as Firebase's emulator does; in both modes the URL is read
+    /// as a browser reads it, and that reading is what the link carries (a backslash is a slash, never userinfo).
+    @Test func emulatorModeTakesAnyHostReadAsABrowserDoes() async throws {
+        for mode in [ServerConfiguration.Mode.emulator, .production] {
+            try await TestApp(mode: mode, protection: false).run { client in
+                _ = try await client.signUp("a@example.com")
+                func send(_ url: String) async throws -> Reply {
+                    try await client.post(Self.send, ["requestType": "PASSWORD_RESET", "email": "a@example.com", "continueUrl": url])
+                }
+                for foreign in ["https://app.example.org/done", "https://evil.example\\@localhost/"] {
+                    let reply = try await send(foreign)
+                    #expect(mode == .emulator ? reply.status == 200
+                            : reply.errorMessage == "UNAUTHORIZED_DOMAIN : Domain not allowlisted by project", "\(mode): \(reply.text)")
+                }
+                #expect(try await send("javascript:alert(1)").errorMessage == "INVALID_CONTINUE_URI")
+                guard mode == .emulator else { return }
+                let codes = try await client.send(.get, "/emulator/v1/projects/demo-project/oobCodes")
+                let links = (codes["oobCodes"] as? [[String: Any]] ?? []).compactMap { $0["oobLink"] as? String }
+                let continueURLs = links.compactMap { URLComponents(string: $0)?.queryItems?.first { $0.name == "continueUrl" }?.value }
+                #expect(continueURLs.sorted() == ["https://app.example.org/done", "https://evil.example/@localhost/"], "\(links)")
+            }
         }
     }
 }

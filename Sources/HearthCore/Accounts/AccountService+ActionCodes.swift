@@ -45,7 +45,7 @@ extension AccountService {
     /// reset of an unknown email under email-enumeration protection (Firebase then answers success, sends nothing).
     @discardableResult
     public func sendActionCode(in project: ProjectContext, _ request: ActionCodeRequest, links: ActionLinkBase,
-                               authorizedDomains: [String]) async throws -> (email: String, message: OutboxMessage)? {
+                               authorizedDomains: [String]?) async throws -> (email: String, message: OutboxMessage)? {
         var request = request
         request.continueURL = try request.continueURL.map { try AuthorizedDomains.check($0, in: authorizedDomains) }
         let user: UserRecord?

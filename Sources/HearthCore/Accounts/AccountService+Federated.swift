@@ -114,9 +114,8 @@ extension AccountService {
         if let idToken, !idToken.isEmpty {
             let (current, claims) = try await authenticate(idToken, in: project)
             try requireRecentLogin(claims, for: .linkCredential)
-            if let owner, owner.localID != current.localID {
-                return try conflict(.federatedUserIDAlreadyLinked, "FEDERATED_USER_ID_ALREADY_LINKED")
-            }
+            // Linked already, to this user or another: Firebase refuses both.
+            if owner != nil { return try conflict(.federatedUserIDAlreadyLinked, "FEDERATED_USER_ID_ALREADY_LINKED") }
             if let email = assertion.email, !project.settings.allowDuplicateEmails,
                let other = try await store.user(projectID: project.id, tenantID: nil, email: email),
                other.localID != current.localID {
@@ -124,11 +123,15 @@ extension AccountService {
             }
             let user: UserRecord
             do {
-                user = try await modifyUser(current, in: project, session: claims) { user in
+                user = try await modifyUser(current, in: project, session: claims) { [emulatorRules] user in
                     link(assertion, to: &user)
-                    if user.email == nil, let email = assertion.email {
+                    if user.email == nil, let email = assertion.email, !project.settings.allowDuplicateEmails {
                         user.email = email
                         user.emailVerified = assertion.emailVerified
+                    } else if assertion.emailVerified, assertion.isTrustedForEmail || emulatorRules,
+                              let email = assertion.email, user.email.map(EmailAddress.normalized) == EmailAddress.normalized(email) {
+                        // The user's own address, verified by a provider authoritative for it.
+                        user.emailVerified = true
                     }
                 }
             } catch AuthFailure.federatedUserIDAlreadyLinked {  // linked elsewhere a moment ago
@@ -162,10 +165,11 @@ extension AccountService {
             // that very instant through under the emulator's rules.
             let user = try await modifyUser(existing, in: project, revokeRefreshTokens: !existing.emailVerified) { user in
                 guard !user.disabled else { throw AuthFailure.userDisabled }
-                if user.endPreProofAccess(now: now) {
-                    user.displayName = assertion.displayName ?? user.displayName
-                    user.photoURL = assertion.photoURL ?? user.photoURL
-                }
+                _ = user.endPreProofAccess(now: now)
+                // The profile becomes the IdP's, what it lacks cleared, as Firebase does.
+                user.displayName = assertion.displayName
+                user.photoURL = assertion.photoURL
+                user.screenName = assertion.screenName
                 user.emailVerified = true
                 link(assertion, to: &user)
                 user.lastLoginAt = now
@@ -175,10 +179,13 @@ extension AccountService {
                                                                in: project, now: now))
         }
 
-        var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: assertion.email,
-                              emailVerified: assertion.email != nil && assertion.emailVerified,
+        // Several accounts per email: the address stays on the identity only, as Firebase does.
+        let email = project.settings.allowDuplicateEmails ? nil : assertion.email
+        var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: email,
+                              emailVerified: email != nil && assertion.emailVerified,
                               displayName: assertion.displayName, photoURL: assertion.photoURL,
                               validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
+        user.screenName = assertion.screenName
         link(assertion, to: &user)
         do {
             try await insert(user, project: project)

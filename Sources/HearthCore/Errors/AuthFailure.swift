@@ -83,6 +83,10 @@ public enum AuthFailure: Error, Equatable, Sendable {
     /// The IdP's credential cannot be used (forged, expired, wrong audience or nonce, provider unreachable).
     case invalidIDPResponse(String)
     case missingRequestURI
+    /// `requestUri` is not an absolute URL.
+    case invalidRequestURI
+    /// The credential names no provider (the detail is the request URI, as Firebase's emulator reports it).
+    case invalidCredentialOrProviderID(String)
     /// The provider is unknown or disabled for the project.
     case providerNotEnabled(String)
     /// A request that is malformed in a way the wire types cannot see (`INVALID_ARGUMENT : detail`).

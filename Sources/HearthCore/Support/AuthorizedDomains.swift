@@ -7,17 +7,19 @@ import Foundation
 /// AuthorizedDomains.allows("https://app.example.com/done", in: ["example.com"])   // true
 /// ```
 public enum AuthorizedDomains {
-    public static func allows(_ url: String, in domains: [String]) -> Bool {
+    public static func allows(_ url: String, in domains: [String]?) -> Bool {
         (try? check(url, in: domains)) != nil
     }
 
     /// As ``allows(_:in:)``, saying why not: `INVALID_CONTINUE_URI` (not an http(s) URL with a host, or one that
     /// browsers and Foundation could read differently, see ``BrowserURL``) or `UNAUTHORIZED_DOMAIN`. Returns the
-    /// URL as browsers serialize it: store and use that one, never the input.
+    /// URL as browsers serialize it: store and use that one, never the input. `domains` `nil` allows any host (emulator
+    /// mode, as Firebase's emulator); the URL is still parsed as strictly.
     @discardableResult
-    public static func check(_ url: String, in domains: [String]) throws -> String {
+    public static func check(_ url: String, in domains: [String]?) throws -> String {
         guard let parsed = BrowserURL(url) else { throw AuthFailure.invalidContinueURI }
         let host = parsed.host
+        guard let domains else { return parsed.normalized }
         guard domains.contains(where: { domain in
             let domain = domain.lowercased()
             return host == domain || host.hasSuffix("." + domain)

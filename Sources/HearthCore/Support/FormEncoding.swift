@@ -19,6 +19,17 @@ public enum FormEncoding {
             .joined(separator: "&")
     }
 
+    /// The fields of `application/x-www-form-urlencoded` text (`+` is a space); a repeated name keeps its last value.
+    public static func decode(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let value = { (s: Substring) in s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(s) }
+            fields[value(parts[0])] = parts.count > 1 ? value(parts[1]) : ""
+        }
+        return fields
+    }
+
     public static func escape(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }

@@ -66,6 +66,8 @@ extension AuthFailure {
         case .invalidArgument(let detail): (.invalidArgument, detail)
         case .invalidIDPResponse(let detail): (.invalidIdpResponse, detail)
         case .missingRequestURI: (.missingRequestURI, nil)
+        case .invalidRequestURI: (.invalidRequestURI, nil)
+        case .invalidCredentialOrProviderID(let uri): (.invalidCredentialOrProviderID, "Invalid IdP response/credential: \(uri)")
         case .providerNotEnabled(let provider): (.operationNotAllowed, "The identity provider \(provider) is not enabled for this project.")
         case .invalidProviderID: (.invalidProviderID, nil)
         case .invalidPhoneNumber: (.invalidPhoneNumber, "Invalid format.")

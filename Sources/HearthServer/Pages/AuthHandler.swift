@@ -107,7 +107,7 @@ enum AuthHandler {
     static func returnTarget(_ query: [String: String], call: Call) throws -> String {
         if let redirect = query["redirectUrl"] {
             // The normalized URL (as a browser reads it) is what is kept and followed, never the raw input.
-            guard let checked = try? AuthorizedDomains.check(redirect, in: call.configuration.authorizedDomains) else {
+            guard let checked = try? AuthorizedDomains.check(redirect, in: call.configuration.continueURLDomains) else {
                 throw AuthFailure.unauthorizedDomain
             }
             return "web:" + checked

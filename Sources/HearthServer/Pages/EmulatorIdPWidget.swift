@@ -65,7 +65,7 @@ enum EmulatorIdPWidget {
         let authType = (form["authType"] ?? "signInWithRedirect").filter(\.isLetter)
 
         if let given = form["redirectUrl"], !given.isEmpty {
-            guard let redirect = try? AuthorizedDomains.check(given, in: call.configuration.authorizedDomains) else {
+            guard let redirect = try? AuthorizedDomains.check(given, in: call.configuration.continueURLDomains) else {
                 return show(form, error: "redirectUrl is not on an authorized domain.")
             }
             return AuthHandler.found(redirect + (redirect.contains("?") ? "&" : "?") + "link=" + encodedLink)

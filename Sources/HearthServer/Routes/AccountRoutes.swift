@@ -149,6 +149,8 @@ extension UserInfo {
         createdAt = String(user.createdAt.epochMilliseconds)
         lastRefreshAt = user.lastRefreshAt.map(rfc3339)
         customAttributes = user.customAttributes
+        screenName = user.screenName
+        emailLinkSignin = user.emailLinkSignin == true ? true : nil
         let providers = user.providerUserInfo
         providerUserInfo = providers.isEmpty ? nil : providers.map {
             ProviderUserInfoWire(providerId: $0.providerID, rawId: $0.rawID, federatedId: $0.federatedID,

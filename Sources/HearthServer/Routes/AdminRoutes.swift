@@ -187,7 +187,7 @@ enum AdminRoutes {
         actionRequest.returnLink = request.returnOobLink == true
         let sent = try await call.services.accounts.sendActionCode(
             in: project, actionRequest, links: call.actionLinks(project),
-            authorizedDomains: call.configuration.authorizedDomains)
+            authorizedDomains: call.configuration.continueURLDomains)
         guard let sent else { return json(SendOobCodeResponse(email: request.email)) }
         if actionRequest.returnLink {
             return json(SendOobCodeResponse(email: sent.email, oobCode: sent.message.code, oobLink: sent.message.link))

@@ -9,13 +9,7 @@ enum FederatedRoutes {
         let request = try call.decode(SignInWithIdpRequest.self)
         guard let requestURI = request.requestUri, !requestURI.isEmpty else { throw AuthFailure.missingRequestURI }
         let project = try call.clientProject
-        var fields = request.postBodyFields
-        // Emulator mode: the fake-account page's link carries providerId and id_token in requestUri, as the
-        // emulator's widget does.
-        if call.configuration.isEmulator, fields["id_token"] == nil, requestURI.contains("id_token="),
-           let items = URLComponents(string: requestURI)?.queryItems {
-            for item in items where ["providerId", "id_token"].contains(item.name) { fields[item.name] = item.value }
-        }
+        let fields = request.postBodyFields
         let accounts = call.services.accounts
         let assertion: FederatedAssertion
         if let pending = request.pendingToken, !pending.isEmpty {
@@ -24,12 +18,12 @@ enum FederatedRoutes {
             let (redirect, code) = try await accounts.finishRedirect(sessionID: sessionID, requestURI: requestURI, in: project)
             guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(redirect.providerID) }
             assertion = try await redirects.exchange(code: code, redirect: redirect, requestURI: requestURI, project: project)
+        } else if call.configuration.isEmulator {
+            // Any provider, fake tokens, no configuration: read from requestUri, postBody and the fragment, as the
+            // emulator's widget and SDKs send them (README: Modes).
+            assertion = try EmulatorIdPToken.assertion(EmulatorIdPToken.fields(requestURI: requestURI, postBody: fields))
         } else if fields["providerId"]?.isEmpty ?? true {
             throw AuthFailure.invalidIDPResponse("postBody has no providerId")
-        } else if call.configuration.isEmulator, let idToken = fields["id_token"], let providerID = fields["providerId"] {
-            assertion = try EmulatorIdPToken.assertion(providerID: providerID, idToken: idToken,
-                                                       accessToken: fields["access_token"],
-                                                       tokenSecret: fields["oauth_token_secret"])
         } else if let verifier = call.services.federation, let providerID = fields["providerId"] {
             assertion = try await verifier.assertion(providerID: providerID, fields: fields, requestURI: requestURI,
                                                      project: project)
@@ -50,7 +44,9 @@ enum FederatedRoutes {
             response.needConfirmation = true
             // Production does not name the other account: its id is nobody else's business (enumeration).
             if call.configuration.isEmulator { response.localId = existing.localID }
-            response.verifiedProvider = []
+            // Production names none of the other account's providers either; the emulator lists them.
+            response.verifiedProvider = call.configuration.isEmulator
+                ? existing.providers.map(\.providerID).filter { $0 != "phone" } : []
             if !call.configuration.isEmulator { response.pendingToken = try await accounts.pendingToken(for: assertion, in: project) }
         case .credentialInUse(let code):
             response.errorMessage = code
@@ -68,7 +64,7 @@ extension FederatedRoutes {
     static func createAuthUri(_ call: Call, _ request: CreateAuthUriRequest, providerID: String) async throws -> Response {
         let project = try call.clientProject
         guard let given = request.continueUri, !given.isEmpty else { throw AuthFailure.missingContinueURI }
-        let continueURI = try AuthorizedDomains.check(given, in: call.configuration.authorizedDomains)
+        let continueURI = try AuthorizedDomains.check(given, in: call.configuration.continueURLDomains)
         guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(providerID) }
         let redirect = FederatedRedirect(providerID: providerID, redirectURI: continueURI)
         let scopes = (request.oauthScope ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)

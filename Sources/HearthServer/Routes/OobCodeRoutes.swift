@@ -18,7 +18,7 @@ enum OobCodeRoutes {
             ActionCodeRequest(type: ActionCodeType(rawValue: type.rawValue)!, email: request.email,
                               idToken: request.idToken, newEmail: request.newEmail, continueURL: request.continueUrl,
                               locale: call.locale),
-            links: call.actionLinks(project), authorizedDomains: call.configuration.authorizedDomains)
+            links: call.actionLinks(project), authorizedDomains: call.configuration.continueURLDomains)
         if let sent { call.services.emailQueued(sent.message) }
         return json(SendOobCodeResponse(email: sent?.email ?? request.email))
     }

@@ -69,6 +69,9 @@ public struct UserInfo: Codable, Sendable, Equatable {
     public var providerUserInfo: [ProviderUserInfoWire]?
     public var mfaInfo: [MFAInfoWire]?
     public var tenantId: String?
+    public var screenName: String?
+    /// Present (true) once the user has signed in with an email link.
+    public var emailLinkSignin: Bool?
 
     public init(localId: String) { self.localId = localId }
 

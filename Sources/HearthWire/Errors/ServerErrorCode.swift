@@ -85,6 +85,8 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     // Federated sign-in.
     case invalidIdpResponse = "INVALID_IDP_RESPONSE"
     case missingRequestURI = "MISSING_REQUEST_URI"
+    case invalidRequestURI = "INVALID_REQUEST_URI"
+    case invalidCredentialOrProviderID = "INVALID_CREDENTIAL_OR_PROVIDER_ID"
     case configurationNotFound = "CONFIGURATION_NOT_FOUND"
     case duplicateIdpConfig = "DUPLICATE_IDP_CONFIG"
 }
