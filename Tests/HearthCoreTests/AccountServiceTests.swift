@@ -277,3 +277,46 @@ import Testing
         #expect(try await !fresh.isAllowed("long", hour), "the hour's count must survive")
     }
 }
+
+extension AccountServiceTests {
+    /// Production: a link an administrator asks for comes back in the answer and no email is queued; emulator mode
+    /// queues it too, since its outbox is only the list Firebase's emulator shows.
+    @Test(arguments: [false, true])
+    func aReturnedLinkIsQueuedOnlyInEmulatorMode(emulator: Bool) async throws {
+        var accounts = makeService()
+        accounts.emulatorRules = emulator
+        let project = try await makeProject()
+        _ = try await accounts.signUp(in: project, email: "link@example.com", password: "secret1")
+        var request = ActionCodeRequest(type: .passwordReset, email: "link@example.com")
+        request.byAdministrator = true
+        request.returnLink = true
+        let sent = try #require(try await accounts.sendActionCode(
+            in: project, request, links: ActionLinkBase(url: "http://localhost/__/auth/action", apiKey: "k"),
+            authorizedDomains: nil))
+        #expect(sent.message.link.contains(sent.message.code))
+        #expect(try await store.outboxMessages(projectID: project.id).count == (emulator ? 1 : 0))
+    }
+
+    /// Second factors given in a request: a number given twice counts once; ids are generated on creation, kept on
+    /// update (generated when missing, unless required as in emulator mode) and must differ.
+    @Test func secondFactorInputsAsFirebaseReadsThem() throws {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let inputs = [MFAEnrollmentInput(id: "a", phoneNumber: "+15555550100"), MFAEnrollmentInput(id: "b", phoneNumber: "+15555550100"),
+                      MFAEnrollmentInput(phoneNumber: "+15555550101")]
+        let created = try MFAEnrollmentInput.resolve(inputs, existing: [], now: now, ids: .generated)
+        #expect(created.count == 2 && !created.map(\.id).contains("a"))
+        let updated = try MFAEnrollmentInput.resolve(inputs, existing: [], now: now)
+        #expect(updated.count == 2 && updated[0].id == "a" && !updated[1].id.isEmpty)
+        #expect(throws: AuthFailure.invalidMFAEnrollmentID) {
+            try MFAEnrollmentInput.resolve(inputs, existing: [], now: now, ids: .given(required: true))
+        }
+        #expect(throws: AuthFailure.duplicateMFAEnrollmentID) {
+            try MFAEnrollmentInput.resolve([MFAEnrollmentInput(id: "a", phoneNumber: "+15555550100"),
+                                            MFAEnrollmentInput(id: "a", phoneNumber: "+15555550101")], existing: [], now: now)
+        }
+        let phone = MFAEnrollment(id: "p", displayName: nil, phoneNumber: "+15555550100", enrolledAt: now)
+        #expect(throws: AuthFailure.invalidMFAPhoneNumber, "a phone factor named without its number") {
+            try MFAEnrollmentInput.resolve([MFAEnrollmentInput(id: "p")], existing: [phone], now: now)
+        }
+    }
+}

@@ -208,3 +208,24 @@ extension EmulatorFidelityTests {
         #expect(try PasswordHash.verify("secret1", against: stored) && !(try PasswordHash.verify("secret2", against: stored)))
     }
 }
+
+extension EmulatorFidelityTests {
+    /// Firebase's emulator lets a client sign up with second factors (ids generated, a number once); production
+    /// does not let a client enrol a factor it never proved, and ignores them.
+    @Test(arguments: [ServerConfiguration.Mode.emulator, .production])
+    func clientSignUpWithSecondFactors(mode: ServerConfiguration.Mode) async throws {
+        try await TestApp(mode: mode).run { client in
+            let factor: [String: Any] = ["phoneInfo": "+15555550100", "displayName": "Cell", "mfaEnrollmentId": "mine"]
+            let created = try await client.post("\(Self.v1)/accounts:signUp", [
+                "email": "mfa@example.com", "password": "secret1", "mfaInfo": [factor, factor]])
+            #expect(created.status == 200, "\(created.text)")
+            let stored = try await client.post("\(Self.v1)/accounts:signInWithPassword", ["email": "mfa@example.com", "password": "secret1"])
+            if mode == .emulator {
+                let info = try #require((stored["mfaInfo"] as? [[String: Any]]))
+                #expect(info.count == 1 && info[0]["mfaEnrollmentId"] as? String != "mine", "\(stored.text)")
+            } else {
+                #expect(stored["idToken"] is String && stored["mfaInfo"] == nil, "\(stored.text)")
+            }
+        }
+    }
+}

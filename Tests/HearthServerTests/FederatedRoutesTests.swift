@@ -82,7 +82,7 @@ import Testing
             let first = try await Self.replay("signInWithIdp-google-new-user", client)
             let id = try #require(first["localId"] as? String)
             try await client.post("\(Self.v1)/projects/demo-project/accounts:update", [
-                "localId": id, "mfa": ["enrollments": [["phoneInfo": "+15555550177", "displayName": "Phone"]]]],
+                "localId": id, "mfa": ["enrollments": [["phoneInfo": "+15555550177", "displayName": "Phone", "mfaEnrollmentId": "p1"]]]],
                                   key: nil, headers: Self.owner)
             let fixture = try Fixture("signInWithIdp-google-existing-user")
             let challenged = try await client.post(fixture.path, fixture.requestBody)

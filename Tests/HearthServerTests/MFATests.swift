@@ -356,15 +356,22 @@ import Testing
             #expect(challenged["mfaPendingCredential"] is String && challenged["idToken"] == nil)
 
             let replaced = try await client.post("\(Self.base)/accounts:update", [
-                "localId": "made", "mfa": ["enrollments": [["phoneInfo": "+15555550113", "displayName": "New"],
-                                                           ["phoneInfo": "+15555550114"]]]], key: nil, headers: Self.owner)
+                "localId": "made", "mfa": ["enrollments": [["phoneInfo": "+15555550113", "displayName": "New", "mfaEnrollmentId": "n1"],
+                                                           ["phoneInfo": "+15555550114", "mfaEnrollmentId": "n2"],
+                                                           ["phoneInfo": "+15555550114", "mfaEnrollmentId": "n3"]]]],
+                key: nil, headers: Self.owner)
             #expect(replaced.status == 200, "\(replaced.text)")
             let made = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "made"))
-            #expect(made.enrollments.compactMap(\.phoneNumber) == ["+15555550113", "+15555550114"])
-            let duplicate = try await client.post("\(Self.base)/accounts:update", [
-                "localId": "made", "mfa": ["enrollments": [["phoneInfo": "+15555550113"], ["phoneInfo": "+15555550113"]]]],
-                                                  key: nil, headers: Self.owner)
-            #expect(duplicate.errorMessage?.hasPrefix("SECOND_FACTOR_EXISTS") == true)
+            #expect(made.enrollments.compactMap(\.phoneNumber) == ["+15555550113", "+15555550114"], "a number twice counts once")
+            #expect(made.enrollments.map(\.id) == ["n1", "n2"])
+            let sameID = try await client.post("\(Self.base)/accounts:update", [
+                "localId": "made", "mfa": ["enrollments": [["phoneInfo": "+15555550113", "mfaEnrollmentId": "x"],
+                                                           ["phoneInfo": "+15555550115", "mfaEnrollmentId": "x"]]]],
+                                               key: nil, headers: Self.owner)
+            #expect(sameID.errorMessage == "DUPLICATE_MFA_ENROLLMENT_ID", "\(sameID.text)")
+            let noID = try await client.post("\(Self.base)/accounts:update", [
+                "localId": "made", "mfa": ["enrollments": [["phoneInfo": "+15555550113"]]]], key: nil, headers: Self.owner)
+            #expect(noID.errorMessage == "INVALID_MFA_ENROLLMENT_ID : mfaEnrollmentId must be defined.", "emulator mode, as the emulator")
             try await client.post("\(Self.base)/accounts:update", ["localId": "made", "mfa": ["enrollments": []]],
                                   key: nil, headers: Self.owner)
             let plain = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",

@@ -246,3 +246,37 @@ extension OobCodeRoutesTests {
         }
     }
 }
+
+extension OobCodeRoutesTests {
+    static func listed(_ client: Client) async throws -> [[String: Any]] {
+        try await client.send(.get, "/emulator/v1/projects/demo-project/oobCodes")["oobCodes"] as? [[String: Any]] ?? []
+    }
+
+    /// Emulator mode's outbox as Firebase's emulator shows it: a used code leaves the list, a change-of-address code
+    /// is listed under the current address, and an email change tells the old address (RECOVER_EMAIL) even if it
+    /// was never verified. `initialEmail` keeps the first address in both modes.
+    @Test func emulatorOutboxListsUnusedCodesUnderTheAccountsAddress() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            let alice = try await client.signUp("alice@example.com")
+            let idToken = try #require(alice["idToken"] as? String)
+            try await client.post(Self.send, ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": idToken, "newEmail": "new@example.com"])
+            let change = try #require(try await Self.listed(client).first)
+            #expect(change["email"] as? String == "alice@example.com" && change["newEmail"] as? String == "new@example.com")
+            let applied = try await client.post(Self.update, ["oobCode": change["oobCode"] as Any])
+            #expect(applied["email"] as? String == "new@example.com" && applied["emailVerified"] as? Bool == true, "\(applied.text)")
+            #expect(try await Self.listed(client).isEmpty, "a used code leaves the list")
+
+            let bob = try await client.signUp("bob@example.com")
+            let changed = try await client.post(Self.update, ["idToken": bob["idToken"] as Any, "email": "bobby@example.com"])
+            #expect(changed.status == 200)
+            let notice = try #require(try await Self.listed(client).first)
+            #expect(notice["requestType"] as? String == "RECOVER_EMAIL" && notice["email"] as? String == "bob@example.com")
+            let looked = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:lookup", ["idToken": changed["idToken"] as Any])
+            #expect((looked["users"] as? [[String: Any]])?.first?["initialEmail"] as? String == "bob@example.com", "\(looked.text)")
+            let missing = try await client.post(Self.send, ["requestType": "VERIFY_EMAIL", "email": "bob@example.com"])
+            #expect(missing.errorMessage == "INVALID_ID_TOKEN", "a client's VERIFY_EMAIL is about its own token")
+            let noNew = try await client.post(Self.send, ["requestType": "VERIFY_AND_CHANGE_EMAIL", "email": "bob@example.com"])
+            #expect(noNew.errorMessage == "MISSING_NEW_EMAIL")
+        }
+    }
+}

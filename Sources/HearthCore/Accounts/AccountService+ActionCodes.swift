@@ -66,14 +66,17 @@ extension AccountService {
             }
             email = user?.email ?? given
         case .verifyEmail, .verifyAndChangeEmail:
+            if request.type == .verifyAndChangeEmail, (request.newEmail ?? "").isEmpty { throw AuthFailure.missingNewEmail }
             let found: UserRecord
-            if request.byAdministrator {
+            if request.byAdministrator, (request.idToken ?? "").isEmpty {
                 guard let given = request.email, !given.isEmpty else { throw AuthFailure.missingEmail }
                 guard let named = try await store.user(projectID: project.id, tenantID: nil, email: given) else {
                     throw AuthFailure.userNotFound  // what Firebase answers an administrator here
                 }
                 found = named
             } else {
+                // Firebase reads a missing token here as an invalid one.
+                if request.type == .verifyEmail, (request.idToken ?? "").isEmpty { throw AuthFailure.invalidIDToken }
                 let (signedIn, claims) = try await authenticate(request.idToken, in: project)
                 if request.type == .verifyAndChangeEmail { try requireRecentLogin(claims, for: .changeEmail) }
                 found = signedIn
@@ -97,7 +100,7 @@ extension AccountService {
         let message = try await queueActionCode(request.type, in: project, user: user, email: email,
                                                 newEmail: newEmail, recipient: newEmail ?? email,
                                                 continueURL: request.continueURL, locale: request.locale, links: links,
-                                                deliver: !request.returnLink)
+                                                deliver: !request.returnLink || emulatorRules)  // the emulator lists every code
         return (email, message)
     }
 
@@ -123,10 +126,11 @@ extension AccountService {
             codeDigest: storageDigest(code), projectID: project.id, tenantID: user?.tenantID, type: type,
             localID: user?.localID, email: email, newEmail: newEmail, continueURL: continueURL,
             createdAt: now, expiresAt: now + type.lifetime))
-        let message = OutboxMessage(
+        var message = OutboxMessage(
             projectID: project.id, type: type, recipient: recipient, newEmail: newEmail, code: code,
             link: Self.link(links, type: type, code: code, locale: locale, continueURL: continueURL),
             locale: locale, displayName: user?.displayName, createdAt: now)
+        message.accountEmail = email
         if deliver { try await store.enqueueOutboxMessage(message) }
         return message
     }

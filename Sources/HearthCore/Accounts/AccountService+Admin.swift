@@ -84,7 +84,8 @@ extension AccountService {
                 user.providers.removeAll { $0.providerID == provider }
             }
             if let inputs = changes.mfaEnrollments {
-                user.enrollments = try MFAEnrollmentInput.resolve(inputs, existing: user.enrollments, now: now)
+                user.enrollments = try MFAEnrollmentInput.resolve(inputs, existing: user.enrollments, now: now,
+                                                                  ids: .given(required: emulatorRules))
             }
             if let validSince = changes.validSince {
                 user.validSince = validSince

@@ -51,7 +51,7 @@ extension AccountService {
             displayName: new.displayName, photoURL: new.photoURL, phoneNumber: new.phoneNumber, passwordHash: hash,
             passwordUpdatedAt: hash == nil ? nil : now, validSince: now.epochSeconds, disabled: new.disabled,
             createdAt: now)
-        user.enrollments = try MFAEnrollmentInput.resolve(new.mfa, existing: [], now: now)
+        user.enrollments = try MFAEnrollmentInput.resolve(new.mfa, existing: [], now: now, ids: .generated)
         do {
             try await insert(user, project: project)
         } catch StoreError.duplicateLocalID {

@@ -82,7 +82,8 @@ public struct AccountService: Sendable {
     /// stays) if it has no email credential yet, after a recent sign-in, and the email must be free. The call
     /// never re-issues a session for a bare ID token: a stolen token cannot be turned into a lasting one.
     public func signUp(in project: ProjectContext, email: String? = nil, password: String? = nil,
-                       displayName: String? = nil, idToken: String? = nil) async throws -> SignInResult {
+                       displayName: String? = nil, idToken: String? = nil,
+                       secondFactors: [MFAEnrollmentInput] = []) async throws -> SignInResult {
         let now = clock.now()
         let settings = project.settings
         if let idToken {
@@ -93,8 +94,9 @@ public struct AccountService: Sendable {
         case (nil, nil):
             guard settings.anonymousSignInEnabled else { throw AuthFailure.adminOnlyOperation }
             // An anonymous account takes no profile at sign-up, as Firebase's: a name comes with an update.
-            let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(),
+            var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(),
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
+            user.enrollments = try MFAEnrollmentInput.resolve(secondFactors, existing: [], now: now, ids: .generated)
             try ProfileLimits.check(user)
             try await insert(user, project: project)
             return try await issue(for: user, provider: "anonymous", in: project, now: now, isNewUser: true)
@@ -108,9 +110,10 @@ public struct AccountService: Sendable {
             try PasswordPolicy.check(password)
             let hash = try await hashPassword(password, project: project)
             // Stored lowercased, as Firebase stores addresses (sign-up, admin create and import alike).
-            let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: EmailAddress.normalized(email),
+            var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: EmailAddress.normalized(email),
                                   displayName: displayName, passwordHash: hash, passwordUpdatedAt: now,
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
+            user.enrollments = try MFAEnrollmentInput.resolve(secondFactors, existing: [], now: now, ids: .generated)
             try ProfileLimits.check(user)
             try await insert(user, project: project)
             return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: true)

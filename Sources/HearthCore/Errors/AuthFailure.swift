@@ -67,6 +67,10 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case secondFactorExists
     /// A second factor's phone number is not E.164.
     case invalidMFAPhoneNumber
+    /// An admin update's factor without an id (emulator mode).
+    case invalidMFAEnrollmentID
+    /// Two factors of one request with the same id.
+    case duplicateMFAEnrollmentID
     case secondFactorLimitExceeded
     case mfaEnrollmentNotFound
     case missingMFAPendingCredential

@@ -74,6 +74,9 @@ public struct OutboxMessage: Sendable, Codable, Equatable {
     /// The account's display name when the message was queued (`%DISPLAY_NAME%` in templates).
     public var displayName: String?
     public var createdAt: Date
+    /// The account's address the code is about (for VERIFY_AND_CHANGE_EMAIL the current one, while the message
+    /// goes to the new one): what the emulator's outbox lists as `email`.
+    public var accountEmail: String? = nil
 
     public init(id: String = UUID().uuidString, projectID: String, type: ActionCodeType, recipient: String,
                 newEmail: String? = nil, code: String, link: String, locale: String? = nil, displayName: String? = nil,

@@ -57,21 +57,40 @@ public struct MFAEnrollmentInput: Sendable, Equatable {
         self.enrolledAt = enrolledAt
     }
 
-    /// The enrollments that replace `existing`: an entry naming an existing factor without a number keeps that
-    /// factor (a TOTP one, say); otherwise it is a phone factor with a valid E.164 number. At most 5, numbers once.
-    public static func resolve(_ inputs: [MFAEnrollmentInput], existing: [MFAEnrollment], now: Date) throws
-        -> [MFAEnrollment]
+    /// Where the enrollment ids come from.
+    public enum IDs: Sendable {
+        /// New ids for every factor, whatever the request says (creating an account, as Firebase does).
+        case generated
+        /// The request's ids, kept; a missing one is generated, or refused (`INVALID_MFA_ENROLLMENT_ID`) when
+        /// `required` (emulator mode, as Firebase's emulator).
+        case given(required: Bool)
+    }
+
+    /// The enrollments that replace `existing`: an entry naming an existing non-phone factor (TOTP) without a number
+    /// keeps that factor; otherwise it is a phone factor with a valid E.164 number. A number given twice
+    /// counts once (the first), as Firebase does; an id given for two numbers is refused. At most 5.
+    public static func resolve(_ inputs: [MFAEnrollmentInput], existing: [MFAEnrollment], now: Date,
+                               ids: IDs = .given(required: false)) throws -> [MFAEnrollment]
     {
         var result: [MFAEnrollment] = []
         for input in inputs {
-            if input.phoneNumber == nil, let id = input.id, let kept = existing.first(where: { $0.id == id }) {
+            let givenID = input.id.flatMap { $0.isEmpty ? nil : $0 }
+            if input.phoneNumber == nil, let id = givenID,
+               let kept = existing.first(where: { $0.id == id && $0.phoneNumber == nil }) {
                 result.append(kept)
                 continue
             }
             guard let number = input.phoneNumber, PhoneNumber.isValid(number) else { throw AuthFailure.invalidMFAPhoneNumber }
-            guard !result.contains(where: { $0.phoneNumber == number }) else { throw AuthFailure.secondFactorExists }
-            result.append(MFAEnrollment(id: input.id.flatMap { $0.isEmpty ? nil : $0 } ?? SecureRandom.localID(),
-                                        displayName: input.displayName, phoneNumber: number,
+            if result.contains(where: { $0.phoneNumber == number }) { continue }
+            let id: String
+            switch ids {
+            case .generated: id = SecureRandom.localID()
+            case .given(let required):
+                if required, givenID == nil { throw AuthFailure.invalidMFAEnrollmentID }
+                id = givenID ?? SecureRandom.localID()
+            }
+            guard !result.contains(where: { $0.id == id }) else { throw AuthFailure.duplicateMFAEnrollmentID }
+            result.append(MFAEnrollment(id: id, displayName: input.displayName, phoneNumber: number,
                                         enrolledAt: input.enrolledAt ?? now))
         }
         guard result.count <= MFASettings.maximumFactors else { throw AuthFailure.secondFactorLimitExceeded }

@@ -34,6 +34,8 @@ public struct UserRecord: Sendable, Codable, Equatable {
     public var emailLinkSignin: Bool?
     /// The IdP's handle (Twitter's, GitHub's login), copied at sign-up with an IdP as Firebase does.
     public var screenName: String? = nil
+    /// The address the account had before its first email change (Firebase's `initialEmail`).
+    public var initialEmail: String? = nil
     /// Enrolled second factors (`nil` for none; read through ``enrollments``).
     public var mfaEnrollments: [MFAEnrollment]?
     /// How many times the stored account has been written (`nil`: never since it was created). Every

@@ -10,7 +10,9 @@ enum AccountRoutes {
         guard request.localId == nil else { throw APIError.business(.unexpectedParameter, "User ID") }  // admins only
         let result = try await call.services.accounts.signUp(
             in: try call.clientProject, email: request.email, password: request.password,
-            displayName: request.displayName, idToken: request.idToken)
+            displayName: request.displayName, idToken: request.idToken,
+            // Production does not let a client enrol factors it never verified; the emulator does.
+            secondFactors: call.configuration.isEmulator ? (request.mfaInfo ?? []).map(MFAEnrollmentInput.init) : [])
         let user = result.user
         return json(SignUpResponse(
             localId: user.localID, email: user.email, displayName: user.displayName,
@@ -150,6 +152,7 @@ extension UserInfo {
         lastRefreshAt = user.lastRefreshAt.map(rfc3339)
         customAttributes = user.customAttributes
         screenName = user.screenName
+        initialEmail = user.initialEmail
         emailLinkSignin = user.emailLinkSignin == true ? true : nil
         let providers = user.providerUserInfo
         providerUserInfo = providers.isEmpty ? nil : providers.map {
@@ -164,6 +167,11 @@ extension UserInfo {
 
 /// RFC 3339 with milliseconds in UTC, as Google formats `Timestamp` fields.
 func rfc3339(_ date: Date) -> String {
-    date.formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: true)
-        .timeSeparator(.colon).timeZone(separator: .omitted))
+    // Whole milliseconds, rounded: the formatter truncates, and a date read from `…28.990Z` is a hair below it.
+    let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+    let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
+    let whole = Date(timeIntervalSince1970: TimeInterval(fraction < 0 ? seconds - 1 : seconds))
+        .formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
+            .timeSeparator(.colon).timeZone(separator: .omitted))
+    return whole.dropLast() + "." + String(String((fraction + 1000) % 1000 + 1000).dropFirst()) + "Z"
 }

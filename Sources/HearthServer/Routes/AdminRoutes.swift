@@ -72,6 +72,7 @@ enum AdminRoutes {
     /// Admin create (`POST projects/{id}/accounts`): the short SignupNewUserResponse, no tokens.
     static func create(_ call: Call) async throws -> Response {
         let request = try call.decode(AdminCreateAccountRequest.self)
+        if request.idToken != nil, request.localId != nil { throw APIError.business(.unexpectedParameter, "User ID") }
         let project = try await call.adminProject(nil)
         var new = AdminNewUser(localID: request.localId, email: request.email, password: request.password)
         new.emailVerified = request.emailVerified ?? false
@@ -181,8 +182,8 @@ enum AdminRoutes {
         let project = try await call.adminProject(nil)
         guard let type = request.requestType else { throw AuthFailure.missingRequestType }
         var actionRequest = ActionCodeRequest(
-            type: ActionCodeType(rawValue: type.rawValue)!, email: request.email, newEmail: request.newEmail,
-            continueURL: request.continueUrl, locale: call.locale)
+            type: ActionCodeType(rawValue: type.rawValue)!, email: request.email, idToken: request.idToken,
+            newEmail: request.newEmail, continueURL: request.continueUrl, locale: call.locale)
         actionRequest.byAdministrator = true
         actionRequest.returnLink = request.returnOobLink == true
         let sent = try await call.services.accounts.sendActionCode(

@@ -68,9 +68,17 @@ extension EmulatorRoutes {
     static func oobCodes(_ call: Call) async throws -> Response {
         guard let id = call.parameter("project"), ProjectID.isValid(id) else { throw APIError.notFound }
         let project = try await call.services.emulatorProject(id)
-        let messages = try await call.services.store.outboxMessages(projectID: project.id)
+        let store = call.services.store
+        var messages: [OutboxMessage] = []
+        // A code that was used (or replaced) leaves the list, as in Firebase's emulator: only unused ones are shown.
+        for message in try await store.outboxMessages(projectID: project.id)
+        where try await store.actionCode(projectID: project.id, digest: storageDigest(message.code)) != nil {
+            messages.append(message)
+        }
         return json(EmulatorOobCodes(oobCodes: messages.map {
-            EmulatorOobCodes.Entry(email: $0.recipient, newEmail: $0.newEmail, requestType: $0.type.rawValue,
+            // A VERIFY_AND_CHANGE_EMAIL code goes to the new address but is listed under the current one.
+            EmulatorOobCodes.Entry(email: $0.type == .verifyAndChangeEmail ? $0.accountEmail ?? $0.recipient : $0.recipient,
+                                   newEmail: $0.newEmail, requestType: $0.type.rawValue,
                                    oobCode: $0.code, oobLink: $0.link)
         }))
     }

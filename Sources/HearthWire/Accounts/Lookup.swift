@@ -70,6 +70,8 @@ public struct UserInfo: Codable, Sendable, Equatable {
     public var mfaInfo: [MFAInfoWire]?
     public var tenantId: String?
     public var screenName: String?
+    /// The address before the first email change.
+    public var initialEmail: String?
     /// Present (true) once the user has signed in with an email link.
     public var emailLinkSignin: Bool?
 

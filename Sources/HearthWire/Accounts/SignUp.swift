@@ -9,6 +9,8 @@ public struct SignUpRequest: Codable, Sendable, Equatable {
     public var returnSecureToken: Bool?
     /// An admin caller's chosen user id; a client may not name one (`UNEXPECTED_PARAMETER : User ID`).
     public var localId: String?
+    /// Phone second factors for the new account (honoured in emulator mode, as Firebase's emulator does).
+    public var mfaInfo: [MFAInfoWire]?
 
     public init(email: String? = nil, password: String? = nil, displayName: String? = nil, idToken: String? = nil,
                 tenantId: String? = nil, returnSecureToken: Bool? = true) {
@@ -32,8 +34,15 @@ extension SignUpRequest: WireDecodable {
         localId = try body.string("localId")
         _ = try body.bool("emailVerified")
         _ = try body.bool("disabled")
+        if let entries = try body.objects("mfaInfo") {
+            mfaInfo = []
+            for var entry in entries {
+                mfaInfo?.append(try MFAInfoWire.read(&entry))
+                body.absorb(entry)
+            }
+        }
         body.ignore("captchaResponse", "captchaChallenge", "clientType", "recaptchaVersion", "instanceId",
-                    "photoUrl", "phoneNumber", "mfaInfo", "targetProjectId")
+                    "photoUrl", "phoneNumber", "targetProjectId")
     }
 }
 

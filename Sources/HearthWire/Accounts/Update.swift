@@ -80,6 +80,7 @@ extension UpdateAccountRequest: WireDecodable {
             body.absorb(link)
         }
         if var mfa = try body.object("mfa") {
+            if mfa.isNull("enrollments") { throw .wrongType(path: "/mfa/enrollments", expected: "array") }
             var enrollments: [MFAInfoWire] = []
             for var entry in try mfa.objects("enrollments") ?? [] {
                 enrollments.append(try MFAInfoWire.read(&entry))

@@ -9,6 +9,8 @@ public struct AdminCreateAccountRequest: Codable, Sendable, Equatable {
     public var phoneNumber: String?
     public var disabled: Bool?
     public var mfaInfo: [MFAInfoWire]?
+    /// Sent by some callers of `accounts:signUp` with a bearer; with `localId` it is refused, as Firebase does.
+    public var idToken: String?
 
     public init(localId: String? = nil, email: String? = nil, password: String? = nil) {
         self.localId = localId
@@ -20,6 +22,7 @@ public struct AdminCreateAccountRequest: Codable, Sendable, Equatable {
 extension AdminCreateAccountRequest: WireDecodable {
     public init(wire body: inout WireObject) throws(WireDecodingError) {
         localId = try body.string("localId")
+        idToken = try body.string("idToken")
         email = try body.string("email")
         password = try body.string("password")
         emailVerified = try body.bool("emailVerified")

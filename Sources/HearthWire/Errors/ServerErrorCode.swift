@@ -70,6 +70,8 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case unverifiedEmail = "UNVERIFIED_EMAIL"
     case unsupportedFirstFactor = "UNSUPPORTED_FIRST_FACTOR"
     case secondFactorExists = "SECOND_FACTOR_EXISTS"
+    case invalidMFAEnrollmentID = "INVALID_MFA_ENROLLMENT_ID"
+    case duplicateMFAEnrollmentID = "DUPLICATE_MFA_ENROLLMENT_ID"
     case secondFactorLimitExceeded = "SECOND_FACTOR_LIMIT_EXCEEDED"
     case mfaEnrollmentNotFound = "MFA_ENROLLMENT_NOT_FOUND"
     case missingMFAPendingCredential = "MISSING_MFA_PENDING_CREDENTIAL"

@@ -72,6 +72,9 @@ public struct WireObject: Sendable {
         return result
     }
 
+    /// Whether the field is present as an explicit `null`.
+    public func isNull(_ key: String) -> Bool { fields[key] == .null }
+
     /// Whether the body has this field at all (null counts as absent).
     public func has(_ key: String) -> Bool {
         if let value = fields[key], value != .null { return true }
