@@ -229,3 +229,26 @@ extension EmulatorFidelityTests {
         }
     }
 }
+
+extension EmulatorFidelityTests {
+    /// Emulator mode takes plain-JSON custom tokens, as Firebase's emulator (and the JS SDK's tests) use them;
+    /// production takes only signed ones. A token without a uid is MISSING_IDENTIFIER in both.
+    @Test func plainJSONCustomTokensInEmulatorModeOnly() async throws {
+        let path = "\(Self.v1)/accounts:signInWithCustomToken"
+        try await TestApp(mode: .emulator).run { client in
+            let signedIn = try await client.post(path, ["token": #"{"uid":"json-user","claims":{"role":"admin"}}"#])
+            let idToken = try #require(signedIn["idToken"] as? String, "\(signedIn.text)")
+            let payload = try #require(Base64URL.decode(idToken.split(separator: ".")[1]))
+            let claims = try #require(try JSONSerialization.jsonObject(with: payload) as? [String: Any])
+            #expect(claims["user_id"] as? String == "json-user" && claims["role"] as? String == "admin")
+            #expect(try await client.post(path, ["token": #"{"look":"no uid"}"#]).errorMessage == "MISSING_IDENTIFIER")
+            #expect(try await client.post(path, ["token": #"{"uid":"x","claims":{"firebase":1}}"#]).errorMessage?
+                .hasPrefix("FORBIDDEN_CLAIM : firebase") == true)
+            #expect(try await client.post(path, ["token": "{not json"]).errorMessage?.hasPrefix("INVALID_CUSTOM_TOKEN") == true)
+        }
+        try await TestApp().run { client in
+            let refused = try await client.post(path, ["token": #"{"uid":"json-user"}"#])
+            #expect(refused.errorMessage == "INVALID_CUSTOM_TOKEN : Invalid assertion format", "\(refused.text)")
+        }
+    }
+}

@@ -20,11 +20,19 @@ public enum CustomToken {
     public static let maximumLifetime: Int64 = 3600
     static let clockSkew: Int64 = 300
 
-    /// Checks signature (or, with `allowUnsigned`, accepts `alg: none` as Firebase's emulator does), audience,
-    /// times, uid and claims.
+    /// Checks signature (or, with `allowUnsigned`, accepts `alg: none` and plain-JSON claims as Firebase's emulator
+    /// does), audience, times, uid and claims.
     public static func verify(_ token: String, project: ProjectRecord, allowUnsigned: Bool, now: Date) throws
         -> CustomTokenClaims
     {
+        if allowUnsigned, token.hasPrefix("{") {
+            // The emulator's plain-JSON tokens (the JS SDK's signInWithCustomToken(auth, JSON.stringify({uid}))):
+            // the claims themselves, no audience or times.
+            guard let object = try? JSONSerialization.jsonObject(with: Data(token.utf8)) as? [String: Any] else {
+                throw AuthFailure.invalidCustomToken("((Auth Emulator only accepts strict JSON or JWTs as fake custom tokens.))")
+            }
+            return try asserted(object)
+        }
         let payload: Data
         if allowUnsigned, let unsigned = ServiceAccountJWT.unsignedPayload(token) {
             payload = unsigned
@@ -59,7 +67,15 @@ public enum CustomToken {
                 throw AuthFailure.invalidCustomToken("The custom token's lifetime is longer than one hour")
             }
         }
-        guard let uid = object["uid"] as? String, !uid.isEmpty, uid.count <= 128 else {
+        return try asserted(object)
+    }
+
+    /// The uid (`uid`, or the emulator's `user_id`; a number counts as its text), claims and tenant of a payload.
+    static func asserted(_ object: [String: Any]) throws -> CustomTokenClaims {
+        let given = object["uid"] ?? object["user_id"]
+        guard let given, !(given is NSNull) else { throw AuthFailure.missingIdentifier }
+        let text = (given as? String) ?? ((given as? NSNumber).map { "\($0)" })
+        guard let uid = text, !uid.isEmpty, uid.count <= 128 else {
             throw AuthFailure.invalidCustomToken("The uid must be a non-empty string of at most 128 characters")
         }
         var claimsJSON: String?
