@@ -252,3 +252,31 @@ extension EmulatorFidelityTests {
         }
     }
 }
+
+extension EmulatorFidelityTests {
+    /// Android sends enum numbers (`requestType: 6` is EMAIL_SIGNIN); a client naming `targetProjectId` is refused
+    /// without an admin credential; emulator mode answers Chrome's Private Network Access preflight.
+    @Test func enumNumbersTargetsAndPrivateNetworkPreflight() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            let owner: HTTPFields = [.authorization: "Bearer owner"]
+            for path in ["\(Self.v1)/accounts:sendOobCode", "\(Self.v3)/getOobConfirmationCode"] {
+                let link = try await client.post(path, ["email": "n@example.com", "requestType": 6, "returnOobLink": true],
+                                                 key: nil, headers: owner)
+                #expect((link["oobLink"] as? String)?.contains("mode=signIn") == true, "\(path): \(link.text)")
+            }
+            let unknown = try await client.post("\(Self.v1)/accounts:sendOobCode", ["email": "n@example.com", "requestType": 42],
+                                                key: nil, headers: owner)
+            #expect(unknown.status == 400)
+            let targeted = try await client.post("\(Self.v1)/accounts:signUp", ["targetProjectId": "other-project"])
+            #expect(targeted.errorMessage == "INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
+            let preflight = try await client.send(.options, "/", headers: [
+                .origin: "http://tunnel.example", HTTPField.Name("Access-Control-Request-Private-Network")!: "true"])
+            #expect(preflight.status == 204 && preflight.headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] == "true")
+        }
+        try await TestApp().run { client in
+            let preflight = try await client.send(.options, "/", headers: [
+                .origin: "http://tunnel.example", HTTPField.Name("Access-Control-Request-Private-Network")!: "true"])
+            #expect(preflight.headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] == nil, "production keeps private networks private")
+        }
+    }
+}

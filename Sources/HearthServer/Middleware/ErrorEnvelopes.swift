@@ -1,5 +1,6 @@
 import HearthCore
 import HearthWire
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -59,10 +60,19 @@ struct MethodNotAllowed: HTTPResponder {
 /// would break SDKs that add their own `X-Firebase-*` headers, so this one is ours.
 struct ReflectingCORS: RouterMiddleware {
     typealias Context = HearthRequestContext
+    /// Emulator mode answers Chrome's Private Network Access preflight, as Firebase's emulator does (an app served
+    /// through a tunnel reaches the emulator on localhost); production does not open a private network to the web.
+    var allowPrivateNetwork = false
 
     func handle(_ request: Request, context: HearthRequestContext,
                 next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
-        if request.method == .options { return Self.preflight(request) }
+        if request.method == .options {
+            var response = Self.preflight(request)
+            if allowPrivateNetwork, request.headers[HTTPField.Name("Access-Control-Request-Private-Network")!] == "true" {
+                response.headers[HTTPField.Name("Access-Control-Allow-Private-Network")!] = "true"
+            }
+            return response
+        }
         var response = try await next(request, context)
         if let origin = request.headers[.origin] {
             response.headers[.accessControlAllowOrigin] = origin

@@ -113,11 +113,14 @@ struct Call: Sendable {
         let data = Data(buffer: body, byteTransferStrategy: .noCopy)
         let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
         let isForm = allowForm && contentType.hasPrefix("application/x-www-form-urlencoded")
-        let result = Result { () throws(WireDecodingError) -> T in
-            let object = isForm ? WireObject(form: data) : try WireObject(json: data)
-            return try T.decode(from: object, strict: !configuration.isEmulator)
+        let object: WireObject
+        switch Result(catching: { () throws(WireDecodingError) in isForm ? WireObject(form: data) : try WireObject(json: data) }) {
+        case .success(let read): object = read
+        case .failure(let error): throw APIError.invalidArgument(error)
         }
-        switch result {
+        // Naming another project takes an admin credential, as Firebase answers a client that tries.
+        if !isAdmin, object.has("targetProjectId") { throw APIError.adminNeedsCredentials }
+        switch Result(catching: { () throws(WireDecodingError) in try T.decode(from: object, strict: !configuration.isEmulator) }) {
         case .success(let value): return value
         case .failure(let error): throw APIError.invalidArgument(error)
         }

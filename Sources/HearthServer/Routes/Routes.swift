@@ -17,7 +17,7 @@ enum HearthRoutes {
     static func router(services: HearthServices) -> Router<HearthRequestContext> {
         let observability = services.configuration.observability
         let router = Router(context: HearthRequestContext.self)
-        router.add(middleware: ReflectingCORS())
+        router.add(middleware: ReflectingCORS(allowPrivateNetwork: services.configuration.isEmulator))
         router.add(middleware: RequestLog(level: observability.requestLogLevel))
         if observability.metricsEnabled { router.add(middleware: MetricsMiddleware()) }
         router.add(middleware: ErrorEnvelopes(logger: services.logger))

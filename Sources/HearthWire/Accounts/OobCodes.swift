@@ -30,8 +30,15 @@ public struct SendOobCodeRequest: Codable, Sendable, Equatable {
 }
 
 extension SendOobCodeRequest: WireDecodable {
+    /// `OobReqType` in proto order, for requests that send the enum's number.
+    static let protoRequestTypes = ["OOB_REQ_TYPE_UNSPECIFIED", "PASSWORD_RESET", "OLD_EMAIL_AGREE", "NEW_EMAIL_ACCEPT",
+                                    "VERIFY_EMAIL", "RECOVER_EMAIL", "EMAIL_SIGNIN", "VERIFY_AND_CHANGE_EMAIL",
+                                    "REVERT_SECOND_FACTOR_ADDITION"]
+
     public init(wire body: inout WireObject) throws(WireDecodingError) {
-        if let type = try body.string("requestType") {
+        if var type = try body.string("requestType") {
+            // Android sends the proto's number (EMAIL_SIGNIN is 6); the JSON mapping takes either.
+            if let number = Int(type), Self.protoRequestTypes.indices.contains(number) { type = Self.protoRequestTypes[number] }
             guard let known = RequestType(rawValue: type) else {
                 throw .wrongType(path: "/requestType", expected: "equal to one of the allowed values")
             }
