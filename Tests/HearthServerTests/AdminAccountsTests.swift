@@ -244,11 +244,45 @@ import Testing
             #expect(patched.status == 200, "\(patched.text)")
             let anonymous = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signUp", ["returnSecureToken": true])
             #expect(anonymous.errorMessage?.hasPrefix("ADMIN_ONLY_OPERATION") == true, "anonymous sign-up is now off")
+            // Emulator mode ignores a path it cannot change, as Firebase's emulator does (production: below).
             let readOnly = try await client.send(.patch, path + "?updateMask=signIn.hashConfig",
                                                  ["signIn": ["hashConfig": ["rounds": 1]]], key: nil, headers: Self.owner)
-            #expect(readOnly.status == 400 && readOnly.errorMessage?.contains("signIn.hashConfig") == true)
+            #expect(readOnly.status == 200 && ((readOnly["signIn"] as? [String: Any])?["hashConfig"] as? [String: Any])?["rounds"] as? Int != 1)
             let noCredentials = try await client.send(.get, path, key: nil)
             #expect(noCredentials.status == 403)
+        }
+    }
+
+    /// Blocking functions are kept and reported (not called); a parent mask names its fields; production refuses
+    /// a path it cannot change, and emulator mode reads no mask as a full update of what its emulator keeps.
+    @Test func configMasksAndBlockingFunctions() async throws {
+        let path = "/identitytoolkit.googleapis.com/v2/projects/demo-project/config"
+        try await TestApp(mode: .emulator).run { client in
+            let set = try await client.send(.patch, path + "?updateMask=blockingFunctions,emailPrivacyConfig", [
+                "blockingFunctions": ["triggers": ["beforeCreate": ["functionUri": "https://fn.example/create"]],
+                                      "forwardInboundCredentials": ["idToken": true]],
+                "emailPrivacyConfig": ["enableImprovedEmailPrivacy": true]], key: nil, headers: Self.owner)
+            let blocking = try #require(set["blockingFunctions"] as? [String: Any], "\(set.text)")
+            #expect((blocking["forwardInboundCredentials"] as? [String: Bool]) == ["idToken": true])
+            let trigger = (blocking["triggers"] as? [String: [String: String]])?["beforeCreate"]
+            #expect(trigger?["functionUri"] == "https://fn.example/create" && trigger?["updateTime"] != nil)
+            #expect((set["emailPrivacyConfig"] as? [String: Bool])?["enableImprovedEmailPrivacy"] == true)
+            for (event, uri) in [("beforeLunch", "https://fn.example"), ("beforeSignIn", "not-a-uri")] {
+                let bad = try await client.send(.patch, path, ["blockingFunctions": ["triggers": [event: ["functionUri": uri]]]],
+                                                key: nil, headers: Self.owner)
+                #expect(bad.errorMessage?.hasPrefix("INVALID_BLOCKING_FUNCTION") == true, "\(event) \(uri): \(bad.text)")
+            }
+            let full = try await client.send(.patch, path, [String: Any](), key: nil, headers: Self.owner)
+            #expect((full["blockingFunctions"] as? [String: Any])?.isEmpty == true
+                    && (full["emailPrivacyConfig"] as? [String: Bool])?["enableImprovedEmailPrivacy"] == false, "\(full.text)")
+        }
+        let app = AdminAuthTests.productionApp()
+        let signer = try await AdminAuthTests.register(app)
+        try await app.run { client in
+            let token = try await signer.assertion(audience: AdminAuthTests.audience)
+            let readOnly = try await client.send(.patch, path + "?updateMask=signIn.hashConfig", ["signIn": ["hashConfig": ["rounds": 1]]],
+                                                 key: nil, headers: AdminAuthTests.bearer(token))
+            #expect(readOnly.status == 400 && readOnly.errorMessage?.contains("signIn.hashConfig") == true, "\(readOnly.text)")
         }
     }
 }

@@ -69,6 +69,8 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case invalidMFAPhoneNumber
     /// An admin update's factor without an id (emulator mode).
     case invalidMFAEnrollmentID
+    /// A blocking-function trigger with an unknown event or a URI that is not absolute.
+    case invalidBlockingFunction(String)
     /// Two factors of one request with the same id.
     case duplicateMFAEnrollmentID
     case secondFactorLimitExceeded

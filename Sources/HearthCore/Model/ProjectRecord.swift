@@ -65,6 +65,8 @@ public struct ProjectSettings: Sendable, Codable, Equatable {
     public var identityProviders: [String: IdentityProviderConfig]?
     /// Test phone numbers and their fixed codes (`signIn.phoneNumber.testPhoneNumbers`): no SMS is sent to them.
     public var testPhoneNumbers: [String: String]?
+    /// Blocking functions as configured (kept and reported; not called).
+    public var blockingFunctions: BlockingFunctions?
 
     public init(allowDuplicateEmails: Bool = false, enableImprovedEmailPrivacy: Bool,
                 passwordSignInEnabled: Bool = true, anonymousSignInEnabled: Bool = true) {

@@ -50,6 +50,7 @@ extension AuthFailure {
         case .unsupportedFirstFactor: (.unsupportedFirstFactor, "A second factor cannot be enrolled for this kind of account.")
         case .secondFactorExists: (.secondFactorExists, "Phone number already enrolled as second factor for this account.")
         case .invalidMFAPhoneNumber: (.invalidMFAPhoneNumber, "Invalid format.")
+        case .invalidBlockingFunction(let detail): (.invalidBlockingFunction, detail)
         case .invalidMFAEnrollmentID: (.invalidMFAEnrollmentID, "mfaEnrollmentId must be defined.")
         case .duplicateMFAEnrollmentID: (.duplicateMFAEnrollmentID, nil)
         case .secondFactorLimitExceeded: (.secondFactorLimitExceeded, "At most 5 second factors can be enrolled.")

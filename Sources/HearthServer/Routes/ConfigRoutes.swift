@@ -9,18 +9,29 @@ enum ConfigRoutes {
         json(resource(try await call.adminProject(nil), call: call))
     }
 
-    /// Applies the fields named by `updateMask` (all present fields without one); a path that is read-only or
-    /// unknown is refused, so a typo never passes silently.
+    /// Applies the fields named by `updateMask`; a parent (`emailPrivacyConfig`) names every field under it. In
+    /// production a path that is read-only or unknown is refused, so a typo never passes silently, and no mask means
+    /// the fields present; emulator mode ignores unknown paths and reads no mask as a full update, as Firebase's
+    /// emulator does.
     static func patch(_ call: Call) async throws -> Response {
         let patch = try call.decode(ProjectConfigPatch.self)
         let project = try await call.adminProject(nil)
-        let mask = call.request.uri.queryParameters["updateMask"].map {
-            Set($0.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-        } ?? patch.presentPaths
-        if let bad = mask.sorted().first(where: { !ProjectConfigPatch.writablePaths.contains($0) }) {
-            throw APIError.business(.invalidArgument, "updateMask names \(bad), which Hearth cannot change (writable: \(ProjectConfigPatch.writablePaths.sorted().joined(separator: ", ")))")
+        let emulator = call.configuration.isEmulator
+        var mask: Set<String>
+        if let given = call.request.uri.queryParameters["updateMask"], !given.isEmpty {
+            mask = []
+            for path in given.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                let named = ProjectConfigPatch.expand(path)
+                if named.isEmpty && !emulator {
+                    throw APIError.business(.invalidArgument, "updateMask names \(path), which Hearth cannot change (writable: \(ProjectConfigPatch.writablePaths.sorted().joined(separator: ", ")))")
+                }
+                mask.formUnion(named)
+            }
+        } else {
+            mask = emulator ? patch.presentPaths.union(ProjectConfigPatch.emulatorPaths) : patch.presentPaths
         }
         var record = project.record
+        let now = call.services.accounts.clock.now()
         for path in mask {
             let value = patch.values[path] ?? false  // in the mask but absent from the body: the default, as Google does
             switch path {
@@ -59,9 +70,28 @@ enum ConfigRoutes {
                     mfa.totpAdjacentIntervals = intervals
                 }
                 record.settings.mfa = mfa
+            case "blockingFunctions.triggers":
+                var blocking = record.settings.blockingFunctions ?? BlockingFunctions()
+                var triggers: [String: BlockingFunctions.Trigger] = [:]
+                for (event, uri) in patch.triggers ?? [:] {
+                    try BlockingFunctions.validate(event: event, functionURI: uri)
+                    triggers[event] = blocking.triggers[event].flatMap { $0.functionURI == uri ? $0 : nil }
+                        ?? BlockingFunctions.Trigger(functionURI: uri, updatedAt: now)
+                }
+                blocking.triggers = triggers
+                record.settings.blockingFunctions = blocking
+            case let forwarded where forwarded.hasPrefix("blockingFunctions.forwardInboundCredentials."):
+                var blocking = record.settings.blockingFunctions ?? BlockingFunctions()
+                switch forwarded.split(separator: ".").last {
+                case "idToken": blocking.forwardIDToken = value
+                case "accessToken": blocking.forwardAccessToken = value
+                default: blocking.forwardRefreshToken = value
+                }
+                record.settings.blockingFunctions = blocking
             default: break
             }
         }
+        if record.settings.blockingFunctions == BlockingFunctions() { record.settings.blockingFunctions = nil }
         let updated = try await call.services.projects.update(record)
         return json(resource(updated, call: call))
     }
@@ -80,7 +110,19 @@ enum ConfigRoutes {
                           phoneNumber: .init(enabled: true, testPhoneNumbers: settings.testPhoneNumbers ?? [:])),
             emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings.enableImprovedEmailPrivacy),
             authorizedDomains: call.configuration.authorizedDomains,
-            mfa: mfaResource(settings.mfa ?? MFASettings()))
+            mfa: mfaResource(settings.mfa ?? MFASettings()),
+            blockingFunctions: blockingResource(settings.blockingFunctions ?? BlockingFunctions()))
+    }
+
+    static func blockingResource(_ blocking: BlockingFunctions) -> ProjectConfigResource.BlockingFunctionsWire {
+        let triggers = blocking.triggers.mapValues {
+            ProjectConfigResource.BlockingFunctionsWire.Trigger(functionUri: $0.functionURI, updateTime: rfc3339($0.updatedAt))
+        }
+        let forward = ProjectConfigResource.BlockingFunctionsWire.Forward(
+            idToken: blocking.forwardIDToken ? true : nil, accessToken: blocking.forwardAccessToken ? true : nil,
+            refreshToken: blocking.forwardRefreshToken ? true : nil)
+        return .init(triggers: triggers.isEmpty ? nil : triggers,
+                     forwardInboundCredentials: forward == .init(idToken: nil, accessToken: nil, refreshToken: nil) ? nil : forward)
     }
 
     static func mfaResource(_ mfa: MFASettings) -> ProjectConfigResource.MFA {

@@ -5,6 +5,38 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
     public var emailPrivacyConfig: EmailPrivacy
     public var authorizedDomains: [String]
     public var mfa: MFA
+    public var blockingFunctions = BlockingFunctionsWire()
+
+    /// `blockingFunctions`: `{}` when none; credentials listed only when forwarded.
+    public struct BlockingFunctionsWire: Codable, Sendable, Equatable {
+        public var triggers: [String: Trigger]?
+        public var forwardInboundCredentials: Forward?
+
+        public struct Trigger: Codable, Sendable, Equatable {
+            public var functionUri: String
+            public var updateTime: String
+            public init(functionUri: String, updateTime: String) {
+                self.functionUri = functionUri
+                self.updateTime = updateTime
+            }
+        }
+
+        public struct Forward: Codable, Sendable, Equatable {
+            public var idToken: Bool?
+            public var accessToken: Bool?
+            public var refreshToken: Bool?
+            public init(idToken: Bool?, accessToken: Bool?, refreshToken: Bool?) {
+                self.idToken = idToken
+                self.accessToken = accessToken
+                self.refreshToken = refreshToken
+            }
+        }
+
+        public init(triggers: [String: Trigger]? = nil, forwardInboundCredentials: Forward? = nil) {
+            self.triggers = triggers
+            self.forwardInboundCredentials = forwardInboundCredentials
+        }
+    }
 
     public struct SignIn: Codable, Sendable, Equatable {
         public var email: Email
@@ -93,7 +125,9 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
         }
     }
 
-    public init(name: String, signIn: SignIn, emailPrivacyConfig: EmailPrivacy, authorizedDomains: [String], mfa: MFA) {
+    public init(name: String, signIn: SignIn, emailPrivacyConfig: EmailPrivacy, authorizedDomains: [String], mfa: MFA,
+                blockingFunctions: BlockingFunctionsWire = .init()) {
+        self.blockingFunctions = blockingFunctions
         self.name = name
         self.signIn = signIn
         self.emailPrivacyConfig = emailPrivacyConfig
@@ -107,8 +141,20 @@ public struct ProjectConfigPatch: Sendable, Equatable {
     public static let writablePaths: Set<String> = [
         "signIn.email.enabled", "signIn.anonymous.enabled", "signIn.allowDuplicateEmails",
         "emailPrivacyConfig.enableImprovedEmailPrivacy", "signIn.phoneNumber.testPhoneNumbers",
-        "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs",
+        "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs", "blockingFunctions.triggers",
+        "blockingFunctions.forwardInboundCredentials.idToken", "blockingFunctions.forwardInboundCredentials.accessToken",
+        "blockingFunctions.forwardInboundCredentials.refreshToken",
     ]
+    /// What Firebase's emulator keeps of the config: a full update (no `updateMask`) there resets these.
+    public static let emulatorPaths: Set<String> = [
+        "signIn.allowDuplicateEmails", "emailPrivacyConfig.enableImprovedEmailPrivacy", "blockingFunctions.triggers",
+        "blockingFunctions.forwardInboundCredentials.idToken", "blockingFunctions.forwardInboundCredentials.accessToken",
+        "blockingFunctions.forwardInboundCredentials.refreshToken",
+    ]
+    /// The writable paths a mask entry names: itself, or every writable path under a parent (`emailPrivacyConfig`).
+    public static func expand(_ path: String) -> [String] {
+        writablePaths.filter { $0 == path || $0.hasPrefix(path + ".") }.sorted()
+    }
     /// Switches present in the body, by path.
     public var values: [String: Bool] = [:]
     public var testPhoneNumbers: [String: String]?
@@ -116,6 +162,8 @@ public struct ProjectConfigPatch: Sendable, Equatable {
     public var mfaEnabledProviders: [String]?
     /// TOTP's `adjacentIntervals`, and whether its provider config is ENABLED.
     public var totp: (enabled: Bool, adjacentIntervals: Int?)?
+    /// `blockingFunctions.triggers`: function URIs by event name.
+    public var triggers: [String: String]?
 
     /// The paths the body sets (what an absent `updateMask` means).
     public var presentPaths: Set<String> {
@@ -124,13 +172,14 @@ public struct ProjectConfigPatch: Sendable, Equatable {
         if mfaState != nil { paths.insert("mfa.state") }
         if mfaEnabledProviders != nil { paths.insert("mfa.enabledProviders") }
         if totp != nil { paths.insert("mfa.providerConfigs") }
+        if triggers != nil { paths.insert("blockingFunctions.triggers") }
         return paths
     }
 
     public static func == (a: Self, b: Self) -> Bool {
         a.values == b.values && a.testPhoneNumbers == b.testPhoneNumbers && a.mfaState == b.mfaState
             && a.mfaEnabledProviders == b.mfaEnabledProviders && a.totp?.enabled == b.totp?.enabled
-            && a.totp?.adjacentIntervals == b.totp?.adjacentIntervals
+            && a.totp?.adjacentIntervals == b.totp?.adjacentIntervals && a.triggers == b.triggers
     }
 }
 
@@ -173,6 +222,24 @@ extension ProjectConfigPatch: WireDecodable {
                 mfa.absorb(config)
             }
             body.absorb(mfa)
+        }
+        if var blocking = try body.object("blockingFunctions") {
+            if let entries = try blocking.objectMap("triggers") {
+                var read: [String: String] = [:]
+                for (event, var trigger) in entries {
+                    read[event] = try trigger.string("functionUri") ?? ""
+                    trigger.ignore("updateTime")
+                    blocking.absorb(trigger)
+                }
+                triggers = read
+            }
+            if var forward = try blocking.object("forwardInboundCredentials") {
+                for name in ["idToken", "accessToken", "refreshToken"] {
+                    values["blockingFunctions.forwardInboundCredentials." + name] = try forward.bool(name)
+                }
+                blocking.absorb(forward)
+            }
+            body.absorb(blocking)
         }
         body.ignore("name", "authorizedDomains")
         values = values.compactMapValues { $0 }

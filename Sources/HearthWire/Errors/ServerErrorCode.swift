@@ -71,6 +71,7 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case unsupportedFirstFactor = "UNSUPPORTED_FIRST_FACTOR"
     case secondFactorExists = "SECOND_FACTOR_EXISTS"
     case invalidMFAEnrollmentID = "INVALID_MFA_ENROLLMENT_ID"
+    case invalidBlockingFunction = "INVALID_BLOCKING_FUNCTION"
     case duplicateMFAEnrollmentID = "DUPLICATE_MFA_ENROLLMENT_ID"
     case secondFactorLimitExceeded = "SECOND_FACTOR_LIMIT_EXCEEDED"
     case mfaEnrollmentNotFound = "MFA_ENROLLMENT_NOT_FOUND"

@@ -160,6 +160,24 @@ public struct WireObject: Sendable {
         }
     }
 
+    /// A JSON object whose keys are data (`blockingFunctions.triggers`' event names), each value an object read with
+    /// the same rules.
+    public mutating func objectMap(_ key: String) throws(WireDecodingError) -> [String: WireObject]? {
+        switch value(key) {
+        case nil: return nil
+        case .object(let object):
+            var result: [String: WireObject] = [:]
+            for (name, item) in object {
+                guard case .object(let nested) = item else {
+                    throw .wrongType(path: "\(path)/\(key)/\(name)", expected: "object")
+                }
+                result[name] = WireObject(nested, path: "\(path)/\(key)/\(name)")
+            }
+            return result
+        default: throw .wrongType(path: path + "/" + key, expected: "object")
+        }
+    }
+
     /// An array of objects, each read with the same rules.
     public mutating func objects(_ key: String) throws(WireDecodingError) -> [WireObject]? {
         switch value(key) {
