@@ -280,3 +280,30 @@ extension EmulatorFidelityTests {
         }
     }
 }
+
+extension EmulatorFidelityTests {
+    /// Several accounts per email: createAuthUri lists an account's password methods only, since its identities'
+    /// addresses say nothing about it. And under enumeration protection, Firebase's emulator answers an
+    /// administrator's reset link for an unknown address as quietly as a client's.
+    @Test func duplicateEmailModeAndQuietAdminResets() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            let owner: HTTPFields = [.authorization: "Bearer owner"]
+            let user = try await client.signUp("dup@example.com")
+            _ = try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+                "idToken": user["idToken"] as Any, "requestUri": "http://localhost",
+                "postBody": "providerId=google.com&id_token=\(FormEncoding.escape(#"{"sub":"d1","email":"other@example.com"}"#))"])
+            let config = "/identitytoolkit.googleapis.com/v2/projects/demo-project/config"
+            _ = try await client.send(.patch, config + "?updateMask=signIn.allowDuplicateEmails,emailPrivacyConfig",
+                                      ["signIn": ["allowDuplicateEmails": true], "emailPrivacyConfig": ["enableImprovedEmailPrivacy": false]],
+                                      key: nil, headers: owner)
+            let methods = try await client.post("\(Self.v1)/accounts:createAuthUri", ["identifier": "dup@example.com", "continueUri": "http://localhost"])
+            #expect(methods["signinMethods"] as? [String] == ["password"], "\(methods.text)")
+            _ = try await client.send(.patch, config + "?updateMask=emailPrivacyConfig",
+                                      ["emailPrivacyConfig": ["enableImprovedEmailPrivacy": true]], key: nil, headers: owner)
+            let quiet = try await client.post("\(Self.v1)/accounts:sendOobCode",
+                                              ["requestType": "PASSWORD_RESET", "email": "nobody@example.com", "returnOobLink": true],
+                                              key: nil, headers: owner)
+            #expect(quiet.status == 200 && quiet["email"] as? String == "nobody@example.com" && quiet["oobLink"] == nil, "\(quiet.text)")
+        }
+    }
+}

@@ -31,7 +31,9 @@ extension AccountService {
         var methods: [String] = user.passwordHash != nil ? ["password"] : []
         var providers = user.hasEmailCredential ? ["password"] : []
         if user.emailLinkSignin == true { methods.append("emailLink") }
-        for provider in user.providers where provider.providerID != "phone" && !methods.contains(provider.providerID) {
+        // With several accounts per email an identity's address says nothing about this account: password only.
+        for provider in user.providers where !project.settings.allowDuplicateEmails
+            && provider.providerID != "phone" && !methods.contains(provider.providerID) {
             methods.append(provider.providerID)
             providers.append(provider.providerID)
         }
