@@ -320,3 +320,21 @@ extension AccountServiceTests {
         }
     }
 }
+
+extension AccountServiceTests {
+    /// Firebase's emulator's plain-text `fakeHash` is taken in emulator mode only; production refuses that user.
+    @Test(arguments: [false, true])
+    func emulatorFakeHashesImportInEmulatorModeOnly(emulator: Bool) async throws {
+        var accounts = makeService()
+        accounts.emulatorRules = emulator
+        let project = try await makeProject()
+        var user = ImportUser(localID: "fake", email: "fake@example.com")
+        user.emulatorFakeHash = "fakeHash:salt=beach:password=hawaii"
+        let rejected = try await accounts.importUsers(in: project, [user], hashing: nil)
+        #expect(rejected.isEmpty == emulator, "\(rejected)")
+        if emulator {
+            let signedIn = try await accounts.signInWithPassword(in: project, email: "fake@example.com", password: "hawaii").signedIn()
+            #expect(signedIn.user.passwordHash?.hasPrefix("$fbscrypt$") == true, "the first sign-in replaces it")
+        }
+    }
+}

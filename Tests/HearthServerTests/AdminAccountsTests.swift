@@ -286,3 +286,42 @@ import Testing
         }
     }
 }
+
+extension AdminAccountsTests {
+    /// batchCreate as Firebase reads it: `rawPassword` hashed on import, the emulator's fake hashes (emulator mode),
+    /// `sanityCheck` refusing a batch that names an email or identity twice, and per-user problems by index.
+    @Test func batchCreateInputsAsFirebaseReadsThem() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            let create = "\(Self.base)/accounts:batchCreate"
+            let imported = try await client.post(create, ["users": [
+                ["localId": "raw", "email": "raw@example.com", "rawPassword": "secret123"],
+                ["localId": "fake", "email": "Fake@Example.com", "salt": "beach", "passwordHash": "fakeHash:salt=beach:password=hawaii"],
+            ]], key: nil, headers: Self.owner)
+            #expect((imported["error"] as? [Any])?.isEmpty == true, "\(imported.text)")
+            for (email, password) in [("raw@example.com", "secret123"), ("fake@example.com", "hawaii")] {
+                let signedIn = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+                                                     ["email": email, "password": password])
+                #expect(signedIn.status == 200, "\(email): \(signedIn.text)")
+            }
+            let duplicate = try await client.post(create, ["sanityCheck": true, "users": [
+                ["localId": "d1", "email": "d@example.com"], ["localId": "d2", "email": "d@example.com"]]], key: nil, headers: Self.owner)
+            #expect(duplicate.errorMessage == "DUPLICATE_EMAIL : d@example.com", "\(duplicate.text)")
+            let twice = try await client.post(create, ["sanityCheck": true, "users": [
+                ["localId": "i1", "providerUserInfo": [["providerId": "google.com", "rawId": "r"]]],
+                ["localId": "i2", "providerUserInfo": [["providerId": "google.com", "rawId": "r"]]]]], key: nil, headers: Self.owner)
+            #expect(twice.errorMessage == "DUPLICATE_RAW_ID : Provider id(google.com), Raw id(r)", "\(twice.text)")
+            let problems = try await client.post(create, ["users": [
+                ["localId": "p1", "providerUserInfo": [["providerId": "google.com"]]],
+                ["localId": "p2", "mfaInfo": [["phoneInfo": "+15555550100"]]],
+                ["localId": "p3", "email": "p3@example.com", "mfaInfo": [["phoneInfo": "+15555550100"]]],
+            ]], key: nil, headers: Self.owner)
+            let messages = (problems["error"] as? [[String: Any]])?.compactMap { $0["message"] as? String }
+            #expect(messages == ["federatedId or (providerId & rawId) is required",
+                                 "Second factor account requires email to be presented.",
+                                 "Second factor account requires email to be verified."], "\(problems.text)")
+            let none = try await client.post("\(Self.base)/accounts:batchDelete", ["localIds": [String](), "force": true],
+                                             key: nil, headers: Self.owner)
+            #expect(none.errorMessage == "LOCAL_ID_LIST_EXCEEDS_LIMIT")
+        }
+    }
+}

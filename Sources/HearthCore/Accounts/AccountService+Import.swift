@@ -103,6 +103,19 @@ public struct ImportUser: Sendable, Equatable {
     public var providers: [ProviderUserInfo] = []
     /// Phone second factors (`mfaInfo`).
     public var mfa: [MFAEnrollmentInput] = []
+    /// A plain password, hashed with the project's parameters on import (Firebase's input-only `rawPassword`).
+    public var rawPassword: String?
+    /// Firebase's emulator's `fakeHash:salt=…:password=…` (taken in emulator mode only).
+    public var emulatorFakeHash: String?
+    /// An identity entry that cannot be linked as given.
+    public var incompleteIdentity: IncompleteIdentity?
+
+    public enum IncompleteIdentity: Sendable, Equatable {
+        /// Neither `providerId` and `rawId` nor a `federatedId`.
+        case missingIDs
+        /// Only a `federatedId`, which Hearth does not parse.
+        case federatedIDOnly
+    }
 
     public init(localID: String?, email: String? = nil) {
         self.localID = localID
@@ -124,11 +137,26 @@ extension AccountService {
     /// leaves a half-written account; the answer lists the rejected ones by index with Firebase's messages.
     /// Password hashes are kept as they are (``ImportedHash``, bcrypt, or Firebase scrypt with the batch's
     /// parameters) and re-hashed with the project's parameters at each user's first successful sign-in.
+    ///
+    /// With `sanityCheck`, an email (under one account per email) or an identity named twice in the batch refuses
+    /// the whole batch (`DUPLICATE_EMAIL`, `DUPLICATE_RAW_ID`), as Firebase does.
     public func importUsers(in project: ProjectContext, _ users: [ImportUser], hashing: ImportHashing?,
-                            allowOverwrite: Bool = false) async throws -> [ImportRejection] {
+                            allowOverwrite: Bool = false, sanityCheck: Bool = false) async throws -> [ImportRejection] {
         guard !users.isEmpty else { throw AuthFailure.invalidImportParameter("MISSING_USER_ACCOUNT") }
         guard users.count <= Self.importBatchLimit else {
             throw AuthFailure.invalidImportParameter("MAXIMUM_USER_COUNT_EXCEEDED")
+        }
+        if sanityCheck {
+            var emails = Set<String>(), identities = Set<String>()
+            for user in users {
+                if !project.settings.allowDuplicateEmails, let email = user.email,
+                   !emails.insert(EmailAddress.normalized(email)).inserted {
+                    throw AuthFailure.duplicateEmail(email)
+                }
+                for identity in user.providers where !identities.insert(identity.providerID + "\u{0}" + identity.rawID).inserted {
+                    throw AuthFailure.duplicateRawID("Provider id(\(identity.providerID)), Raw id(\(identity.rawID))")
+                }
+            }
         }
         var seen = Set<String>()
         for user in users {
@@ -141,7 +169,13 @@ extension AccountService {
         var valid: [(index: Int, record: UserRecord)] = []
         for (index, user) in users.enumerated() {
             do {
-                valid.append((index, try importedRecord(user, project: project, hashing: hashing, now: now)))
+                var rawPasswordHash: String?
+                if let raw = user.rawPassword, user.passwordHash == nil, user.emulatorFakeHash == nil {
+                    do { try PasswordPolicy.check(raw) } catch { throw ImportProblem("rawPassword is too short") }
+                    rawPasswordHash = try await hashPassword(raw, project: project)
+                }
+                valid.append((index, try importedRecord(user, project: project, hashing: hashing, now: now,
+                                                        rawPasswordHash: rawPasswordHash)))
             } catch let problem as ImportProblem {
                 rejections.append(ImportRejection(index: index, message: problem.message))
             }
@@ -165,7 +199,7 @@ extension AccountService {
             }
             let message = switch error {
             case .emailExists: "email exists in other account in database"
-            case .identityLinked: "a provider identity of this user belongs to another account"
+            case .identityLinked: "raw id exists in other account in database"
             default: "localId belongs to an existing account - can not overwrite."
             }
             rejections.append(ImportRejection(index: index, message: message))
@@ -178,8 +212,8 @@ extension AccountService {
         init(_ message: String) { self.message = message }
     }
 
-    private func importedRecord(_ user: ImportUser, project: ProjectContext, hashing: ImportHashing?, now: Date) throws
-        -> UserRecord
+    private func importedRecord(_ user: ImportUser, project: ProjectContext, hashing: ImportHashing?, now: Date,
+                                rawPasswordHash: String?) throws -> UserRecord
     {
         guard let localID = user.localID, !localID.isEmpty else { throw ImportProblem("localId is missing") }
         guard localID.utf8.count <= 128 else { throw ImportProblem("localId is too long") }
@@ -201,7 +235,25 @@ extension AccountService {
                 throw ImportProblem("Invalid custom claims provided.")
             }
         }
-        var passwordHash: String?
+        switch user.incompleteIdentity {
+        case .missingIDs: throw ImportProblem("federatedId or (providerId & rawId) is required")
+        case .federatedIDOnly:
+            throw ImportProblem(emulatorRules
+                ? "((Parsing federatedId is not implemented in Auth Emulator; please specify providerId AND rawId as a workaround.))"
+                : "federatedId alone is not supported: give providerId and rawId")
+        case nil: break
+        }
+        if !user.mfa.isEmpty {
+            guard user.email != nil else { throw ImportProblem("Second factor account requires email to be presented.") }
+            guard user.emailVerified else { throw ImportProblem("Second factor account requires email to be verified.") }
+        }
+        var passwordHash = rawPasswordHash
+        if let fake = user.emulatorFakeHash {
+            guard emulatorRules, EmulatorFakeHash(fake) != nil else {
+                throw ImportProblem("passwordHash is the Auth Emulator's fake form, taken in emulator mode only")
+            }
+            passwordHash = fake
+        }
         if let hash = user.passwordHash {
             guard let hashing else { throw ImportProblem("hashAlgorithm is missing for a user with a passwordHash") }
             if case .bcrypt = hashing, !BcryptHash.isBcrypt(String(decoding: hash, as: UTF8.self)) {
@@ -218,7 +270,8 @@ extension AccountService {
         record.disabled = user.disabled
         record.lastLoginAt = user.lastLoginAt
         record.customAttributes = user.customAttributes
-        record.providers = user.providers
+        // The password and phone entries describe the account's own email and number, not linked identities.
+        record.providers = user.providers.filter { $0.providerID != "password" && $0.providerID != "phone" }
         do {
             record.enrollments = try MFAEnrollmentInput.resolve(user.mfa, existing: [], now: now)
         } catch {

@@ -50,6 +50,10 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case forbiddenClaim(String)
     /// Two users of one import batch share a `localId` (or an admin create names a taken one: empty detail).
     case duplicateLocalID(String)
+    /// A batch with `sanityCheck` names one email twice (the detail is the address).
+    case duplicateEmail(String)
+    /// A batch with `sanityCheck` names one identity twice (the detail says which).
+    case duplicateRawID(String)
     /// A custom token that is malformed, badly signed, expired or not meant for Hearth; carries Firebase's detail.
     case invalidCustomToken(String?)
     case missingCustomToken

@@ -295,6 +295,7 @@ public enum FirebaseUserFile {
     public static func exportFields(_ user: UserRecord, parameters: FirebaseScryptParameters)
         -> (hash: String?, salt: String?)
     {
+        if let stored = user.passwordHash, let fake = EmulatorFakeHash(stored) { return (stored, fake.salt) }
         guard let stored = user.passwordHash, let parsed = FirebaseScryptHash(stored), parsed.parameters == parameters
         else { return (nil, nil) }
         return (parsed.hash.base64EncodedString(), parsed.salt.base64EncodedString())

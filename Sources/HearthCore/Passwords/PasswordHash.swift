@@ -27,6 +27,7 @@ public enum PasswordHash {
             return constantTimeEquals(candidate, parsed.hash)
         }
         if let imported = ImportedHash(stored: stored) { return try imported.verify(password) }
+        if let fake = EmulatorFakeHash(stored) { return constantTimeEquals(Data(password.utf8), Data(fake.password.utf8)) }
         if BcryptHash.isBcrypt(stored) {
             guard let bcrypt else { throw PasswordHashError.unsupportedAlgorithm }
             return bcrypt.verify(password, against: BcryptHash.normalized(stored))
@@ -78,5 +79,19 @@ public struct FirebaseScryptHash: Sendable, Equatable {
         self.init(parameters: FirebaseScryptParameters(signerKey: sk, saltSeparator: ss, rounds: r,
                                                         memoryCost: n.trailingZeroBitCount),
                   salt: salt, hash: hash)
+    }
+}
+
+/// Firebase's emulator's stand-in for a hash, `fakeHash:salt=…:password=…`: the password in plain text. Emulator mode
+/// imports it so that test fixtures exported from Firebase's emulator keep working; the first sign-in replaces it
+/// with Firebase scrypt.
+public struct EmulatorFakeHash: Sendable, Equatable {
+    public var salt: String
+    public var password: String
+
+    public init?(_ stored: String) {
+        guard stored.hasPrefix("fakeHash:salt="), let marker = stored.range(of: ":password=") else { return nil }
+        salt = String(stored[stored.index(stored.startIndex, offsetBy: "fakeHash:salt=".count)..<marker.lowerBound])
+        password = String(stored[marker.upperBound...])
     }
 }

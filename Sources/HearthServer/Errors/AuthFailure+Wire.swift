@@ -39,6 +39,8 @@ extension AuthFailure {
         case .unauthorizedDomain: (.unauthorizedDomain, "Domain not allowlisted by project")
         case .invalidImportParameter(let code): (ServerErrorCode(rawValue: code) ?? .invalidArgument, nil)
         case .duplicateLocalID(let id): (.duplicateLocalID, id.isEmpty ? nil : id)
+        case .duplicateEmail(let email): (.duplicateEmail, email)
+        case .duplicateRawID(let detail): (.duplicateRawID, detail)
         case .invalidCustomToken(let detail): (.invalidCustomToken, detail)
         case .missingCustomToken: (.missingCustomToken, nil)
         case .credentialMismatch: (.credentialMismatch, "The custom token corresponds to a different audience.")

@@ -167,7 +167,7 @@ enum AdminRoutes {
     static func batchDelete(_ call: Call) async throws -> Response {
         let request = try call.decode(BatchDeleteRequest.self)
         let project = try await call.adminProject(nil)
-        guard request.localIds.count <= 1000 else { throw APIError.business(.localIDListExceedsLimit) }
+        guard (1...1000).contains(request.localIds.count) else { throw APIError.business(.localIDListExceedsLimit) }
         let refused = try await call.services.accounts.batchDelete(
             in: project, localIDs: request.localIds, force: request.force ?? false)
         return json(BatchDeleteResponse(errors: refused.isEmpty ? nil : refused.map {
@@ -228,6 +228,11 @@ enum AdminRoutes {
             imported.createdAt = user.createdAt.map { Date(timeIntervalSince1970: Double($0) / 1000) }
             imported.lastLoginAt = user.lastLoginAt.map { Date(timeIntervalSince1970: Double($0) / 1000) }
             imported.customAttributes = user.customAttributes
+            if let incomplete = user.providerUserInfo.first(where: { $0.providerId == nil || $0.rawId == nil }) {
+                imported.incompleteIdentity = incomplete.federatedId == nil ? .missingIDs : .federatedIDOnly
+            }
+            imported.rawPassword = user.rawPassword
+            imported.emulatorFakeHash = user.fakePasswordHash?.hash
             imported.providers = user.providerUserInfo.compactMap { provider in
                 guard let id = provider.providerId, let rawID = provider.rawId else { return nil }
                 return ProviderUserInfo(providerID: id, rawID: rawID, email: provider.email,
@@ -238,7 +243,8 @@ enum AdminRoutes {
             return imported
         }
         let rejected = try await call.services.accounts.importUsers(
-            in: project, users, hashing: hashing, allowOverwrite: request.allowOverwrite ?? false)
+            in: project, users, hashing: hashing, allowOverwrite: request.allowOverwrite ?? false,
+            sanityCheck: request.sanityCheck ?? false)
         return json(BatchCreateResponse(error: rejected.map { .init(index: $0.index, message: $0.message) }))
     }
 }

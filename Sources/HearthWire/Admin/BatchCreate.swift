@@ -33,6 +33,17 @@ public struct BatchCreateRequest: Sendable, Equatable {
         public var customAttributes: String?
         public var providerUserInfo: [Provider]
         public var mfaInfo: [MFAInfoWire] = []
+        /// A plain password to hash on import (Firebase's input-only `rawPassword`).
+        public var rawPassword: String?
+        /// Firebase's emulator's own hash form, `fakeHash:salt=…:password=…`, with its salt as text.
+        public var fakePasswordHash: (hash: String, salt: String?)?
+
+        public static func == (a: Self, b: Self) -> Bool {
+            a.localId == b.localId && a.email == b.email && a.passwordHash == b.passwordHash && a.salt == b.salt
+                && a.rawPassword == b.rawPassword && a.fakePasswordHash?.hash == b.fakePasswordHash?.hash
+                && a.providerUserInfo == b.providerUserInfo && a.mfaInfo == b.mfaInfo && a.displayName == b.displayName
+                && a.phoneNumber == b.phoneNumber && a.customAttributes == b.customAttributes
+        }
     }
 
     public struct Provider: Sendable, Equatable {
@@ -43,6 +54,7 @@ public struct BatchCreateRequest: Sendable, Equatable {
         public var photoUrl: String?
         public var phoneNumber: String?
         public var screenName: String?
+        public var federatedId: String?
     }
 }
 
@@ -72,8 +84,7 @@ extension BatchCreateRequest: WireDecodable {
                     providerId: try provider.string("providerId"), rawId: try provider.string("rawId"),
                     email: try provider.string("email"), displayName: try provider.string("displayName"),
                     photoUrl: try provider.string("photoUrl"), phoneNumber: try provider.string("phoneNumber"),
-                    screenName: try provider.string("screenName")))
-                provider.ignore("federatedId")
+                    screenName: try provider.string("screenName"), federatedId: try provider.string("federatedId")))
                 user.absorb(provider)
             }
             var mfaInfo: [MFAInfoWire] = []
@@ -81,15 +92,25 @@ extension BatchCreateRequest: WireDecodable {
                 mfaInfo.append(try MFAInfoWire.read(&entry))
                 user.absorb(entry)
             }
-            users.append(User(
+            // Firebase's emulator's fake hashes are text, not base64 (emulator mode takes them; see the import).
+            var fake: (hash: String, salt: String?)?
+            var probe = user
+            if let text = try probe.string("passwordHash"), text.hasPrefix("fakeHash:") {
+                fake = (text, try probe.string("salt"))
+                user.ignore("passwordHash", "salt")
+            }
+            var parsed = User(
                 localId: try user.string("localId"), email: try user.string("email"),
-                emailVerified: try user.bool("emailVerified"), passwordHash: try user.bytes("passwordHash"),
-                salt: try user.bytes("salt"), displayName: try user.string("displayName"),
+                emailVerified: try user.bool("emailVerified"), passwordHash: fake == nil ? try user.bytes("passwordHash") : nil,
+                salt: fake == nil ? try user.bytes("salt") : nil, displayName: try user.string("displayName"),
                 photoUrl: try user.string("photoUrl"), phoneNumber: try user.string("phoneNumber"),
                 disabled: try user.bool("disabled"), createdAt: try user.int64("createdAt"),
                 lastLoginAt: lastLogin ?? lastSignedIn,
-                customAttributes: try user.string("customAttributes"), providerUserInfo: providers, mfaInfo: mfaInfo))
-            user.ignore("tenantId", "passwordUpdatedAt", "validSince", "rawPassword")
+                customAttributes: try user.string("customAttributes"), providerUserInfo: providers, mfaInfo: mfaInfo)
+            parsed.rawPassword = try user.string("rawPassword")
+            parsed.fakePasswordHash = fake
+            users.append(parsed)
+            user.ignore("tenantId", "passwordUpdatedAt", "validSince")
             body.absorb(user)
         }
         self.users = users

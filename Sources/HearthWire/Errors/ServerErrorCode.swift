@@ -72,6 +72,8 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case secondFactorExists = "SECOND_FACTOR_EXISTS"
     case invalidMFAEnrollmentID = "INVALID_MFA_ENROLLMENT_ID"
     case invalidBlockingFunction = "INVALID_BLOCKING_FUNCTION"
+    case duplicateEmail = "DUPLICATE_EMAIL"
+    case duplicateRawID = "DUPLICATE_RAW_ID"
     case duplicateMFAEnrollmentID = "DUPLICATE_MFA_ENROLLMENT_ID"
     case secondFactorLimitExceeded = "SECOND_FACTOR_LIMIT_EXCEEDED"
     case mfaEnrollmentNotFound = "MFA_ENROLLMENT_NOT_FOUND"
