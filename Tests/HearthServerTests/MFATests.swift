@@ -380,3 +380,49 @@ import Testing
         }
     }
 }
+
+extension MFATests {
+    /// Firebase's first-factor rules around SMS second factors, and the emulator's code list: a used code leaves
+    /// it; a phone session cannot enrol a second factor; a number cannot be linked to (or, in emulator mode, sign
+    /// in to) an account with second factors; a temporary proof for a taken number is answered once.
+    @Test func phoneFirstFactorsAndSecondFactorsDoNotMix() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            func phoneSignIn(_ number: String, idToken: String? = nil) async throws -> Reply {
+                let sent = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": number])
+                let session = try #require(sent["sessionInfo"] as? String, "\(sent.text)")
+                let code = try await Self.lastCode(client)
+                var body: [String: Any] = ["sessionInfo": session, "code": code.code]
+                body["idToken"] = idToken
+                return try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber", body)
+            }
+            let phoneUser = try await phoneSignIn("+15555550140")
+            let list = try await client.send(.get, "/emulator/v1/projects/demo-project/verificationCodes", key: nil)
+            #expect((list["verificationCodes"] as? [Any])?.isEmpty == true, "a used code leaves the list: \(list.text)")
+            let phoneToken = try #require(phoneUser["idToken"] as? String)
+            let refused = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start", [
+                "idToken": phoneToken, "phoneEnrollmentInfo": ["phoneNumber": "+15555550141"]])
+            #expect(refused.errorMessage == "UNSUPPORTED_FIRST_FACTOR : MFA is not available for the given first factor.", "\(refused.text)")
+
+            let (_, idToken) = try await Self.verifiedUser(client)
+            _ = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start", [
+                "idToken": idToken, "phoneEnrollmentInfo": ["phoneNumber": "+15555550142"]])
+            let sms = try await Self.lastCode(client)
+            let enrolled = try await client.post("\(Self.v2)/accounts/mfaEnrollment:finalize", [
+                "idToken": idToken, "phoneVerificationInfo": ["sessionInfo": sms.sessionInfo, "code": sms.code]])
+            let mfaToken = try #require(enrolled["idToken"] as? String, "\(enrolled.text)")
+            let link = try await phoneSignIn("+15555550143", idToken: mfaToken)
+            #expect(link.errorMessage == "UNSUPPORTED_FIRST_FACTOR : A phone number cannot be set as a first factor on an SMS based MFA user.", "\(link.text)")
+
+            let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["returnSecureToken": true])
+            let taken = try await phoneSignIn("+15555550140", idToken: anonymous["idToken"] as? String)
+            let proof = try #require(taken["temporaryProof"] as? String, "\(taken.text)")
+            let again = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber", [
+                "idToken": anonymous["idToken"] as Any, "phoneNumber": "+15555550140", "temporaryProof": proof])
+            #expect(again.errorMessage == "PHONE_NUMBER_EXISTS", "\(again.text)")
+
+            let refresh = try await client.post("/securetoken.googleapis.com/v1/token",
+                                                 ["grant_type": "refresh_token", "refresh_token": phoneUser["refreshToken"] as Any])
+            #expect(refresh["project_id"] as? String == "12345", "emulator mode's project number, as Firebase's emulator")
+        }
+    }
+}

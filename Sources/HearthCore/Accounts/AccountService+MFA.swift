@@ -53,15 +53,24 @@ extension AccountService {
 
     // MARK: Enrollment
 
-    /// Firebase's rules for enrolling: MFA and the factor enabled, a verified email, not an anonymous or
-    /// phone-only account, fewer than 5 factors.
-    func checkEnrollable(_ user: UserRecord, provider: MFASettings.Provider, in project: ProjectContext) throws {
+    /// Sign-in methods whose sessions cannot enrol or use a second factor (Firebase's list).
+    static let mfaIneligibleProviders: Set<String> = ["anonymous", "phone", "custom", "gc.apple.com"]
+    static let mfaUnavailable = "MFA is not available for the given first factor."
+    static let phoneOnSMSMFAUser = "A phone number cannot be set as a first factor on an SMS based MFA user."
+
+    /// Firebase's rules for enrolling: MFA and the factor enabled, a session from an eligible sign-in method, a
+    /// verified email, not an anonymous or phone-only account, fewer than 5 factors.
+    func checkEnrollable(_ user: UserRecord, provider: MFASettings.Provider, in project: ProjectContext,
+                         session: IDTokenClaims? = nil) throws {
         let mfa = project.settings.mfa ?? MFASettings()
         guard mfa.state != .disabled else { throw AuthFailure.mfaNotEnabled("Multi-factor authentication is not enabled for this project.") }
         guard mfa.providers.contains(provider) else {
             throw AuthFailure.mfaNotEnabled(provider == .totp ? "TOTP based MFA not enabled." : "SMS based MFA not enabled.")
         }
-        guard !user.isAnonymous, user.email != nil else { throw AuthFailure.unsupportedFirstFactor }
+        if let method = session?.firebase?.signInProvider, Self.mfaIneligibleProviders.contains(method) {
+            throw AuthFailure.unsupportedFirstFactor(Self.mfaUnavailable)
+        }
+        guard !user.isAnonymous, user.email != nil else { throw AuthFailure.unsupportedFirstFactor(Self.mfaUnavailable) }
         guard user.emailVerified else { throw AuthFailure.unverifiedEmail }
         guard user.enrollments.count < MFASettings.maximumFactors else { throw AuthFailure.secondFactorLimitExceeded }
     }
@@ -70,7 +79,7 @@ extension AccountService {
     public func startTOTPEnrollment(in project: ProjectContext, idToken: String?) async throws -> TOTPEnrollmentStart {
         let (user, claims) = try await authenticate(idToken, in: project)
         try requireRecentLogin(claims, for: .enrollSecondFactor)
-        try checkEnrollable(user, provider: .totp, in: project)
+        try checkEnrollable(user, provider: .totp, in: project, session: claims)
         let now = clock.now()
         let secret = Base32.encode(TOTP.newSecret())
         let sessionInfo = SecureRandom.token()
@@ -92,7 +101,7 @@ extension AccountService {
         let now = clock.now()
         var enrollment: MFAEnrollment
         if let totp {
-            try checkEnrollable(stored, provider: .totp, in: project)
+            try checkEnrollable(stored, provider: .totp, in: project, session: claims)
             let record = try await usePending(totp.sessionInfo, kind: .totpEnrollment, in: project, now: now)
             let session = try RecordCoding.decode(TOTPEnrollmentSession.self, from: record.payload)
             guard session.localID == stored.localID else { throw AuthFailure.invalidSessionInfo }
@@ -107,7 +116,7 @@ extension AccountService {
             enrollment = MFAEnrollment(displayName: displayName, totpSecret: session.secret, enrolledAt: now)
             enrollment.totpLastStep = step
         } else if let phone {
-            try checkEnrollable(stored, provider: .phoneSMS, in: project)
+            try checkEnrollable(stored, provider: .phoneSMS, in: project, session: claims)
             let verified = try await verifyPhoneCode(sessionInfo: phone.sessionInfo, code: phone.code,
                                                      purpose: .enrollment, in: project, now: now)
             guard verified.localID == stored.localID else { throw AuthFailure.invalidSessionInfo }
@@ -306,8 +315,9 @@ extension AccountService {
 
 extension AccountService {
     /// The checks of a phone enrollment that come before any SMS is sent.
-    public func checkPhoneEnrollment(_ user: UserRecord, number: String?, in project: ProjectContext) throws {
-        try checkEnrollable(user, provider: .phoneSMS, in: project)
+    public func checkPhoneEnrollment(_ user: UserRecord, number: String?, in project: ProjectContext,
+                                     session: IDTokenClaims? = nil) throws {
+        try checkEnrollable(user, provider: .phoneSMS, in: project, session: session)
         guard let number, PhoneNumber.isValid(number) else { throw AuthFailure.invalidPhoneNumber }
         if user.enrollments.contains(where: { $0.phoneNumber == number }) { throw AuthFailure.secondFactorExists }
     }

@@ -74,6 +74,12 @@ extension AccountService {
                               enrollmentID: String? = nil, in project: ProjectContext, locale: String?,
                               sender: any SMSSender) async throws -> String {
         guard PhoneNumber.isValid(number) else { throw AuthFailure.invalidPhoneNumber }
+        // Firebase's emulator tells a sign-in code apart for an account with second factors (production does not
+        // say whose number it is).
+        if emulatorRules, purpose == .signIn,
+           let owner = try await store.user(projectID: project.id, tenantID: nil, phoneNumber: number), !owner.enrollments.isEmpty {
+            throw AuthFailure.unsupportedFirstFactor(Self.phoneOnSMSMFAUser)
+        }
         let now = clock.now()
         let testCode = project.settings.testPhoneNumbers?[number]
         let code = testCode ?? SecureRandom.string(length: 6, alphabet: Array("0123456789"))
@@ -142,7 +148,12 @@ extension AccountService {
         if let idToken, operation != .reauth {  // link (or update) the number on the signed-in user
             let (current, claims) = try await authenticate(idToken, in: project)
             try requireRecentLogin(claims, for: .linkCredential)
+            if current.enrollments.contains(where: { $0.phoneNumber != nil }) {
+                throw AuthFailure.unsupportedFirstFactor(Self.phoneOnSMSMFAUser)
+            }
             if let owner, owner.localID != current.localID {
+                // A proof is answered once; coming back with it, the number is still someone else's.
+                if !(temporaryProof ?? "").isEmpty { throw AuthFailure.phoneNumberExists }
                 let proof = SecureRandom.token(byteCount: 48)
                 try await store.insertPending(PendingRecord(
                     digest: storageDigest(proof), projectID: project.id, kind: .phoneVerification,

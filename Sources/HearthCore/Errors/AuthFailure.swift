@@ -67,7 +67,8 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case federatedUserIDAlreadyLinked
     // Multi-factor and phone.
     case unverifiedEmail
-    case unsupportedFirstFactor
+    /// MFA and this first factor do not go together (the detail says how, in Firebase's words).
+    case unsupportedFirstFactor(String)
     case secondFactorExists
     /// A second factor's phone number is not E.164.
     case invalidMFAPhoneNumber

@@ -49,7 +49,7 @@ extension AuthFailure {
         case .phoneNumberExists: (.phoneNumberExists, nil)
         case .federatedUserIDAlreadyLinked: (.federatedUserIDAlreadyLinked, nil)
         case .unverifiedEmail: (.unverifiedEmail, "Need to verify email first before enrolling second factors.")
-        case .unsupportedFirstFactor: (.unsupportedFirstFactor, "A second factor cannot be enrolled for this kind of account.")
+        case .unsupportedFirstFactor(let detail): (.unsupportedFirstFactor, detail)
         case .secondFactorExists: (.secondFactorExists, "Phone number already enrolled as second factor for this account.")
         case .invalidMFAPhoneNumber: (.invalidMFAPhoneNumber, "Invalid format.")
         case .invalidBlockingFunction(let detail): (.invalidBlockingFunction, detail)

@@ -115,7 +115,7 @@ enum AccountRoutes {
 
     static func projectConfig(_ call: Call) async throws -> Response {
         let project = try call.clientProject
-        return json(GetProjectConfigResponse(projectId: project.record.number,
+        return json(GetProjectConfigResponse(projectId: call.projectNumber(project),
                                              authorizedDomains: call.configuration.authorizedDomains))
     }
 }

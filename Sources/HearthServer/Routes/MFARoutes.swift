@@ -29,8 +29,8 @@ enum MFARoutes {
         guard request.hasPhone else {
             throw AuthFailure.invalidArgument("phoneEnrollmentInfo or totpEnrollmentInfo is required")
         }
-        let (user, _) = try await accounts.authenticate(request.idToken, in: project)
-        try accounts.checkPhoneEnrollment(user, number: request.phoneNumber, in: project)
+        let (user, claims) = try await accounts.authenticate(request.idToken, in: project)
+        try accounts.checkPhoneEnrollment(user, number: request.phoneNumber, in: project, session: claims)
         let number = request.phoneNumber ?? ""
         let sessionInfo = try await call.sendingSMS(to: number) {
             try await accounts.sendPhoneCode(to: number, purpose: .enrollment, localID: user.localID, in: project,

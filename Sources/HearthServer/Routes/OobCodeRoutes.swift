@@ -54,6 +54,12 @@ enum OobCodeRoutes {
 }
 
 extension Call {
+    /// The project number clients are told: the project's own, or in emulator mode `12345` for every project, as
+    /// Firebase's emulator answers.
+    func projectNumber(_ project: ProjectContext) -> String {
+        configuration.isEmulator ? "12345" : project.record.number
+    }
+
     /// `X-Firebase-Locale`: the language the client's `Auth.languageCode` asks emails to be written in.
     var locale: String? { request.headers[HTTPField.Name("X-Firebase-Locale")!] }
 

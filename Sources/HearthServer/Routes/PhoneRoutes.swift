@@ -51,7 +51,12 @@ enum PhoneRoutes {
 extension EmulatorRoutes {
     static func verificationCodes(_ call: Call) async throws -> Response {
         guard let id = call.parameter("project"), ProjectID.isValid(id) else { throw APIError.notFound }
-        let messages = call.services.smsOutbox?.messages(projectID: id) ?? []
+        var messages: [SMSMessage] = []
+        // A used code leaves the list, as in Firebase's emulator.
+        for message in call.services.smsOutbox?.messages(projectID: id) ?? []
+        where try await call.services.store.pending(projectID: id, digest: storageDigest(message.sessionInfo), now: .distantPast) != nil {
+            messages.append(message)
+        }
         return json(EmulatorVerificationCodes(verificationCodes: messages.map {
             .init(code: $0.code, phoneNumber: $0.phoneNumber, sessionInfo: $0.sessionInfo)
         }))

@@ -15,6 +15,6 @@ enum SecureTokenRoutes {
         let result = try await call.services.accounts.refresh(in: project, refreshToken: refreshToken)
         return json(TokenResponse(idToken: result.tokens.idToken, expiresIn: String(result.tokens.expiresIn),
                                   refreshToken: result.tokens.refreshToken, userId: result.user.localID,
-                                  projectId: project.record.number))
+                                  projectId: call.projectNumber(project)))
     }
 }
