@@ -307,3 +307,26 @@ extension EmulatorFidelityTests {
         }
     }
 }
+
+extension EmulatorFidelityTests {
+    /// A client describing an identity to link (`linkProviderUserInfo`): nobody vouches for it, so production takes
+    /// it from administrators only; emulator mode links it, as Firebase's emulator does, and both name what is missing.
+    @Test(arguments: [ServerConfiguration.Mode.emulator, .production])
+    func describedIdentitiesAreLinkedByClientsOnlyInEmulatorMode(mode: ServerConfiguration.Mode) async throws {
+        try await TestApp(mode: mode).run { client in
+            let user = try await client.signUp("link@example.com")
+            let identity = ["providerId": "google.com", "rawId": "g-7", "email": "linked@example.com"]
+            let linked = try await client.post("\(Self.v1)/accounts:update", ["idToken": user["idToken"] as Any, "linkProviderUserInfo": identity])
+            if mode == .production {
+                #expect(linked.errorMessage == "INSUFFICIENT_PERMISSION", "\(linked.text)")
+                return
+            }
+            let providers = try #require(linked["providerUserInfo"] as? [[String: Any]], "\(linked.text)")
+            #expect(providers.count == 2 && providers.contains { $0["rawId"] as? String == "g-7" })
+            for (partial, code) in [(["providerId": "google.com"], "MISSING_RAW_ID"), (["rawId": "x"], "MISSING_PROVIDER_ID")] {
+                let reply = try await client.post("\(Self.v1)/accounts:update", ["idToken": user["idToken"] as Any, "linkProviderUserInfo": partial])
+                #expect(reply.errorMessage == code, "\(reply.text)")
+            }
+        }
+    }
+}

@@ -57,9 +57,7 @@ extension AccountService {
             }
         }
         if let link = changes.linkProvider {
-            guard !link.providerID.isEmpty, !link.rawID.isEmpty, !["password", "phone"].contains(link.providerID) else {
-                throw AuthFailure.invalidProviderID
-            }
+            try Self.checkDescribed(link)
             if let owner = try await store.user(projectID: project.id, tenantID: nil, providerID: link.providerID,
                                                 rawID: link.rawID), owner.localID != localID {
                 throw AuthFailure.federatedUserIDAlreadyLinked
@@ -96,5 +94,29 @@ extension AccountService {
             try await store.deleteActionCodes(projectID: project.id, tenantID: user.tenantID, localID: user.localID)
         }
         return user
+    }
+}
+
+extension AccountService {
+    /// An identity described by the caller (`linkProviderUserInfo`): a provider and its raw id, and not the
+    /// password or phone entries, which describe the account itself.
+    static func checkDescribed(_ identity: ProviderUserInfo) throws {
+        guard !identity.providerID.isEmpty else { throw AuthFailure.missingProviderID }
+        guard !identity.rawID.isEmpty else { throw AuthFailure.missingRawID }
+        guard !["password", "phone"].contains(identity.providerID) else { throw AuthFailure.invalidProviderID }
+    }
+
+    /// Emulator mode only: Firebase's emulator lets a client link an identity it merely describes
+    /// (`accounts:update` with an ID token and `linkProviderUserInfo`). Nothing vouches for such an identity, so
+    /// production takes it from administrators only.
+    public func linkDescribedIdentity(in project: ProjectContext, idToken: String?, identity: ProviderUserInfo)
+        async throws -> UserRecord
+    {
+        try Self.checkDescribed(identity)
+        let (user, claims) = try await authenticate(idToken, in: project)
+        return try await modifyUser(user, in: project, session: claims) { user in
+            user.providers.removeAll { $0.providerID == identity.providerID }
+            user.providers.append(identity)
+        }
     }
 }

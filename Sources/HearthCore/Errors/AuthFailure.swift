@@ -105,5 +105,7 @@ public enum AuthFailure: Error, Equatable, Sendable {
     /// Too many SMS for this number or address (`QUOTA_EXCEEDED`), or too many wrong codes.
     case quotaExceeded
     case invalidProviderID
+    case missingProviderID
+    case missingRawID
     case invalidPhoneNumber
 }

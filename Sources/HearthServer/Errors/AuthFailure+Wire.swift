@@ -74,6 +74,8 @@ extension AuthFailure {
         case .invalidRequestURI: (.invalidRequestURI, nil)
         case .invalidCredentialOrProviderID(let uri): (.invalidCredentialOrProviderID, "Invalid IdP response/credential: \(uri)")
         case .providerNotEnabled(let provider): (.operationNotAllowed, "The identity provider \(provider) is not enabled for this project.")
+        case .missingProviderID: (.missingProviderID, nil)
+        case .missingRawID: (.missingRawID, nil)
         case .invalidProviderID: (.invalidProviderID, nil)
         case .invalidPhoneNumber: (.invalidPhoneNumber, "Invalid format.")
         case .missingLocalID: (.missingLocalID, nil)

@@ -73,6 +73,13 @@ enum AccountRoutes {
             || request.emailVerified != nil || request.validSince != nil || request.phoneNumber != nil {
             throw APIError.business(.insufficientPermission)
         }
+        if let link = request.linkProviderUserInfo {
+            // An identity nobody vouches for: administrators only, except in emulator mode (README: Modes).
+            guard call.configuration.isEmulator else { throw APIError.business(.insufficientPermission) }
+            let user = try await call.services.accounts.linkDescribedIdentity(
+                in: try call.clientProject, idToken: request.idToken, identity: ProviderUserInfo(link))
+            return json(UpdateAccountResponse(user))
+        }
         // Unlinking (`user.unlink(fromProvider:)`): a request of its own, with the user's new state.
         if let providers = request.deleteProvider, !providers.isEmpty {
             let user = try await call.services.accounts.unlink(in: try call.clientProject, idToken: request.idToken,
@@ -131,6 +138,15 @@ extension UpdateAccountResponse {
         photoUrl = info.photoUrl
         passwordHash = info.passwordHash
         providerUserInfo = info.providerUserInfo
+    }
+}
+
+extension ProviderUserInfo {
+    /// An identity as a request describes it (`linkProviderUserInfo`); a missing raw id is empty, and refused.
+    init(_ wire: ProviderUserInfoWire) {
+        self.init(providerID: wire.providerId, rawID: wire.rawId ?? "", federatedID: wire.federatedId, email: wire.email,
+                  displayName: wire.displayName, photoURL: wire.photoUrl, phoneNumber: wire.phoneNumber,
+                  screenName: wire.screenName)
     }
 }
 

@@ -50,11 +50,7 @@ enum AdminRoutes {
         changes.phoneNumber = request.phoneNumber
         changes.deleteProviders = request.deleteProvider ?? []
         changes.mfaEnrollments = request.mfaEnrollments?.map(MFAEnrollmentInput.init)
-        changes.linkProvider = request.linkProviderUserInfo.map {
-            ProviderUserInfo(providerID: $0.providerId, rawID: $0.rawId ?? "", federatedID: $0.federatedId,
-                             email: $0.email, displayName: $0.displayName, photoURL: $0.photoUrl,
-                             phoneNumber: $0.phoneNumber, screenName: $0.screenName)
-        }
+        changes.linkProvider = request.linkProviderUserInfo.map(ProviderUserInfo.init)
         let user = try await call.services.accounts.adminUpdate(in: project, localID: request.localId, changes: changes)
         return json(UpdateAccountResponse(user))
     }

@@ -73,6 +73,8 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case invalidMFAEnrollmentID = "INVALID_MFA_ENROLLMENT_ID"
     case invalidBlockingFunction = "INVALID_BLOCKING_FUNCTION"
     case duplicateEmail = "DUPLICATE_EMAIL"
+    case missingProviderID = "MISSING_PROVIDER_ID"
+    case missingRawID = "MISSING_RAW_ID"
     case duplicateRawID = "DUPLICATE_RAW_ID"
     case duplicateMFAEnrollmentID = "DUPLICATE_MFA_ENROLLMENT_ID"
     case secondFactorLimitExceeded = "SECOND_FACTOR_LIMIT_EXCEEDED"
