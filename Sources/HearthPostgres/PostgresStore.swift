@@ -134,6 +134,14 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             """,
         ]),
         Migration(id: "0007_operations", statements: SharedSchema.operations),
+        Migration(id: "0008_identity_emails", statements: SharedSchema.identityEmails + [
+            """
+            UPDATE user_identities AS i SET email = lower(p ->> 'email')
+            FROM users AS u, jsonb_array_elements(u.data::jsonb -> 'providers') AS p
+            WHERE u.project_id = i.project_id AND u.tenant_id = i.tenant_id AND u.local_id = i.local_id
+              AND p ->> 'providerID' = i.provider_id AND p ->> 'rawID' = i.raw_id
+            """,
+        ]),
     ]
 
     /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).
@@ -219,6 +227,19 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             """).map { try RecordCoding.decode(UserRecord.self, from: $0) }
     }
 
+    public func users(projectID: String, tenantID: String?, identityEmail: String, limit: Int) async throws -> [UserRecord] {
+        let tenant = RecordCoding.tenantColumn(tenantID)
+        let email = EmailAddress.normalized(identityEmail)
+        var users: [UserRecord] = []
+        let rows = try await client.query("""
+            SELECT u.data FROM users AS u WHERE u.project_id = \(projectID) AND u.tenant_id = \(tenant) AND u.local_id IN (
+              SELECT local_id FROM user_identities WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND email = \(email))
+            ORDER BY u.created_at, u.local_id LIMIT \(limit)
+            """, logger: logger).decode(String.self)
+        for try await data in rows { users.append(try RecordCoding.decode(UserRecord.self, from: data)) }
+        return users
+    }
+
     /// Replaces the user's rows in `user_identities` inside the caller's transaction; an identity another account
     /// holds is ``StoreError/identityLinked`` (and the caller's transaction rolls back).
     private static func writeIdentities(_ user: UserRecord, _ db: PostgresConnection, logger: Logger) async throws {
@@ -229,8 +250,9 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             """, logger: logger)
         for provider in user.providers {
             let inserted = try await db.query("""
-                INSERT INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id)
-                VALUES (\(user.projectID), \(tenant), \(provider.providerID), \(provider.rawID), \(user.localID))
+                INSERT INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id, email)
+                VALUES (\(user.projectID), \(tenant), \(provider.providerID), \(provider.rawID), \(user.localID),
+                        \(provider.email.map(EmailAddress.normalized)))
                 ON CONFLICT DO NOTHING RETURNING local_id
                 """, logger: logger).collect()
             if inserted.isEmpty { throw StoreError.identityLinked }

@@ -146,6 +146,15 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             """,
         ]),
         Migration(id: "0007_operations", statements: SharedSchema.operations),
+        Migration(id: "0008_identity_emails", statements: SharedSchema.identityEmails + [
+            """
+            UPDATE user_identities SET email = (
+              SELECT lower(json_extract(p.value, '$.email')) FROM users AS u, json_each(u.data, '$.providers') AS p
+              WHERE u.project_id = user_identities.project_id AND u.tenant_id = user_identities.tenant_id
+                AND u.local_id = user_identities.local_id AND json_extract(p.value, '$.providerID') = user_identities.provider_id
+                AND json_extract(p.value, '$.rawID') = user_identities.raw_id)
+            """,
+        ]),
     ]
 
     // MARK: Projects
@@ -222,6 +231,18 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         ).first.map(Self.user)
     }
 
+    public func users(projectID: String, tenantID: String?, identityEmail: String, limit: Int) async throws -> [UserRecord] {
+        try await read(
+            """
+            SELECT u.data FROM users AS u WHERE u.project_id = ? AND u.tenant_id = ? AND u.local_id IN (
+              SELECT local_id FROM user_identities WHERE project_id = u.project_id AND tenant_id = u.tenant_id AND email = ?)
+            ORDER BY u.created_at, u.local_id LIMIT ?
+            """,
+            [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(EmailAddress.normalized(identityEmail)),
+             .integer(limit)]
+        ).map(Self.user)
+    }
+
     /// Replaces the user's rows in `user_identities` (inside the caller's write transaction); an identity another
     /// account holds is ``StoreError/identityLinked``.
     private static func writeIdentities(_ user: UserRecord, _ db: SQLiteConnection) async throws {
@@ -230,8 +251,9 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         for provider in user.providers {
             do {
                 _ = try await db.query(
-                    "INSERT INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id) VALUES (?, ?, ?, ?, ?)",
-                    [key[0], key[1], .text(provider.providerID), .text(provider.rawID), key[2]])
+                    "INSERT INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id, email) VALUES (?, ?, ?, ?, ?, ?)",
+                    [key[0], key[1], .text(provider.providerID), .text(provider.rawID), key[2],
+                     provider.email.map { .text(EmailAddress.normalized($0)) } ?? .null])
             } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {
                 throw StoreError.identityLinked
             }

@@ -24,6 +24,31 @@ extension StoreContract {
             try expect(try await store.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-u2")
                 == nil, "identity lookup stays in its project")
         },
+        StoreCheck("users are found by a linked identity's email, any case, oldest first, in their project and tenant only") { store in
+            var older = sampleUser("e1", email: "own1@example.com", createdAt: epoch)
+            older.providers = [ProviderUserInfo(providerID: "google.com", rawID: "g-e1", email: "Shared@Example.com")]
+            var newer = sampleUser("e2", email: "own2@example.com", createdAt: epoch.addingTimeInterval(5))
+            newer.providers = [ProviderUserInfo(providerID: "github.com", rawID: "gh-e2", email: "shared@example.com")]
+            try await store.insertUser(newer, uniqueEmail: true)
+            try await store.insertUser(older, uniqueEmail: true)
+            var elsewhere = sampleUser("e3", email: "own3@example.com", project: "p-two")
+            elsewhere.providers = [ProviderUserInfo(providerID: "google.com", rawID: "g-e3", email: "shared@example.com")]
+            try await store.insertUser(elsewhere, uniqueEmail: true)
+            let found = try await store.users(projectID: "p-one", tenantID: nil, identityEmail: "SHARED@example.com", limit: 10)
+            try expect(found.map(\.localID) == ["e1", "e2"], "both, oldest first: \(found.map(\.localID))")
+            try expect(try await store.users(projectID: "p-one", tenantID: "t1", identityEmail: "shared@example.com", limit: 10)
+                .isEmpty, "stays out of tenants")
+            try expect(try await store.users(projectID: "p-one", tenantID: nil, identityEmail: "own1@example.com", limit: 10)
+                .isEmpty, "the account's own email is not an identity's")
+            // An identity's new email replaces the old one; unlinking forgets it.
+            var moved = try await store.user(projectID: "p-one", tenantID: nil, localID: "e2")!
+            moved.providers = [ProviderUserInfo(providerID: "github.com", rawID: "gh-e2", email: "moved@example.com")]
+            moved = try await store.updateUser(moved, uniqueEmail: true, revokeRefreshTokens: false)
+            try expect(try await store.users(projectID: "p-one", tenantID: nil, identityEmail: "shared@example.com", limit: 10)
+                .map(\.localID) == ["e1"], "the old email is forgotten")
+            try expect(try await store.users(projectID: "p-one", tenantID: nil, identityEmail: "moved@example.com", limit: 1)
+                .map(\.localID) == ["e2"], "the new one is found")
+        },
         StoreCheck("accounts:query filters, sorts both ways, counts and pages") { store in
             let names = ["u1": "carol", "u2": "alice", "u3": nil, "u4": "bob"]
             for (offset, id) in ["u1", "u2", "u3", "u4"].enumerated() {

@@ -23,7 +23,7 @@ import Testing
         let store = try PostgresStore(url: url)
         try await store.migrate()
         try await store.migrate()
-        #expect(try await store.appliedMigrations() == ["0001_initial", "0002_action_codes_outbox", "0003_outbox_delivery", "0004_phone_assertions", "0005_pending_secrets", "0006_user_identities", "0007_operations"])
+        #expect(try await store.appliedMigrations() == ["0001_initial", "0002_action_codes_outbox", "0003_outbox_delivery", "0004_phone_assertions", "0005_pending_secrets", "0006_user_identities", "0007_operations", "0008_identity_emails"])
         try await store.close()
     }
 
@@ -35,7 +35,7 @@ import Testing
         try await store.migrate()
         func user(_ id: String, _ seconds: Double, _ raws: [String]) -> UserRecord {
             var user = UserRecord(projectID: "p-one", localID: id, validSince: 0, createdAt: Date(timeIntervalSince1970: seconds))
-            user.providers = raws.map { ProviderUserInfo(providerID: "google.com", rawID: $0) }
+            user.providers = raws.map { ProviderUserInfo(providerID: "google.com", rawID: $0, email: "\($0)@Example.com") }
             return user
         }
         try await store.insertUser(user("older", 1_000, ["g-1", "g-2"]), uniqueEmail: true)
@@ -52,7 +52,7 @@ import Testing
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await raw.run() }
             try await raw.query("DROP TABLE user_identities")
-            try await raw.query("DELETE FROM hearth_migrations WHERE id = '0006_user_identities'")
+            try await raw.query("DELETE FROM hearth_migrations WHERE id IN ('0006_user_identities', '0008_identity_emails')")
             try await raw.query("""
                 INSERT INTO users (project_id, tenant_id, local_id, created_at, data) VALUES ('p-one', '', 'newer', 2000000, \(newer))
                 """)
@@ -63,6 +63,9 @@ import Testing
         try await second.migrate()
         #expect(try await second.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-1")?.localID == "older")
         #expect(try await second.user(projectID: "p-one", tenantID: nil, providerID: "google.com", rawID: "g-3")?.localID == "newer")
+        // 0008 gives each identity its email, from the accounts' JSON.
+        #expect(try await second.users(projectID: "p-one", tenantID: nil, identityEmail: "g-3@example.com", limit: 5).map(\.localID) == ["newer"])
+        #expect(try await second.users(projectID: "p-one", tenantID: nil, identityEmail: "G-1@example.com", limit: 5).map(\.localID) == ["older"])
         try await second.close()
     }
 

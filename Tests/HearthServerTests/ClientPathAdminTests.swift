@@ -330,3 +330,25 @@ extension EmulatorFidelityTests {
         }
     }
 }
+
+extension EmulatorFidelityTests {
+    /// `createAuthUri` finds an account by its own email or, failing that, by a linked identity's, as Firebase does;
+    /// a later sign-in that brings the identity a new email moves the lookup with it.
+    @Test func signInMethodsAreFoundByAnIdentitysEmailToo() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            func idp(_ email: String) async throws -> Reply {
+                try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+                    "requestUri": "http://localhost", "returnSecureToken": true,
+                    "postBody": "providerId=google.com&id_token=\(FormEncoding.escape(#"{"sub":"m1","email":"\#(email)"}"#))"])
+            }
+            func methods(_ email: String) async throws -> [String]? {
+                try await client.post("\(Self.v1)/accounts:createAuthUri", ["identifier": email, "continueUri": "http://localhost"])["signinMethods"] as? [String]
+            }
+            _ = try await idp("first@example.com")
+            #expect(try await methods("FIRST@example.com") == ["google.com"])
+            _ = try await idp("second@example.com")
+            #expect(try await methods("second@example.com") == ["google.com"], "found by the identity's new email")
+            #expect(try await methods("nobody@example.com") == [])
+        }
+    }
+}

@@ -25,9 +25,12 @@ extension AccountService {
               url.host?.isEmpty == false
         else { throw AuthFailure.invalidContinueURI }
         guard !project.settings.enableImprovedEmailPrivacy else { return nil }
-        guard let user = try await store.user(projectID: project.id, tenantID: nil, email: identifier) else {
-            return SignInMethods(registered: false, allProviders: [], signInMethods: [])
+        // The account with this email, else one with a linked identity that has it, as Firebase looks.
+        var found = try await store.user(projectID: project.id, tenantID: nil, email: identifier)
+        if found == nil {
+            found = try await store.users(projectID: project.id, tenantID: nil, identityEmail: identifier, limit: 1).first
         }
+        guard let user = found else { return SignInMethods(registered: false, allProviders: [], signInMethods: []) }
         var methods: [String] = user.passwordHash != nil ? ["password"] : []
         var providers = user.hasEmailCredential ? ["password"] : []
         if user.emailLinkSignin == true { methods.append("emailLink") }

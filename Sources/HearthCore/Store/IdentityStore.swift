@@ -61,6 +61,8 @@ public protocol IdentityStore: Sendable {
     func user(projectID: String, tenantID: String?, phoneNumber: String) async throws -> UserRecord?
     /// The account with this linked identity (`providerUserInfo` entry), if any.
     func user(projectID: String, tenantID: String?, providerID: String, rawID: String) async throws -> UserRecord?
+    /// Accounts with a linked identity whose email is this one (any case), oldest first, at most `limit`.
+    func users(projectID: String, tenantID: String?, identityEmail: String, limit: Int) async throws -> [UserRecord]
     /// `accounts:query` over a project's own users.
     func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult
 

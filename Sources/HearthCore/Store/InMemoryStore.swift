@@ -24,6 +24,7 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         private(set) var emails: [Lookup: Set<String>] = [:]
         private(set) var phones: [Lookup: Set<String>] = [:]
         private(set) var identities: [Lookup: Set<String>] = [:]
+        private(set) var identityEmails: [Lookup: Set<String>] = [:]
         var refreshTokens: [String: RefreshTokenRecord] = [:]
         var actionCodes: [String: ActionCodeRecord] = [:]
         var outbox: [OutboxMessage] = []
@@ -94,6 +95,11 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         withState { state in
             state.users(in: state.identities, Lookup(project: projectID, tenant: tenantID, value: providerID + "\u{0}" + rawID)).first
         }
+    }
+
+    public func users(projectID: String, tenantID: String?, identityEmail: String, limit: Int) async throws -> [UserRecord] {
+        let wanted = Lookup(project: projectID, tenant: tenantID, value: EmailAddress.normalized(identityEmail))
+        return withState { state in Array(state.users(in: state.identityEmails, wanted).prefix(limit)) }
     }
 
     public func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult {
@@ -364,12 +370,14 @@ extension InMemoryStore.State {
 
 extension InMemoryStore.State {
     fileprivate static func lookups(of user: UserRecord) -> (emails: [InMemoryStore.Lookup], phones: [InMemoryStore.Lookup],
-                                                         identities: [InMemoryStore.Lookup]) {
+                                                         identities: [InMemoryStore.Lookup],
+                                                         identityEmails: [InMemoryStore.Lookup]) {
         func lookup(_ value: String) -> InMemoryStore.Lookup {
             InMemoryStore.Lookup(project: user.projectID, tenant: user.tenantID, value: value)
         }
         return (user.normalizedEmail.map { [lookup($0)] } ?? [], user.phoneNumber.map { [lookup($0)] } ?? [],
-                user.providers.map { lookup($0.providerID + "\u{0}" + $0.rawID) })
+                user.providers.map { lookup($0.providerID + "\u{0}" + $0.rawID) },
+                user.providers.compactMap { $0.email.map { lookup(EmailAddress.normalized($0)) } })
     }
 
     /// Stores `user` under its key and re-indexes it.
@@ -381,6 +389,7 @@ extension InMemoryStore.State {
         for entry in entries.emails { emails[entry, default: []].insert(user.localID) }
         for entry in entries.phones { phones[entry, default: []].insert(user.localID) }
         for entry in entries.identities { identities[entry, default: []].insert(user.localID) }
+        for entry in entries.identityEmails { identityEmails[entry, default: []].insert(user.localID) }
     }
 
     /// Removes the user under `key` and its index entries; returns whether there was one.
@@ -395,6 +404,7 @@ extension InMemoryStore.State {
         for entry in entries.emails { drop(entry, from: &emails) }
         for entry in entries.phones { drop(entry, from: &phones) }
         for entry in entries.identities { drop(entry, from: &identities) }
+        for entry in entries.identityEmails { drop(entry, from: &identityEmails) }
         return true
     }
 

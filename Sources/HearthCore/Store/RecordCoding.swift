@@ -96,6 +96,12 @@ public enum SharedSchema {
         "CREATE INDEX user_identities_user ON user_identities (project_id, tenant_id, local_id)",
     ]
 
+    /// Migration 0008: a linked identity's email, so `createAuthUri` finds accounts by it (backfilled per dialect).
+    public static let identityEmails = [
+        "ALTER TABLE user_identities ADD COLUMN email TEXT",
+        "CREATE INDEX user_identities_email ON user_identities (project_id, tenant_id, email)",
+    ]
+
     /// The SQL expression `accounts:query` sorts by (both dialects; `json` extracts a field of `data`).
     public static func sortExpression(_ field: UserQuery.SortField, json: (String) -> String) -> String {
         switch field {

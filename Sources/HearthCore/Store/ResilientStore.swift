@@ -167,6 +167,11 @@ public final class ResilientStore: IdentityStore, Sendable {
             try await base.user(projectID: projectID, tenantID: tenantID, providerID: providerID, rawID: rawID)
         }
     }
+    public func users(projectID: String, tenantID: String?, identityEmail: String, limit: Int) async throws -> [UserRecord] {
+        try await call("usersByIdentityEmail") { [base] in
+            try await base.users(projectID: projectID, tenantID: tenantID, identityEmail: identityEmail, limit: limit)
+        }
+    }
     public func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult {
         try await call("queryUsers") { [base] in try await base.queryUsers(projectID: projectID, query) }
     }
