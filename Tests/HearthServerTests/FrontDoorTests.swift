@@ -165,3 +165,19 @@ final class Gate: @unchecked Sendable {
 struct AlwaysFull: BlockingWorkRunner {
     func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T { throw WorkQueueFull() }
 }
+
+extension FrontDoorTests {
+    /// The usual first curl mistake, a path without Google's host segment, gets a 404 that says where the path
+    /// lives; other unknown paths keep Google's plain 404.
+    @Test func hostlessPathsGetAHint() async throws {
+        try await TestApp().run { client in
+            let signUp = try await client.post("/v1/accounts:signUp", ["returnSecureToken": true])
+            #expect(signUp.status == 404 && signUp.errorMessage?.hasSuffix("try /identitytoolkit.googleapis.com/v1/accounts:signUp") == true,
+                    "\(signUp.text)")
+            let refresh = try await client.post("/v1/token", ["grant_type": "refresh_token"])
+            #expect(refresh.errorMessage?.hasSuffix("try /securetoken.googleapis.com/v1/token") == true, "\(refresh.text)")
+            let other = try await client.send(.get, "/nothing-here")
+            #expect(other.status == 404 && other.errorMessage == "Not Found")
+        }
+    }
+}

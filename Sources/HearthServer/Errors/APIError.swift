@@ -39,6 +39,24 @@ struct APIError: Error, Sendable {
     static let notFound = APIError(status: .notFound, envelope: ErrorEnvelope(
         code: 404, message: "Not Found", reason: "notFound", domain: nil, status: "NOT_FOUND"))
 
+    /// The 404 of an unknown path; a path written without Google's host segment (`/v1/accounts:signUp`) gets a hint
+    /// saying where it lives, since that is the usual first mistake with curl.
+    static func notFound(path: String) -> APIError {
+        let host: String
+        if path.hasPrefix("/v1/token") {
+            host = "/securetoken.googleapis.com"
+        } else if path.hasPrefix("/v1/") || path.hasPrefix("/v2/") {
+            host = "/identitytoolkit.googleapis.com"
+        } else if path.hasPrefix("/identitytoolkit/v3/") {
+            host = "/www.googleapis.com"
+        } else {
+            return notFound
+        }
+        var error = notFound
+        error.envelope.error.message = "Not Found. Paths start with Google's host, as Firebase's emulator serves them: try \(host)\(path)"
+        return error
+    }
+
     static func methodNotAllowed(_ method: HTTPRequest.Method, _ path: String) -> APIError {
         APIError(status: .methodNotAllowed, envelope: ErrorEnvelope(
             code: 405, message: "Method \(method.rawValue) not allowed for \(path)", reason: "methodNotAllowed",

@@ -30,7 +30,7 @@ struct ErrorEnvelopes: RouterMiddleware {
             context.logger.notice("password hashing queue full: request refused",
                                   metadata: ["hint": "raise hashQueueLimit or add CPU if this is regular traffic"])
             return AuthFailure.tooManyAttempts.apiError
-        case let error as HTTPError where error.status == .notFound: return .notFound
+        case let error as HTTPError where error.status == .notFound: return .notFound(path: request.uri.path)
         default:
             context.logger.error("internal error", metadata: [
                 "path": .string(request.uri.path), "error": .string(String(reflecting: error))])
