@@ -20,5 +20,5 @@ PY
 echo "== importing"
 /usr/bin/time -v .build/release/hearth auth:import "$work/users.csv" --hash-algo=scrypt \
   --hash-key=jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA== \
-  --salt-separator=Bw== --rounds=8 --mem-cost=14 --store "sqlite:$work/hearth.sqlite" 2>&1 \
+  --salt-separator=Bw== --rounds=8 --mem-cost=14 --store "sqlite:$work/hearth.sqlite" --create-project 2>&1 \
   | grep -E "users imported|Elapsed|Maximum resident" | tail -3

@@ -24,6 +24,12 @@ enum StoreFactory {
         throw StoreLocationError(location: location)
     }
 
+    /// The file of an `sqlite:PATH` location, or `nil` for other stores.
+    static func sqlitePath(_ location: String) -> String? {
+        guard location.hasPrefix("sqlite:") else { return nil }
+        return String(location.dropFirst("sqlite:".count))
+    }
+
     /// The URL without its password, for the start-up banner and logs.
     static func redacted(_ url: String) -> String {
         guard let at = url.firstIndex(of: "@"), let scheme = url.range(of: "://"),
@@ -37,4 +43,11 @@ struct StoreLocationError: Error, CustomStringConvertible {
     var description: String {
         "unknown store '\(location)': use sqlite:PATH (e.g. sqlite:hearth-data/hearth.sqlite), postgres://user:pass@host/db or memory:"
     }
+}
+
+/// A command that cannot go on, said in words (ArgumentParser prints it without the usage text that a
+/// `ValidationError` brings, and exits 1).
+struct CommandFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }

@@ -14,6 +14,10 @@ struct DataOptions: ParsableArguments {
     @Option(help: "A JSON configuration file (see README: Configuration; default: HEARTH_CONFIG).")
     var config: String?
 
+    @Flag(name: .customLong("create-project"),
+          help: "Create the store and the project if they do not exist yet (otherwise only `hearth serve` creates them).")
+    var createProject = false
+
     private var environment: [String: String] { ProcessInfo.processInfo.environment }
 
     func configFile() throws -> ConfigFile { try ConfigFile.load(config ?? environment["HEARTH_CONFIG"]) }
@@ -27,16 +31,34 @@ struct DataOptions: ParsableArguments {
         projectID ?? environment["HEARTH_PROJECT_ID"] ?? file.projectId ?? "hearth-local"
     }
 
-    /// Opens the store (migrated) and the project, creating the project as a first `hearth serve` would.
+    /// Opens the store (migrated) and the project, and says which on standard error. A store or project that does
+    /// not exist is an error naming where it was looked for (a command run from another folder must not quietly
+    /// start a new store with new keys) unless `--create-project` asks for it, as a first `hearth serve` would.
     func open() async throws -> (store: any IdentityStore, project: ProjectContext, accounts: AccountService) {
         let file = try configFile()
         let id = projectID(file)
         guard ProjectID.isValid(id) else { throw ValidationError("project id '\(id)' is not valid") }
-        let (store, _) = try await StoreFactory.open(storeLocation(file))
+        let location = storeLocation(file)
+        if !createProject, let path = StoreFactory.sqlitePath(location), !FileManager.default.fileExists(atPath: path) {
+            let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+            throw CommandFailure("no Hearth store at \(absolute) (from \(location)). Run this where `hearth serve` keeps "
+                + "its data, name the store with --store or HEARTH_STORE, or add --create-project to start a new one.")
+        }
+        let (store, description) = try await StoreFactory.open(location)
         try await store.migrate()
         let directory = ProjectDirectory(store: store, clock: SystemClock(),
                                          defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: true) })
-        let project = try await directory.contextCreatingIfNeeded(for: id)
+        let project: ProjectContext
+        if let existing = try await directory.context(for: id) {
+            project = existing
+        } else if createProject {
+            project = try await directory.contextCreatingIfNeeded(for: id)
+        } else {
+            try? await store.close()
+            throw CommandFailure("project \(id) is not in the store (\(description)). Name the project with "
+                + "--project-id or HEARTH_PROJECT_ID, or add --create-project to create it.")
+        }
+        FileHandle.standardError.write(Data("store: \(description); project: \(id)\n".utf8))
         return (store, project, AccountService(store: store, clock: SystemClock(), hashing: InlineWorkRunner()))
     }
 }
