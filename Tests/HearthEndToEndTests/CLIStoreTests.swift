@@ -5,20 +5,8 @@ import Testing
 /// for a project the store lacks, they stop and say where they looked instead of creating a new store with new keys.
 @Suite(.enabled(if: hearthBinary != nil, "needs the built hearth binary"))
 struct CLIStoreTests {
-    /// Runs `hearth ARGS` in `folder` with no HEARTH_* settings: its exit status and everything it printed.
     static func hearth(_ arguments: [String], in folder: URL) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = try #require(hearthBinary)
-        process.arguments = arguments
-        process.currentDirectoryURL = folder
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        try runHearth(arguments, in: folder, environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") })
     }
 
     @Test func commandsNameTheirStoreAndCreateNothingUnasked() throws {

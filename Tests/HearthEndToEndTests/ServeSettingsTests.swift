@@ -19,17 +19,9 @@ struct ServeSettingsTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("config.json")
         try Data(config.utf8).write(to: file)
-        let process = Process()
-        process.executableURL = try #require(hearthBinary)
-        process.arguments = ["serve", "--store", "memory:", "--port", "0", "--config", file.path]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus != 0, "\(config) \(environment) started anyway")
+        let (status, text) = try runHearth(["serve", "--store", "memory:", "--port", "0", "--config", file.path],
+                                           environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
+        #expect(status != 0, "\(config) \(environment) started anyway")
         #expect(text.contains(key), "names \(key): \(text)")
     }
 

@@ -6,15 +6,6 @@ import HearthPostgresTestSupport
 import HearthTestSupport
 import Testing
 
-/// The `hearth` executable built beside the test bundle (`swift test` builds it), or `HEARTH_BINARY` (to run
-/// these tests against another build, such as one from before a fix).
-let hearthBinary: URL? = {
-    if let given = ProcessInfo.processInfo.environment["HEARTH_BINARY"] { return URL(fileURLWithPath: given) }
-    let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let candidates = [folder, folder.deletingLastPathComponent()].map { $0.appendingPathComponent("hearth") }
-    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-}()
-
 /// Two `hearth serve` processes on one PostgreSQL, in production mode, racing over HTTP on the same accounts: a
 /// sign-in with the old password on one instance while the password changes on the other, and two profile updates
 /// at once. Before versioned writes the sign-in reverted the change in 5 of 6 tries; now no try may lose anything.

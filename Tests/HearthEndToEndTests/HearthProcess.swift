@@ -1,0 +1,30 @@
+import Foundation
+import Testing
+
+/// The `hearth` executable built beside the test bundle (`swift test` builds it), or `HEARTH_BINARY` (to run
+/// these tests against another build, such as one from before a fix).
+let hearthBinary: URL? = {
+    if let given = ProcessInfo.processInfo.environment["HEARTH_BINARY"] { return URL(fileURLWithPath: given) }
+    let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let candidates = [folder, folder.deletingLastPathComponent()].map { $0.appendingPathComponent("hearth") }
+    return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+}()
+
+/// Runs `hearth ARGUMENTS` to its end (in `folder`, with `environment` instead of this process's if given): its
+/// exit status and everything it printed on either stream.
+func runHearth(_ arguments: [String], in folder: URL? = nil, environment: [String: String]? = nil) throws
+    -> (status: Int32, output: String)
+{
+    let process = Process()
+    process.executableURL = try #require(hearthBinary)
+    process.arguments = arguments
+    if let folder { process.currentDirectoryURL = folder }
+    if let environment { process.environment = environment }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, text)
+}
