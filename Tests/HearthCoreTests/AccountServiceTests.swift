@@ -338,3 +338,34 @@ extension AccountServiceTests {
         }
     }
 }
+
+extension AccountServiceTests {
+    /// A re-run import counts users already stored with the same data as unchanged, refuses one that changed since,
+    /// and a dry run checks the same things without writing.
+    @Test func importsCanBeRunAgainAndTriedDry() async throws {
+        let accounts = makeService()
+        let project = try await makeProject()
+        var first = ImportUser(localID: "i1", email: "i1@example.com")
+        first.displayName = "One"
+        first.createdAt = Date(timeIntervalSince1970: 1_600_000_000)
+        let second = ImportUser(localID: "i2", email: "i2@example.com")
+        let dry = try await accounts.importBatch(in: project, [first, second], hashing: nil, skipUnchanged: true, dryRun: true)
+        #expect(dry.rejections.isEmpty && dry.unchanged.isEmpty)
+        #expect(try await store.user(projectID: project.id, tenantID: nil, localID: "i1") == nil, "a dry run writes nothing")
+
+        let done = try await accounts.importBatch(in: project, [first], hashing: nil, skipUnchanged: true)
+        #expect(done.rejections.isEmpty && done.unchanged.isEmpty)
+        let again = try await accounts.importBatch(in: project, [first, second], hashing: nil, skipUnchanged: true)
+        #expect(again.unchanged == [0] && again.rejections.isEmpty, "\(again)")
+        #expect(try await store.user(projectID: project.id, tenantID: nil, localID: "i2") != nil)
+
+        first.displayName = "Changed"
+        let changed = try await accounts.importBatch(in: project, [first], hashing: nil, skipUnchanged: true)
+        #expect(changed.unchanged.isEmpty && changed.rejections.map(\.index) == [0], "a changed user is not overwritten")
+        let tried = try await accounts.importBatch(in: project, [first, ImportUser(localID: "i3", email: "i2@example.com")],
+                                                   hashing: nil, skipUnchanged: true, dryRun: true)
+        #expect(tried.rejections.map(\.message) == ["localId belongs to an existing account - can not overwrite.",
+                                                   "email exists in other account in database"], "\(tried)")
+        #expect(try await store.user(projectID: project.id, tenantID: nil, localID: "i1")?.displayName == "One")
+    }
+}

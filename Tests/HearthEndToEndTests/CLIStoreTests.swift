@@ -32,4 +32,27 @@ struct CLIStoreTests {
                 "\(otherProject.output)")
         #expect(!exists("users.json"))
     }
+
+    /// `auth:import` can be run again after an interruption, and tried first with `--dry-run`; its summary and exit
+    /// status say what happened.
+    @Test func importsCanBeRunAgainAndTriedDry() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-import-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let users = #"{"users": [{"localId": "u1", "email": "u1@example.com"}, {"localId": "u2", "email": "u2@example.com"}]}"#
+        try Data(users.utf8).write(to: folder.appendingPathComponent("users.json"))
+
+        let dry = try Self.hearth(["auth:import", "users.json", "--dry-run", "--create-project"], in: folder)
+        #expect(dry.status == 0 && dry.output.contains("dry run, nothing written: 2 users would be imported"), "\(dry.output)")
+        let first = try Self.hearth(["auth:import", "users.json"], in: folder)
+        #expect(first.status == 0 && first.output.contains("2 users imported, 0 already there"), "\(first.output)")
+        let again = try Self.hearth(["auth:import", "users.json"], in: folder)
+        #expect(again.status == 0 && again.output.contains("0 users imported, 2 already there with the same data"), "\(again.output)")
+
+        let clash = #"{"users": [{"localId": "u3", "email": "u1@example.com"}]}"#
+        try Data(clash.utf8).write(to: folder.appendingPathComponent("clash.json"))
+        let refused = try Self.hearth(["auth:import", "clash.json"], in: folder)
+        #expect(refused.status == 1 && refused.output.contains("1 refused") && refused.output.contains("user 1: email exists"),
+                "\(refused.output)")
+    }
 }

@@ -92,6 +92,9 @@ struct AuthImport: AsyncParsableCommand {
               hearth auth:import users.json --hash-algo=scrypt --hash-key=<base64 signer key> \\
                 --salt-separator=Bw== --rounds=8 --mem-cost=14
             Users are read and imported 1000 at a time; rejected users are listed at the end with their position.
+            Run it again after an interruption: users already imported with the same data are counted and skipped.
+            --dry-run checks the whole file against the store and writes nothing. Exit status: 0 when every user is
+            imported or already there, 1 when some were refused (or would be).
             """)
 
     @Argument(help: "users.json or users.csv, as `firebase auth:export` writes them.")
@@ -118,6 +121,9 @@ struct AuthImport: AsyncParsableCommand {
     var dkLen: Int?
     @Option(name: .customLong("hash-input-order"), help: "SALT_FIRST or PASSWORD_FIRST.")
     var hashInputOrder: String?
+
+    @Flag(name: .customLong("dry-run"), help: "Check every user against the store and write nothing.")
+    var dryRun = false
 
     @OptionGroup var data: DataOptions
 
@@ -148,7 +154,9 @@ struct AuthImport: AsyncParsableCommand {
         let reader = try FirebaseUserFile.Reader(path: file, format: format)
         var progress = Progress()
         var imported = 0
+        var unchanged = 0
         var rejected: [(position: Int, message: String)] = []
+        let verb = dryRun ? "users checked" : "users imported"
         // Reading the next batch overlaps storing this one: parsing and the database each get a core.
         var before = reader.position
         var batch = try reader.next(AccountService.importBatchLimit)
@@ -156,17 +164,23 @@ struct AuthImport: AsyncParsableCommand {
             let upcoming = Task.detached { () throws -> (Int, [ImportUser]) in
                 (reader.position, try reader.next(AccountService.importBatchLimit))
             }
-            let refusals = try await accounts.importUsers(in: project, batch, hashing: hashing)
+            let report = try await accounts.importBatch(in: project, batch, hashing: hashing, skipUnchanged: true,
+                                                        dryRun: dryRun)
             // Positions for the summary: the n-th user of this batch is user `before + n + 1` of the file (JSON)
             // or a line near it (CSV, where blank lines are skipped).
-            rejected += refusals.map { (before + $0.index + 1, $0.message) }
-            imported += batch.count - refusals.count
-            progress.show(imported, "users imported")
+            rejected += report.rejections.map { (before + $0.index + 1, $0.message) }
+            unchanged += report.unchanged.count
+            imported += batch.count - report.rejections.count - report.unchanged.count
+            progress.show(imported + unchanged, verb)
             (before, batch) = try await upcoming.value
         }
-        progress.show(imported, "users imported", final: true)
+        progress.show(imported + unchanged, verb, final: true)
+        let summary = dryRun
+            ? "dry run, nothing written: \(imported) users would be imported, \(unchanged) are already there with the same data, \(rejected.count) would be refused"
+            : "\(imported) users imported, \(unchanged) already there with the same data (skipped), \(rejected.count) refused"
+        print(summary)
         if !rejected.isEmpty {
-            FileHandle.standardError.write(Data("\(rejected.count) users were not imported:\n".utf8))
+            FileHandle.standardError.write(Data("\(rejected.count) users \(dryRun ? "would not be" : "were not") imported:\n".utf8))
             for (position, message) in rejected.prefix(100) {
                 FileHandle.standardError.write(Data("  user \(position): \(message)\n".utf8))
             }

@@ -142,6 +142,24 @@ extension AccountService {
     /// the whole batch (`DUPLICATE_EMAIL`, `DUPLICATE_RAW_ID`), as Firebase does.
     public func importUsers(in project: ProjectContext, _ users: [ImportUser], hashing: ImportHashing?,
                             allowOverwrite: Bool = false, sanityCheck: Bool = false) async throws -> [ImportRejection] {
+        try await importBatch(in: project, users, hashing: hashing, allowOverwrite: allowOverwrite,
+                              sanityCheck: sanityCheck).rejections
+    }
+
+    /// What one batch of a re-runnable import did.
+    public struct ImportReport: Sendable, Equatable {
+        /// Users not imported, with Firebase's message.
+        public var rejections: [ImportRejection] = []
+        /// Users already stored with the same data (a re-run after an interruption): skipped, not errors.
+        public var unchanged: [Int] = []
+    }
+
+    /// `hearth auth:import`: as ``importUsers(in:_:hashing:allowOverwrite:sanityCheck:)``, except that a user
+    /// already stored with the same data counts as unchanged rather than refused, so an import can be run again
+    /// after an interruption; with `dryRun` every check runs against the store and nothing is written.
+    public func importBatch(in project: ProjectContext, _ users: [ImportUser], hashing: ImportHashing?,
+                            allowOverwrite: Bool = false, sanityCheck: Bool = false, skipUnchanged: Bool = false,
+                            dryRun: Bool = false) async throws -> ImportReport {
         guard !users.isEmpty else { throw AuthFailure.invalidImportParameter("MISSING_USER_ACCOUNT") }
         guard users.count <= Self.importBatchLimit else {
             throw AuthFailure.invalidImportParameter("MAXIMUM_USER_COUNT_EXCEEDED")
@@ -181,9 +199,18 @@ extension AccountService {
             }
         }
         // The whole batch in one go; taken ids are overwritten afterwards when the caller allows it.
-        let refused = try await store.insertUsers(valid.map(\.record), uniqueEmail: uniqueEmail)
+        let refused = dryRun ? try await wouldRefuse(valid.map(\.record), uniqueEmail: uniqueEmail)
+            : try await store.insertUsers(valid.map(\.record), uniqueEmail: uniqueEmail)
+        var unchanged: [Int] = []
         for (position, error) in refused.sorted(by: { $0.key < $1.key }) {
             let (index, record) = valid[position]
+            // The id, its email or its identity is taken: by this very user, unchanged, when an import runs again.
+            if skipUnchanged, let stored = try await store.user(projectID: record.projectID, tenantID: record.tenantID, localID: record.localID),
+               stored.holds(imported: record, comparingCreation: users[index].createdAt != nil) {
+                unchanged.append(index)
+                continue
+            }
+            if dryRun, error == .duplicateLocalID, allowOverwrite { continue }
             if error == .duplicateLocalID, allowOverwrite {
                 do {
                     // An overwrite replaces the account whatever it holds now: compare against the stored version.
@@ -204,7 +231,28 @@ extension AccountService {
             }
             rejections.append(ImportRejection(index: index, message: message))
         }
-        return rejections.sorted { $0.index < $1.index }
+        return ImportReport(rejections: rejections.sorted { $0.index < $1.index }, unchanged: unchanged)
+    }
+
+    /// What ``IdentityStore/insertUsers(_:uniqueEmail:)`` would refuse, by position, found by reading only (a dry
+    /// run). Conflicts between users of the same batch are not looked for.
+    private func wouldRefuse(_ records: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError] {
+        var refused: [Int: StoreError] = [:]
+        for (position, record) in records.enumerated() {
+            if try await store.user(projectID: record.projectID, tenantID: record.tenantID, localID: record.localID) != nil {
+                refused[position] = .duplicateLocalID
+            } else if uniqueEmail, let email = record.email,
+                      try await store.user(projectID: record.projectID, tenantID: record.tenantID, email: email) != nil {
+                refused[position] = .emailExists
+            } else {
+                for identity in record.providers where try await store.user(
+                    projectID: record.projectID, tenantID: record.tenantID, providerID: identity.providerID,
+                    rawID: identity.rawID) != nil {
+                    refused[position] = .identityLinked
+                }
+            }
+        }
+        return refused
     }
 
     private struct ImportProblem: Error {
@@ -278,5 +326,20 @@ extension AccountService {
             throw ImportProblem("mfaInfo is invalid: each factor needs a distinct E.164 phoneInfo, at most 5")
         }
         return record
+    }
+}
+
+extension UserRecord {
+    /// Whether this stored account holds what importing `imported` would write: the same profile, identities,
+    /// password hash, creation time (when the file gave one; otherwise each run would stamp its own) and second
+    /// factors. A re-run import finds such users and skips them; one that changed since (a sign-in re-hashes the
+    /// password) is not the same.
+    public func holds(imported: UserRecord, comparingCreation: Bool = true) -> Bool {
+        normalizedEmail == imported.normalizedEmail && emailVerified == imported.emailVerified
+            && displayName == imported.displayName && photoURL == imported.photoURL && phoneNumber == imported.phoneNumber
+            && disabled == imported.disabled && customAttributes == imported.customAttributes
+            && providers == imported.providers && passwordHash == imported.passwordHash
+            && (!comparingCreation || createdAt.epochMilliseconds == imported.createdAt.epochMilliseconds)
+            && enrollments.map { [$0.phoneNumber, $0.displayName] } == imported.enrollments.map { [$0.phoneNumber, $0.displayName] }
     }
 }
