@@ -6,5 +6,11 @@ struct Hearth: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hearth",
         abstract: "A self-hosted identity server that speaks Firebase Authentication's protocol.",
-        subcommands: [Serve.self, Speed.self, AuthImport.self, AuthExport.self, ServiceAccounts.self])
+        version: HearthVersion.current,
+        subcommands: [Serve.self, Speed.self, AuthImport.self, AuthExport.self, ServiceAccounts.self, AdminToken.self])
+}
+
+/// The release this binary was built as (`hearth --version`).
+enum HearthVersion {
+    static let current = "0.9.0"
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// The commands other than `serve` open an existing store and project and name them; run from the wrong folder or
@@ -54,5 +57,38 @@ struct CLIStoreTests {
         let refused = try Self.hearth(["auth:import", "clash.json"], in: folder)
         #expect(refused.status == 1 && refused.output.contains("1 refused") && refused.output.contains("user 1: email exists"),
                 "\(refused.output)")
+    }
+
+    /// `hearth admin-token` signs a single-use admin bearer with a service account's key file: curl's way into the
+    /// admin API, working at once for an account created while the server runs. `hearth --version` says which build
+    /// this is.
+    @Test func adminTokensWorkOnceAgainstARunningServer() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-token-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let version = try Self.hearth(["--version"], in: folder)
+        #expect(version.status == 0 && version.output.split(separator: ".").count == 3, "\(version.output)")
+        let store = "sqlite:" + folder.appendingPathComponent("hearth-data/hearth.sqlite").path
+        let (base, stop) = try await TwoInstanceRaceTests.startHearth(store: store)
+        defer { stop() }
+        // Created while the server runs: its key works at once, not after the project cache's 5 s.
+        let created = try Self.hearth(["service-accounts", "create", "backend-api"], in: folder)
+        #expect(created.status == 0, "\(created.output)")
+        let minted = try Self.hearth(["admin-token", "--key-file", "backend-api.json", "--url", base], in: folder)
+        let token = minted.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(minted.status == 0 && token.split(separator: ".").count == 3, "\(minted.output)")
+        func lookup() async throws -> Int {
+            var request = URLRequest(url: URL(string: base + "/identitytoolkit.googleapis.com/v1/projects/hearth-local/accounts:lookup")!)
+            request.httpMethod = "POST"
+            request.setValue("Bearer " + token, forHTTPHeaderField: "Authorization")
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(#"{"localId": ["nobody"]}"#.utf8)
+            let (_, response) = try await URLSession.shared.data(for: request)
+            return (response as? HTTPURLResponse)?.statusCode ?? 0
+        }
+        #expect(try await lookup() == 200)
+        #expect(try await lookup() == 401, "a token is accepted once")
+        let unreadable = try Self.hearth(["admin-token", "--key-file", "missing.json"], in: folder)
+        #expect(unreadable.status != 0 && unreadable.output.contains("cannot read missing.json"), "\(unreadable.output)")
     }
 }

@@ -47,6 +47,13 @@ public final class ProjectDirectory: @unchecked Sendable {
         return try remember(record, now: now)
     }
 
+    /// The project as stored now, past the cache: for a credential the cached record does not know yet (a service
+    /// account created a moment ago by `hearth service-accounts create`).
+    public func reloaded(_ id: String) async throws -> ProjectContext? {
+        guard let record = try await store.project(id: id) else { return nil }
+        return try remember(record, now: clock.now())
+    }
+
     /// The project with this id, created (keys, hash parameters, API key) if it does not exist yet.
     /// With `signingKeys`, the new project shares those keys instead of generating its own.
     public func contextCreatingIfNeeded(for id: String, apiKey: String? = nil,

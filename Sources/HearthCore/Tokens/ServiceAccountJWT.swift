@@ -103,6 +103,27 @@ public enum AdminAssertion {
         return verified.account
     }
 
+    /// Signs an admin assertion with a service account's key file (what `hearth service-accounts create` wrote):
+    /// `iss = sub = client_email`, `aud`, a `lifetime` of at most an hour, a fresh `jti`. Single use, as every
+    /// assertion: `hearth admin-token` prints one per call.
+    public static func sign(keyFile: Data, audience: String, now: Date, lifetime: Int64 = 300) throws -> String {
+        struct KeyFile: Decodable {
+            var private_key_id: String
+            var private_key: String
+            var client_email: String
+        }
+        struct Payload: Encodable {
+            var iss: String, sub: String, aud: String, iat: Int64, exp: Int64, jti: String
+        }
+        let file = try JSONDecoder().decode(KeyFile.self, from: keyFile)
+        let key = try SigningKey(SigningKeyRecord(kid: file.private_key_id, privateKeyPEM: file.private_key,
+                                                  certificatePEM: "", createdAt: now))
+        let iat = now.epochSeconds
+        let payload = Payload(iss: file.client_email, sub: file.client_email, aud: audience, iat: iat,
+                              exp: iat + min(max(lifetime, 1), maximumLifetime), jti: SecureRandom.token())
+        return try JWS.sign(payload: Array(try JSONEncoder().encode(payload)), with: key)
+    }
+
     private static func trimmingSlash(_ url: String) -> String {
         url.hasSuffix("/") ? String(url.dropLast()) : url
     }

@@ -92,7 +92,7 @@ struct AdminGuard: RouterMiddleware {
         }
         guard authorization.lowercased().hasPrefix("bearer ") else { throw APIError.unauthenticated }
         let token = String(authorization.dropFirst(7)).trimmingCharacters(in: .whitespaces)
-        let project: ProjectContext
+        var project: ProjectContext
         if emulator, let id {
             guard ProjectID.isValid(id) else { throw APIError.notFound }
             project = try await services.emulatorProject(id)
@@ -101,10 +101,21 @@ struct AdminGuard: RouterMiddleware {
         }
         let actor: String
         do {
-            let account = try await AdminAssertion.verify(
-                token, project: project.record, audiences: services.adminAudiences, store: services.store,
-                now: services.accounts.clock.now())
-            actor = account.clientEmail
+            let verify = { [services] (project: ProjectContext) in
+                try await AdminAssertion.verify(token, project: project.record, audiences: services.adminAudiences,
+                                                store: services.store, now: services.accounts.clock.now())
+            }
+            do {
+                actor = try await verify(project).clientEmail
+            } catch AdminAssertion.Failure.token(.unknownKey) {
+                // A key the cached project does not know may be a service account created a moment ago: look once
+                // past the cache before refusing, so a new key works at once (a deleted one stops within 5 s).
+                guard let current = try await services.projects.reloaded(project.id), current.record != project.record else {
+                    throw AdminAssertion.Failure.token(.unknownKey)
+                }
+                project = current
+                actor = try await verify(project).clientEmail
+            }
         } catch let failure as AdminAssertion.Failure {
             services.logger.notice("admin credential refused", metadata: [
                 "reason": "\(failure)", "path": "\(request.uri.path)",

@@ -1,0 +1,40 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+
+/// `hearth admin-token --key-file FILE`: a short-lived admin bearer for curl, signed with a service account's key.
+struct AdminToken: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "admin-token",
+        abstract: "Print an admin bearer token for one admin API call, signed with a service account's key file.",
+        discussion: """
+            Each token is accepted once (a captured header cannot be replayed), so run it for each call:
+
+              curl -H "Authorization: Bearer $(hearth admin-token --key-file backend-api.json)" \\
+                -d '{"localId": ["USER_ID"]}' \\
+                http://127.0.0.1:9099/identitytoolkit.googleapis.com/v1/projects/hearth-local/accounts:lookup
+
+            The token names the server it is for: --url, else HEARTH_PUBLIC_URL, else http://127.0.0.1:9099.
+            """)
+
+    @Option(name: .customLong("key-file"), help: "The service account's key file (from `hearth service-accounts create`).")
+    var keyFile: String
+
+    @Option(help: "The server's base URL, as it knows itself (its publicURL; default HEARTH_PUBLIC_URL or http://127.0.0.1:9099).")
+    var url: String?
+
+    @Option(help: "Seconds the token stays valid (default 300, at most 3600).")
+    var lifetime: Int64 = 300
+
+    func run() throws {
+        guard let data = FileManager.default.contents(atPath: keyFile) else {
+            throw CommandFailure("cannot read \(keyFile): give the key file `hearth service-accounts create` wrote")
+        }
+        let audience = url ?? ProcessInfo.processInfo.environment["HEARTH_PUBLIC_URL"] ?? "http://127.0.0.1:9099"
+        do {
+            print(try AdminAssertion.sign(keyFile: data, audience: audience, now: Date(), lifetime: lifetime))
+        } catch {
+            throw CommandFailure("\(keyFile) is not a service-account key file (private_key_id, private_key, client_email)")
+        }
+    }
+}
