@@ -7,7 +7,8 @@ struct Hearth: AsyncParsableCommand {
         commandName: "hearth",
         abstract: "A self-hosted identity server that speaks Firebase Authentication's protocol.",
         version: HearthVersion.current,
-        subcommands: [Serve.self, Speed.self, AuthImport.self, AuthExport.self, ServiceAccounts.self, AdminToken.self])
+        subcommands: [Serve.self, Speed.self, Users.self, AuthImport.self, AuthExport.self, ServiceAccounts.self,
+                      AdminToken.self])
 }
 
 /// The release this binary was built as (`hearth --version`).

@@ -91,4 +91,32 @@ struct CLIStoreTests {
         let unreadable = try Self.hearth(["admin-token", "--key-file", "missing.json"], in: folder)
         #expect(unreadable.status != 0 && unreadable.output.contains("cannot read missing.json"), "\(unreadable.output)")
     }
+
+    /// `hearth users`: the Admin SDKs' user calls from a shell, with Firebase's refusals in words and `--json` for
+    /// scripts.
+    @Test func usersAreManagedFromTheCommandLine() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-users-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let created = try Self.hearth(["users", "create", "--uid", "ada", "--email", "Ada@Example.com", "--password", "secret123",
+                                       "--create-project"], in: folder)
+        #expect(created.status == 0 && created.output.contains("ada\tada@example.com"), "\(created.output)")
+        let weak = try Self.hearth(["users", "create", "--email", "b@example.com", "--password", "123"], in: folder)
+        #expect(weak.status != 0 && weak.output.contains("refused: WEAK_PASSWORD"), "\(weak.output)")
+        #expect(try Self.hearth(["users", "set-claims", "ada", #"{"role":"admin"}"#], in: folder).status == 0)
+        let reserved = try Self.hearth(["users", "set-claims", "ada", #"{"sub":"x"}"#], in: folder)
+        #expect(reserved.status != 0 && reserved.output.contains("refused: FORBIDDEN_CLAIM"), "\(reserved.output)")
+        #expect(try Self.hearth(["users", "disable", "ada@example.com"], in: folder).status == 0)
+        let shown = try Self.hearth(["users", "get", "ada", "--json"], in: folder)
+        let json = try #require(shown.output.firstIndex(of: "{").map { String(shown.output[$0...]) })
+        let user = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], "\(shown.output)")
+        #expect(user["disabled"] as? Bool == true && user["customAttributes"] as? String == #"{"role":"admin"}"#)
+        let link = try Self.hearth(["users", "reset-link", "ada@example.com"], in: folder)
+        #expect(link.status == 0 && link.output.contains("/__/auth/action?mode=resetPassword&oobCode="), "\(link.output)")
+        #expect(try Self.hearth(["users", "revoke", "ada"], in: folder).output.contains("sessions revoked"))
+        #expect(try Self.hearth(["users", "delete", "ada"], in: folder).status == 0)
+        let gone = try Self.hearth(["users", "get", "ada"], in: folder)
+        #expect(gone.status != 0 && gone.output.contains("no user ada"), "\(gone.output)")
+    }
 }
+

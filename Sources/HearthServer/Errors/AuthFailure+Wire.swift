@@ -3,6 +3,12 @@ import HearthWire
 
 /// The one table from domain failures to Firebase's wire codes (and the detail Firebase adds, if any).
 extension AuthFailure {
+    /// The failure as Firebase words it (`CODE` or `CODE : detail`): what clients see, and the CLI prints.
+    public var firebaseMessage: String {
+        let (code, detail) = wire
+        return detail.map { "\(code.rawValue) : \($0)" } ?? code.rawValue
+    }
+
     var wire: (code: ServerErrorCode, detail: String?) {
         switch self {
         case .emailExists: (.emailExists, nil)

@@ -151,8 +151,9 @@ extension ProviderUserInfo {
 }
 
 extension UserInfo {
-    /// The wire form of a stored user; the password hash is always redacted.
-    init(_ user: UserRecord) {
+    /// The wire form of a stored user; the password hash is always redacted (also what `hearth users get --json`
+    /// prints).
+    public init(_ user: UserRecord) {
         self.init(localId: user.localID)
         email = user.email
         emailVerified = user.email == nil ? nil : user.emailVerified
