@@ -138,3 +138,40 @@ import Testing
         #expect(throws: TokenError.unknownKey) { try issuer.verify(token, projectID: "demo-one", keys: rotated, now: now) }
     }
 }
+
+/// Key rotation as `hearth keys` drives it: a new key is published before it signs, a retired key stops signing at
+/// once and keeps verifying until its tokens have expired, and the ring says when it next changes.
+@Suite struct KeyRingRotationTests {
+    @Test func aKeyIsPublishedBeforeItSignsAndVerifiesAfterItRetires() async throws {
+        let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+        let issuer = IDTokenIssuer()
+        let user = UserRecord(projectID: "demo-one", localID: "u1", validSince: 0, createdAt: t0)
+        let old = try await SigningKey.generate(now: t0)
+        var next = try await SigningKey.generate(now: t0)
+        next.activatesAt = t0 + 100
+        var records = [old, next]
+
+        let before = try KeyRing(records, now: t0)
+        #expect(before.active.kid == old.kid && before.all.map(\.kid) == [old.kid, next.kid], "published, not yet signing")
+        #expect(before.nextChange == t0 + 100)
+        let oldToken = try issuer.mint(for: user, session: .init(signInProvider: "password", authTime: t0),
+                                       projectID: "demo-one", keys: before, now: t0)
+
+        let after = try KeyRing(records, now: t0 + 100)
+        #expect(after.active.kid == next.kid && after.nextChange == nil)
+        #expect(try issuer.verify(oldToken, projectID: "demo-one", keys: after, now: t0 + 101).sub == "u1")
+
+        records[0].retiredAt = t0 + 200
+        let retired = try KeyRing(records, now: t0 + 200)
+        #expect(retired.active.kid == next.kid && retired.all.count == 2, "retired, still published")
+        #expect(retired.nextChange == t0 + 200 + KeyRing.retention)
+        #expect(try issuer.verify(oldToken, projectID: "demo-one", keys: retired, now: t0 + 201).sub == "u1")
+
+        let gone = try KeyRing(records, now: t0 + 200 + KeyRing.retention)
+        #expect(gone.all.map(\.kid) == [next.kid] && gone.byKid[old.kid] == nil, "past retention: unpublished")
+
+        // Retiring every key leaves the newest to sign rather than none (the CLI refuses to get here).
+        records[1].retiredAt = t0 + 300
+        #expect(try KeyRing(records, now: t0 + 300).active.kid == next.kid)
+    }
+}

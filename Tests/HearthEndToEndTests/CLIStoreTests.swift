@@ -118,5 +118,27 @@ struct CLIStoreTests {
         let gone = try Self.hearth(["users", "get", "ada"], in: folder)
         #expect(gone.status != 0 && gone.output.contains("no user ada"), "\(gone.output)")
     }
+
+    /// `hearth keys`: rotate publishes a key that signs later; the only signing key cannot be retired; once another
+    /// signs, the old one retires and stays published.
+    @Test func keysRotateAndRetireFromTheCommandLine() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let first = try Self.hearth(["keys", "list", "--create-project"], in: folder)
+        let oldKid = try #require(first.output.split(separator: "\n").first { $0.hasSuffix("signing") }?.split(separator: "\t").first)
+        let early = try Self.hearth(["keys", "retire", String(oldKid)], in: folder)
+        #expect(early.status != 0 && early.output.contains("the only key that can sign now"), "\(early.output)")
+        let pending = try Self.hearth(["keys", "rotate"], in: folder)
+        #expect(pending.status == 0 && pending.output.contains("signs from"), "\(pending.output)")
+        #expect(try Self.hearth(["keys", "retire", String(oldKid)], in: folder).status != 0, "the new key does not sign yet")
+        let now = try Self.hearth(["keys", "rotate", "--activate-in", "0"], in: folder)
+        #expect(now.output.contains("verifiers cache the JWKS"), "\(now.output)")
+        let retired = try Self.hearth(["keys", "retire", String(oldKid)], in: folder)
+        #expect(retired.status == 0, "\(retired.output)")
+        let listed = try Self.hearth(["keys", "list"], in: folder).output
+        #expect(listed.contains("\(oldKid)\t") && listed.contains("retired, published until"), "\(listed)")
+        #expect(listed.split(separator: "\n").filter { $0.hasSuffix("\tsigning") }.count == 1, "\(listed)")
+    }
 }
 

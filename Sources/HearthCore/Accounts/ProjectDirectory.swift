@@ -80,12 +80,13 @@ public final class ProjectDirectory: @unchecked Sendable {
     public func invalidate() { lock.withLock { cache.removeAll() } }
 
     private func remember(_ record: ProjectRecord, now: Date) throws -> ProjectContext {
-        if let cached = lock.withLock({ cache[record.id] }), cached.context.record == record {
+        if let cached = lock.withLock({ cache[record.id] }), cached.context.record == record,
+           cached.context.keys.nextChange.map({ now < $0 }) ?? true {
             lock.withLock { cache[record.id] = (cached.context, now) }
             return cached.context
         }
         let dummy = try PasswordHash.firebaseScrypt(password: SecureRandom.token(), parameters: record.hashConfig)
-        let context = ProjectContext(record: record, keys: try KeyRing(record.signingKeys), dummyPasswordHash: dummy)
+        let context = ProjectContext(record: record, keys: try KeyRing(record.signingKeys, now: now), dummyPasswordHash: dummy)
         lock.withLock { cache[record.id] = (context, now) }
         return context
     }

@@ -28,7 +28,7 @@ public struct ProjectRecord: Sendable, Codable, Equatable {
     }
 
     /// The key that signs new tokens.
-    public var activeSigningKey: SigningKeyRecord? { signingKeys.last }
+    public var activeSigningKey: SigningKeyRecord? { signingKeys.last { $0.retiredAt == nil } }
 
     enum CodingKeys: String, CodingKey {
         case id, number, apiKeys, signingKeys, hashConfig, settings, createdAt, serviceAccounts
@@ -83,6 +83,11 @@ public struct SigningKeyRecord: Sendable, Codable, Equatable {
     public var privateKeyPEM: String
     public var certificatePEM: String
     public var createdAt: Date
+    /// When it starts signing (`hearth keys rotate` publishes a key first, so verifiers that cache the JWKS know it
+    /// before any token needs it); `nil` means from creation.
+    public var activatesAt: Date? = nil
+    /// When it stopped signing (`hearth keys retire`); it stays published until every token it signed has expired.
+    public var retiredAt: Date? = nil
 
     public init(kid: String, privateKeyPEM: String, certificatePEM: String, createdAt: Date) {
         self.kid = kid

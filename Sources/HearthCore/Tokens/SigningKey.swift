@@ -58,21 +58,37 @@ public struct SigningKey: Sendable {
     }
 }
 
-/// A project's keys, parsed: the active one signs, every one verifies.
+/// A project's keys, parsed, as they stand at one instant: the newest key already active and not retired signs;
+/// every key that is not past its retention is published and verifies.
+///
+/// A retired key stays published for ``retention`` (session cookies live up to 14 days), so no token it signed stops
+/// verifying early. Built by the project cache at most 5 seconds before use, and again at ``nextChange``, so every
+/// instance switches keys at the same instant.
 public struct KeyRing: Sendable {
+    /// How long a retired key still verifies: the longest-lived token it can have signed, plus clock skew.
+    public static let retention: TimeInterval = 14 * 86400 + 300
+
     public let active: SigningKey
     public let byKid: [String: SigningKey]
     /// Keys by the exact header segment they produce: the fast path for verifying Hearth's own tokens.
     public let byHeaderSegment: [String: SigningKey]
-    /// All keys, oldest first.
+    /// The published keys, oldest first.
     public let all: [SigningKey]
+    /// The next instant at which the ring would differ (a key activates or leaves retention), if any.
+    public let nextChange: Date?
 
-    public init(_ records: [SigningKeyRecord]) throws {
-        let keys = try records.map(SigningKey.init)
-        guard let last = keys.last else { throw TokenError.noSigningKey }
-        active = last
+    public init(_ records: [SigningKeyRecord], now: Date = Date()) throws {
+        let published = records.filter { record in record.retiredAt.map { now < $0 + Self.retention } ?? true }
+        let signing = published.last { record in
+            record.retiredAt == nil && (record.activatesAt.map { $0 <= now } ?? true)
+        } ?? published.last { $0.retiredAt == nil } ?? published.last
+        guard let signing else { throw TokenError.noSigningKey }
+        let keys = try published.map(SigningKey.init)
+        active = keys[published.firstIndex(of: signing)!]
         all = keys
         byKid = Dictionary(keys.map { ($0.kid, $0) }, uniquingKeysWith: { _, new in new })
         byHeaderSegment = Dictionary(keys.map { ($0.headerSegment, $0) }, uniquingKeysWith: { _, new in new })
+        let changes = records.compactMap { $0.activatesAt } + records.compactMap { $0.retiredAt.map { $0 + Self.retention } }
+        nextChange = changes.filter { $0 > now }.min()
     }
 }

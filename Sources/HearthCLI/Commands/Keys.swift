@@ -1,0 +1,92 @@
+import ArgumentParser
+import Foundation
+import HearthCore
+
+/// `hearth keys list|rotate|retire`: the project's token-signing keys, rotated without downtime.
+struct Keys: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keys",
+        abstract: "List, rotate and retire the keys that sign ID tokens and session cookies.",
+        discussion: """
+            Rotation without downtime:
+              hearth keys rotate          # a new key is published now and starts signing in an hour
+              hearth keys list            # … once it signs:
+              hearth keys retire OLD_KID  # stops signing; stays published until its tokens have expired
+            Every running instance reads the keys from the store (within 5 s) and switches at the same instant.
+            """,
+        subcommands: [List.self, Rotate.self, Retire.self])
+
+    /// What a key is doing at `now`, in words.
+    static func state(of key: SigningKeyRecord, signing: String, now: Date) -> String {
+        let format = ISO8601DateFormatter()
+        if let retired = key.retiredAt {
+            let until = retired + KeyRing.retention
+            return now < until ? "retired, published until \(format.string(from: until))" : "retired, no longer published"
+        }
+        if key.kid == signing { return "signing" }
+        if let starts = key.activatesAt, starts > now { return "published, signs from \(format.string(from: starts))" }
+        return "published (verifies older tokens)"
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the keys and what each is doing.")
+        @OptionGroup var data: DataOptions
+
+        func run() async throws {
+            try await ServiceAccounts.changing(data) { record in
+                let now = Date()
+                let signing = try KeyRing(record.signingKeys, now: now).active.kid
+                let format = ISO8601DateFormatter()
+                for key in record.signingKeys {
+                    print("\(key.kid)\tcreated \(format.string(from: key.createdAt))\t\(Keys.state(of: key, signing: signing, now: now))")
+                }
+            }
+        }
+    }
+
+    struct Rotate: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add a new signing key: published at once, signing after --activate-in seconds.")
+        @Option(name: .customLong("activate-in"),
+                help: "Seconds until it signs (default 3600: the JWKS's max-age, so every verifier has it first).")
+        var activateIn: Int = 3600
+        @OptionGroup var data: DataOptions
+
+        func run() async throws {
+            guard activateIn >= 0 else { throw ValidationError("--activate-in must be 0 or more seconds") }
+            let now = Date()
+            var key = try await SigningKey.generate(now: now)
+            key.activatesAt = now + TimeInterval(activateIn)
+            try await ServiceAccounts.changing(data) { record in
+                record.signingKeys.append(key)
+            }
+            print("added \(key.kid): published now, signs from \(ISO8601DateFormatter().string(from: key.activatesAt!))")
+            if activateIn < 3600 {
+                print("note: verifiers cache the JWKS for up to an hour; until they refresh, they may refuse tokens it signs")
+            }
+        }
+    }
+
+    struct Retire: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Stop a key signing; it stays published until every token it signed has expired (14 days).")
+        @Argument(help: "The key id (kid), from `hearth keys list`.") var kid: String
+        @OptionGroup var data: DataOptions
+
+        func run() async throws {
+            let now = Date()
+            try await ServiceAccounts.changing(data) { record in
+                guard let index = record.signingKeys.firstIndex(where: { $0.kid == kid }) else {
+                    throw CommandFailure("no key \(kid); `hearth keys list` shows them")
+                }
+                guard record.signingKeys[index].retiredAt == nil else { throw CommandFailure("\(kid) is already retired") }
+                let others = record.signingKeys.indices.filter { $0 != index && record.signingKeys[$0].retiredAt == nil }
+                guard others.contains(where: { record.signingKeys[$0].activatesAt.map { $0 <= now } ?? true }) else {
+                    throw CommandFailure("\(kid) is the only key that can sign now: `hearth keys rotate`, and retire it once the new key signs")
+                }
+                record.signingKeys[index].retiredAt = now
+            }
+            print("\(kid) retired: it no longer signs, and verifies the tokens it signed until they expire")
+        }
+    }
+}
