@@ -116,15 +116,63 @@ struct ConfigFile: Decodable {
         var email: EmailConfiguration?
     }
 
+    /// Reads the file: JSON syntax (with where it breaks), then every key against ``ConfigSchema``, then the types;
+    /// any problem stops the start with the key's path and what was expected.
     static func load(_ path: String?) throws -> ConfigFile {
         guard let path else { return ConfigFile() }
-        do {
-            return try JSONDecoder().decode(ConfigFile.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-        } catch let error as DecodingError {
-            throw ConfigError(message: "config file \(path) is not valid: \(error)")
-        } catch {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw ConfigError(message: "cannot read config file \(path): \(error.localizedDescription)")
         }
+        let json: Any
+        do { json = try JSONSerialization.jsonObject(with: data) } catch {
+            throw ConfigError(message: "config file \(path) is not JSON: \(syntaxProblem(error, in: data))")
+        }
+        if let unknown = ConfigSchema.firstUnknownKey(in: json) {
+            throw ConfigError(message: "config file \(path): \(unknown); see README: Configuration")
+        }
+        do {
+            return try JSONDecoder().decode(ConfigFile.self, from: data)
+        } catch let error as DecodingError {
+            throw ConfigError(message: "config file \(path): \(describe(error))")
+        }
+    }
+
+    /// A decoding error as `key.path: expected …`.
+    static func describe(_ error: DecodingError) -> String {
+        func path(_ keys: [any CodingKey]) -> String {
+            keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
+        }
+        switch error {
+        case .typeMismatch(let type, let context): return "\(path(context.codingPath)): expected \(typeName(type))"
+        case .valueNotFound(let type, let context): return "\(path(context.codingPath)): expected \(typeName(type)), got null"
+        case .keyNotFound(let key, let context): return "\(ConfigSchema.join(path(context.codingPath), key.stringValue)): required"
+        case .dataCorrupted(let context): return "\(path(context.codingPath)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+
+    static func typeName(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: "a string"
+        case is Int.Type, is Int64.Type: "a whole number"
+        case is Double.Type: "a number"
+        case is Bool.Type: "true or false"
+        case is [String].Type, is [Any].Type: "a list"
+        default: "\(type)".hasPrefix("Dictionary") ? "an object" : "\(type)"
+        }
+    }
+
+    /// Where JSON breaks, as line and column (Foundation's message names a byte offset at best).
+    static func syntaxProblem(_ error: any Error, in data: Data) -> String {
+        let text = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
+        guard let range = text.range(of: #"(?:offset|character) (\d+)"#, options: .regularExpression),
+              let offset = Int(text[range].split(separator: " ").last ?? "")
+        else { return text }
+        let before = data.prefix(offset)
+        let line = before.filter { $0 == UInt8(ascii: "\n") }.count + 1
+        let column = offset - (before.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0) + 1
+        return "line \(line), column \(column): \(text)"
     }
 
     func apply(to configuration: inout ServerConfiguration) throws {

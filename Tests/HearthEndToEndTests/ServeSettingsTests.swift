@@ -13,6 +13,11 @@ struct ServeSettingsTests {
         (#"{"connections": {"maxConnections": 0}}"#, [:], "connections.maxConnections"),
         ("{}", ["HEARTH_METRICS": "somewhere"], "HEARTH_METRICS"),
         ("{}", ["HEARTH_LOG_LEVEL": "loud"], "logLevel"),
+        ("{}", ["HEARTH_PORT": "19405x"], "HEARTH_PORT"),
+        (#"{"logLevle": "info"}"#, [:], "unknown key logLevle (did you mean logLevel?)"),
+        (#"{"email": {"smtp": {"hots": "mail"}}}"#, [:], "unknown key email.smtp.hots (did you mean email.smtp.host?)"),
+        (#"{"port": "9099"}"#, [:], "port: expected a whole number"),
+        ("{\"port\": 9099,\n  \"host\": \"x\",, }", [:], "line 2, column 15"),
     ])
     func badSettingsStopTheStartNamingTheKey(config: String, environment: [String: String], key: String) throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-settings-\(UUID().uuidString)")

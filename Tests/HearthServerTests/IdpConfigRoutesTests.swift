@@ -73,3 +73,23 @@ import Testing
         }
     }
 }
+
+extension IdpConfigRoutesTests {
+    /// The config file and the admin API do not fight: the providers the file names are set at every start, and a
+    /// provider added through the API (here, as the API stores it) survives the restart.
+    @Test func configFileProvidersMergeWithTheStoredOnes() async throws {
+        var app = TestApp()
+        app.configuration.identityProviders = ["google.com": IdentityProviderConfig(clientId: "from-config")]
+        let store = app.store
+        try await TestAppOn(app: app, store: store).run { _ in }
+        var record = try #require(try await store.project(id: "demo-project"))
+        record.settings.identityProviders?["github.com"] = IdentityProviderConfig(clientId: "from-api")
+        record.settings.identityProviders?["google.com"]?.clientId = "changed-by-api"
+        try await store.updateProject(record)
+
+        try await TestAppOn(app: app, store: store).run { _ in }
+        let providers = try #require(try await store.project(id: "demo-project")?.settings.identityProviders)
+        #expect(providers["github.com"]?.clientId == "from-api", "the API's provider is kept")
+        #expect(providers["google.com"]?.clientId == "from-config", "the file's provider wins for the keys it names")
+    }
+}

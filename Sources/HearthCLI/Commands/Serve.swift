@@ -44,7 +44,10 @@ struct Serve: AsyncParsableCommand {
         try file.apply(to: &configuration)
         configuration.projectID = data.projectID(file)
         if let value = environment["HEARTH_HOST"] { configuration.host = value }
-        if let value = environment["HEARTH_PORT"].flatMap(Int.init) { configuration.port = value }
+        if let value = environment["HEARTH_PORT"] {
+            guard let port = Int(value) else { throw ValidationError("HEARTH_PORT: expected a port 0-65535, got \"\(value)\"") }
+            configuration.port = port
+        }
         if ["1", "true", "yes"].contains(environment["HEARTH_EMULATOR"]?.lowercased()) { configuration.mode = .emulator }
         if let host { configuration.host = host }
         if let port { configuration.port = port }
@@ -81,6 +84,9 @@ struct Serve: AsyncParsableCommand {
         }
         LogOutput.bootstrap(level: level, format: format)
         let logger = Logger(label: "hearth")
+        if ["0.0.0.0", "::", "[::]"].contains(configuration.host), configuration.publicURL == nil {
+            logger.warning("listening on every interface without publicURL: links in emails would point at http://\(configuration.host):\(configuration.port); set publicURL (or HEARTH_PUBLIC_URL) to the address browsers reach")
+        }
         let location = data.storeLocation(file, emulator: configuration.isEmulator)
         let started = ContinuousClock.now
         let (store, storeDescription) = try await StoreFactory.open(location)
