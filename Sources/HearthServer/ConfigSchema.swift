@@ -1,9 +1,14 @@
 import Foundation
 
-/// Every key the configuration file may hold, as a tree: the loader refuses any other (a typo must not pass
-/// silently) and names it with its path and the closest known key.
-enum ConfigSchema {
-    indirect enum Node: Sendable {
+/// Every key the configuration file may hold, as a tree: `hearth serve` refuses any other (a typo must not pass
+/// silently) and names it with its path and the closest known key. The README's configuration reference is checked
+/// against it (`ConfigSchemaTests`).
+///
+/// ```swift
+/// ConfigSchema.firstUnknownKey(in: ["logLevle": "info"])   // "unknown key logLevle (did you mean logLevel?)"
+/// ```
+public enum ConfigSchema {
+    public indirect enum Node: Sendable {
         /// A value: its type is checked by the decoder.
         case value
         /// An object with these keys.
@@ -25,7 +30,7 @@ enum ConfigSchema {
         "privateKey",
     ].map { ($0, Node.value) }))
 
-    static let root: Node = .object([
+    public static let root: Node = .object([
         "host": .value, "port": .value, "store": .value, "projectId": .value, "emulator": .value,
         "issuerPrefix": .value, "recentLoginWindowSeconds": .value, "authorizedDomains": .value,
         "emailEnumerationProtection": .value, "maxBodyBytes": .value, "logLevel": .value, "logFormat": .value,
@@ -43,7 +48,7 @@ enum ConfigSchema {
     ])
 
     /// The first key of `json` the schema does not know, as a message with its path; `nil` when all are known.
-    static func firstUnknownKey(in json: Any, under node: Node = root, path: String = "") -> String? {
+    public static func firstUnknownKey(in json: Any, under node: Node = root, path: String = "") -> String? {
         switch node {
         case .value: return nil
         case .map(let element):
@@ -65,7 +70,7 @@ enum ConfigSchema {
         }
     }
 
-    static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : path + "." + key }
+    public static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
     /// The known key nearest to a typo (case-insensitive edit distance of at most 2).
     static func closest(to key: String, among known: some Collection<String>) -> String? {
