@@ -71,6 +71,12 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         try await writer.close()
     }
 
+    /// A consistent copy of the whole database at `path` (`VACUUM INTO`), taken from one read snapshot: safe while
+    /// servers write to it. The copy is a complete store (`hearth serve --store sqlite:COPY` opens it).
+    public func backup(to path: String) async throws {
+        _ = try await read("VACUUM INTO ?", [.text(path)])
+    }
+
     // MARK: Plumbing
 
     private func read(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {

@@ -140,5 +140,37 @@ struct CLIStoreTests {
         #expect(listed.contains("\(oldKid)\t") && listed.contains("retired, published until"), "\(listed)")
         #expect(listed.split(separator: "\n").filter { $0.hasSuffix("\tsigning") }.count == 1, "\(listed)")
     }
+
+    /// `hearth backup` copies the SQLite store while a server takes sign-ups: the copy is a complete store that
+    /// serves every account made before the copy began, and it is owner-only.
+    @Test func backupsAreConsistentUnderLoad() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-backup-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = "sqlite:" + folder.appendingPathComponent("hearth-data/hearth.sqlite").path
+        let (base, stop) = try await TwoInstanceRaceTests.startHearth(store: store)
+        defer { stop() }
+        func signUp(_ email: String) async throws {
+            _ = try await TwoInstanceRaceTests.call(base, "accounts:signUp", ["email": email, "password": "secret123"])
+        }
+        for index in 0..<20 { try await signUp("before\(index)@example.com") }
+        // Sign-ups keep coming while the copy is taken.
+        let load = Task { for index in 0..<60 { try await signUp("during\(index)@example.com") } }
+        let copied = try await Task.detached { try Self.hearth(["backup", "copy.sqlite"], in: folder) }.value
+        try await load.value
+        #expect(copied.status == 0 && copied.output.contains("owner-only"), "\(copied.output)")
+        let mode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("copy.sqlite").path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+
+        let listed = try Self.hearth(["users", "list", "--limit", "1000", "--store", "sqlite:copy.sqlite"], in: folder)
+        let users = listed.output.split(separator: "\n").filter { $0.contains("@example.com") }
+        #expect(listed.status == 0 && users.count >= 20 && users.count <= 80, "\(listed.output.prefix(300))")
+        let (copyBase, stopCopy) = try await TwoInstanceRaceTests.startHearth(
+            store: "sqlite:" + folder.appendingPathComponent("copy.sqlite").path)
+        defer { stopCopy() }
+        let signedIn = try await TwoInstanceRaceTests.call(copyBase, "accounts:signInWithPassword",
+                                                           ["email": "before7@example.com", "password": "secret123"])
+        #expect(signedIn["idToken"] is String, "the copy serves: \(signedIn)")
+    }
 }
 
