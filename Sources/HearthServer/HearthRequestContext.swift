@@ -19,12 +19,14 @@ public struct HearthRequestContext: RequestContext {
         peerAddress = source.channel.remoteAddress?.ipAddress
     }
 
-    /// The caller's address for per-address limits and the audit log: the peer, or the first `X-Forwarded-For`
-    /// hop when `trustForwardedFor` is set (only behind a proxy you run; otherwise clients could forge it).
+    /// The caller's address for per-address limits and the audit log: the peer, or, when `trustForwardedFor` is set
+    /// (behind one proxy you run), the last `X-Forwarded-For` entry: the one that proxy added. Earlier entries are
+    /// whatever the client sent (nginx's `$proxy_add_x_forwarded_for` and Caddy append to them), so trusting the
+    /// first would let anyone pick the address their limits are counted under.
     func clientAddress(of request: Request, trustForwardedFor: Bool) -> String {
         if trustForwardedFor, let forwarded = request.headers[.xForwardedFor],
-           let first = forwarded.split(separator: ",").first {
-            return first.trimmingCharacters(in: .whitespaces)
+           let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
+            return last
         }
         return peerAddress ?? "unknown"
     }

@@ -52,11 +52,14 @@ import Testing
         app.configuration.trustForwardedFor = true
         try await app.run { client in
             let header = HTTPField.Name("X-Forwarded-For")!
-            for email in ["a@example.com", "b@example.com"] {
-                _ = try await client.post(Self.signIn, ["email": email, "password": "guess!!"], headers: [header: "203.0.113.7"])
+            // The proxy appends the address it saw to whatever the client sent: a forged first entry must not
+            // give each attempt a fresh address.
+            for (email, forged) in [("a@example.com", "6.6.6.1"), ("b@example.com", "6.6.6.2")] {
+                _ = try await client.post(Self.signIn, ["email": email, "password": "guess!!"],
+                                          headers: [header: "\(forged), 203.0.113.7"])
             }
             let blocked = try await client.post(Self.signIn, ["email": "c@example.com", "password": "guess!!"],
-                                                headers: [header: "203.0.113.7, 10.0.0.1"])
+                                                headers: [header: "6.6.6.3, 203.0.113.7"])
             #expect(blocked.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true)
             let elsewhere = try await client.post(Self.signIn, ["email": "c@example.com", "password": "guess!!"],
                                                   headers: [header: "198.51.100.9"])
