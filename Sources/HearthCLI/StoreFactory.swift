@@ -1,3 +1,4 @@
+import Foundation
 import HearthCore
 import HearthPostgres
 import HearthSQLite
@@ -6,7 +7,32 @@ import HearthSQLite
 enum StoreFactory {
     static let defaultLocation = "sqlite:hearth-data/hearth.sqlite"
 
+    /// Opens the store behind a ``SealingStore`` with the key from the environment, if one is given.
     static func open(_ location: String) async throws -> (store: any IdentityStore, description: String) {
+        let (store, description) = try await openBackend(location)
+        let sealer = try encryptionKey().map(SecretSealer.init(key:))
+        return (SealingStore(store, sealer: sealer), description + (sealer == nil ? "" : ", secrets encrypted"))
+    }
+
+    /// The key that seals private keys and TOTP secrets: 32 bytes, base64 in `HEARTH_ENCRYPTION_KEY` or in the file
+    /// `HEARTH_ENCRYPTION_KEY_FILE` names (a secrets mount).
+    static func encryptionKey() throws -> Data? {
+        let environment = ProcessInfo.processInfo.environment
+        var text = environment["HEARTH_ENCRYPTION_KEY"]
+        if text == nil, let path = environment["HEARTH_ENCRYPTION_KEY_FILE"] {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CommandFailure("HEARTH_ENCRYPTION_KEY_FILE: cannot read \(path)")
+            }
+            text = String(decoding: data, as: UTF8.self)
+        }
+        guard let text else { return nil }
+        guard let key = Data(base64Encoded: text.trimmingCharacters(in: .whitespacesAndNewlines)), key.count == 32 else {
+            throw CommandFailure("the encryption key must be 32 bytes in base64 (make one with: openssl rand -base64 32)")
+        }
+        return key
+    }
+
+    private static func openBackend(_ location: String) async throws -> (store: any IdentityStore, description: String) {
         if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
             return (try PostgresStore(url: location), "PostgreSQL at \(redacted(location))")
         }

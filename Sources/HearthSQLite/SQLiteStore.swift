@@ -77,6 +77,12 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         _ = try await read("VACUUM INTO ?", [.text(path)])
     }
 
+    /// Rewrites the file without its free pages (`VACUUM`): after secrets were sealed, their old plaintext must not
+    /// linger in pages SQLite merely marked free.
+    public func compact() async throws {
+        try await writeLock.withLock { _ = try await writer.query("VACUUM") }
+    }
+
     // MARK: Plumbing
 
     private func read(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {

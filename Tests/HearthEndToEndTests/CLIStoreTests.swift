@@ -172,5 +172,24 @@ struct CLIStoreTests {
                                                            ["email": "before7@example.com", "password": "secret123"])
         #expect(signedIn["idToken"] is String, "the copy serves: \(signedIn)")
     }
+
+    /// `hearth store encrypt` seals an existing store's secrets; afterwards every command needs the key, and says so.
+    @Test func storesAreEncryptedWithAKeyFromTheEnvironment() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-seal-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let plain = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
+        let keyed = plain.merging(["HEARTH_ENCRYPTION_KEY": Data(repeating: 42, count: 32).base64EncodedString()]) { $1 }
+        #expect(try runHearth(["users", "list", "--create-project"], in: folder, environment: plain).status == 0)
+        let keyless = try runHearth(["store", "encrypt"], in: folder, environment: plain)
+        #expect(keyless.status != 0 && keyless.output.contains("set HEARTH_ENCRYPTION_KEY"), "\(keyless.output)")
+        let sealed = try runHearth(["store", "encrypt"], in: folder, environment: keyed)
+        #expect(sealed.status == 0 && sealed.output.contains("encrypted project hearth-local"), "\(sealed.output)")
+        let raw = try Data(contentsOf: folder.appendingPathComponent("hearth-data/hearth.sqlite"))
+        #expect(raw.range(of: Data("BEGIN PRIVATE KEY".utf8)) == nil, "no private key in the clear")
+        let without = try runHearth(["users", "list"], in: folder, environment: plain)
+        #expect(without.status != 0 && without.output.contains("holds encrypted secrets"), "\(without.output)")
+        #expect(try runHearth(["users", "list"], in: folder, environment: keyed).status == 0)
+    }
 }
 

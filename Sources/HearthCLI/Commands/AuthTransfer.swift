@@ -45,21 +45,30 @@ struct DataOptions: ParsableArguments {
                 + "its data, name the store with --store or HEARTH_STORE, or add --create-project to start a new one.")
         }
         let (store, description) = try await StoreFactory.open(location)
-        try await store.migrate()
-        let directory = ProjectDirectory(store: store, clock: SystemClock(),
-                                         defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: true) })
         let project: ProjectContext
-        if let existing = try await directory.context(for: id) {
-            project = existing
-        } else if createProject {
-            project = try await directory.contextCreatingIfNeeded(for: id)
-        } else {
-            try? await store.close()
-            throw CommandFailure("project \(id) is not in the store (\(description)). Name the project with "
-                + "--project-id or HEARTH_PROJECT_ID, or add --create-project to create it.")
+        do {
+            project = try await openProject(id, in: store, description: description)
+        } catch {
+            try? await store.close()  // a store must be closed, also when what it holds cannot be read
+            if let sealing = error as? SealingError { throw CommandFailure(sealing.description) }
+            throw error
         }
         FileHandle.standardError.write(Data("store: \(description); project: \(id)\n".utf8))
         return (store, project, AccountService(store: store, clock: SystemClock(), hashing: InlineWorkRunner()))
+    }
+
+    private func openProject(_ id: String, in store: any IdentityStore, description: String) async throws -> ProjectContext {
+        try await store.migrate()
+        let directory = ProjectDirectory(store: store, clock: SystemClock(),
+                                         defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: true) })
+        if let existing = try await directory.context(for: id) {
+            return existing
+        } else if createProject {
+            return try await directory.contextCreatingIfNeeded(for: id)
+        } else {
+            throw CommandFailure("project \(id) is not in the store (\(description)). Name the project with "
+                + "--project-id or HEARTH_PROJECT_ID, or add --create-project to create it.")
+        }
     }
 }
 

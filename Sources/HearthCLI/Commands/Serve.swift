@@ -90,18 +90,25 @@ struct Serve: AsyncParsableCommand {
         let location = data.storeLocation(file, emulator: configuration.isEmulator)
         let started = ContinuousClock.now
         let (store, storeDescription) = try await StoreFactory.open(location)
-        try await store.migrate()
         let hashing = ThreadPoolWorkRunner(queueLimit: configuration.hashQueueLimit)
-        let finalConfiguration = configuration
-        let app = try await buildApplication(
-            configuration: configuration, store: store, hashing: hashing, logger: logger,
-            onServerRunning: { port in
-                let project = try? await store.project(id: finalConfiguration.projectID)
-                Banner.print(configuration: finalConfiguration, port: port, apiKey: project?.apiKeys.first ?? "?",
-                             hashing: project?.hashConfig, store: storeDescription,
-                             startup: ContinuousClock.now - started)
-            })
-        try await app.runService()
+        do {
+            try await store.migrate()
+            let finalConfiguration = configuration
+            let app = try await buildApplication(
+                configuration: configuration, store: store, hashing: hashing, logger: logger,
+                onServerRunning: { port in
+                    let project = try? await store.project(id: finalConfiguration.projectID)
+                    Banner.print(configuration: finalConfiguration, port: port, apiKey: project?.apiKeys.first ?? "?",
+                                 hashing: project?.hashConfig, store: storeDescription,
+                                 startup: ContinuousClock.now - started)
+                })
+            try await app.runService()
+        } catch {
+            // A start that fails (an encrypted store without its key, a broken template) closes what it opened.
+            try? await hashing.shutdown()
+            try? await store.close()
+            throw error
+        }
         try await hashing.shutdown()
         try await store.close()
     }
