@@ -9,16 +9,7 @@ let systemdAnalyze: URL? = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].
 @Suite(.enabled(if: systemdAnalyze != nil && hearthBinary != nil, "needs systemd-analyze (apt-get install systemd) and the built hearth binary"))
 struct DeploymentTests {
     static func analyze(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = systemdAnalyze
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, text)
+        try runProcess(try #require(systemdAnalyze), arguments)
     }
 
     @Test func theSystemdUnitIsValidAndSandboxed() throws {

@@ -15,8 +15,15 @@ let hearthBinary: URL? = {
 func runHearth(_ arguments: [String], in folder: URL? = nil, environment: [String: String]? = nil) throws
     -> (status: Int32, output: String)
 {
+    try runProcess(try #require(hearthBinary), arguments, in: folder, environment: environment)
+}
+
+/// Runs `executable ARGUMENTS` to its end: its exit status and everything it printed on either stream.
+func runProcess(_ executable: URL, _ arguments: [String], in folder: URL? = nil, environment: [String: String]? = nil)
+    throws -> (status: Int32, output: String)
+{
     let process = Process()
-    process.executableURL = try #require(hearthBinary)
+    process.executableURL = executable
     process.arguments = arguments
     if let folder { process.currentDirectoryURL = folder }
     if let environment { process.environment = environment }

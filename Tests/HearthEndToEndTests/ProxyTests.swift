@@ -27,16 +27,6 @@ struct ProxyTests {
         return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
     }
 
-    static func run(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-    }
-
     @Test func hearthBehindATLSProxy() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-proxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -48,7 +38,7 @@ struct ProxyTests {
             settings: ["trustForwardedFor": true, "publicURL": publicURL, "rateLimits": true])
         defer { stop() }
 
-        try Self.run("/usr/bin/openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+        _ = try runProcess(URL(fileURLWithPath: "/usr/bin/openssl"), ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
                                           "-keyout", folder.appendingPathComponent("key.pem").path,
                                           "-out", folder.appendingPathComponent("cert.pem").path])
         let temp = folder.path
