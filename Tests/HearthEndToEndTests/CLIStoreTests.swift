@@ -148,7 +148,8 @@ struct CLIStoreTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = "sqlite:" + folder.appendingPathComponent("hearth-data/hearth.sqlite").path
-        let (base, stop) = try await TwoInstanceRaceTests.startHearth(store: store)
+        // Emulator mode on a named SQLite file: its lowest-cost hashing keeps the load cheap for the other suites.
+        let (base, stop) = try await TwoInstanceRaceTests.startHearth(store: store, settings: ["emulator": true])
         defer { stop() }
         func signUp(_ email: String) async throws {
             _ = try await TwoInstanceRaceTests.call(base, "accounts:signUp", ["email": email, "password": "secret123"])
@@ -166,7 +167,7 @@ struct CLIStoreTests {
         let users = listed.output.split(separator: "\n").filter { $0.contains("@example.com") }
         #expect(listed.status == 0 && users.count >= 20 && users.count <= 80, "\(listed.output.prefix(300))")
         let (copyBase, stopCopy) = try await TwoInstanceRaceTests.startHearth(
-            store: "sqlite:" + folder.appendingPathComponent("copy.sqlite").path)
+            store: "sqlite:" + folder.appendingPathComponent("copy.sqlite").path, settings: ["emulator": true])
         defer { stopCopy() }
         let signedIn = try await TwoInstanceRaceTests.call(copyBase, "accounts:signInWithPassword",
                                                            ["email": "before7@example.com", "password": "secret123"])

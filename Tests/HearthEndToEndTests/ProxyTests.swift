@@ -95,16 +95,17 @@ struct ProxyTests {
         #expect(link.hasPrefix("\(publicURL)/__/auth/action?mode=resetPassword"), "\(link)")
         #expect(try Self.curl(link, method: "GET").status == 200, "the link opens through the proxy")
 
-        // Failed sign-ins, each claiming a fresh address in a forged X-Forwarded-For: counted under the proxy's.
+        // Reset emails to 101 addresses (no password hashing: cheap), each request claiming a fresh client address
+        // in a forged X-Forwarded-For: counted under the address the proxy saw, so the 101st is refused.
         var refused = false
         for attempt in 0..<101 {
-            let reply = try Self.curl("\(api)/accounts:signInWithPassword?key=\(key)",
-                                      json: #"{"email":"ada@example.com","password":"wrong-\#(attempt)"}"#,
+            let reply = try Self.curl("\(api)/accounts:sendOobCode?key=\(key)",
+                                      json: #"{"requestType":"PASSWORD_RESET","email":"n\#(attempt)@example.com"}"#,
                                       headers: ["X-Forwarded-For: 6.6.\(attempt / 250).\(attempt % 250)"])
             if reply.body.contains("TOO_MANY_ATTEMPTS_TRY_LATER") { refused = true; break }
         }
-        #expect(refused, "100 failures from one address are refused, whatever the client claims")
-        let audit = try Self.curl("\(publicURL)/identitytoolkit.googleapis.com/v1/projects/hearth-local/auditEvents?type=sign-in-failed",
+        #expect(refused, "100 emails from one address per hour, whatever the client claims")
+        let audit = try Self.curl("\(publicURL)/identitytoolkit.googleapis.com/v1/projects/hearth-local/auditEvents?type=rate-limited",
                                   method: "GET", headers: ["Authorization: Bearer \(try adminToken())"])
         #expect(audit.body.contains("\"127.0.0.1\"") && !audit.body.contains("6.6."), "\(audit.body.prefix(400))")
     }
