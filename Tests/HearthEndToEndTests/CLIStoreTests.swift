@@ -8,29 +8,29 @@ import Testing
 /// for a project the store lacks, they stop and say where they looked instead of creating a new store with new keys.
 @Suite(.enabled(if: hearthBinary != nil, "needs the built hearth binary"))
 struct CLIStoreTests {
-    static func hearth(_ arguments: [String], in folder: URL) throws -> (status: Int32, output: String) {
-        try runHearth(arguments, in: folder, environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") })
+    static func hearth(_ arguments: [String], in folder: URL) async throws -> (status: Int32, output: String) {
+        try await runHearth(arguments, in: folder, environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") })
     }
 
-    @Test func commandsNameTheirStoreAndCreateNothingUnasked() throws {
+    @Test func commandsNameTheirStoreAndCreateNothingUnasked() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let exists = { (name: String) in FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path) }
 
-        let stray = try Self.hearth(["service-accounts", "create", "backend-api"], in: folder)
+        let stray = try await Self.hearth(["service-accounts", "create", "backend-api"], in: folder)
         #expect(stray.status != 0 && stray.output.contains("no Hearth store at") && stray.output.contains("--create-project"),
                 "\(stray.output)")
         #expect(!exists("hearth-data") && !exists("backend-api.json"), "nothing was created")
 
-        let created = try Self.hearth(["service-accounts", "create", "backend-api", "--create-project"], in: folder)
+        let created = try await Self.hearth(["service-accounts", "create", "backend-api", "--create-project"], in: folder)
         #expect(created.status == 0 && created.output.contains("store: SQLite file hearth-data/hearth.sqlite; project: hearth-local"),
                 "\(created.output)")
         #expect(exists("backend-api.json"))
 
-        let listed = try Self.hearth(["service-accounts", "list"], in: folder)
+        let listed = try await Self.hearth(["service-accounts", "list"], in: folder)
         #expect(listed.status == 0 && listed.output.contains("backend-api@hearth-local"), "\(listed.output)")
-        let otherProject = try Self.hearth(["auth:export", "users.json", "--project-id", "other-project"], in: folder)
+        let otherProject = try await Self.hearth(["auth:export", "users.json", "--project-id", "other-project"], in: folder)
         #expect(otherProject.status != 0 && otherProject.output.contains("project other-project is not in the store"),
                 "\(otherProject.output)")
         #expect(!exists("users.json"))
@@ -38,23 +38,23 @@ struct CLIStoreTests {
 
     /// `auth:import` can be run again after an interruption, and tried first with `--dry-run`; its summary and exit
     /// status say what happened.
-    @Test func importsCanBeRunAgainAndTriedDry() throws {
+    @Test func importsCanBeRunAgainAndTriedDry() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-import-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let users = #"{"users": [{"localId": "u1", "email": "u1@example.com"}, {"localId": "u2", "email": "u2@example.com"}]}"#
         try Data(users.utf8).write(to: folder.appendingPathComponent("users.json"))
 
-        let dry = try Self.hearth(["auth:import", "users.json", "--dry-run", "--create-project"], in: folder)
+        let dry = try await Self.hearth(["auth:import", "users.json", "--dry-run", "--create-project"], in: folder)
         #expect(dry.status == 0 && dry.output.contains("dry run, nothing written: 2 users would be imported"), "\(dry.output)")
-        let first = try Self.hearth(["auth:import", "users.json"], in: folder)
+        let first = try await Self.hearth(["auth:import", "users.json"], in: folder)
         #expect(first.status == 0 && first.output.contains("2 users imported, 0 already there"), "\(first.output)")
-        let again = try Self.hearth(["auth:import", "users.json"], in: folder)
+        let again = try await Self.hearth(["auth:import", "users.json"], in: folder)
         #expect(again.status == 0 && again.output.contains("0 users imported, 2 already there with the same data"), "\(again.output)")
 
         let clash = #"{"users": [{"localId": "u3", "email": "u1@example.com"}]}"#
         try Data(clash.utf8).write(to: folder.appendingPathComponent("clash.json"))
-        let refused = try Self.hearth(["auth:import", "clash.json"], in: folder)
+        let refused = try await Self.hearth(["auth:import", "clash.json"], in: folder)
         #expect(refused.status == 1 && refused.output.contains("1 refused") && refused.output.contains("user 1: email exists"),
                 "\(refused.output)")
     }
@@ -66,15 +66,15 @@ struct CLIStoreTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-token-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let version = try Self.hearth(["--version"], in: folder)
+        let version = try await Self.hearth(["--version"], in: folder)
         #expect(version.status == 0 && version.output.split(separator: ".").count == 3, "\(version.output)")
         let store = "sqlite:" + folder.appendingPathComponent("hearth-data/hearth.sqlite").path
         let (base, stop) = try await TwoInstanceRaceTests.startHearth(store: store)
         defer { stop() }
         // Created while the server runs: its key works at once, not after the project cache's 5 s.
-        let created = try Self.hearth(["service-accounts", "create", "backend-api"], in: folder)
+        let created = try await Self.hearth(["service-accounts", "create", "backend-api"], in: folder)
         #expect(created.status == 0, "\(created.output)")
-        let minted = try Self.hearth(["admin-token", "--key-file", "backend-api.json", "--url", base], in: folder)
+        let minted = try await Self.hearth(["admin-token", "--key-file", "backend-api.json", "--url", base], in: folder)
         let token = minted.output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(minted.status == 0 && token.split(separator: ".").count == 3, "\(minted.output)")
         func lookup() async throws -> Int {
@@ -88,55 +88,55 @@ struct CLIStoreTests {
         }
         #expect(try await lookup() == 200)
         #expect(try await lookup() == 401, "a token is accepted once")
-        let unreadable = try Self.hearth(["admin-token", "--key-file", "missing.json"], in: folder)
+        let unreadable = try await Self.hearth(["admin-token", "--key-file", "missing.json"], in: folder)
         #expect(unreadable.status != 0 && unreadable.output.contains("cannot read missing.json"), "\(unreadable.output)")
     }
 
     /// `hearth users`: the Admin SDKs' user calls from a shell, with Firebase's refusals in words and `--json` for
     /// scripts.
-    @Test func usersAreManagedFromTheCommandLine() throws {
+    @Test func usersAreManagedFromTheCommandLine() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-users-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let created = try Self.hearth(["users", "create", "--uid", "ada", "--email", "Ada@Example.com", "--password", "secret123",
+        let created = try await Self.hearth(["users", "create", "--uid", "ada", "--email", "Ada@Example.com", "--password", "secret123",
                                        "--create-project"], in: folder)
         #expect(created.status == 0 && created.output.contains("ada\tada@example.com"), "\(created.output)")
-        let weak = try Self.hearth(["users", "create", "--email", "b@example.com", "--password", "123"], in: folder)
+        let weak = try await Self.hearth(["users", "create", "--email", "b@example.com", "--password", "123"], in: folder)
         #expect(weak.status != 0 && weak.output.contains("refused: WEAK_PASSWORD"), "\(weak.output)")
-        #expect(try Self.hearth(["users", "set-claims", "ada", #"{"role":"admin"}"#], in: folder).status == 0)
-        let reserved = try Self.hearth(["users", "set-claims", "ada", #"{"sub":"x"}"#], in: folder)
+        #expect(try await Self.hearth(["users", "set-claims", "ada", #"{"role":"admin"}"#], in: folder).status == 0)
+        let reserved = try await Self.hearth(["users", "set-claims", "ada", #"{"sub":"x"}"#], in: folder)
         #expect(reserved.status != 0 && reserved.output.contains("refused: FORBIDDEN_CLAIM"), "\(reserved.output)")
-        #expect(try Self.hearth(["users", "disable", "ada@example.com"], in: folder).status == 0)
-        let shown = try Self.hearth(["users", "get", "ada", "--json"], in: folder)
+        #expect(try await Self.hearth(["users", "disable", "ada@example.com"], in: folder).status == 0)
+        let shown = try await Self.hearth(["users", "get", "ada", "--json"], in: folder)
         let json = try #require(shown.output.firstIndex(of: "{").map { String(shown.output[$0...]) })
         let user = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any], "\(shown.output)")
         #expect(user["disabled"] as? Bool == true && user["customAttributes"] as? String == #"{"role":"admin"}"#)
-        let link = try Self.hearth(["users", "reset-link", "ada@example.com"], in: folder)
+        let link = try await Self.hearth(["users", "reset-link", "ada@example.com"], in: folder)
         #expect(link.status == 0 && link.output.contains("/__/auth/action?mode=resetPassword&oobCode="), "\(link.output)")
-        #expect(try Self.hearth(["users", "revoke", "ada"], in: folder).output.contains("sessions revoked"))
-        #expect(try Self.hearth(["users", "delete", "ada"], in: folder).status == 0)
-        let gone = try Self.hearth(["users", "get", "ada"], in: folder)
+        #expect(try await Self.hearth(["users", "revoke", "ada"], in: folder).output.contains("sessions revoked"))
+        #expect(try await Self.hearth(["users", "delete", "ada"], in: folder).status == 0)
+        let gone = try await Self.hearth(["users", "get", "ada"], in: folder)
         #expect(gone.status != 0 && gone.output.contains("no user ada"), "\(gone.output)")
     }
 
     /// `hearth keys`: rotate publishes a key that signs later; the only signing key cannot be retired; once another
     /// signs, the old one retires and stays published.
-    @Test func keysRotateAndRetireFromTheCommandLine() throws {
+    @Test func keysRotateAndRetireFromTheCommandLine() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-keys-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let first = try Self.hearth(["keys", "list", "--create-project"], in: folder)
+        let first = try await Self.hearth(["keys", "list", "--create-project"], in: folder)
         let oldKid = try #require(first.output.split(separator: "\n").first { $0.hasSuffix("signing") }?.split(separator: "\t").first)
-        let early = try Self.hearth(["keys", "retire", String(oldKid)], in: folder)
+        let early = try await Self.hearth(["keys", "retire", String(oldKid)], in: folder)
         #expect(early.status != 0 && early.output.contains("the only key that can sign now"), "\(early.output)")
-        let pending = try Self.hearth(["keys", "rotate"], in: folder)
+        let pending = try await Self.hearth(["keys", "rotate"], in: folder)
         #expect(pending.status == 0 && pending.output.contains("signs from"), "\(pending.output)")
-        #expect(try Self.hearth(["keys", "retire", String(oldKid)], in: folder).status != 0, "the new key does not sign yet")
-        let now = try Self.hearth(["keys", "rotate", "--activate-in", "0"], in: folder)
+        #expect(try await Self.hearth(["keys", "retire", String(oldKid)], in: folder).status != 0, "the new key does not sign yet")
+        let now = try await Self.hearth(["keys", "rotate", "--activate-in", "0"], in: folder)
         #expect(now.output.contains("verifiers cache the JWKS"), "\(now.output)")
-        let retired = try Self.hearth(["keys", "retire", String(oldKid)], in: folder)
+        let retired = try await Self.hearth(["keys", "retire", String(oldKid)], in: folder)
         #expect(retired.status == 0, "\(retired.output)")
-        let listed = try Self.hearth(["keys", "list"], in: folder).output
+        let listed = try await Self.hearth(["keys", "list"], in: folder).output
         #expect(listed.contains("\(oldKid)\t") && listed.contains("retired, published until"), "\(listed)")
         #expect(listed.split(separator: "\n").filter { $0.hasSuffix("\tsigning") }.count == 1, "\(listed)")
     }
@@ -157,13 +157,13 @@ struct CLIStoreTests {
         for index in 0..<20 { try await signUp("before\(index)@example.com") }
         // Sign-ups keep coming while the copy is taken.
         let load = Task { for index in 0..<60 { try await signUp("during\(index)@example.com") } }
-        let copied = try await Task.detached { try Self.hearth(["backup", "copy.sqlite"], in: folder) }.value
+        let copied = try await Self.hearth(["backup", "copy.sqlite"], in: folder)
         try await load.value
         #expect(copied.status == 0 && copied.output.contains("owner-only"), "\(copied.output)")
         let mode = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent("copy.sqlite").path)[.posixPermissions] as? Int
         #expect(mode == 0o600)
 
-        let listed = try Self.hearth(["users", "list", "--limit", "1000", "--store", "sqlite:copy.sqlite"], in: folder)
+        let listed = try await Self.hearth(["users", "list", "--limit", "1000", "--store", "sqlite:copy.sqlite"], in: folder)
         let users = listed.output.split(separator: "\n").filter { $0.contains("@example.com") }
         #expect(listed.status == 0 && users.count >= 20 && users.count <= 80, "\(listed.output.prefix(300))")
         let (copyBase, stopCopy) = try await TwoInstanceRaceTests.startHearth(
@@ -175,22 +175,22 @@ struct CLIStoreTests {
     }
 
     /// `hearth store encrypt` seals an existing store's secrets; afterwards every command needs the key, and says so.
-    @Test func storesAreEncryptedWithAKeyFromTheEnvironment() throws {
+    @Test func storesAreEncryptedWithAKeyFromTheEnvironment() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-seal-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let plain = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
         let keyed = plain.merging(["HEARTH_ENCRYPTION_KEY": Data(repeating: 42, count: 32).base64EncodedString()]) { $1 }
-        #expect(try runHearth(["users", "list", "--create-project"], in: folder, environment: plain).status == 0)
-        let keyless = try runHearth(["store", "encrypt"], in: folder, environment: plain)
+        #expect(try await runHearth(["users", "list", "--create-project"], in: folder, environment: plain).status == 0)
+        let keyless = try await runHearth(["store", "encrypt"], in: folder, environment: plain)
         #expect(keyless.status != 0 && keyless.output.contains("set HEARTH_ENCRYPTION_KEY"), "\(keyless.output)")
-        let sealed = try runHearth(["store", "encrypt"], in: folder, environment: keyed)
+        let sealed = try await runHearth(["store", "encrypt"], in: folder, environment: keyed)
         #expect(sealed.status == 0 && sealed.output.contains("encrypted project hearth-local"), "\(sealed.output)")
         let raw = try Data(contentsOf: folder.appendingPathComponent("hearth-data/hearth.sqlite"))
         #expect(raw.range(of: Data("BEGIN PRIVATE KEY".utf8)) == nil, "no private key in the clear")
-        let without = try runHearth(["users", "list"], in: folder, environment: plain)
+        let without = try await runHearth(["users", "list"], in: folder, environment: plain)
         #expect(without.status != 0 && without.output.contains("holds encrypted secrets"), "\(without.output)")
-        #expect(try runHearth(["users", "list"], in: folder, environment: keyed).status == 0)
+        #expect(try await runHearth(["users", "list"], in: folder, environment: keyed).status == 0)
     }
 }
 

@@ -8,11 +8,11 @@ let systemdAnalyze: URL? = ["/usr/bin/systemd-analyze", "/bin/systemd-analyze"].
 /// exposure, as `systemd-analyze security` scores it, stays "OK" (below 2.0 of 10).
 @Suite(.enabled(if: systemdAnalyze != nil && hearthBinary != nil, "needs systemd-analyze (apt-get install systemd) and the built hearth binary"))
 struct DeploymentTests {
-    static func analyze(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        try runProcess(try #require(systemdAnalyze), arguments)
+    static func analyze(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await runProcess(try #require(systemdAnalyze), arguments)
     }
 
-    @Test func theSystemdUnitIsValidAndSandboxed() throws {
+    @Test func theSystemdUnitIsValidAndSandboxed() async throws {
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
         let unit = try String(contentsOf: repository.appendingPathComponent("deploy/hearth.service"), encoding: .utf8)
         #expect(unit.contains("[Install]") && unit.contains("WantedBy=multi-user.target"))
@@ -23,9 +23,9 @@ struct DeploymentTests {
         let file = folder.appendingPathComponent("hearth.service")
         try unit.replacingOccurrences(of: "/usr/local/bin/hearth", with: try #require(hearthBinary).path)
             .write(to: file, atomically: true, encoding: .utf8)
-        let verified = try Self.analyze(["verify", file.path])
+        let verified = try await Self.analyze(["verify", file.path])
         #expect(verified.status == 0 && verified.output.isEmpty, "\(verified.output)")
-        let security = try Self.analyze(["security", "--offline=true", file.path])
+        let security = try await Self.analyze(["security", "--offline=true", file.path])
         let line = security.output.split(separator: "\n").first { $0.contains("Overall exposure level") } ?? ""
         let score = line.split(separator: " ").compactMap { Double($0) }.first
         #expect((score ?? 10) < 2.0, "\(line)")

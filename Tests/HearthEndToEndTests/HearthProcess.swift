@@ -12,26 +12,34 @@ let hearthBinary: URL? = {
 
 /// Runs `hearth ARGUMENTS` to its end (in `folder`, with `environment` instead of this process's if given): its
 /// exit status and everything it printed on either stream.
-func runHearth(_ arguments: [String], in folder: URL? = nil, environment: [String: String]? = nil) throws
+func runHearth(_ arguments: [String], in folder: URL? = nil, environment: [String: String]? = nil) async throws
     -> (status: Int32, output: String)
 {
-    try runProcess(try #require(hearthBinary), arguments, in: folder, environment: environment)
+    try await runProcess(try #require(hearthBinary), arguments, in: folder, environment: environment)
 }
 
-/// Runs `executable ARGUMENTS` to its end: its exit status and everything it printed on either stream.
+/// Runs `executable ARGUMENTS` to its end: its exit status and everything it printed on either stream. The wait
+/// happens on a thread of its own: blocking a thread of the concurrency pool (two, on CI's machine) for a child
+/// process would starve every other test's tasks, and their deadlines would fail.
 func runProcess(_ executable: URL, _ arguments: [String], in folder: URL? = nil, environment: [String: String]? = nil)
-    throws -> (status: Int32, output: String)
+    async throws -> (status: Int32, output: String)
 {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let folder { process.currentDirectoryURL = folder }
-    if let environment { process.environment = environment }
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
-    return (process.terminationStatus, text)
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result {
+                let process = Process()
+                process.executableURL = executable
+                process.arguments = arguments
+                if let folder { process.currentDirectoryURL = folder }
+                if let environment { process.environment = environment }
+                let output = Pipe()
+                process.standardOutput = output
+                process.standardError = output
+                try process.run()
+                let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                process.waitUntilExit()
+                return (process.terminationStatus, text)
+            })
+        }
+    }
 }

@@ -11,18 +11,13 @@ let nginxBinary: URL? = ["/usr/sbin/nginx", "/usr/bin/nginx"].map(URL.init(fileU
 @Suite(.serialized, .enabled(if: nginxBinary != nil && hearthBinary != nil, "needs nginx (apt-get install nginx) and the built hearth binary"))
 struct ProxyTests {
     /// `curl` through the proxy (self-signed certificate): status and body.
-    static func curl(_ url: String, method: String = "POST", json: String? = nil, headers: [String] = []) throws -> (status: Int, body: String) {
+    static func curl(_ url: String, method: String = "POST", json: String? = nil, headers: [String] = []) async throws
+        -> (status: Int, body: String)
+    {
         var arguments = ["-sk", "-o", "-", "-w", "\n%{http_code}", "-X", method, url]
         for header in headers { arguments += ["-H", header] }
         if let json { arguments += ["-H", "content-type: application/json", "-d", json] }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = try await runProcess(URL(fileURLWithPath: "/usr/bin/curl"), arguments).output
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
     }
@@ -38,7 +33,7 @@ struct ProxyTests {
             settings: ["trustForwardedFor": true, "publicURL": publicURL, "rateLimits": true])
         defer { stop() }
 
-        _ = try runProcess(URL(fileURLWithPath: "/usr/bin/openssl"), ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+        _ = try await runProcess(URL(fileURLWithPath: "/usr/bin/openssl"), ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
                                           "-keyout", folder.appendingPathComponent("key.pem").path,
                                           "-out", folder.appendingPathComponent("cert.pem").path])
         let temp = folder.path
@@ -70,43 +65,43 @@ struct ProxyTests {
         defer { nginx.terminate(); nginx.waitUntilExit() }
         let api = "\(publicURL)/identitytoolkit.googleapis.com/v1"
         let deadline = Date() + 20
-        while try Self.curl("\(publicURL)/healthz", method: "GET").status != 200 {
+        while try await Self.curl("\(publicURL)/healthz", method: "GET").status != 200 {
             guard Date() < deadline, nginx.isRunning else { Issue.record("the proxy did not come up"); return }
             try await Task.sleep(for: .milliseconds(100))
         }
 
         let key = TwoInstanceRaceTests.apiKey
-        let signUp = try Self.curl("\(api)/accounts:signUp?key=\(key)", json: #"{"email":"ada@example.com","password":"secret123"}"#)
+        let signUp = try await Self.curl("\(api)/accounts:signUp?key=\(key)", json: #"{"email":"ada@example.com","password":"secret123"}"#)
         #expect(signUp.status == 200, "\(signUp.body)")
         // An admin call through the proxy, its token addressed to the public URL; the link it returns is public too.
-        let account = try CLIStoreTests.hearth(["service-accounts", "create", "backend-api", "--store",
+        let account = try await CLIStoreTests.hearth(["service-accounts", "create", "backend-api", "--store",
                                                 "sqlite:" + folder.appendingPathComponent("hearth.sqlite").path,
                                                 "--project-id", "hearth-local"], in: folder)
         #expect(account.status == 0, "\(account.output)")
-        func adminToken() throws -> String {
-            try CLIStoreTests.hearth(["admin-token", "--key-file", "backend-api.json", "--url", publicURL], in: folder)
+        func adminToken() async throws -> String {
+            try await CLIStoreTests.hearth(["admin-token", "--key-file", "backend-api.json", "--url", publicURL], in: folder)
                 .output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        let reset = try Self.curl("\(api)/projects/hearth-local/accounts:sendOobCode",
+        let reset = try await Self.curl("\(api)/projects/hearth-local/accounts:sendOobCode",
                                   json: #"{"requestType":"PASSWORD_RESET","email":"ada@example.com","returnOobLink":true}"#,
-                                  headers: ["Authorization: Bearer \(try adminToken())"])
+                                  headers: ["Authorization: Bearer \(try await adminToken())"])
         let link = try #require((try? JSONSerialization.jsonObject(with: Data(reset.body.utf8)) as? [String: Any])?["oobLink"] as? String,
                                 "\(reset.body)")
         #expect(link.hasPrefix("\(publicURL)/__/auth/action?mode=resetPassword"), "\(link)")
-        #expect(try Self.curl(link, method: "GET").status == 200, "the link opens through the proxy")
+        #expect(try await Self.curl(link, method: "GET").status == 200, "the link opens through the proxy")
 
         // Reset emails to 101 addresses (no password hashing: cheap), each request claiming a fresh client address
         // in a forged X-Forwarded-For: counted under the address the proxy saw, so the 101st is refused.
         var refused = false
         for attempt in 0..<101 {
-            let reply = try Self.curl("\(api)/accounts:sendOobCode?key=\(key)",
+            let reply = try await Self.curl("\(api)/accounts:sendOobCode?key=\(key)",
                                       json: #"{"requestType":"PASSWORD_RESET","email":"n\#(attempt)@example.com"}"#,
                                       headers: ["X-Forwarded-For: 6.6.\(attempt / 250).\(attempt % 250)"])
             if reply.body.contains("TOO_MANY_ATTEMPTS_TRY_LATER") { refused = true; break }
         }
         #expect(refused, "100 emails from one address per hour, whatever the client claims")
-        let audit = try Self.curl("\(publicURL)/identitytoolkit.googleapis.com/v1/projects/hearth-local/auditEvents?type=rate-limited",
-                                  method: "GET", headers: ["Authorization: Bearer \(try adminToken())"])
+        let audit = try await Self.curl("\(publicURL)/identitytoolkit.googleapis.com/v1/projects/hearth-local/auditEvents?type=rate-limited",
+                                  method: "GET", headers: ["Authorization: Bearer \(try await adminToken())"])
         #expect(audit.body.contains("\"127.0.0.1\"") && !audit.body.contains("6.6."), "\(audit.body.prefix(400))")
     }
 }

@@ -19,12 +19,12 @@ struct ServeSettingsTests {
         (#"{"port": "9099"}"#, [:], "port: expected a whole number"),
         ("{\"port\": 9099,\n  \"host\": \"x\",, }", [:], "line 2, column 15"),
     ])
-    func badSettingsStopTheStartNamingTheKey(config: String, environment: [String: String], key: String) throws {
+    func badSettingsStopTheStartNamingTheKey(config: String, environment: [String: String], key: String) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-settings-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("config.json")
         try Data(config.utf8).write(to: file)
-        let (status, text) = try runHearth(["serve", "--store", "memory:", "--port", "0", "--config", file.path],
+        let (status, text) = try await runHearth(["serve", "--store", "memory:", "--port", "0", "--config", file.path],
                                            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
         #expect(status != 0, "\(config) \(environment) started anyway")
         #expect(text.contains(key), "names \(key): \(text)")
