@@ -36,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Settings from flags, HEARTH_* variables, secret files and the config file, with redaction (Logging trait).
+        .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: [.defaults, "Logging"]),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
     ],
     targets: [
         // The domain: accounts, passwords, tokens, the store protocol. No HTTP, NIO or SQL driver.
@@ -119,6 +122,8 @@ let package = Package(
         .executableTarget(name: "HearthCLI", dependencies: [
             "HearthServer", "HearthSQLite", "HearthPostgres", "HearthMail", "HearthSMS",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Configuration", package: "swift-configuration"),
+            .product(name: "SystemPackage", package: "swift-system"),
         ], swiftSettings: swiftSettings),
 
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract", "HearthTestSupport"]),
@@ -157,6 +162,7 @@ let package = Package(
         ]),
         .testTarget(name: "HearthServerTests", dependencies: [
             "HearthServer", "HearthCore", "HearthWire", "HearthTestSupport",
+            .product(name: "Configuration", package: "swift-configuration"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

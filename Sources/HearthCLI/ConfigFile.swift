@@ -4,7 +4,8 @@ import HearthCore
 import HearthServer
 import HearthSMS
 
-/// The optional JSON configuration file (`--config FILE` or `HEARTH_CONFIG`). Every key is optional.
+/// The settings in the configuration file's shape, once ``Settings`` has read them from flags, the environment,
+/// secret files and the file (`--config FILE` or `HEARTH_CONFIG`). Every key is optional.
 ///
 /// ```json
 /// { "host": "0.0.0.0", "port": 9099, "store": "postgres://hearth@db/hearth", "projectId": "my-app",
@@ -86,13 +87,13 @@ struct ConfigFile: Decodable {
     /// `expose`: `off` (default), `main` (on the API port; with `token`, only for that bearer) or `listener`
     /// (its own `host`:`port`, without credentials).
     struct MetricsSection: Decodable {
-        var expose: String
+        var expose: String?
         var token: String?
         var host: String?
         var port: Int?
 
         func exposure() throws -> MetricsExposure {
-            switch expose {
+            switch expose ?? "off" {
             case "off": return .off
             case "main": return .mainListener(bearerToken: token)
             case "listener":
@@ -100,7 +101,7 @@ struct ConfigFile: Decodable {
                     throw ConfigError(message: "metrics.port: expected a port 1-65535 for expose \"listener\"")
                 }
                 return .separateListener(host: host ?? "127.0.0.1", port: port)
-            default: throw ConfigError(message: "metrics.expose: expected \"off\", \"main\" or \"listener\", got \"\(expose)\"")
+            default: throw ConfigError(message: "metrics.expose: expected \"off\", \"main\" or \"listener\", got \"\(expose ?? "")\"")
             }
         }
     }
@@ -116,10 +117,10 @@ struct ConfigFile: Decodable {
         var email: EmailConfiguration?
     }
 
-    /// Reads the file: JSON syntax (with where it breaks), then every key against ``ConfigSchema``, then the types;
-    /// any problem stops the start with the key's path and what was expected.
-    static func load(_ path: String?) throws -> ConfigFile {
-        guard let path else { return ConfigFile() }
+    /// Reads the file for what swift-configuration's JSON provider does not check: its syntax (with the line and
+    /// column where it breaks) and every key against ``ConfigSchema``. Returns the parsed object, whose map sections
+    /// (provider ids, locales, phone numbers as keys) ``Settings`` takes whole.
+    static func parse(_ path: String) throws -> Any {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw ConfigError(message: "cannot read config file \(path): \(error.localizedDescription)")
@@ -128,14 +129,11 @@ struct ConfigFile: Decodable {
         do { json = try JSONSerialization.jsonObject(with: data) } catch {
             throw ConfigError(message: "config file \(path) is not JSON: \(syntaxProblem(error, in: data))")
         }
+        guard json is [String: Any] else { throw ConfigError(message: "config file \(path): expected a JSON object") }
         if let unknown = ConfigSchema.firstUnknownKey(in: json) {
             throw ConfigError(message: "config file \(path): \(unknown); see README: Configuration")
         }
-        do {
-            return try JSONDecoder().decode(ConfigFile.self, from: data)
-        } catch let error as DecodingError {
-            throw ConfigError(message: "config file \(path): \(describe(error))")
-        }
+        return json
     }
 
     /// A decoding error as `key.path: expected …`.

@@ -8,44 +8,103 @@ import Foundation
 /// ConfigSchema.firstUnknownKey(in: ["logLevle": "info"])   // "unknown key logLevle (did you mean logLevel?)"
 /// ```
 public enum ConfigSchema {
+    /// A setting's type, as the environment and the file give it.
+    public enum Kind: Sendable { case string, int, double, bool, strings }
+
     public indirect enum Node: Sendable {
-        /// A value: its type is checked by the decoder.
-        case value
+        /// A value of this type; a secret one (a password, a token) is never logged.
+        case value(Kind, secret: Bool = false)
         /// An object with these keys.
         case object([String: Node])
-        /// An object whose keys are data (provider ids, project ids, locales, phone numbers).
+        /// An object whose keys are data (provider ids, project ids, locales, phone numbers). From the environment it
+        /// comes whole, as JSON (`HEARTH_IDENTITY_PROVIDERS='{"google.com": {…}}'`), and is treated as a secret.
         case map(Node)
     }
 
     static let email: Node = .object([
-        "smtp": .object(["host": .value, "port": .value, "security": .value, "username": .value, "password": .value,
-                         "caFile": .value, "heloName": .value, "timeout": .value]),
-        "from": .value, "fromName": .value, "appName": .value, "defaultLocale": .value,
-        "templates": .map(.map(.object(["subject": .value, "text": .value, "html": .value]))),
+        "smtp": .object(["host": .value(.string), "port": .value(.int), "security": .value(.string),
+                         "username": .value(.string), "password": .value(.string, secret: true),
+                         "caFile": .value(.string), "heloName": .value(.string), "timeout": .value(.double)]),
+        "from": .value(.string), "fromName": .value(.string), "appName": .value(.string),
+        "defaultLocale": .value(.string),
+        "templates": .map(.map(.object(["subject": .value(.string), "text": .value(.string), "html": .value(.string)]))),
     ])
 
     static let identityProvider: Node = .object(Dictionary(uniqueKeysWithValues: [
         "enabled", "clientId", "clientSecret", "scopes", "issuer", "jwksUri", "userInfoUri", "emailsUri",
         "authorizationUri", "tokenUri", "requestTokenUri", "verifyCredentialsUri", "revokeUri", "teamId", "keyId",
         "privateKey",
-    ].map { ($0, Node.value) }))
+    ].map { ($0, Node.value(.string)) }))
 
     public static let root: Node = .object([
-        "host": .value, "port": .value, "store": .value, "projectId": .value, "emulator": .value,
-        "issuerPrefix": .value, "recentLoginWindowSeconds": .value, "authorizedDomains": .value,
-        "emailEnumerationProtection": .value, "maxBodyBytes": .value, "logLevel": .value, "logFormat": .value,
-        "metrics": .object(["expose": .value, "token": .value, "host": .value, "port": .value]),
-        "connections": .object(["headerTimeoutSeconds": .value, "bodyTimeoutSeconds": .value,
-                                "idleTimeoutSeconds": .value, "maxConnections": .value]),
-        "storeTimeoutSeconds": .value, "hashQueueLimit": .value, "housekeepingIntervalSeconds": .value,
-        "auditRetentionDays": .value, "apiKey": .value, "rateLimits": .value, "publicURL": .value,
-        "trustForwardedFor": .value, "email": email,
-        "sms": .object(["webhook": .object(["url": .value, "secret": .value]),
-                        "twilio": .object(["accountSid": .value, "authToken": .value, "from": .value, "baseURL": .value])]),
-        "mfa": .object(["state": .value, "providers": .value, "totpAdjacentIntervals": .value]),
-        "identityProviders": .map(identityProvider), "testPhoneNumbers": .map(.value),
+        "host": .value(.string), "port": .value(.int), "store": .value(.string, secret: true),
+        "projectId": .value(.string), "emulator": .value(.bool), "issuerPrefix": .value(.string),
+        "recentLoginWindowSeconds": .value(.double), "authorizedDomains": .value(.strings),
+        "emailEnumerationProtection": .value(.bool), "maxBodyBytes": .value(.int), "logLevel": .value(.string),
+        "logFormat": .value(.string),
+        "metrics": .object(["expose": .value(.string), "token": .value(.string, secret: true),
+                            "host": .value(.string), "port": .value(.int)]),
+        "connections": .object(["headerTimeoutSeconds": .value(.double), "bodyTimeoutSeconds": .value(.double),
+                                "idleTimeoutSeconds": .value(.double), "maxConnections": .value(.int)]),
+        "storeTimeoutSeconds": .value(.double), "hashQueueLimit": .value(.int),
+        "housekeepingIntervalSeconds": .value(.double), "auditRetentionDays": .value(.int), "apiKey": .value(.string),
+        "rateLimits": .value(.bool), "publicURL": .value(.string), "trustForwardedFor": .value(.bool), "email": email,
+        "sms": .object(["webhook": .object(["url": .value(.string), "secret": .value(.string, secret: true)]),
+                        "twilio": .object(["accountSid": .value(.string), "authToken": .value(.string, secret: true),
+                                           "from": .value(.string), "baseURL": .value(.string)])]),
+        "mfa": .object(["state": .value(.string), "providers": .value(.strings), "totpAdjacentIntervals": .value(.int)]),
+        "identityProviders": .map(identityProvider), "testPhoneNumbers": .map(.value(.string)),
         "projects": .map(.object(["email": email])),
     ])
+
+    /// Every setting the environment can give, with its path: the values and the maps (which come as JSON).
+    public static func settings(under node: Node = root, path: [String] = []) -> [(path: [String], node: Node)] {
+        switch node {
+        case .value, .map: return [(path, node)]
+        case .object(let keys):
+            return keys.keys.sorted().flatMap { settings(under: keys[$0]!, path: path + [$0]) }
+        }
+    }
+
+    /// The environment variable of a setting: `HEARTH_`, then the path's words in capitals joined by `_`
+    /// (`email.smtp.password` → `HEARTH_EMAIL_SMTP_PASSWORD`), as swift-configuration's environment provider names
+    /// them (`ConfigSchemaTests` checks that the two agree).
+    public static func environmentName(_ path: [String]) -> String {
+        (["hearth"] + path).map { component in
+            var words = ""
+            var previous: Character?
+            for character in component {
+                if let previous, previous.isLowercase, character.isUppercase { words.append("_") }
+                words.append(character.isLetter || character.isNumber ? Character(character.uppercased()) : "_")
+                previous = character
+            }
+            return words
+        }.joined(separator: "_")
+    }
+
+    /// The file of a setting in a secrets folder (`HEARTH_SECRETS_DIR`): the path joined by `-`
+    /// (`email.smtp.password` → `email-smtp-password`), as swift-configuration's directory provider names them.
+    public static func secretFileName(_ path: [String]) -> String {
+        path.map { String($0.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }) }.joined(separator: "-")
+    }
+
+    /// Every setting with its type, variable and secret file: the README's reference (`ConfigSchemaTests` checks
+    /// that the README shows exactly this).
+    public static func referenceTable() -> String {
+        var lines = ["| setting | type | environment variable | secret file |", "|---|---|---|---|"]
+        for (path, node) in settings() {
+            let type = switch node {
+            case .value(.string, let secret): secret ? "string, secret" : "string"
+            case .value(.int, _): "whole number"
+            case .value(.double, _): "number"
+            case .value(.bool, _): "`true` or `false`"
+            case .value(.strings, _): "list (`a,b` in a variable)"
+            default: "JSON object, secret"
+            }
+            lines.append("| `\(path.joined(separator: "."))` | \(type) | `\(environmentName(path))` | `\(secretFileName(path))` |")
+        }
+        return lines.joined(separator: "\n")
+    }
 
     /// The first key of `json` the schema does not know, as a message with its path; `nil` when all are known.
     public static func firstUnknownKey(in json: Any, under node: Node = root, path: String = "") -> String? {
@@ -73,7 +132,7 @@ public enum ConfigSchema {
     public static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : path + "." + key }
 
     /// The known key nearest to a typo (case-insensitive edit distance of at most 2).
-    static func closest(to key: String, among known: some Collection<String>) -> String? {
+    public static func closest(to key: String, among known: some Collection<String>) -> String? {
         let scored = known.map { ($0, distance(Array(key.lowercased()), Array($0.lowercased()))) }
         guard let best = scored.min(by: { $0.1 < $1.1 }), best.1 <= 2 else { return nil }
         return best.0

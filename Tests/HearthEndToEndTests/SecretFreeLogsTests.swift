@@ -7,13 +7,15 @@ import Testing
 
 /// The logs of a real `hearth serve` at trace level, in JSON lines, while it runs the flows that handle secrets:
 /// sign-up, sign-in (right and wrong), refresh, password change, a reset email over authenticated SMTP, the
-/// reset itself, and a metrics scrape. No password, token, code or credential may appear in them.
+/// reset itself, and a metrics scrape. No password, token, code or credential may appear in them; nor may the
+/// secret settings, given by config file and by environment, whose reads the start logs.
 @Suite(.serialized, .enabled(if: hearthBinary != nil && SMTPSink.unavailableReason() == nil,
                              "needs the built hearth binary and aiosmtpd: \(SMTPSink.unavailableReason() ?? "hearth not built")"))
 struct SecretFreeLogsTests {
     @Test func traceLevelLogsCarryNoSecrets() async throws {
         let smtpPassword = "smtp-Pa55-\(UUID().uuidString.prefix(8))"
         let metricsToken = "scrape-\(UUID().uuidString.prefix(8))"
+        let webhookSecret = "hook-\(UUID().uuidString.prefix(8))"  // given by environment, the others by file
         let sink = try await SMTPSink.start(security: .startTLS, users: ["mailer": smtpPassword])
         defer { sink.stop() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-logs-\(UUID().uuidString)")
@@ -28,11 +30,12 @@ struct SecretFreeLogsTests {
                 "password": smtpPassword, "caFile": sink.certificateFile]],
         ]
         let (base, stop) = try await TwoInstanceRaceTests.startHearth(
-            store: "sqlite:" + folder.appendingPathComponent("hearth.sqlite").path, settings: settings, log: log)
+            store: "sqlite:" + folder.appendingPathComponent("hearth.sqlite").path, settings: settings, log: log,
+            environment: ["HEARTH_SMS_WEBHOOK_URL": "http://127.0.0.1:9/sms", "HEARTH_SMS_WEBHOOK_SECRET": webhookSecret])
         defer { stop() }
         typealias T = TwoInstanceRaceTests
 
-        var secrets = [smtpPassword, metricsToken, "first-Pa55word", "second-Pa55word", "third-Pa55word", "wrong-Pa55word"]
+        var secrets = [smtpPassword, metricsToken, webhookSecret, "first-Pa55word", "second-Pa55word", "third-Pa55word", "wrong-Pa55word"]
         let user = try await T.call(base, "accounts:signUp", ["email": "logs@example.com", "password": "first-Pa55word", "returnSecureToken": true])
         let idToken = try #require(user["idToken"] as? String, "\(user)")
         secrets += [idToken, try #require(user["refreshToken"] as? String)]
@@ -67,6 +70,9 @@ struct SecretFreeLogsTests {
             .filter { $0["message"] == "request" }
         #expect(requests.contains { $0["route"] == "/identitytoolkit.googleapis.com/v1/accounts:signUp" && $0["status"] == "200"
             && $0["hb.request.id"] != nil && $0["ms"] != nil }, "one JSON line per request with route, status, latency, id")
+        let settingReads = lines.filter { $0.contains("setting read") }
+        #expect(settingReads.contains { $0.contains("sms.webhook.secret") && $0.contains("<REDACTED>") },
+                "each setting read is logged at debug, its secrets redacted: \(settingReads.prefix(3))")
         for secret in secrets where !secret.isEmpty {
             #expect(!text.contains(secret), "a secret reached the log: \(secret.prefix(12))…")
         }

@@ -1,3 +1,4 @@
+import Configuration
 import Foundation
 import HearthServer
 import Testing
@@ -14,6 +15,38 @@ import Testing
         guard case .object(let keys) = ConfigSchema.root else { Issue.record("the root is an object"); return }
         let missing = keys.keys.sorted().filter { !section.contains("`\($0)`") && !section.contains("`\($0).") }
         #expect(missing.isEmpty, "README's Configuration section lacks \(missing)")
+    }
+
+    /// The README's reference table is exactly the schema's: a setting added to the code is documented.
+    @Test func theReadmeShowsEverySetting() throws {
+        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../README.md").standardizedFileURL, encoding: .utf8)
+        let start = try #require(readme.range(of: "<!-- settings:begin -->\n"))
+        let end = try #require(readme.range(of: "\n<!-- settings:end -->"))
+        #expect(String(readme[start.upperBound..<end.lowerBound]) == ConfigSchema.referenceTable(),
+                "update README's settings table from ConfigSchema.referenceTable()")
+    }
+
+    /// The names the README gives are the ones swift-configuration's providers look up: each setting, given only
+    /// under its documented variable (or secret file name), is found.
+    @Test func documentedNamesAreTheOnesTheProvidersRead() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-names-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let settings = ConfigSchema.settings()
+        for (path, _) in settings {
+            try Data("1".utf8).write(to: folder.appendingPathComponent(ConfigSchema.secretFileName(path)))
+        }
+        let variables = Dictionary(uniqueKeysWithValues: settings.map { (ConfigSchema.environmentName($0.path), "1") })
+        let environment = ConfigReader(provider: EnvironmentVariablesProvider(environmentVariables: variables)
+            .prefixKeys(with: "hearth"))
+        let files = ConfigReader(provider: try await DirectoryFilesProvider(directoryPath: .init(folder.path)))
+        for (path, _) in settings {
+            #expect(environment.string(forKey: ConfigKey(path)) == "1", "\(ConfigSchema.environmentName(path))")
+            #expect(files.string(forKey: ConfigKey(path)) == "1", "\(ConfigSchema.secretFileName(path))")
+        }
+        #expect(ConfigSchema.environmentName(["email", "smtp", "password"]) == "HEARTH_EMAIL_SMTP_PASSWORD")
+        #expect(ConfigSchema.environmentName(["publicURL"]) == "HEARTH_PUBLIC_URL")
     }
 
     @Test func typosAreFoundAtAnyDepth() {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import HearthCore
 
@@ -20,22 +21,29 @@ struct DataOptions: ParsableArguments {
 
     private var environment: [String: String] { ProcessInfo.processInfo.environment }
 
-    func configFile() throws -> ConfigFile { try ConfigFile.load(config ?? environment["HEARTH_CONFIG"]) }
+    /// Every setting, from this command's flags, `HEARTH_*` variables, secret files and the config file (``Settings``).
+    func settings(flags extra: [AbsoluteConfigKey: ConfigValue] = [:]) async throws -> Settings {
+        var flags = extra
+        if let store { flags["store"] = ConfigValue(.string(store), isSecret: true) }
+        if let projectID { flags["projectId"] = ConfigValue(.string(projectID), isSecret: false) }
+        return try await Settings.resolve(flags: flags, configPath: config ?? environment["HEARTH_CONFIG"],
+                                          environment: environment)
+    }
+
+    func configFile() async throws -> ConfigFile { try await settings().file }
 
     /// Emulator mode keeps its data in memory unless a store is named, as Firebase's emulator starts empty.
     func storeLocation(_ file: ConfigFile, emulator: Bool = false) -> String {
-        store ?? environment["HEARTH_STORE"] ?? file.store ?? (emulator ? "memory:" : StoreFactory.defaultLocation)
+        file.store ?? (emulator ? "memory:" : StoreFactory.defaultLocation)
     }
 
-    func projectID(_ file: ConfigFile) -> String {
-        projectID ?? environment["HEARTH_PROJECT_ID"] ?? file.projectId ?? "hearth-local"
-    }
+    func projectID(_ file: ConfigFile) -> String { file.projectId ?? "hearth-local" }
 
     /// Opens the store (migrated) and the project, and says which on standard error. A store or project that does
     /// not exist is an error naming where it was looked for (a command run from another folder must not quietly
     /// start a new store with new keys) unless `--create-project` asks for it, as a first `hearth serve` would.
     func open() async throws -> (store: any IdentityStore, project: ProjectContext, accounts: AccountService) {
-        let file = try configFile()
+        let file = try await configFile()
         let id = projectID(file)
         guard ProjectID.isValid(id) else { throw ValidationError("project id '\(id)' is not valid") }
         let location = storeLocation(file)

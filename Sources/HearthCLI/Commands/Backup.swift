@@ -16,7 +16,7 @@ struct Backup: AsyncParsableCommand {
     @OptionGroup var data: DataOptions
 
     func run() async throws {
-        let location = data.storeLocation(try data.configFile())
+        let location = data.storeLocation(try await data.configFile())
         guard let path = StoreFactory.sqlitePath(location) else {
             throw CommandFailure(location.hasPrefix("postgres")
                 ? "\(StoreFactory.redacted(location)) is PostgreSQL: back it up with pg_dump (README: Backups)"

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Configuration
 import Foundation
 import HearthCore
 import HearthMail
@@ -6,7 +7,8 @@ import HearthServer
 import Hummingbird
 import Logging
 
-/// `hearth serve`: runs the server. Flags win over `HEARTH_*` variables, which win over the config file.
+/// `hearth serve`: runs the server with the settings ``Settings`` reads (flags, `HEARTH_*` variables, secret files,
+/// the config file).
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the Hearth server.",
@@ -14,10 +16,11 @@ struct Serve: AsyncParsableCommand {
             Without --store, data lives in an SQLite file under ./hearth-data (in memory in emulator mode, as
             Firebase's emulator). The first start creates the project:
             signing keys, Firebase-scrypt hash parameters and an API key, all printed on start.
-            Environment: HEARTH_HOST, HEARTH_PORT, HEARTH_STORE, HEARTH_PROJECT_ID, HEARTH_EMULATOR=1, HEARTH_CONFIG,
-            HEARTH_SMTP_URL (smtp://user:password@host:587, smtps://…:465), HEARTH_PUBLIC_URL,
-            HEARTH_SMS_WEBHOOK_URL and HEARTH_SMS_WEBHOOK_SECRET, HEARTH_LOG_LEVEL (trace…critical), HEARTH_LOG_FORMAT
-            (text or json), HEARTH_METRICS (off, main or host:port) and HEARTH_METRICS_TOKEN.
+            Settings: flags win over HEARTH_* variables, which win over files in HEARTH_SECRETS_DIR (or systemd's
+            $CREDENTIALS_DIRECTORY), which win over the config file (--config or HEARTH_CONFIG). Every setting of the
+            config file has its variable: email.smtp.password is HEARTH_EMAIL_SMTP_PASSWORD, and its secret file
+            email-smtp-password. Shorthands: HEARTH_SMTP_URL (smtp://user:password@host:587, smtps://…:465) and
+            HEARTH_METRICS (off, main or host:port). See README: Configuration.
             """)
 
     @Flag(help: "Emulator mode: compatible with Firebase's Auth emulator (any API key, /emulator endpoints). Never expose it.")
@@ -39,51 +42,45 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let file = try data.configFile()
+        var flags: [AbsoluteConfigKey: ConfigValue] = [:]
+        if let host { flags["host"] = ConfigValue(.string(host), isSecret: false) }
+        if let port { flags["port"] = ConfigValue(.int(port), isSecret: false) }
+        if emulator { flags["emulator"] = ConfigValue(.bool(true), isSecret: false) }
+        if let publicURL { flags["publicURL"] = ConfigValue(.string(publicURL), isSecret: false) }
+        let settings = try await data.settings(flags: flags)
+        let file = settings.file
         var configuration = ServerConfiguration()
         try file.apply(to: &configuration)
         configuration.projectID = data.projectID(file)
-        if let value = environment["HEARTH_HOST"] { configuration.host = value }
-        if let value = environment["HEARTH_PORT"] {
-            guard let port = Int(value) else { throw ValidationError("HEARTH_PORT: expected a port 0-65535, got \"\(value)\"") }
-            configuration.port = port
-        }
-        if ["1", "true", "yes"].contains(environment["HEARTH_EMULATOR"]?.lowercased()) { configuration.mode = .emulator }
-        if let host { configuration.host = host }
-        if let port { configuration.port = port }
-        if emulator { configuration.mode = .emulator }
-        if let value = publicURL ?? environment["HEARTH_PUBLIC_URL"] { configuration.publicURL = value }
-        if let url = environment["HEARTH_SMS_WEBHOOK_URL"] {
-            configuration.sms = .webhook(url: url, secret: environment["HEARTH_SMS_WEBHOOK_SECRET"])
-        }
+        // A shorthand for email.smtp: one URL, which wins over the separate smtp settings.
         if let value = smtpURL ?? environment["HEARTH_SMTP_URL"] {
             guard let smtp = SMTPConfiguration(url: value) else {
                 throw ValidationError("SMTP URL must look like smtp://user:password@host:587 or smtps://user:password@host:465")
             }
             configuration.email.smtp = smtp
         }
-        // Limits follow the mode (off in emulator mode, as Firebase's emulator) unless the config file says otherwise.
+        // Limits follow the mode (off in emulator mode, as Firebase's emulator) unless a setting says otherwise.
         configuration.rateLimits.enabled = file.rateLimits ?? !configuration.isEmulator
         guard ProjectID.isValid(configuration.projectID) else {
-            throw ValidationError("project id '\(configuration.projectID)' must be 4-30 lowercase letters, digits or hyphens, starting with a letter")
+            throw ValidationError("projectId: '\(configuration.projectID)' must be 4-30 lowercase letters, digits or hyphens, starting with a letter")
         }
-        guard (0...65535).contains(configuration.port) else { throw ValidationError("port must be 0-65535") }
+        guard (0...65535).contains(configuration.port) else { throw ValidationError("port: expected 0-65535, got \(configuration.port)") }
 
-        let levelName = environment["HEARTH_LOG_LEVEL"] ?? file.logLevel ?? "info"
+        let levelName = file.logLevel ?? "info"
         guard let level = Logger.Level(rawValue: levelName.lowercased()) else {
             throw ValidationError("logLevel: expected one of trace, debug, info, notice, warning, error, critical; got \"\(levelName)\"")
         }
-        let formatName = environment["HEARTH_LOG_FORMAT"] ?? file.logFormat ?? "text"
+        let formatName = file.logFormat ?? "text"
         guard let format = LogFormat(rawValue: formatName.lowercased()) else {
             throw ValidationError("logFormat: expected text or json; got \"\(formatName)\"")
         }
+        // A shorthand for the metrics section: off, main, or host:port.
         if let value = environment["HEARTH_METRICS"] {
-            configuration.observability.metrics = try Self.metrics(value, token: environment["HEARTH_METRICS_TOKEN"])
-        } else if let token = environment["HEARTH_METRICS_TOKEN"], case .mainListener = configuration.observability.metrics {
-            configuration.observability.metrics = .mainListener(bearerToken: token)
+            configuration.observability.metrics = try Self.metrics(value, token: file.metrics?.token)
         }
         LogOutput.bootstrap(level: level, format: format)
         let logger = Logger(label: "hearth")
+        settings.log(to: logger)
         if ["0.0.0.0", "::", "[::]"].contains(configuration.host), configuration.publicURL == nil {
             logger.warning("listening on every interface without publicURL: links in emails would point at http://\(configuration.host):\(configuration.port); set publicURL (or HEARTH_PUBLIC_URL) to the address browsers reach")
         }

@@ -49,7 +49,7 @@ struct StoreCommands: AsyncParsableCommand {
             }
             try await store.close()
             // The plaintext they replaced must not stay behind in free pages of the file.
-            if let path = StoreFactory.sqlitePath(data.storeLocation(try data.configFile())) {
+            if let path = StoreFactory.sqlitePath(data.storeLocation(try await data.configFile())) {
                 let file = try await SQLiteStore.open(path: path, readers: 1)
                 do { try await file.compact() } catch { try? await file.close(); throw error }
                 try await file.close()

@@ -216,8 +216,7 @@ struct Users: AsyncParsableCommand {
 
         func run() async throws {
             var configuration = ServerConfiguration()
-            try data.configFile().apply(to: &configuration)
-            if let url = ProcessInfo.processInfo.environment["HEARTH_PUBLIC_URL"] { configuration.publicURL = url }
+            try await data.configFile().apply(to: &configuration)
             try await Users.with(data) { _, project, accounts in
                 var request = ActionCodeRequest(type: .passwordReset, email: email)
                 request.byAdministrator = true
