@@ -19,17 +19,33 @@ public enum TemporaryPostgres {
     public static func freshSchemaURL() async throws -> String? {
         guard case .available(let base) = shared else { return nil }
         let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-        let components = URLComponents(string: base)!
+        try await execute("CREATE SCHEMA \(schema)", on: base)
+        return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
+    }
+
+    /// A fresh database on the shared server, as a store URL (for tools that work on whole databases: `pg_dump`).
+    public static func freshDatabaseURL() async throws -> String? {
+        guard case .available(let base) = shared, var components = URLComponents(string: base) else { return nil }
+        let name = "d_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+        try await execute("CREATE DATABASE \(name)", on: base)
+        components.path = "/" + name
+        return components.string
+    }
+
+    /// The folder of the PostgreSQL client and server programs (`pg_dump`, `pg_restore`), if installed.
+    public static var binDir: String? { findBinDir() }
+
+    static func execute(_ sql: String, on url: String) async throws {
+        let components = URLComponents(string: url)!
         let configuration = PostgresClient.Configuration(
             host: components.host!, port: components.port ?? 5432, username: components.user ?? "postgres",
             password: components.password, database: String(components.path.dropFirst()), tls: .disable)
         let client = PostgresClient(configuration: configuration)
         try await withThrowingDiscardingTaskGroup { group in
             group.addTask { await client.run() }
-            try await client.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA \(schema)"))
+            try await client.query(PostgresQuery(unsafeSQL: sql))
             group.cancelAll()
         }
-        return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
     }
 
     public static var skipReason: String? {
@@ -113,7 +129,7 @@ public enum TemporaryPostgres {
 
     nonisolated(unsafe) static var stopCommand: (String, String, String?)?
 
-    private static func findBinDir() -> String? {
+    static func findBinDir() -> String? {
         if let output = try? run("/usr/bin/env", ["pg_config", "--bindir"]), output.status == 0 {
             let dir = output.output.trimmingCharacters(in: .whitespacesAndNewlines)
             if FileManager.default.isExecutableFile(atPath: dir + "/initdb") { return dir }

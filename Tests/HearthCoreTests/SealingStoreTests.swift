@@ -48,6 +48,26 @@ import Testing
         #expect(throws: SealingError.badKey) { try SecretSealer(key: Data(count: 16)) }
     }
 
+    /// A TOTP secret being enrolled (and a provider's tokens between sign-in steps) waits in a pending record: it is
+    /// sealed too, bound to its record, and opens on the way out of every read.
+    @Test func pendingSecretsAreSealedAndBoundToTheirRecord() async throws {
+        let base = InMemoryStore()
+        let store = SealingStore(base, sealer: try SecretSealer(key: Self.key))
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        let payload = #"{"secret":"JBSWY3DPEHPK3PXP","localId":"u1"}"#
+        let pending = PendingRecord(digest: "d1", projectID: "p", kind: .totpEnrollment, payload: payload,
+                                    expiresAt: now + 600)
+        try await store.insertPending(pending, now: now)
+        let raw = try #require(try await base.pending(projectID: "p", digest: "d1", now: now))
+        #expect(SecretSealer.isSealed(raw.payload) && !raw.payload.contains("JBSWY3DPEHPK3PXP"))
+        #expect(try await store.pending(projectID: "p", digest: "d1", now: now)?.payload == payload)
+        // Copied under another digest, the sealed payload does not open.
+        try await base.insertPending(PendingRecord(digest: "d2", projectID: "p", kind: .totpEnrollment,
+                                                   payload: raw.payload, expiresAt: now + 600), now: now)
+        await #expect(throws: SealingError.wrongKey) { try await store.pending(projectID: "p", digest: "d2", now: now) }
+        #expect(try await store.consumePending(projectID: "p", digest: "d1")?.payload == payload)
+    }
+
     @Test func secretsFromBeforeEncryptionAreReadThenSealedAtTheirNextWrite() async throws {
         let base = InMemoryStore()
         let now = Date(timeIntervalSince1970: 1_700_000_000)

@@ -1,4 +1,5 @@
 import Foundation
+import HearthPostgresTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -172,6 +173,44 @@ struct CLIStoreTests {
         let signedIn = try await TwoInstanceRaceTests.call(copyBase, "accounts:signInWithPassword",
                                                            ["email": "before7@example.com", "password": "secret123"])
         #expect(signedIn["idToken"] is String, "the copy serves: \(signedIn)")
+    }
+
+    /// A PostgreSQL store is backed up with `pg_dump` while a server takes sign-ups (its snapshot is one
+    /// transaction), and `pg_restore` into an empty database gives a store that serves every account made before
+    /// the dump began, keys and all.
+    @Test(.enabled(if: TemporaryPostgres.skipReason == nil, "needs PostgreSQL: \(TemporaryPostgres.skipReason ?? "")"))
+    func postgresBackupsWithPgDumpAreConsistentUnderLoad() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-pgdump-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bin = try #require(TemporaryPostgres.binDir)
+        let source = try #require(try await TemporaryPostgres.freshDatabaseURL())
+        let target = try #require(try await TemporaryPostgres.freshDatabaseURL())
+        let (base, stop) = try await TwoInstanceRaceTests.startHearth(store: source, settings: ["emulator": true])
+        defer { stop() }
+        func signUp(_ email: String) async throws {
+            _ = try await TwoInstanceRaceTests.call(base, "accounts:signUp", ["email": email, "password": "secret123"])
+        }
+        for index in 0..<20 { try await signUp("before\(index)@example.com") }
+        let load = Task { for index in 0..<60 { try await signUp("during\(index)@example.com") } }
+        let dumpFile = folder.appendingPathComponent("hearth.dump").path
+        let dumped = try await runProcess(URL(fileURLWithPath: bin + "/pg_dump"),
+                                          ["--format=custom", "--file", dumpFile, "--dbname", source])
+        try await load.value
+        #expect(dumped.status == 0, "\(dumped.output)")
+        let restored = try await runProcess(URL(fileURLWithPath: bin + "/pg_restore"),
+                                            ["--no-owner", "--exit-on-error", "--dbname", target, dumpFile])
+        #expect(restored.status == 0, "\(restored.output)")
+
+        let listed = try await Self.hearth(["users", "list", "--limit", "1000", "--store", target], in: folder)
+        let users = listed.output.split(separator: "\n").filter { $0.contains("@example.com") }
+        #expect(listed.status == 0 && users.count >= 20 && users.count <= 80, "\(listed.output.prefix(300))")
+        #expect((0..<20).allSatisfy { index in users.contains { $0.contains("before\(index)@example.com") } })
+        let (copyBase, stopCopy) = try await TwoInstanceRaceTests.startHearth(store: target, settings: ["emulator": true])
+        defer { stopCopy() }
+        let signedIn = try await TwoInstanceRaceTests.call(copyBase, "accounts:signInWithPassword",
+                                                           ["email": "before7@example.com", "password": "secret123"])
+        #expect(signedIn["idToken"] is String, "the restored database serves: \(signedIn)")
     }
 
     /// `hearth store encrypt` seals an existing store's secrets; afterwards every command needs the key, and says so.

@@ -2,7 +2,8 @@ import Crypto
 import Foundation
 
 /// Seals the store's private keys and TOTP secrets with AES-GCM: signing keys' private halves, identity providers'
-/// private keys (Apple's), users' TOTP secrets. A sealed value reads `hearth-sealed:v1:<base64>`; its record and
+/// private keys (Apple's), users' TOTP secrets, and short-lived pending secrets (a TOTP secret being enrolled, a
+/// provider's tokens between the steps of a sign-in). A sealed value reads `hearth-sealed:v1:<base64>`; its record and
 /// field are authenticated with it, so a sealed secret cannot be moved to another user or project.
 ///
 /// ```swift
@@ -86,6 +87,15 @@ extension UserRecord {
     }
 }
 
+extension PendingRecord {
+    /// The payload: a TOTP secret being enrolled, a provider's tokens between the steps of a sign-in.
+    func mapSecrets(_ transform: (String, String) throws -> String) rethrows -> PendingRecord {
+        var copy = self
+        copy.payload = try transform(payload, "pending:\(projectID):\(kind.rawValue):\(digest)")
+        return copy
+    }
+}
+
 /// Wraps a store so that secrets are sealed on the way in and opened on the way out (see ``SecretSealer``); other
 /// calls pass through. Without a sealer, values pass as they are, and a sealed one is an error that says what to set.
 /// Values from before encryption are read as they are, and sealed at their next write (`hearth store encrypt` writes
@@ -112,6 +122,8 @@ public final class SealingStore: IdentityStore, Sendable {
     func sealed(_ project: ProjectRecord) -> ProjectRecord { project.mapSecrets(seal) }
     func opened(_ project: ProjectRecord) throws -> ProjectRecord { try project.mapSecrets(open) }
     func sealed(_ user: UserRecord) -> UserRecord { user.mapSecrets(seal) }
+    func sealed(_ pending: PendingRecord) -> PendingRecord { pending.mapSecrets(seal) }
+    func opened(_ pending: PendingRecord) throws -> PendingRecord { try pending.mapSecrets(open) }
     func opened(_ user: UserRecord) throws -> UserRecord { try user.mapSecrets(open) }
 
     public func project(id: String) async throws -> ProjectRecord? { try await base.project(id: id).map(opened) }
@@ -171,13 +183,13 @@ public final class SealingStore: IdentityStore, Sendable {
         try await base.useAssertionOnce(digest: digest, expiresAt: expiresAt, now: now)
     }
     public func insertPending(_ record: PendingRecord, now: Date) async throws {
-        try await base.insertPending(record, now: now)
+        try await base.insertPending(sealed(record), now: now)
     }
     public func pending(projectID: String, digest: String, now: Date) async throws -> PendingRecord? {
-        try await base.pending(projectID: projectID, digest: digest, now: now)
+        try await base.pending(projectID: projectID, digest: digest, now: now).map(opened)
     }
     public func consumePending(projectID: String, digest: String) async throws -> PendingRecord? {
-        try await base.consumePending(projectID: projectID, digest: digest)
+        try await base.consumePending(projectID: projectID, digest: digest).map(opened)
     }
     public func recordPendingAttempt(projectID: String, digest: String) async throws -> Int? {
         try await base.recordPendingAttempt(projectID: projectID, digest: digest)
