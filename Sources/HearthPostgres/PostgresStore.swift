@@ -17,9 +17,9 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     /// minute between attempts, which would keep Hearth away long after the database is back.
     private let pool: Mutex<(client: PostgresClient, runner: Task<Void, Never>)>
     private let configuration: PostgresClient.Configuration
-    private let logger: Logger
+    let logger: Logger
 
-    private var client: PostgresClient { pool.withLock { $0.client } }
+    var client: PostgresClient { pool.withLock { $0.client } }
 
     /// Connects with a `postgres://user:password@host:port/database[?sslmode=require][&search_path=schema]` URL.
     public convenience init(url: String, logger: Logger = Logger(label: "hearth.postgres")) throws {
@@ -142,10 +142,11 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
               AND p ->> 'providerID' = i.provider_id AND p ->> 'rawID' = i.raw_id
             """,
         ]),
+        Migration(id: "0009_tenants", statements: SharedSchema.tenants),
     ]
 
     /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).
-    private func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { try await body($0) }
         } catch let error as PostgresTransactionError {
@@ -153,7 +154,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         }
     }
 
-    private func first(_ query: PostgresQuery) async throws -> String? {
+    func first(_ query: PostgresQuery) async throws -> String? {
         for try await data in try await client.query(query, logger: logger).decode(String.self) { return data }
         return nil
     }
@@ -188,12 +189,13 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         ).map { try RecordCoding.decode(UserRecord.self, from: $0) }
     }
 
-    public func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord] {
+    public func users(projectID: String, tenantID: String?, after localID: String?, limit: Int) async throws -> [UserRecord] {
         let after = localID ?? ""
+        let tenant = RecordCoding.tenantColumn(tenantID)
         var page: [UserRecord] = []
         // COLLATE "C": byte order, the same as SQLite's and the in-memory store's, whatever the database locale.
         let rows = try await client.query("""
-            SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = '' AND local_id COLLATE "C" > \(after)
+            SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id COLLATE "C" > \(after)
             ORDER BY local_id COLLATE "C" LIMIT \(limit)
             """, logger: logger)
         for try await data in rows.decode(String.self) { page.append(try RecordCoding.decode(UserRecord.self, from: data)) }
@@ -262,12 +264,13 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult {
         var binds = PostgresBindings()
         binds.append(projectID)
-        var condition = "project_id = $1 AND tenant_id = ''"
+        binds.append(RecordCoding.tenantColumn(query.tenantID))
+        var condition = "project_id = $1 AND tenant_id = $2"
         switch query.filter {
         case nil: break
-        case .email(let email): condition += " AND email = $2"; binds.append(EmailAddress.normalized(email))
-        case .localID(let id): condition += " AND local_id = $2"; binds.append(id)
-        case .phoneNumber(let phone): condition += " AND phone_number = $2"; binds.append(phone)
+        case .email(let email): condition += " AND email = $3"; binds.append(EmailAddress.normalized(email))
+        case .localID(let id): condition += " AND local_id = $3"; binds.append(id)
+        case .phoneNumber(let phone): condition += " AND phone_number = $3"; binds.append(phone)
         }
         let key: String = switch query.sortBy {
         case .lastLoginAt: "(data::jsonb ->> 'lastLoginAt')::double precision"

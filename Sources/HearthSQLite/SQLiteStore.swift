@@ -85,7 +85,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
 
     // MARK: Plumbing
 
-    private func read(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
+    func read(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
         let index = nextReader.withLockedValue { value in
             value = (value + 1) % readers.count
             return value
@@ -94,7 +94,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     }
 
     /// Runs `body` in one write transaction on the writer connection.
-    private func write<T: Sendable>(_ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+    func write<T: Sendable>(_ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
         try await writeLock.withLock {
             _ = try await writer.query("BEGIN IMMEDIATE")
             do {
@@ -167,6 +167,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
                 AND json_extract(p.value, '$.rawID') = user_identities.raw_id)
             """,
         ]),
+        Migration(id: "0009_tenants", statements: SharedSchema.tenants),
     ]
 
     // MARK: Projects
@@ -205,10 +206,10 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         ).first.map(Self.user)
     }
 
-    public func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord] {
+    public func users(projectID: String, tenantID: String?, after localID: String?, limit: Int) async throws -> [UserRecord] {
         try await read(
-            "SELECT data FROM users WHERE project_id = ? AND tenant_id = '' AND local_id > ? ORDER BY local_id LIMIT ?",
-            [.text(projectID), .text(localID ?? ""), .integer(limit)]
+            "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id > ? ORDER BY local_id LIMIT ?",
+            [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(localID ?? ""), .integer(limit)]
         ).map(Self.user)
     }
 
@@ -273,8 +274,8 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     }
 
     public func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult {
-        var condition = "project_id = ? AND tenant_id = ''"
-        var binds: [SQLiteData] = [.text(projectID)]
+        var condition = "project_id = ? AND tenant_id = ?"
+        var binds: [SQLiteData] = [.text(projectID), .text(RecordCoding.tenantColumn(query.tenantID))]
         switch query.filter {
         case nil: break
         case .email(let email): condition += " AND email = ?"; binds.append(.text(EmailAddress.normalized(email)))

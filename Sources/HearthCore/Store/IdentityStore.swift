@@ -55,7 +55,7 @@ public protocol IdentityStore: Sendable {
     func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError]
     /// A page of a project's own users (no tenant) in `localId` byte order, starting after `localID`: what export
     /// and `accounts:batchGet` walk through.
-    func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord]
+    func users(projectID: String, tenantID: String?, after localID: String?, limit: Int) async throws -> [UserRecord]
 
     /// The first account (by creation) with this E.164 phone number.
     func user(projectID: String, tenantID: String?, phoneNumber: String) async throws -> UserRecord?
@@ -65,6 +65,18 @@ public protocol IdentityStore: Sendable {
     func users(projectID: String, tenantID: String?, identityEmail: String, limit: Int) async throws -> [UserRecord]
     /// `accounts:query` over a project's own users.
     func queryUsers(projectID: String, _ query: UserQuery) async throws -> UserQueryResult
+
+    /// A project's tenant, if it exists.
+    func tenant(projectID: String, id: String) async throws -> TenantRecord?
+    /// A project's tenants in id order, after `id`, at most `limit`.
+    func tenants(projectID: String, after id: String?, limit: Int) async throws -> [TenantRecord]
+    /// Adds a tenant (its `version` is stored as given); ``StoreError/conflict`` when the id is taken.
+    func insertTenant(_ tenant: TenantRecord) async throws
+    /// Replaces a tenant if it is still at `tenant.version`, and returns it at the next version:
+    /// ``StoreError/conflict`` when another write came first, ``StoreError/notFound`` when it is gone.
+    func updateTenant(_ tenant: TenantRecord) async throws -> TenantRecord
+    /// Removes a tenant with its users and their tokens, codes and identities; `false` if there was none.
+    func deleteTenant(projectID: String, id: String) async throws -> Bool
 
     /// Records a one-time credential (an admin assertion's `jti`) until `expiresAt`: `true` the first time,
     /// `false` if it was already used. Forgotten entries past their expiry are dropped along the way.
@@ -134,6 +146,10 @@ public protocol IdentityStore: Sendable {
 
 extension IdentityStore {
     public func isUnavailable(_ error: any Error) -> Bool { false }
+    /// The project's own users (no tenant's), in `localId` order.
+    public func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord] {
+        try await users(projectID: projectID, tenantID: nil, after: localID, limit: limit)
+    }
     public func reconnect() async {}
     public var needsDeadline: Bool { false }
 

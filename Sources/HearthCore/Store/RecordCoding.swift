@@ -76,6 +76,15 @@ public enum SharedSchema {
         "CREATE INDEX audit_events_user ON audit_events (project_id, local_id, at_micros, id)",
     ]
 
+    /// 0009: tenants, by project and id; `version` makes updates compare-and-set.
+    public static let tenants = [
+        """
+        CREATE TABLE tenants (
+            project_id TEXT NOT NULL, tenant_id TEXT NOT NULL, version BIGINT NOT NULL, data TEXT NOT NULL,
+            PRIMARY KEY (project_id, tenant_id))
+        """,
+    ]
+
     /// 0005: pending secrets (MFA pending credentials, TOTP enrollment and SMS sessions), by digest.
     public static let pendingSecrets = [
         """

@@ -148,14 +148,31 @@ public final class ResilientStore: IdentityStore, Sendable {
     public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
         try await call("deleteUser") { [base] in try await base.deleteUser(projectID: projectID, tenantID: tenantID, localID: localID) }
     }
+    public func tenant(projectID: String, id: String) async throws -> TenantRecord? {
+        try await call("tenant") { [base] in try await base.tenant(projectID: projectID, id: id) }
+    }
+    public func tenants(projectID: String, after id: String?, limit: Int) async throws -> [TenantRecord] {
+        try await call("tenants") { [base] in try await base.tenants(projectID: projectID, after: id, limit: limit) }
+    }
+    public func insertTenant(_ tenant: TenantRecord) async throws {
+        try await call("insertTenant") { [base] in try await base.insertTenant(tenant) }
+    }
+    public func updateTenant(_ tenant: TenantRecord) async throws -> TenantRecord {
+        try await call("updateTenant") { [base] in try await base.updateTenant(tenant) }
+    }
+    public func deleteTenant(projectID: String, id: String) async throws -> Bool {
+        try await call("deleteTenant") { [base] in try await base.deleteTenant(projectID: projectID, id: id) }
+    }
     public func deleteAllUsers(projectID: String) async throws -> Int {
         try await call("deleteAllUsers") { [base] in try await base.deleteAllUsers(projectID: projectID) }
     }
     public func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError] {
         try await call("insertUsers") { [base] in try await base.insertUsers(users, uniqueEmail: uniqueEmail) }
     }
-    public func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord] {
-        try await call("users") { [base] in try await base.users(projectID: projectID, after: localID, limit: limit) }
+    public func users(projectID: String, tenantID: String?, after localID: String?, limit: Int) async throws -> [UserRecord] {
+        try await call("users") { [base] in
+            try await base.users(projectID: projectID, tenantID: tenantID, after: localID, limit: limit)
+        }
     }
     public func user(projectID: String, tenantID: String?, phoneNumber: String) async throws -> UserRecord? {
         try await call("userByPhone") { [base] in

@@ -149,8 +149,8 @@ public final class SealingStore: IdentityStore, Sendable {
     public func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError] {
         try await base.insertUsers(users.map(sealed), uniqueEmail: uniqueEmail)
     }
-    public func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord] {
-        try await base.users(projectID: projectID, after: localID, limit: limit).map(opened)
+    public func users(projectID: String, tenantID: String?, after localID: String?, limit: Int) async throws -> [UserRecord] {
+        try await base.users(projectID: projectID, tenantID: tenantID, after: localID, limit: limit).map(opened)
     }
     public func user(projectID: String, tenantID: String?, phoneNumber: String) async throws -> UserRecord? {
         try await base.user(projectID: projectID, tenantID: tenantID, phoneNumber: phoneNumber).map(opened)
@@ -168,6 +168,17 @@ public final class SealingStore: IdentityStore, Sendable {
     }
 
     // Everything else holds no sealed field.
+    public func tenant(projectID: String, id: String) async throws -> TenantRecord? {
+        try await base.tenant(projectID: projectID, id: id)
+    }
+    public func tenants(projectID: String, after id: String?, limit: Int) async throws -> [TenantRecord] {
+        try await base.tenants(projectID: projectID, after: id, limit: limit)
+    }
+    public func insertTenant(_ tenant: TenantRecord) async throws { try await base.insertTenant(tenant) }
+    public func updateTenant(_ tenant: TenantRecord) async throws -> TenantRecord { try await base.updateTenant(tenant) }
+    public func deleteTenant(projectID: String, id: String) async throws -> Bool {
+        try await base.deleteTenant(projectID: projectID, id: id)
+    }
     public func migrate() async throws { try await base.migrate() }
     public func close() async throws { try await base.close() }
     public func isUnavailable(_ error: any Error) -> Bool { base.isUnavailable(error) }

@@ -21,14 +21,17 @@ public struct UserQuery: Sendable, Equatable {
     public static let maximumLimit = 500
 
     public var filter: Filter?
+    /// The tenant whose users are queried; `nil`: the project's own.
+    public var tenantID: String?
     public var sortBy: SortField
     public var descending: Bool
     public var limit: Int
     public var offset: Int
 
-    public init(filter: Filter? = nil, sortBy: SortField = .userID, descending: Bool = false,
+    public init(filter: Filter? = nil, tenantID: String? = nil, sortBy: SortField = .userID, descending: Bool = false,
                 limit: Int = maximumLimit, offset: Int = 0) {
         self.filter = filter
+        self.tenantID = tenantID
         self.sortBy = sortBy
         self.descending = descending
         self.limit = limit

@@ -1,0 +1,57 @@
+import Foundation
+
+/// One Identity Platform tenant of a project: its own users (the tenant is part of every user key), sign-in
+/// settings and second factors, under the project's keys and password hashing.
+///
+/// ```swift
+/// var tenant = TenantRecord(projectID: "my-app", id: "acme-x7k2p", displayName: "Acme")
+/// tenant.allowPasswordSignup = true
+/// try await store.insertTenant(tenant)
+/// ```
+public struct TenantRecord: Sendable, Codable, Equatable {
+    public var projectID: String
+    public var id: String
+    public var displayName: String?
+    public var allowPasswordSignup: Bool
+    public var enableEmailLinkSignin: Bool
+    public var enableAnonymousUser: Bool
+    /// No client may sign in or sign up (admin calls still work), as Firebase's `disableAuth`.
+    public var disableAuth: Bool
+    public var mfa: MFASettings
+    public var testPhoneNumbers: [String: String]
+    /// Bumped by each write: an update names the version it read, so two racing updates cannot lose either.
+    public var version: Int
+
+    /// Firebase production's defaults: every sign-in method off until enabled.
+    public init(projectID: String, id: String, displayName: String? = nil, allowPasswordSignup: Bool = false,
+                enableEmailLinkSignin: Bool = false, enableAnonymousUser: Bool = false, disableAuth: Bool = false,
+                mfa: MFASettings = MFASettings(), testPhoneNumbers: [String: String] = [:], version: Int = 0) {
+        self.projectID = projectID
+        self.id = id
+        self.displayName = displayName
+        self.allowPasswordSignup = allowPasswordSignup
+        self.enableEmailLinkSignin = enableEmailLinkSignin
+        self.enableAnonymousUser = enableAnonymousUser
+        self.disableAuth = disableAuth
+        self.mfa = mfa
+        self.testPhoneNumbers = testPhoneNumbers
+        self.version = version
+    }
+
+    /// A tenant id as Firebase makes them: a name of letters, digits and hyphens, a hyphen, then five random
+    /// characters (`acme-x7k2p`); `tenant` alone when the name has nothing usable.
+    public static func newID(displayName: String?) -> String {
+        let base = String((displayName ?? "tenant").lowercased().map { $0.isLetter || $0.isNumber ? $0 : "-" }
+            .filter { $0.isASCII }.prefix(20)).trimmingCharacters(in: CharacterSet(charactersIn: "-"))
+        let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+        let suffix = String((0..<5).map { _ in alphabet.randomElement()! })
+        return (base.isEmpty || !base.first!.isLetter ? "tenant" : base) + "-" + suffix
+    }
+
+    /// A tenant id Hearth accepts: a letter, then letters, digits or hyphens, at most 63 in all (it appears in
+    /// paths, tokens and store keys).
+    public static func isValidID(_ id: String) -> Bool {
+        guard let first = id.first, first.isASCII, first.isLetter, id.count <= 63 else { return false }
+        return id.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+    }
+}
