@@ -235,7 +235,7 @@ import Testing
 }
 
 @Suite struct RateLimiterTests {
-    @Test func countsPerKeyInFixedWindows() async throws {
+    @Test func countsPerKeyOverASlidingWindow() async throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))  // a window boundary for 60 s
         let limiter = RateLimiter(store: InMemoryStore(), clock: clock)
         let rule = RateLimiter.Rule(limit: 2, window: 60)
@@ -245,7 +245,29 @@ import Testing
         #expect(try await !limiter.isAllowed("a", rule))
         #expect(try await limiter.isAllowed("b", rule), "keys are independent")
         clock.advance(by: 60)
-        #expect(try await limiter.isAllowed("a", rule), "a new window starts")
+        #expect(try await !limiter.isAllowed("a", rule), "the last 60 s still hold both events")
+        clock.advance(by: 31)
+        #expect(try await limiter.isAllowed("a", rule), "half the previous window has slid out")
+    }
+
+    /// A fixed window would give a burst split across its boundary a second quota (2 × limit in a moment); the
+    /// previous window's weight refuses it, whichever instance counts.
+    @Test func aBurstAcrossAWindowBoundaryGetsNoSecondQuota() async throws {
+        let store = InMemoryStore()
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_003_590))  // 10 s before an hour boundary
+        let rule = RateLimiter.Rule(limit: 100, window: 3600)
+        let before = RateLimiter(store: store, clock: clock)
+        for _ in 0..<100 { try await before.record("k", rule) }
+        clock.advance(by: 20)  // 10 s into the next hour
+        let after = RateLimiter(store: store, clock: clock)  // no fast path: the store alone decides
+        var allowed = 0
+        while allowed < 100, try await after.isAllowed("k", rule) {
+            try await after.record("k", rule)
+            allowed += 1
+        }
+        #expect(allowed <= 1, "a fixed window would allow 100 more; the estimate allows \(allowed)")
+        clock.advance(by: 1800)
+        #expect(try await after.isAllowed("k", rule), "half an hour on, half the burst has slid out")
     }
 
     @Test func twoInstancesOnOneStoreShareTheCount() async throws {

@@ -1,7 +1,8 @@
 import Foundation
 
-/// Counts events per key in fixed windows kept in the store, so every instance on one database enforces one
-/// limit: the basis of Hearth's abuse limits.
+/// Counts events per key in windows kept in the store, so every instance on one database enforces one limit: the
+/// basis of Hearth's abuse limits. A window's count is weighed with the previous window's share of the last
+/// `window` seconds (a sliding-window estimate), so a burst split across a window boundary gets no second quota.
 ///
 /// ```swift
 /// let limiter = RateLimiter(store: store, clock: SystemClock())
@@ -10,8 +11,8 @@ import Foundation
 /// try await limiter.record("signin-failed-email:ada@example.com", rule)
 /// ```
 ///
-/// Windows are aligned to multiples of their length (so instances agree on where one starts) and each expires
-/// with its own length. The fast path: once a key reaches its limit, this process remembers it until the window
+/// Windows are aligned to multiples of their length (so instances agree on where one starts) and each is kept one
+/// length past its end, while it still weighs on the next. The fast path: once a key reaches its limit, this process remembers it until the window
 /// ends and refuses without asking the store again — a locked-out guesser costs no query.
 public final class RateLimiter: @unchecked Sendable {
     /// At most `limit` events per `window` seconds.
@@ -42,22 +43,35 @@ public final class RateLimiter: @unchecked Sendable {
         let window = Self.window(rule, at: now)
         if isBlocked(key, now: now) { return false }
         let count = try await store.rateCounter(key: key, windowStart: window.start)
-        if count >= rule.limit { block(key, until: window.end) }
-        return count < rule.limit
+        if count >= rule.limit {
+            block(key, until: window.end)
+            return false
+        }
+        let previous = try await store.rateCounter(key: key, windowStart: window.start - window.length)
+        return Self.estimate(current: count, previous: previous, window: window, now: now) < Double(rule.limit)
     }
 
     /// Counts one event under `key`.
     public func record(_ key: String, _ rule: Rule) async throws {
         let window = Self.window(rule, at: clock.now())
-        let count = try await store.incrementRateCounter(key: key, windowStart: window.start, expiresAt: window.end)
+        let count = try await store.incrementRateCounter(key: key, windowStart: window.start,
+                                                         expiresAt: window.end + window.length)
         if count >= rule.limit { block(key, until: window.end) }
     }
 
+    /// Events in the last window's length: this window's, plus the previous window's weighed by how much of it
+    /// that length still covers.
+    static func estimate(current: Int, previous: Int, window: (start: Date, end: Date, length: TimeInterval),
+                         now: Date) -> Double {
+        let elapsed = now.timeIntervalSince(window.start) / window.length
+        return Double(current) + Double(previous) * max(0, 1 - elapsed)
+    }
+
     /// The aligned window of `rule` that contains `now`.
-    static func window(_ rule: Rule, at now: Date) -> (start: Date, end: Date) {
+    static func window(_ rule: Rule, at now: Date) -> (start: Date, end: Date, length: TimeInterval) {
         let length = max(rule.window.rounded(.up), 1)
         let start = (now.timeIntervalSince1970 / length).rounded(.down) * length
-        return (Date(timeIntervalSince1970: start), Date(timeIntervalSince1970: start + length))
+        return (Date(timeIntervalSince1970: start), Date(timeIntervalSince1970: start + length), length)
     }
 
     private func isBlocked(_ key: String, now: Date) -> Bool {
