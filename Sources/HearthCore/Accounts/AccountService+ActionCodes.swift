@@ -55,7 +55,7 @@ extension AccountService {
         case .passwordReset, .emailSignIn:
             guard let given = request.email, !given.isEmpty else { throw AuthFailure.missingEmail }
             guard EmailAddress.isValid(given) else { throw AuthFailure.invalidEmail }
-            user = try await store.user(projectID: project.id, tenantID: nil, email: given)
+            user = try await store.user(projectID: project.id, tenantID: project.tenantID, email: given)
             if request.type == .passwordReset && user == nil {
                 // Firebase's emulator gives administrators the same quiet answer.
                 if project.settings.enableImprovedEmailPrivacy && (!request.byAdministrator || emulatorRules) {
@@ -71,7 +71,7 @@ extension AccountService {
             let found: UserRecord
             if request.byAdministrator, (request.idToken ?? "").isEmpty {
                 guard let given = request.email, !given.isEmpty else { throw AuthFailure.missingEmail }
-                guard let named = try await store.user(projectID: project.id, tenantID: nil, email: given) else {
+                guard let named = try await store.user(projectID: project.id, tenantID: project.tenantID, email: given) else {
                     throw AuthFailure.userNotFound  // what Firebase answers an administrator here
                 }
                 found = named
@@ -89,7 +89,7 @@ extension AccountService {
                 guard let wanted = request.newEmail, !wanted.isEmpty else { throw AuthFailure.missingNewEmail }
                 guard EmailAddress.isValid(wanted) else { throw AuthFailure.invalidEmail }
                 if !project.settings.allowDuplicateEmails,
-                   let owner = try await store.user(projectID: project.id, tenantID: nil, email: wanted),
+                   let owner = try await store.user(projectID: project.id, tenantID: project.tenantID, email: wanted),
                    owner.localID != found.localID {
                     throw AuthFailure.emailExists
                 }
@@ -253,7 +253,7 @@ extension AccountService {
         else { throw AuthFailure.invalidOobCode }
         guard record.expiresAt > clock.now() else { throw AuthFailure.expiredOobCode }
         let now = clock.now()
-        let existing = try await store.user(projectID: project.id, tenantID: nil, email: record.email)
+        let existing = try await store.user(projectID: project.id, tenantID: project.tenantID, email: record.email)
         if let (linking, claims) = linking {
             try requireRecentLogin(claims, for: .linkCredential)
             if let existing, existing.localID != linking.localID, !project.settings.allowDuplicateEmails {
@@ -281,7 +281,7 @@ extension AccountService {
             }
             return try await issueFirstFactor(for: user, provider: "password", in: project, now: now)
         }
-        var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: record.email,
+        var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(), email: record.email,
                               emailVerified: true, validSince: now.epochSeconds, createdAt: now, lastLoginAt: now,
                               lastRefreshAt: now)
         user.emailLinkSignin = true

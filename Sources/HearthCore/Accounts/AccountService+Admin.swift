@@ -41,7 +41,7 @@ extension AccountService {
     /// or email, or a `validSince`, ends earlier sessions.
     public func adminUpdate(in project: ProjectContext, localID: String?, changes: AdminChanges) async throws -> UserRecord {
         guard let localID, !localID.isEmpty else { throw AuthFailure.missingLocalID }
-        guard let stored = try await store.user(projectID: project.id, tenantID: nil, localID: localID) else {
+        guard let stored = try await store.user(projectID: project.id, tenantID: project.tenantID, localID: localID) else {
             throw AuthFailure.userNotFound
         }
         let now = clock.now()
@@ -51,14 +51,14 @@ extension AccountService {
         let prepared = try await prepare(changes.profile, project: project)
         if let phone = changes.phoneNumber, !phone.isEmpty {
             guard PhoneNumber.isValid(phone) else { throw AuthFailure.invalidPhoneNumber }
-            if let owner = try await store.user(projectID: project.id, tenantID: nil, phoneNumber: phone),
+            if let owner = try await store.user(projectID: project.id, tenantID: project.tenantID, phoneNumber: phone),
                owner.localID != localID {
                 throw AuthFailure.phoneNumberExists
             }
         }
         if let link = changes.linkProvider {
             try Self.checkDescribed(link)
-            if let owner = try await store.user(projectID: project.id, tenantID: nil, providerID: link.providerID,
+            if let owner = try await store.user(projectID: project.id, tenantID: project.tenantID, providerID: link.providerID,
                                                 rawID: link.rawID), owner.localID != localID {
                 throw AuthFailure.federatedUserIDAlreadyLinked
             }

@@ -36,7 +36,7 @@ extension AccountService {
         if let email = new.email { guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail } }
         if let phone = new.phoneNumber {
             guard PhoneNumber.isValid(phone) else { throw AuthFailure.invalidPhoneNumber }
-            if try await store.user(projectID: project.id, tenantID: nil, phoneNumber: phone) != nil {
+            if try await store.user(projectID: project.id, tenantID: project.tenantID, phoneNumber: phone) != nil {
                 throw AuthFailure.phoneNumberExists
             }
         }
@@ -67,12 +67,12 @@ extension AccountService {
     {
         var notDisabled: [(index: Int, localID: String)] = []
         for (index, id) in localIDs.enumerated() {
-            guard let user = try await store.user(projectID: project.id, tenantID: nil, localID: id) else { continue }
+            guard let user = try await store.user(projectID: project.id, tenantID: project.tenantID, localID: id) else { continue }
             if !force && !user.disabled {
                 notDisabled.append((index, id))
                 continue
             }
-            try await store.deleteUser(projectID: project.id, tenantID: nil, localID: id)
+            try await store.deleteUser(projectID: project.id, tenantID: project.tenantID, localID: id)
         }
         return notDisabled
     }

@@ -98,6 +98,7 @@ extension AccountService {
     public func signInWithCustomToken(in project: ProjectContext, token: String?, tenantID: String? = nil,
                                       allowUnsigned: Bool) async throws -> SignInOutcome {
         guard let token, !token.isEmpty else { throw AuthFailure.missingCustomToken }
+        let tenantID = tenantID ?? project.tenantID
         let now = clock.now()
         let asserted = try CustomToken.verify(token, project: project.record, allowUnsigned: allowUnsigned, now: now)
         guard asserted.tenantID == tenantID else { throw AuthFailure.tenantIDMismatch }

@@ -104,7 +104,7 @@ extension AccountService {
     public func signInWithIdp(in project: ProjectContext, _ assertion: FederatedAssertion, idToken: String?,
                               returnIdpCredential: Bool) async throws -> FederatedOutcome {
         let now = clock.now()
-        let owner = try await store.user(projectID: project.id, tenantID: nil, providerID: assertion.providerID,
+        let owner = try await store.user(projectID: project.id, tenantID: project.tenantID, providerID: assertion.providerID,
                                          rawID: assertion.rawID)
         func conflict(_ failure: AuthFailure, _ code: String) throws -> FederatedOutcome {
             if returnIdpCredential { return .credentialInUse(code: code) }
@@ -117,7 +117,7 @@ extension AccountService {
             // Linked already, to this user or another: Firebase refuses both.
             if owner != nil { return try conflict(.federatedUserIDAlreadyLinked, "FEDERATED_USER_ID_ALREADY_LINKED") }
             if let email = assertion.email, !project.settings.allowDuplicateEmails,
-               let other = try await store.user(projectID: project.id, tenantID: nil, email: email),
+               let other = try await store.user(projectID: project.id, tenantID: project.tenantID, email: email),
                other.localID != current.localID {
                 return try conflict(.emailExists, "EMAIL_EXISTS")
             }
@@ -155,7 +155,7 @@ extension AccountService {
         }
 
         if let email = assertion.email, !project.settings.allowDuplicateEmails,
-           let existing = try await store.user(projectID: project.id, tenantID: nil, email: email) {
+           let existing = try await store.user(projectID: project.id, tenantID: project.tenantID, email: email) {
             // Only a provider that is authoritative for the address may sign in to an account it did not create;
             // any other must be linked by the owner (`needConfirmation`), or an IdP an attacker controls could
             // claim anyone's email.
@@ -181,7 +181,7 @@ extension AccountService {
 
         // Several accounts per email: the address stays on the identity only, as Firebase does.
         let email = project.settings.allowDuplicateEmails ? nil : assertion.email
-        var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: email,
+        var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(), email: email,
                               emailVerified: email != nil && assertion.emailVerified,
                               displayName: assertion.displayName, photoURL: assertion.photoURL,
                               validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)

@@ -309,7 +309,7 @@ extension AccountService {
             }
             passwordHash = hashing.stored(hash: hash, salt: user.salt)
         }
-        var record = UserRecord(projectID: project.id, localID: localID, email: user.email.map(EmailAddress.normalized),
+        var record = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: localID, email: user.email.map(EmailAddress.normalized),
                                 emailVerified: user.emailVerified, passwordHash: passwordHash,
                                 validSince: now.epochSeconds, createdAt: user.createdAt ?? now)
         record.displayName = user.displayName

@@ -77,7 +77,7 @@ extension AccountService {
         // Firebase's emulator tells a sign-in code apart for an account with second factors (production does not
         // say whose number it is).
         if emulatorRules, purpose == .signIn,
-           let owner = try await store.user(projectID: project.id, tenantID: nil, phoneNumber: number), !owner.enrollments.isEmpty {
+           let owner = try await store.user(projectID: project.id, tenantID: project.tenantID, phoneNumber: number), !owner.enrollments.isEmpty {
             throw AuthFailure.unsupportedFirstFactor(Self.phoneOnSMSMFAUser)
         }
         let now = clock.now()
@@ -143,7 +143,7 @@ extension AccountService {
             number = try await verifyPhoneCode(sessionInfo: sessionInfo, code: code, purpose: .signIn, in: project,
                                                now: now).phoneNumber
         }
-        let owner = try await store.user(projectID: project.id, tenantID: nil, phoneNumber: number)
+        let owner = try await store.user(projectID: project.id, tenantID: project.tenantID, phoneNumber: number)
 
         if let idToken, operation != .reauth {  // link (or update) the number on the signed-in user
             let (current, claims) = try await authenticate(idToken, in: project)
@@ -175,7 +175,7 @@ extension AccountService {
             return try await phoneSignIn(owner, in: project, now: now)
         }
         if let owner { return try await phoneSignIn(owner, in: project, now: now) }
-        let user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), phoneNumber: number,
+        let user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(), phoneNumber: number,
                               validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
         try await insert(user, project: project)
         return .signedIn(try await issue(for: user, provider: "phone", in: project, now: now, isNewUser: true))

@@ -26,9 +26,9 @@ extension AccountService {
         else { throw AuthFailure.invalidContinueURI }
         guard !project.settings.enableImprovedEmailPrivacy else { return nil }
         // The account with this email, else one with a linked identity that has it, as Firebase looks.
-        var found = try await store.user(projectID: project.id, tenantID: nil, email: identifier)
+        var found = try await store.user(projectID: project.id, tenantID: project.tenantID, email: identifier)
         if found == nil {
-            found = try await store.users(projectID: project.id, tenantID: nil, identityEmail: identifier, limit: 1).first
+            found = try await store.users(projectID: project.id, tenantID: project.tenantID, identityEmail: identifier, limit: 1).first
         }
         guard let user = found else { return SignInMethods(registered: false, allProviders: [], signInMethods: []) }
         var methods: [String] = user.passwordHash != nil ? ["password"] : []

@@ -94,7 +94,7 @@ public struct AccountService: Sendable {
         case (nil, nil):
             guard settings.anonymousSignInEnabled else { throw AuthFailure.adminOnlyOperation }
             // An anonymous account takes no profile at sign-up, as Firebase's: a name comes with an update.
-            var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(),
+            var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(),
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
             user.enrollments = try MFAEnrollmentInput.resolve(secondFactors, existing: [], now: now, ids: .generated)
             try ProfileLimits.check(user)
@@ -110,7 +110,7 @@ public struct AccountService: Sendable {
             try PasswordPolicy.check(password)
             let hash = try await hashPassword(password, project: project)
             // Stored lowercased, as Firebase stores addresses (sign-up, admin create and import alike).
-            var user = UserRecord(projectID: project.id, localID: SecureRandom.localID(), email: EmailAddress.normalized(email),
+            var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(), email: EmailAddress.normalized(email),
                                   displayName: displayName, passwordHash: hash, passwordUpdatedAt: now,
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
             user.enrollments = try MFAEnrollmentInput.resolve(secondFactors, existing: [], now: now, ids: .generated)
@@ -165,7 +165,7 @@ public struct AccountService: Sendable {
         guard settings.passwordSignInEnabled else { throw AuthFailure.passwordLoginDisabled }
         let protected = settings.enableImprovedEmailPrivacy
 
-        let found = try await store.user(projectID: project.id, tenantID: nil, email: email)
+        let found = try await store.user(projectID: project.id, tenantID: project.tenantID, email: email)
         let stored = found?.passwordHash ?? project.dummyPasswordHash
         let bcrypt = self.bcrypt
         let matches = try await hashing.run {
@@ -215,6 +215,8 @@ public struct AccountService: Sendable {
         } catch {
             throw AuthFailure.invalidIDToken
         }
+        // A call that names a tenant takes only that tenant's tokens; one that names none acts in the token's.
+        if let tenant = project.tenantID, claims.firebase?.tenant != tenant { throw AuthFailure.tenantIDMismatch }
         guard let user = try await store.user(projectID: project.id, tenantID: claims.firebase?.tenant,
                                               localID: claims.sub)
         else { throw AuthFailure.userNotFound }
@@ -260,6 +262,7 @@ public struct AccountService: Sendable {
         guard refreshToken.utf8.count <= 1024,
               let record = try await store.refreshToken(projectID: project.id, digest: storageDigest(refreshToken))
         else { throw AuthFailure.invalidRefreshToken }
+        if let tenant = project.tenantID, record.tenantID != tenant { throw AuthFailure.tenantIDMismatch }
         guard var user = try await store.user(projectID: project.id, tenantID: record.tenantID, localID: record.localID)
         else { throw AuthFailure.userNotFound }
         guard !user.disabled else { throw AuthFailure.userDisabled }

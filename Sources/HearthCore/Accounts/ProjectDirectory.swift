@@ -6,9 +6,41 @@ public struct ProjectContext: Sendable {
     public let record: ProjectRecord
     public let keys: KeyRing
     public let dummyPasswordHash: String
+    /// The tenant a call acts in (its users, sign-in switches, second factors and test numbers); `nil`: the
+    /// project's own users.
+    public private(set) var tenant: TenantRecord?
+    /// The sign-in settings in force: the project's, with a tenant's switches over them.
+    public private(set) var settings: ProjectSettings
 
     public var id: String { record.id }
-    public var settings: ProjectSettings { record.settings }
+    public var tenantID: String? { tenant?.id }
+
+    init(record: ProjectRecord, keys: KeyRing, dummyPasswordHash: String) {
+        self.record = record
+        self.keys = keys
+        self.dummyPasswordHash = dummyPasswordHash
+        self.settings = record.settings
+    }
+
+    /// The same project, acting in `tenant`: new users are made there, lookups stay there, and the tenant's
+    /// switches decide what may sign in.
+    ///
+    /// ```swift
+    /// let acme = project.scoped(to: try await store.tenant(projectID: project.id, id: "acme-x7k2p")!)
+    /// try await accounts.signUp(in: acme, email: "ada@acme.example", password: "…")   // an Acme user
+    /// ```
+    public func scoped(to tenant: TenantRecord?) -> ProjectContext {
+        var copy = self
+        copy.tenant = tenant
+        copy.settings = record.settings
+        if let tenant {
+            copy.settings.passwordSignInEnabled = tenant.allowPasswordSignup
+            copy.settings.anonymousSignInEnabled = tenant.enableAnonymousUser
+            copy.settings.mfa = tenant.mfa
+            copy.settings.testPhoneNumbers = tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers
+        }
+        return copy
+    }
 }
 
 /// Loads, creates and caches ``ProjectContext``s.

@@ -14,17 +14,17 @@ enum AdminRoutes {
         let store = call.services.store
         var found: [UserRecord] = []
         for id in request.localId ?? [] {
-            if let user = try await store.user(projectID: project.id, tenantID: nil, localID: id) { found.append(user) }
+            if let user = try await store.user(projectID: project.id, tenantID: project.tenantID, localID: id) { found.append(user) }
         }
         for email in request.email ?? [] {
-            if let user = try await store.user(projectID: project.id, tenantID: nil, email: email) { found.append(user) }
+            if let user = try await store.user(projectID: project.id, tenantID: project.tenantID, email: email) { found.append(user) }
         }
         for phone in request.phoneNumber ?? [] {
-            if let user = try await store.user(projectID: project.id, tenantID: nil, phoneNumber: phone) { found.append(user) }
+            if let user = try await store.user(projectID: project.id, tenantID: project.tenantID, phoneNumber: phone) { found.append(user) }
         }
         for id in request.federatedUserId ?? [] {
             guard let provider = id.providerId, let rawID = id.rawId else { throw AuthFailure.invalidProviderID }
-            if let user = try await store.user(projectID: project.id, tenantID: nil, providerID: provider, rawID: rawID) {
+            if let user = try await store.user(projectID: project.id, tenantID: project.tenantID, providerID: provider, rawID: rawID) {
                 found.append(user)
             }
         }
@@ -59,7 +59,7 @@ enum AdminRoutes {
         let request = try call.decode(DeleteAccountRequest.self)
         let project = try await call.adminProject(nil)
         guard let localID = request.localId, !localID.isEmpty else { throw AuthFailure.missingLocalID }
-        guard try await call.services.store.deleteUser(projectID: project.id, tenantID: nil, localID: localID) else {
+        guard try await call.services.store.deleteUser(projectID: project.id, tenantID: project.tenantID, localID: localID) else {
             throw AuthFailure.userNotFound
         }
         return json(DeleteAccountResponse())

@@ -40,35 +40,11 @@ enum ConfigRoutes {
             case "signIn.allowDuplicateEmails": record.settings.allowDuplicateEmails = value
             case "emailPrivacyConfig.enableImprovedEmailPrivacy": record.settings.enableImprovedEmailPrivacy = value
             case "signIn.phoneNumber.testPhoneNumbers":
-                let numbers = patch.testPhoneNumbers ?? [:]
-                if let bad = numbers.first(where: { !PhoneNumber.isValid($0.key) || $0.value.count != 6
-                    || !$0.value.allSatisfy(\.isNumber) }) {
-                    throw APIError.business(.invalidArgument, "test phone number \(bad.key) needs an E.164 number and a 6-digit code")
-                }
+                let numbers = try testPhoneNumbers(patch.testPhoneNumbers)
                 record.settings.testPhoneNumbers = numbers.isEmpty ? nil : numbers
-            case "mfa.state":
-                guard let state = MFASettings.State(rawValue: patch.mfaState ?? "DISABLED") else {
-                    throw APIError.business(.invalidArgument, "mfa.state must be DISABLED, ENABLED or MANDATORY")
-                }
-                record.settings.mfa = record.settings.mfa ?? MFASettings()
-                record.settings.mfa?.state = state
-            case "mfa.enabledProviders":
+            case "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs":
                 var mfa = record.settings.mfa ?? MFASettings()
-                let names = patch.mfaEnabledProviders ?? []
-                guard names.allSatisfy({ $0 == "PHONE_SMS" }) else {
-                    throw APIError.business(.invalidArgument, "mfa.enabledProviders takes PHONE_SMS (TOTP is in providerConfigs)")
-                }
-                if names.isEmpty { mfa.providers.remove(.phoneSMS) } else { mfa.providers.insert(.phoneSMS) }
-                record.settings.mfa = mfa
-            case "mfa.providerConfigs":
-                var mfa = record.settings.mfa ?? MFASettings()
-                if patch.totp?.enabled == true { mfa.providers.insert(.totp) } else { mfa.providers.remove(.totp) }
-                if let intervals = patch.totp?.adjacentIntervals {
-                    guard (0...10).contains(intervals) else {
-                        throw APIError.business(.invalidArgument, "adjacentIntervals must be between 0 and 10")
-                    }
-                    mfa.totpAdjacentIntervals = intervals
-                }
+                try mfa.apply(String(path.dropFirst("mfa.".count)), patch.mfa)
                 record.settings.mfa = mfa
             case "blockingFunctions.triggers":
                 var blocking = record.settings.blockingFunctions ?? BlockingFunctions()
@@ -129,5 +105,43 @@ enum ConfigRoutes {
         .init(state: mfa.state.rawValue, enabledProviders: mfa.providers.contains(.phoneSMS) ? ["PHONE_SMS"] : [],
               providerConfigs: [.init(state: mfa.providers.contains(.totp) ? "ENABLED" : "DISABLED",
                                       adjacentIntervals: mfa.totpAdjacentIntervals)])
+    }
+}
+
+/// Test phone numbers as a patch gives them, checked: E.164 numbers, 6-digit codes.
+func testPhoneNumbers(_ given: [String: String]?) throws -> [String: String] {
+    let numbers = given ?? [:]
+    if let bad = numbers.first(where: { !PhoneNumber.isValid($0.key) || $0.value.count != 6 || !$0.value.allSatisfy(\.isNumber) }) {
+        throw APIError.business(.invalidArgument, "test phone number \(bad.key) needs an E.164 number and a 6-digit code")
+    }
+    return numbers
+}
+
+extension MFASettings {
+    /// Applies one field of Firebase's `mfa`/`mfaConfig` patch (`state`, `enabledProviders` or `providerConfigs`):
+    /// shared by the project's config and each tenant's.
+    mutating func apply(_ field: String, _ patch: MFAConfigPatch?) throws {
+        let (state, enabledProviders, totp) = (patch?.state, patch?.enabledProviders, patch?.totp)
+        switch field {
+        case "state":
+            guard let parsed = MFASettings.State(rawValue: state ?? "DISABLED") else {
+                throw APIError.business(.invalidArgument, "mfa state must be DISABLED, ENABLED or MANDATORY")
+            }
+            self.state = parsed
+        case "enabledProviders":
+            let names = enabledProviders ?? []
+            guard names.allSatisfy({ $0 == "PHONE_SMS" }) else {
+                throw APIError.business(.invalidArgument, "enabledProviders takes PHONE_SMS (TOTP is in providerConfigs)")
+            }
+            if names.isEmpty { providers.remove(.phoneSMS) } else { providers.insert(.phoneSMS) }
+        default:
+            if totp?.enabled == true { providers.insert(.totp) } else { providers.remove(.totp) }
+            if let intervals = totp?.adjacentIntervals {
+                guard (0...10).contains(intervals) else {
+                    throw APIError.business(.invalidArgument, "adjacentIntervals must be between 0 and 10")
+                }
+                totpAdjacentIntervals = intervals
+            }
+        }
     }
 }

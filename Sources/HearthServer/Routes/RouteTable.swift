@@ -33,6 +33,8 @@ final class RouteTable {
         methods[path, default: []].insert(method)
         routes.on(RouterPath(path), method: method) { [services] request, context in
             let body = try await request.body.collect(upTo: .max)  // collected (and limited) by BodyLimit
+            var context = context
+            try await TenantScope.apply(to: &context, body: body, services: services)
             return try await handler(Call(request: request, context: context, body: body, services: services))
         }
     }

@@ -81,6 +81,12 @@ enum HearthRoutes {
         admin.get("\(v1)/projects/{project}/auditEvents", to: AuditRoutes.list)
         admin.get("\(v2)/projects/{project}/config", to: ConfigRoutes.get)
         admin.on(.patch, "\(v2)/projects/{project}/config", to: ConfigRoutes.patch)
+        // Tenants (Identity Platform).
+        admin.post("\(v2)/projects/{project}/tenants", to: TenantRoutes.create)
+        admin.get("\(v2)/projects/{project}/tenants", to: TenantRoutes.list)
+        admin.get("\(v2)/projects/{project}/tenants/{tenantID}", to: TenantRoutes.get)
+        admin.on(.patch, "\(v2)/projects/{project}/tenants/{tenantID}", to: TenantRoutes.patch)
+        admin.on(.delete, "\(v2)/projects/{project}/tenants/{tenantID}", to: TenantRoutes.delete)
         // Identity providers: {collection} is defaultSupportedIdpConfigs or oauthIdpConfigs.
         admin.get("\(v2)/projects/{project}/{collection}", to: IdpConfigRoutes.list)
         admin.post("\(v2)/projects/{project}/{collection}", to: IdpConfigRoutes.create)

@@ -158,10 +158,7 @@ public struct ProjectConfigPatch: Sendable, Equatable {
     /// Switches present in the body, by path.
     public var values: [String: Bool] = [:]
     public var testPhoneNumbers: [String: String]?
-    public var mfaState: String?
-    public var mfaEnabledProviders: [String]?
-    /// TOTP's `adjacentIntervals`, and whether its provider config is ENABLED.
-    public var totp: (enabled: Bool, adjacentIntervals: Int?)?
+    public var mfa: MFAConfigPatch?
     /// `blockingFunctions.triggers`: function URIs by event name.
     public var triggers: [String: String]?
 
@@ -169,17 +166,13 @@ public struct ProjectConfigPatch: Sendable, Equatable {
     public var presentPaths: Set<String> {
         var paths = Set(values.keys)
         if testPhoneNumbers != nil { paths.insert("signIn.phoneNumber.testPhoneNumbers") }
-        if mfaState != nil { paths.insert("mfa.state") }
-        if mfaEnabledProviders != nil { paths.insert("mfa.enabledProviders") }
-        if totp != nil { paths.insert("mfa.providerConfigs") }
+        paths.formUnion(mfa?.presentFields.map { "mfa." + $0 } ?? [])
         if triggers != nil { paths.insert("blockingFunctions.triggers") }
         return paths
     }
 
     public static func == (a: Self, b: Self) -> Bool {
-        a.values == b.values && a.testPhoneNumbers == b.testPhoneNumbers && a.mfaState == b.mfaState
-            && a.mfaEnabledProviders == b.mfaEnabledProviders && a.totp?.enabled == b.totp?.enabled
-            && a.totp?.adjacentIntervals == b.totp?.adjacentIntervals && a.triggers == b.triggers
+        a.values == b.values && a.testPhoneNumbers == b.testPhoneNumbers && a.mfa == b.mfa && a.triggers == b.triggers
     }
 }
 
@@ -208,20 +201,9 @@ extension ProjectConfigPatch: WireDecodable {
             values["emailPrivacyConfig.enableImprovedEmailPrivacy"] = try privacy.bool("enableImprovedEmailPrivacy")
             body.absorb(privacy)
         }
-        if var mfa = try body.object("mfa") {
-            mfaState = try mfa.string("state")
-            mfaEnabledProviders = try mfa.strings("enabledProviders")
-            for var config in try mfa.objects("providerConfigs") ?? [] {
-                let state = try config.string("state")
-                var intervals: Int?
-                if var totpConfig = try config.object("totpProviderConfig") {
-                    intervals = try totpConfig.int64("adjacentIntervals").map { Int(clamping: $0) }
-                    config.absorb(totpConfig)
-                }
-                totp = (state == "ENABLED", intervals)
-                mfa.absorb(config)
-            }
-            body.absorb(mfa)
+        if var object = try body.object("mfa") {
+            mfa = try MFAConfigPatch(wire: &object)
+            body.absorb(object)
         }
         if var blocking = try body.object("blockingFunctions") {
             if let entries = try blocking.objectMap("triggers") {
@@ -243,5 +225,39 @@ extension ProjectConfigPatch: WireDecodable {
         }
         body.ignore("name", "authorizedDomains")
         values = values.compactMapValues { $0 }
+    }
+}
+
+/// The `mfa` (project) or `mfaConfig` (tenant) object of a patch: each field optional.
+public struct MFAConfigPatch: Sendable, Equatable {
+    public var state: String?
+    public var enabledProviders: [String]?
+    /// TOTP's `adjacentIntervals`, and whether its provider config is ENABLED.
+    public var totp: (enabled: Bool, adjacentIntervals: Int?)?
+
+    /// The fields present (`state`, `enabledProviders`, `providerConfigs`).
+    public var presentFields: [String] {
+        [state.map { _ in "state" }, enabledProviders.map { _ in "enabledProviders" },
+         totp.map { _ in "providerConfigs" }].compactMap { $0 }
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.state == b.state && a.enabledProviders == b.enabledProviders && a.totp?.enabled == b.totp?.enabled
+            && a.totp?.adjacentIntervals == b.totp?.adjacentIntervals
+    }
+
+    init(wire mfa: inout WireObject) throws(WireDecodingError) {
+        state = try mfa.string("state")
+        enabledProviders = try mfa.strings("enabledProviders")
+        for var config in try mfa.objects("providerConfigs") ?? [] {
+            let configState = try config.string("state")
+            var intervals: Int?
+            if var totpConfig = try config.object("totpProviderConfig") {
+                intervals = try totpConfig.int64("adjacentIntervals").map { Int(clamping: $0) }
+                config.absorb(totpConfig)
+            }
+            totp = (configState == "ENABLED", intervals)
+            mfa.absorb(config)
+        }
     }
 }

@@ -19,6 +19,7 @@ extension TokenRequest: WireDecodable {
         grantType = try body.string("grantType")
         refreshToken = try body.string("refreshToken")
         body.ignore("code")  // deprecated and ignored by Google
+        body.ignore("tenantId")  // read before decoding: the call is scoped to it (TenantScope)
     }
 }
 

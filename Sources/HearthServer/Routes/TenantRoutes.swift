@@ -1,0 +1,117 @@
+import Foundation
+import HearthCore
+import HearthWire
+import Hummingbird
+
+/// `v2/projects/{project}/tenants` (admin): create, read, list, patch and delete a project's tenants.
+enum TenantRoutes {
+    static func create(_ call: Call) async throws -> Response {
+        let project = try await call.adminProject(nil)
+        let patch = try call.decode(TenantPatch.self)
+        var tenant = TenantRecord(projectID: project.id, id: TenantRecord.newID(displayName: patch.displayName))
+        try apply(patch, paths: patch.presentPaths, to: &tenant)
+        for _ in 0..<5 {  // a new id on the (unlikely) collision of the random suffix
+            do {
+                try await call.services.store.insertTenant(tenant)
+                return json(resource(tenant))
+            } catch StoreError.conflict {
+                tenant.id = TenantRecord.newID(displayName: patch.displayName)
+            }
+        }
+        throw APIError.internalError
+    }
+
+    static func get(_ call: Call) async throws -> Response {
+        json(resource(try await tenant(call)))
+    }
+
+    /// `pageSize` (20 by default, at most 1000) tenants in id order after `pageToken`.
+    static func list(_ call: Call) async throws -> Response {
+        let project = try await call.adminProject(nil)
+        let query = call.request.uri.queryParameters
+        let pageSize = query["pageSize"].flatMap { Int(String($0)) } ?? 20
+        guard (0...1000).contains(pageSize) else {
+            throw APIError.business(.invalidArgument, "pageSize must be between 0 and 1000")
+        }
+        let size = pageSize == 0 ? 20 : pageSize
+        let page = try await call.services.store.tenants(projectID: project.id, after: query["pageToken"].map(String.init),
+                                                         limit: size + 1)
+        let shown = Array(page.prefix(size))
+        return json(ListTenantsResponse(tenants: shown.map(resource),
+                                        nextPageToken: page.count > size ? shown.last?.id : nil))
+    }
+
+    /// Applies the fields `updateMask` names (the fields present without one). The write is compare-and-set:
+    /// a patch that lost a race with another re-reads and applies itself again, so neither is lost.
+    static func patch(_ call: Call) async throws -> Response {
+        let patch = try call.decode(TenantPatch.self)
+        var paths = patch.presentPaths
+        if let given = call.request.uri.queryParameters["updateMask"], !given.isEmpty {
+            paths = []
+            for path in given.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                let named = TenantPatch.expand(path)
+                if named.isEmpty && !call.configuration.isEmulator {
+                    throw APIError.business(.invalidArgument, "updateMask names \(path), which Hearth cannot change (writable: \(TenantPatch.writablePaths.sorted().joined(separator: ", ")))")
+                }
+                paths.formUnion(named)
+            }
+        }
+        for _ in 0..<20 {
+            var tenant = try await tenant(call)
+            try apply(patch, paths: paths, to: &tenant)
+            do {
+                return json(resource(try await call.services.store.updateTenant(tenant)))
+            } catch StoreError.conflict {
+                continue
+            } catch StoreError.notFound {
+                throw APIError.business(.tenantNotFound)
+            }
+        }
+        throw APIError.unavailable
+    }
+
+    static func delete(_ call: Call) async throws -> Response {
+        let project = try await call.adminProject(nil)
+        guard let id = call.parameter("tenantID"),
+              try await call.services.store.deleteTenant(projectID: project.id, id: id)
+        else { throw APIError.business(.tenantNotFound) }
+        return json([String: String]())
+    }
+
+    /// The path's tenant, or `TENANT_NOT_FOUND`.
+    static func tenant(_ call: Call) async throws -> TenantRecord {
+        let project = try await call.adminProject(nil)
+        guard let id = call.parameter("tenantID"),
+              let tenant = try await call.services.store.tenant(projectID: project.id, id: id)
+        else { throw APIError.business(.tenantNotFound) }
+        return tenant
+    }
+
+    static func apply(_ patch: TenantPatch, paths: Set<String>, to tenant: inout TenantRecord) throws {
+        for path in paths {
+            let value = patch.values[path] ?? false
+            switch path {
+            case "displayName": tenant.displayName = patch.displayName
+            case "allowPasswordSignup": tenant.allowPasswordSignup = value
+            case "enableEmailLinkSignin": tenant.enableEmailLinkSignin = value
+            case "enableAnonymousUser": tenant.enableAnonymousUser = value
+            case "disableAuth": tenant.disableAuth = value
+            case "testPhoneNumbers": tenant.testPhoneNumbers = try testPhoneNumbers(patch.testPhoneNumbers)
+            case let field where field.hasPrefix("mfaConfig."):
+                try tenant.mfa.apply(String(field.dropFirst("mfaConfig.".count)), patch.mfa)
+            default: break
+            }
+        }
+    }
+
+    static func resource(_ tenant: TenantRecord) -> TenantResource {
+        let mfa = ConfigRoutes.mfaResource(tenant.mfa)
+        return TenantResource(
+            name: "projects/\(tenant.projectID)/tenants/\(tenant.id)", tenantId: tenant.id,
+            displayName: tenant.displayName, allowPasswordSignup: tenant.allowPasswordSignup,
+            enableEmailLinkSignin: tenant.enableEmailLinkSignin, enableAnonymousUser: tenant.enableAnonymousUser,
+            disableAuth: tenant.disableAuth,
+            mfaConfig: .init(state: mfa.state, enabledProviders: mfa.enabledProviders, providerConfigs: mfa.providerConfigs),
+            testPhoneNumbers: tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers)
+    }
+}

@@ -1,0 +1,101 @@
+/// `v2/projects/{id}/tenants/{tenant}`: one tenant in Firebase's `Tenant` shape.
+///
+/// ```json
+/// { "name": "projects/my-app/tenants/acme-x7k2p", "tenantId": "acme-x7k2p", "displayName": "Acme",
+///   "allowPasswordSignup": true, "enableEmailLinkSignin": false, "enableAnonymousUser": false,
+///   "disableAuth": false, "mfaConfig": { "state": "DISABLED", "enabledProviders": [] } }
+/// ```
+public struct TenantResource: Codable, Sendable, Equatable {
+    public var name: String
+    public var tenantId: String
+    public var displayName: String?
+    public var allowPasswordSignup: Bool
+    public var enableEmailLinkSignin: Bool
+    public var enableAnonymousUser: Bool
+    public var disableAuth: Bool
+    public var mfaConfig: MFAConfig
+    public var testPhoneNumbers: [String: String]?
+
+    public struct MFAConfig: Codable, Sendable, Equatable {
+        public var state: String
+        public var enabledProviders: [String]
+        public var providerConfigs: [ProjectConfigResource.MFA.ProviderConfig]?
+        public init(state: String, enabledProviders: [String], providerConfigs: [ProjectConfigResource.MFA.ProviderConfig]?) {
+            self.state = state
+            self.enabledProviders = enabledProviders
+            self.providerConfigs = providerConfigs
+        }
+    }
+
+    public init(name: String, tenantId: String, displayName: String?, allowPasswordSignup: Bool,
+                enableEmailLinkSignin: Bool, enableAnonymousUser: Bool, disableAuth: Bool, mfaConfig: MFAConfig,
+                testPhoneNumbers: [String: String]?) {
+        self.name = name
+        self.tenantId = tenantId
+        self.displayName = displayName
+        self.allowPasswordSignup = allowPasswordSignup
+        self.enableEmailLinkSignin = enableEmailLinkSignin
+        self.enableAnonymousUser = enableAnonymousUser
+        self.disableAuth = disableAuth
+        self.mfaConfig = mfaConfig
+        self.testPhoneNumbers = testPhoneNumbers
+    }
+}
+
+/// `GET v2/projects/{id}/tenants`: a page of tenants in id order.
+public struct ListTenantsResponse: Codable, Sendable, Equatable {
+    public var tenants: [TenantResource]
+    public var nextPageToken: String?
+    public init(tenants: [TenantResource], nextPageToken: String?) {
+        self.tenants = tenants
+        self.nextPageToken = nextPageToken
+    }
+}
+
+/// The body of a tenant create or patch: the fields present, each optional (an `updateMask` says which apply).
+public struct TenantPatch: Sendable, Equatable {
+    public static let writablePaths: Set<String> = [
+        "displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth",
+        "mfaConfig.state", "mfaConfig.enabledProviders", "mfaConfig.providerConfigs", "testPhoneNumbers",
+    ]
+    public var displayName: String?
+    /// Switches present in the body, by field name.
+    public var values: [String: Bool] = [:]
+    public var mfa: MFAConfigPatch?
+    public var testPhoneNumbers: [String: String]?
+
+    /// The writable paths a mask entry names: itself, or every path under a parent (`mfaConfig`).
+    public static func expand(_ path: String) -> [String] {
+        writablePaths.filter { $0 == path || $0.hasPrefix(path + ".") }.sorted()
+    }
+
+    /// The paths the body sets: what a patch without `updateMask` changes.
+    public var presentPaths: Set<String> {
+        var paths = Set(values.keys)
+        if displayName != nil { paths.insert("displayName") }
+        paths.formUnion(mfa?.presentFields.map { "mfaConfig." + $0 } ?? [])
+        if testPhoneNumbers != nil { paths.insert("testPhoneNumbers") }
+        return paths
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.displayName == b.displayName && a.values == b.values && a.mfa == b.mfa && a.testPhoneNumbers == b.testPhoneNumbers
+    }
+}
+
+extension TenantPatch: WireDecodable {
+    public init(wire body: inout WireObject) throws(WireDecodingError) {
+        displayName = try body.string("displayName")
+        for name in ["allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth"] {
+            values[name] = try body.bool(name)
+        }
+        if var object = try body.object("mfaConfig") {
+            mfa = try MFAConfigPatch(wire: &object)
+            body.absorb(object)
+        }
+        testPhoneNumbers = try body.stringMap("testPhoneNumbers")
+        body.ignore("name", "tenantId", "hashConfig", "inheritance", "emailPrivacyConfig", "smsRegionConfig",
+                    "recaptchaConfig", "client", "autodeleteAnonymousUsers", "monitoring", "passwordPolicyConfig",
+                    "emailLinkSignin")
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import HearthCore
+import Hummingbird
+import Testing
+
+/// Tenants: the `v2/projects/{p}/tenants` resource, and client calls acting inside the tenant they name.
+@Suite struct TenantRoutesTests {
+    static let owner: HTTPFields = [.authorization: "Bearer owner"]
+    static let tenants = "/identitytoolkit.googleapis.com/v2/projects/demo-project/tenants"
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+
+    /// The JSON payload of an ID token (no verification: the server's tests do that).
+    static func claims(_ token: String) throws -> [String: Any] {
+        var part = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+")
+            .replacingOccurrences(of: "_", with: "/")
+        while part.count % 4 != 0 { part += "=" }
+        return try #require(JSONSerialization.jsonObject(with: Data(base64Encoded: part)!) as? [String: Any])
+    }
+
+    static func seed(_ app: TestApp, _ tenants: TenantRecord...) async throws {
+        for tenant in tenants { try await app.store.insertTenant(tenant) }
+    }
+
+    @Test func tenantsAreCreatedReadListedPatchedAndDeleted() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            var ids: [String] = []
+            for name in ["Acme", "Globex", "Initech"] {
+                let created = try await client.post(Self.tenants, ["displayName": name, "allowPasswordSignup": true],
+                                                    key: nil, headers: Self.owner)
+                #expect(created.status == 200, "\(created.text)")
+                let id = try #require(created["tenantId"] as? String)
+                #expect(id.hasPrefix(name.lowercased() + "-") && created["name"] as? String == "projects/demo-project/tenants/\(id)")
+                #expect(created["enableAnonymousUser"] as? Bool == false, "production's defaults: off unless asked")
+                ids.append(id)
+            }
+            let first = try await client.send(.get, Self.tenants + "?pageSize=2", key: nil, headers: Self.owner)
+            let firstPage = try #require(first["tenants"] as? [[String: Any]]).compactMap { $0["tenantId"] as? String }
+            #expect(firstPage == Array(ids.sorted().prefix(2)))
+            let token = try #require(first["nextPageToken"] as? String)
+            let second = try await client.send(.get, Self.tenants + "?pageSize=2&pageToken=\(token)", key: nil, headers: Self.owner)
+            #expect((second["tenants"] as? [[String: Any]])?.compactMap { $0["tenantId"] as? String } == [ids.sorted()[2]])
+            #expect(second["nextPageToken"] == nil)
+
+            let path = Self.tenants + "/" + ids[0]
+            let patched = try await client.send(.patch, path + "?updateMask=displayName,mfaConfig", [
+                "displayName": "Acme Corp", "disableAuth": true,
+                "mfaConfig": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]],
+            ], key: nil, headers: Self.owner)
+            #expect(patched["displayName"] as? String == "Acme Corp", "\(patched.text)")
+            #expect(patched["disableAuth"] as? Bool == false, "not in the mask: unchanged")
+            #expect((patched["mfaConfig"] as? [String: Any])?["state"] as? String == "ENABLED")
+            #expect(try await client.send(.get, path, key: nil, headers: Self.owner)["displayName"] as? String == "Acme Corp")
+
+            #expect(try await client.send(.delete, path, key: nil, headers: Self.owner).status == 200)
+            let gone = try await client.send(.get, path, key: nil, headers: Self.owner)
+            #expect(gone.errorMessage?.hasPrefix("TENANT_NOT_FOUND") == true, "\(gone.text)")
+            let again = try await client.send(.delete, path, key: nil, headers: Self.owner)
+            #expect(again.errorMessage?.hasPrefix("TENANT_NOT_FOUND") == true)
+            let anonymous = try await client.send(.get, Self.tenants, key: TestApp.apiKey)
+            #expect(anonymous.status >= 400 && anonymous["tenants"] == nil, "tenants are an administrator's: \(anonymous.text)")
+        }
+    }
+
+    /// Two administrators patching one tenant at once, each a different field: every change lands.
+    @Test func racingPatchesKeepEveryChange() async throws {
+        let app = TestApp(mode: .emulator)
+        try await Self.seed(app, TenantRecord(projectID: "demo-project", id: "t-race"))
+        try await app.run { client in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<6 {
+                    group.addTask {
+                        let number = "+1555555030\(index)"
+                        let reply = try await client.send(.patch, Self.tenants + "/t-race", [
+                            "testPhoneNumbers": [number: "12345\(index)"],
+                        ], key: nil, headers: Self.owner)
+                        #expect(reply.status == 200, "\(reply.text)")
+                    }
+                    group.addTask {
+                        _ = try await client.send(.patch, Self.tenants + "/t-race?updateMask=enableAnonymousUser",
+                                                  ["enableAnonymousUser": true], key: nil, headers: Self.owner)
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        let final = try #require(try await app.store.tenant(projectID: "demo-project", id: "t-race"))
+        // Each patch replaces the map (Firebase's semantics), so the last one's number stands; none was lost
+        // half-written, and the other field's writes all landed.
+        #expect(final.testPhoneNumbers.count == 1 && final.enableAnonymousUser, "\(final)")
+        #expect(final.version == 12, "every one of the 12 patches wrote once: \(final.version)")
+    }
+
+    /// Production: naming a tenant that does not exist is an error, never a sign-up in the project.
+    @Test func anUnknownTenantIsRefusedInProduction() async throws {
+        let app = TestApp()
+        try await app.run { client in
+            let reply = try await client.post(Self.v1 + "/accounts:signUp",
+                                              ["email": "ada@example.com", "password": "secret1", "tenantId": "nope"])
+            #expect(reply.errorMessage?.hasPrefix("TENANT_NOT_FOUND") == true, "\(reply.text)")
+        }
+        #expect(try await app.store.users(projectID: "demo-project", after: nil, limit: 10).isEmpty)
+        #expect(try await app.store.tenant(projectID: "demo-project", id: "nope") == nil)
+    }
+
+    /// Emulator mode creates a tenant on first use, with every sign-in method on, as Firebase's emulator does.
+    @Test func emulatorModeCreatesATenantOnFirstUse() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let reply = try await client.post(Self.v1 + "/accounts:signUp",
+                                              ["email": "ada@example.com", "password": "secret1", "tenantId": "implicit-1"])
+            #expect(reply.status == 200, "\(reply.text)")
+        }
+        let tenant = try #require(try await app.store.tenant(projectID: "demo-project", id: "implicit-1"))
+        #expect(tenant.allowPasswordSignup && tenant.enableAnonymousUser && tenant.enableEmailLinkSignin)
+    }
+
+    /// One email in the project and two tenants: three accounts, each with its own password; tokens carry their
+    /// tenant, refreshes keep it, and a token of one tenant is refused by a call naming another.
+    @Test func tenantsKeepTheirUsersAndTokensApart() async throws {
+        let app = TestApp()
+        try await Self.seed(app, TenantRecord(projectID: "demo-project", id: "t-a", allowPasswordSignup: true),
+                            TenantRecord(projectID: "demo-project", id: "t-b", allowPasswordSignup: true))
+        try await app.run { client in
+            var sessions: [String: [String: Any]] = [:]
+            for tenant in ["t-a", "t-b", ""] {
+                var body: [String: Any] = ["email": "ada@example.com", "password": "secret-\(tenant)", "returnSecureToken": true]
+                if !tenant.isEmpty { body["tenantId"] = tenant }
+                let reply = try await client.post(Self.v1 + "/accounts:signUp", body)
+                #expect(reply.status == 200, "\(tenant): \(reply.text)")
+                sessions[tenant] = try reply.object()
+            }
+            let tokenA = try #require(sessions["t-a"]?["idToken"] as? String)
+            #expect((try Self.claims(tokenA)["firebase"] as? [String: Any])?["tenant"] as? String == "t-a")
+            #expect((try Self.claims(try #require(sessions[""]?["idToken"] as? String))["firebase"] as? [String: Any])?["tenant"] == nil)
+
+            let wrongPassword = try await client.post(Self.v1 + "/accounts:signInWithPassword",
+                                                      ["email": "ada@example.com", "password": "secret-t-b", "tenantId": "t-a"])
+            #expect(wrongPassword.status == 400, "t-b's password does not open t-a's account")
+            let signedIn = try await client.post(Self.v1 + "/accounts:signInWithPassword",
+                                                 ["email": "ada@example.com", "password": "secret-t-a", "tenantId": "t-a"])
+            #expect(signedIn["localId"] as? String == sessions["t-a"]?["localId"] as? String)
+
+            let mismatch = try await client.post(Self.v1 + "/accounts:lookup", ["idToken": tokenA, "tenantId": "t-b"])
+            #expect(mismatch.errorMessage?.hasPrefix("TENANT_ID_MISMATCH") == true, "\(mismatch.text)")
+            let own = try await client.post(Self.v1 + "/accounts:lookup", ["idToken": tokenA])
+            let user = try #require((own["users"] as? [[String: Any]])?.first, "\(own.text)")
+            #expect(user["tenantId"] as? String == "t-a" && user["localId"] as? String == sessions["t-a"]?["localId"] as? String)
+
+            let refreshToken = try #require(sessions["t-a"]?["refreshToken"] as? String)
+            let refreshed = try await client.post("/securetoken.googleapis.com/v1/token",
+                                                  ["grant_type": "refresh_token", "refresh_token": refreshToken])
+            let refreshedToken = try #require(refreshed["id_token"] as? String, "\(refreshed.text)")
+            #expect((try Self.claims(refreshedToken)["firebase"] as? [String: Any])?["tenant"] as? String == "t-a")
+            let crossRefresh = try await client.post("/securetoken.googleapis.com/v1/token",
+                                                     ["grant_type": "refresh_token", "refresh_token": refreshToken, "tenantId": "t-b"])
+            #expect(crossRefresh.errorMessage?.hasPrefix("TENANT_ID_MISMATCH") == true, "\(crossRefresh.text)")
+        }
+    }
+
+    /// A tenant's switches decide what its clients may do; `disableAuth` stops them all.
+    @Test func aTenantsSwitchesAreEnforced() async throws {
+        let app = TestApp()
+        try await Self.seed(app, TenantRecord(projectID: "demo-project", id: "t-closed"),
+                            TenantRecord(projectID: "demo-project", id: "t-off", allowPasswordSignup: true, disableAuth: true))
+        try await app.run { client in
+            let password = try await client.post(Self.v1 + "/accounts:signUp",
+                                                 ["email": "ada@example.com", "password": "secret1", "tenantId": "t-closed"])
+            #expect(password.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED") == true, "\(password.text)")
+            let anonymous = try await client.post(Self.v1 + "/accounts:signUp", ["tenantId": "t-closed"])
+            #expect(anonymous.errorMessage?.hasPrefix("ADMIN_ONLY_OPERATION") == true, "\(anonymous.text)")
+            let off = try await client.post(Self.v1 + "/accounts:signUp",
+                                            ["email": "ada@example.com", "password": "secret1", "tenantId": "t-off"])
+            #expect(off.errorMessage?.hasPrefix("PROJECT_DISABLED") == true, "\(off.text)")
+        }
+        #expect(try await app.store.users(projectID: "demo-project", tenantID: "t-closed", after: nil, limit: 5).isEmpty)
+    }
+}
