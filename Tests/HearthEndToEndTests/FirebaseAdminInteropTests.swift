@@ -239,6 +239,94 @@ print(json.dumps({
         }
     }
 
+    static let tenantScript = #"""
+import json, os, urllib.request, urllib.error
+import firebase_admin
+from firebase_admin import _utils, auth, credentials, tenant_mgt
+
+# The SDK's tenant_mgt ignores FIREBASE_AUTH_EMULATOR_HOST (it always calls Google, with real credentials): the
+# two lines below point it at Hearth with the emulator's credential, as its auth module does by itself.
+class EmulatorCredential(credentials.Base):
+    def get_credential(self):
+        return _utils.EmulatorAdminCredentials()
+
+firebase_admin.initialize_app(EmulatorCredential(), options={"projectId": "demo-interop"})
+host = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
+tenant_mgt._TenantManagementService.TENANT_MGT_URL = f"http://{host}/identitytoolkit.googleapis.com/v2"
+
+def call(path, body):
+    request = urllib.request.Request(f"http://{host}/identitytoolkit.googleapis.com/v1/{path}?key=any-key",
+        data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request) as response:
+            return json.load(response)
+    except urllib.error.HTTPError as error:
+        return json.load(error)
+
+acme = tenant_mgt.create_tenant(display_name="Acme", allow_password_sign_up=True)
+globex = tenant_mgt.create_tenant(display_name="Globex", allow_password_sign_up=True)
+updated = tenant_mgt.update_tenant(acme.tenant_id, display_name="Acme-Corp", enable_email_link_sign_in=True)
+listed = sorted(t.tenant_id for t in tenant_mgt.list_tenants().iterate_all())
+client_a = tenant_mgt.auth_for_tenant(acme.tenant_id)
+client_b = tenant_mgt.auth_for_tenant(globex.tenant_id)
+user_a = client_a.create_user(email="ada@example.com", password="secret-a")
+user_b = client_b.create_user(email="ada@example.com", password="secret-b")
+signed_in = call("accounts:signInWithPassword", {"email": "ada@example.com", "password": "secret-a",
+                                                 "tenantId": acme.tenant_id, "returnSecureToken": True})
+decoded = client_a.verify_id_token(signed_in["idToken"])
+try:
+    client_b.verify_id_token(signed_in["idToken"])
+    cross = False
+except tenant_mgt.TenantIdMismatchError:
+    cross = True
+custom = call("accounts:signInWithCustomToken", {"token": client_a.create_custom_token("custom-a").decode(),
+                                                 "tenantId": acme.tenant_id, "returnSecureToken": True})
+custom_elsewhere = call("accounts:signInWithCustomToken", {"token": client_a.create_custom_token("custom-x").decode(),
+                                                           "tenantId": globex.tenant_id, "returnSecureToken": True})
+imported = client_b.import_users([auth.ImportUserRecord(uid="imported-b", email="imported@example.com")])
+auth.create_user(uid="project-user", email="ada@example.com")
+tenant_mgt.delete_tenant(globex.tenant_id)
+try:
+    tenant_mgt.get_tenant(globex.tenant_id)
+    gone = False
+except tenant_mgt.TenantNotFoundError:
+    gone = True
+print(json.dumps({
+    "names": [acme.display_name, updated.display_name, updated.enable_email_link_sign_in, acme.tenant_id in listed,
+              len(listed)],
+    "users": [user_a.tenant_id, user_b.tenant_id, user_a.uid != user_b.uid],
+    "signed_in": [signed_in.get("localId") == user_a.uid, decoded["firebase"]["tenant"] == acme.tenant_id, cross],
+    "custom": [client_a.verify_id_token(custom["idToken"])["uid"], client_a.get_user("custom-a").tenant_id == acme.tenant_id,
+               custom_elsewhere.get("error", {}).get("message", "")],
+    "imported": imported.success_count,
+    "project_users": [u.uid for u in auth.list_users().iterate_all()],
+    "acme_users": sorted(u.uid for u in client_a.list_users().iterate_all()),
+    "gone": gone,
+}))
+"""#
+
+    /// firebase-admin's `tenant_mgt`: tenants created, updated, listed and deleted; users made, imported and listed
+    /// per tenant; one email in two tenants and the project; ID tokens and custom tokens kept to their tenant.
+    @Test func tenantManagementAndTenantScopedUsers() async throws {
+        try await Self.withServer(mode: .emulator) { port, _ in
+            let result = try await Self.runPython(Self.tenantScript, environment: ["FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:\(port)"])
+            let names = try #require(result["names"] as? [Any], "\(result)")
+            #expect(names[0] as? String == "Acme" && names[1] as? String == "Acme-Corp" && names[2] as? Bool == true)
+            #expect(names[3] as? Bool == true && names[4] as? Int == 2)
+            let users = try #require(result["users"] as? [Any])
+            #expect(users[0] is String && users[1] is String && users[0] as? String != users[1] as? String)
+            #expect(users[2] as? Bool == true, "one email, two accounts")
+            #expect(result["signed_in"] as? [Bool] == [true, true, true], "\(result)")
+            let custom = try #require(result["custom"] as? [Any])
+            #expect(custom[0] as? String == "custom-a" && custom[1] as? Bool == true)
+            #expect((custom[2] as? String)?.hasPrefix("TENANT_ID_MISMATCH") == true, "\(custom)")
+            #expect(result["imported"] as? Int == 1)
+            #expect(result["project_users"] as? [String] == ["project-user"], "tenants' users stay out of the project's list")
+            #expect((result["acme_users"] as? [String])?.count == 2, "\(result)")
+            #expect(result["gone"] as? Bool == true)
+        }
+    }
+
     static let productionScript = #"""
 import json, os, urllib.request, urllib.error
 import firebase_admin

@@ -43,13 +43,15 @@ import Testing
 
             let path = Self.tenants + "/" + ids[0]
             let patched = try await client.send(.patch, path + "?updateMask=displayName,mfaConfig", [
-                "displayName": "Acme Corp", "disableAuth": true,
+                "displayName": "Acme-Corp", "disableAuth": true,
                 "mfaConfig": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]],
             ], key: nil, headers: Self.owner)
-            #expect(patched["displayName"] as? String == "Acme Corp", "\(patched.text)")
+            #expect(patched["displayName"] as? String == "Acme-Corp", "\(patched.text)")
             #expect(patched["disableAuth"] as? Bool == false, "not in the mask: unchanged")
             #expect((patched["mfaConfig"] as? [String: Any])?["state"] as? String == "ENABLED")
-            #expect(try await client.send(.get, path, key: nil, headers: Self.owner)["displayName"] as? String == "Acme Corp")
+            #expect(try await client.send(.get, path, key: nil, headers: Self.owner)["displayName"] as? String == "Acme-Corp")
+            let badName = try await client.send(.patch, path, ["displayName": "Acme Corp"], key: nil, headers: Self.owner)
+            #expect(badName.errorMessage?.hasPrefix("INVALID_ARGUMENT") == true, "Firebase's display-name rule: \(badName.text)")
 
             #expect(try await client.send(.delete, path, key: nil, headers: Self.owner).status == 200)
             let gone = try await client.send(.get, path, key: nil, headers: Self.owner)

@@ -47,7 +47,8 @@ extension AccountService {
         }
         let now = clock.now()
         var user = UserRecord(
-            projectID: project.id, localID: localID, email: new.email.map(EmailAddress.normalized), emailVerified: new.emailVerified,
+            projectID: project.id, tenantID: project.tenantID, localID: localID, email: new.email.map(EmailAddress.normalized),
+            emailVerified: new.emailVerified,
             displayName: new.displayName, photoURL: new.photoURL, phoneNumber: new.phoneNumber, passwordHash: hash,
             passwordUpdatedAt: hash == nil ? nil : now, validSince: now.epochSeconds, disabled: new.disabled,
             createdAt: now)

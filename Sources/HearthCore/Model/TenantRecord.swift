@@ -48,6 +48,12 @@ public struct TenantRecord: Sendable, Codable, Equatable {
         return (base.isEmpty || !base.first!.isLetter ? "tenant" : base) + "-" + suffix
     }
 
+    /// Firebase's rule for a tenant's display name: a letter, then letters, digits or hyphens, 4 to 20 in all.
+    public static func isValidDisplayName(_ name: String) -> Bool {
+        guard (4...20).contains(name.count), let first = name.first, first.isASCII, first.isLetter else { return false }
+        return name.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+    }
+
     /// A tenant id Hearth accepts: a letter, then letters, digits or hyphens, at most 63 in all (it appears in
     /// paths, tokens and store keys).
     public static func isValidID(_ id: String) -> Bool {

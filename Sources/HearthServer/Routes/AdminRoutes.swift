@@ -115,7 +115,8 @@ enum AdminRoutes {
             return value
         } ?? 20
         let after = after.flatMap { $0.isEmpty ? nil : $0 }
-        let users = try await call.services.store.users(projectID: project.id, after: after, limit: maxResults)
+        let users = try await call.services.store.users(projectID: project.id, tenantID: project.tenantID, after: after,
+                                                        limit: maxResults)
         return json(BatchGetResponse(
             users: users.isEmpty ? nil : users.map { UserInfo($0, exportingHashesOf: project) },
             nextPageToken: users.count == maxResults ? users.last?.localID : nil))
@@ -125,7 +126,7 @@ enum AdminRoutes {
     static func query(_ call: Call) async throws -> Response {
         let request = try call.decode(QueryAccountsRequest.self)
         let project = try await call.adminProject(nil)
-        var query = UserQuery()
+        var query = UserQuery(tenantID: project.tenantID)
         if let name = request.sortBy {
             guard let field = UserQuery.SortField(rawValue: name) else {
                 throw APIError.business(.invalidArgument, "sortBy must be one of USER_ID, NAME, CREATED_AT, LAST_LOGIN_AT, USER_EMAIL")

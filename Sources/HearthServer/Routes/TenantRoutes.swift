@@ -91,7 +91,11 @@ enum TenantRoutes {
         for path in paths {
             let value = patch.values[path] ?? false
             switch path {
-            case "displayName": tenant.displayName = patch.displayName
+            case "displayName":
+                if let name = patch.displayName, !TenantRecord.isValidDisplayName(name) {
+                    throw APIError.business(.invalidArgument, "displayName must start with a letter and hold 4-20 letters, digits or hyphens")
+                }
+                tenant.displayName = patch.displayName
             case "allowPasswordSignup": tenant.allowPasswordSignup = value
             case "enableEmailLinkSignin": tenant.enableEmailLinkSignin = value
             case "enableAnonymousUser": tenant.enableAnonymousUser = value
