@@ -35,6 +35,30 @@ import Testing
         }
     }
 
+    /// A guesser locking out ada@ in one tenant does not lock out the ada@ of another tenant, or of the project.
+    @Test func aLockoutStaysInItsTenant() async throws {
+        let app = Self.app(.init(enabled: true, failedSignInsPerEmail: .init(limit: 3, window: 600)))
+        for id in ["t-a", "t-b"] {
+            try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: id, allowPasswordSignup: true))
+        }
+        try await app.run { client in
+            for tenant in ["t-a", "t-b"] {
+                let made = try await client.post(Self.signUp, ["email": "ada@example.com", "password": "secret123", "tenantId": tenant])
+                #expect(made.status == 200, "\(made.text)")
+            }
+            _ = try await client.signUp("ada@example.com", "secret123")
+            for _ in 0..<3 {
+                _ = try await client.post(Self.signIn, ["email": "ada@example.com", "password": "guess!!", "tenantId": "t-a"])
+            }
+            let locked = try await client.post(Self.signIn, ["email": "ada@example.com", "password": "secret123", "tenantId": "t-a"])
+            #expect(locked.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true, "\(locked.text)")
+            let otherTenant = try await client.post(Self.signIn, ["email": "ada@example.com", "password": "secret123", "tenantId": "t-b"])
+            #expect(otherTenant.status == 200, "\(otherTenant.text)")
+            let project = try await client.post(Self.signIn, ["email": "ada@example.com", "password": "secret123"])
+            #expect(project.status == 200, "\(project.text)")
+        }
+    }
+
     @Test func successfulSignInsAreNotCounted() async throws {
         let app = Self.app(.init(enabled: true, failedSignInsPerEmail: .init(limit: 2, window: 600),
                                  failedSignInsPerAddress: .init(limit: 2, window: 600)))

@@ -28,12 +28,14 @@ struct RateLimited: RouterMiddleware {
                 next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
         let limits = services.configuration.rateLimits
         guard limits.enabled, !context.isAdmin else { return try await next(request, context) }  // admins are not limited
-        let fields = try await request.collectedStrings("email", "newEmail", "idToken")
+        let fields = try await request.collectedStrings("email", "newEmail", "idToken", "tenantId")
         let address = RateLimitKey.address(
             context.clientAddress(of: request, trustForwardedFor: services.configuration.trustForwardedFor))
         switch policy {
         case .failedSignIns:
-            let keys = [("signin-failed-email:" + EmailAddress.normalized(fields["email"] ?? ""), limits.failedSignInsPerEmail),
+            // Per account, and an account lives in its tenant: one tenant's guesser cannot lock another's user out.
+            let account = (fields["tenantId"].map { "tenant/\($0)/" } ?? "") + EmailAddress.normalized(fields["email"] ?? "")
+            let keys = [("signin-failed-email:" + account, limits.failedSignInsPerEmail),
                         ("signin-failed-address:" + address, limits.failedSignInsPerAddress)]
             try await enforce(keys, in: context.project)
             do {
@@ -52,7 +54,8 @@ struct RateLimited: RouterMiddleware {
             return response
         case .emails:
             // Keyed by the address the email goes to: keyed by an ID token it would start afresh with every
-            // refresh, letting one account flood any address it sets as its own.
+            // refresh, letting one account flood any address it sets as its own. An inbox is one inbox whatever
+            // tenant writes to it, so this key is deliberately not per tenant.
             var recipient = fields["newEmail"] ?? fields["email"]
             if recipient == nil, let idToken = fields["idToken"], let project = context.project {
                 recipient = try? await services.accounts.lookup(in: project, idToken: idToken).email
