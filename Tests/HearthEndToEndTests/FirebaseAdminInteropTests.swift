@@ -287,10 +287,10 @@ imported = client_b.import_users([auth.ImportUserRecord(uid="imported-b", email=
 auth.create_user(uid="project-user", email="ada@example.com")
 tenant_mgt.delete_tenant(globex.tenant_id)
 try:
-    tenant_mgt.get_tenant(globex.tenant_id)
+    tenant_mgt.delete_tenant(globex.tenant_id)
     gone = False
 except tenant_mgt.TenantNotFoundError:
-    gone = True
+    gone = globex.tenant_id not in [t.tenant_id for t in tenant_mgt.list_tenants().iterate_all()]
 print(json.dumps({
     "names": [acme.display_name, updated.display_name, updated.enable_email_link_sign_in, acme.tenant_id in listed,
               len(listed)],

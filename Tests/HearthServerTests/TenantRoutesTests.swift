@@ -54,8 +54,9 @@ import Testing
             #expect(badName.errorMessage?.hasPrefix("INVALID_ARGUMENT") == true, "Firebase's display-name rule: \(badName.text)")
 
             #expect(try await client.send(.delete, path, key: nil, headers: Self.owner).status == 200)
-            let gone = try await client.send(.get, path, key: nil, headers: Self.owner)
-            #expect(gone.errorMessage?.hasPrefix("TENANT_NOT_FOUND") == true, "\(gone.text)")
+            // (A GET would make it again: emulator mode creates tenants on first use, as Firebase's emulator.)
+            let listed = try await client.send(.get, Self.tenants, key: nil, headers: Self.owner)
+            #expect((listed["tenants"] as? [[String: Any]])?.contains { $0["tenantId"] as? String == ids[0] } == false)
             let again = try await client.send(.delete, path, key: nil, headers: Self.owner)
             #expect(again.errorMessage?.hasPrefix("TENANT_NOT_FOUND") == true)
             let anonymous = try await client.send(.get, Self.tenants, key: TestApp.apiKey)
@@ -173,7 +174,40 @@ import Testing
             let off = try await client.post(Self.v1 + "/accounts:signUp",
                                             ["email": "ada@example.com", "password": "secret1", "tenantId": "t-off"])
             #expect(off.errorMessage?.hasPrefix("PROJECT_DISABLED") == true, "\(off.text)")
+            // The switch is checked before the fields, as Firebase does: an empty sign-in learns only that.
+            let empty = try await client.post(Self.v1 + "/accounts:signInWithPassword", ["tenantId": "t-closed"])
+            #expect(empty.errorMessage?.hasPrefix("PASSWORD_LOGIN_DISABLED") == true, "\(empty.text)")
+            let mfa = try await client.post("/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:start", ["tenantId": "t-closed"])
+            #expect(mfa.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED") == true, "\(mfa.text)")
         }
         #expect(try await app.store.users(projectID: "demo-project", tenantID: "t-closed", after: nil, limit: 5).isEmpty)
+    }
+
+    /// Administrators too: a disabled tenant's users cannot be managed, and a tenant path refuses another tenant's
+    /// ID token.
+    @Test func tenantPathsHoldAdministratorsToTheTenant() async throws {
+        let app = TestApp(mode: .emulator)
+        try await Self.seed(app, TenantRecord(projectID: "demo-project", id: "t-a", allowPasswordSignup: true),
+                            TenantRecord(projectID: "demo-project", id: "t-b", allowPasswordSignup: true),
+                            TenantRecord(projectID: "demo-project", id: "t-off", disableAuth: true))
+        try await app.run { client in
+            let made = try await client.post(Self.v1 + "/accounts:signUp",
+                                             ["email": "ada@example.com", "password": "secret1", "tenantId": "t-a", "returnSecureToken": true])
+            let token = try #require(made["idToken"] as? String, "\(made.text)")
+            let scope = Self.v1 + "/projects/demo-project/tenants"
+            let own = try await client.post(scope + "/t-a/accounts:lookup", ["idToken": token], key: nil, headers: Self.owner)
+            #expect((own["users"] as? [[String: Any]])?.count == 1, "\(own.text)")
+            let other = try await client.post(scope + "/t-b/accounts:lookup", ["idToken": token], key: nil, headers: Self.owner)
+            #expect(other.errorMessage?.hasPrefix("TENANT_ID_MISMATCH") == true, "\(other.text)")
+            let body = try await client.post(scope + "/t-a/accounts:lookup", ["localId": ["x"], "tenantId": "t-b"],
+                                             key: nil, headers: Self.owner)
+            #expect(body.errorMessage?.hasPrefix("TENANT_ID_MISMATCH") == true, "path and body disagree: \(body.text)")
+            let disabled = try await client.post(scope + "/t-off/accounts:query", [:], key: nil, headers: Self.owner)
+            #expect(disabled.errorMessage?.hasPrefix("PROJECT_DISABLED") == true, "\(disabled.text)")
+            // A bearer on a client path names the tenant in the body, as firebase-admin does.
+            let byBody = try await client.post(Self.v1 + "/accounts:lookup", ["email": ["ada@example.com"], "tenantId": "t-a"],
+                                               key: nil, headers: Self.owner)
+            #expect((byBody["users"] as? [[String: Any]])?.first?["tenantId"] as? String == "t-a", "\(byBody.text)")
+        }
     }
 }

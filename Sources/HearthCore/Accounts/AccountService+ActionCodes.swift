@@ -129,7 +129,8 @@ extension AccountService {
             createdAt: now, expiresAt: now + type.lifetime))
         var message = OutboxMessage(
             projectID: project.id, type: type, recipient: recipient, newEmail: newEmail, code: code,
-            link: Self.link(links, type: type, code: code, locale: locale, continueURL: continueURL),
+            link: Self.link(links, type: type, code: code, locale: locale, continueURL: continueURL,
+                            tenantID: project.tenantID),
             locale: locale, displayName: user?.displayName, createdAt: now)
         message.accountEmail = email
         if deliver { try await store.enqueueOutboxMessage(message) }
@@ -303,12 +304,14 @@ extension AccountService {
 
     static let codeAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 
-    /// `…?mode=…&oobCode=…&apiKey=…&lang=…[&continueUrl=…]`, as Firebase's action links; every value is
-    /// percent-encoded but for unreserved characters, so a continue URL cannot leak into the link's own query.
+    /// `…?mode=…&oobCode=…&apiKey=…&lang=…[&continueUrl=…][&tenantId=…]`, as Firebase's action links; every value
+    /// is percent-encoded but for unreserved characters, so a continue URL cannot leak into the link's own query.
+    /// A tenant's link names it, so the page and the app act in that tenant.
     static func link(_ base: ActionLinkBase, type: ActionCodeType, code: String, locale: String?,
-                     continueURL: String?) -> String {
+                     continueURL: String?, tenantID: String? = nil) -> String {
         var pairs = [("mode", type.mode), ("oobCode", code), ("apiKey", base.apiKey), ("lang", locale ?? "en")]
         if let continueURL { pairs.append(("continueUrl", continueURL)) }
+        if let tenantID { pairs.append(("tenantId", tenantID)) }
         let query = pairs.map { "\($0.0)=\(queryEncoded($0.1))" }.joined(separator: "&")
         return base.url + (base.url.contains("?") ? "&" : "?") + query
     }

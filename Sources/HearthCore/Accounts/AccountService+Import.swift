@@ -109,6 +109,8 @@ public struct ImportUser: Sendable, Equatable {
     public var emulatorFakeHash: String?
     /// An identity entry that cannot be linked as given.
     public var incompleteIdentity: IncompleteIdentity?
+    /// The tenant the record names, if any: it must be the one imported into.
+    public var tenantID: String?
 
     public enum IncompleteIdentity: Sendable, Equatable {
         /// Neither `providerId` and `rawId` nor a `federatedId`.
@@ -263,6 +265,9 @@ extension AccountService {
     private func importedRecord(_ user: ImportUser, project: ProjectContext, hashing: ImportHashing?, now: Date,
                                 rawPasswordHash: String?) throws -> UserRecord
     {
+        if let tenant = user.tenantID, tenant != project.tenantID {
+            throw ImportProblem("Tenant id in userInfo does not match the tenant id in request.")
+        }
         guard let localID = user.localID, !localID.isEmpty else { throw ImportProblem("localId is missing") }
         guard localID.utf8.count <= 128 else { throw ImportProblem("localId is too long") }
         if let email = user.email { guard EmailAddress.isValid(email) else { throw ImportProblem("email is invalid") } }

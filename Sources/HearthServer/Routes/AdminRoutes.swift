@@ -13,6 +13,9 @@ enum AdminRoutes {
         let project = try await call.adminProject(nil)
         let store = call.services.store
         var found: [UserRecord] = []
+        if let idToken = request.idToken {  // the token's own user, as a client's lookup (checked the same way)
+            found.append(try await call.services.accounts.authenticate(idToken, in: project).user)
+        }
         for id in request.localId ?? [] {
             if let user = try await store.user(projectID: project.id, tenantID: project.tenantID, localID: id) { found.append(user) }
         }
@@ -229,6 +232,7 @@ enum AdminRoutes {
                 imported.incompleteIdentity = incomplete.federatedId == nil ? .missingIDs : .federatedIDOnly
             }
             imported.rawPassword = user.rawPassword
+            imported.tenantID = user.tenantId
             imported.emulatorFakeHash = user.fakePasswordHash?.hash
             imported.providers = user.providerUserInfo.compactMap { provider in
                 guard let id = provider.providerId, let rawID = provider.rawId else { return nil }

@@ -129,7 +129,8 @@ extension MFASettings {
             }
             self.state = parsed
         case "enabledProviders":
-            let names = enabledProviders ?? []
+            // PROVIDER_UNSPECIFIED is the enum's zero value: Firebase's clients send it, and it names nothing.
+            let names = (enabledProviders ?? []).filter { $0 != "PROVIDER_UNSPECIFIED" }
             guard names.allSatisfy({ $0 == "PHONE_SMS" }) else {
                 throw APIError.business(.invalidArgument, "enabledProviders takes PHONE_SMS (TOTP is in providerConfigs)")
             }

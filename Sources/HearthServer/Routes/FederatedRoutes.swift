@@ -33,6 +33,7 @@ enum FederatedRoutes {
         let outcome = try await accounts.signInWithIdp(
             in: project, assertion, idToken: request.idToken, returnIdpCredential: request.returnIdpCredential == true)
         var response = SignInWithIdpResponse(assertion)
+        response.tenantId = project.tenantID
         switch outcome {
         case .signedIn(let result):
             response.localId = result.user.localID

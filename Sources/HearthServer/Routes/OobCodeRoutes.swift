@@ -77,8 +77,10 @@ extension EmulatorRoutes {
         let store = call.services.store
         var messages: [OutboxMessage] = []
         // A code that was used (or replaced) leaves the list, as in Firebase's emulator: only unused ones are shown.
-        for message in try await store.outboxMessages(projectID: project.id)
-        where try await store.actionCode(projectID: project.id, digest: storageDigest(message.code)) != nil {
+        let tenant = call.parameter("tenant")
+        for message in try await store.outboxMessages(projectID: project.id) {
+            guard let code = try await store.actionCode(projectID: project.id, digest: storageDigest(message.code)),
+                  code.tenantID == tenant else { continue }  // a tenant's list shows its codes; the project's, its own
             messages.append(message)
         }
         return json(EmulatorOobCodes(oobCodes: messages.map {

@@ -34,7 +34,7 @@ final class RouteTable {
         routes.on(RouterPath(path), method: method) { [services] request, context in
             let body = try await request.body.collect(upTo: .max)  // collected (and limited) by BodyLimit
             var context = context
-            try await TenantScope.apply(to: &context, body: body, services: services)
+            try await TenantScope.apply(to: &context, body: body, path: path, services: services)
             return try await handler(Call(request: request, context: context, body: body, services: services))
         }
     }
@@ -115,11 +115,12 @@ struct Call: Sendable {
         let data = Data(buffer: body, byteTransferStrategy: .noCopy)
         let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
         let isForm = allowForm && contentType.hasPrefix("application/x-www-form-urlencoded")
-        let object: WireObject
+        var object: WireObject
         switch Result(catching: { () throws(WireDecodingError) in isForm ? WireObject(form: data) : try WireObject(json: data) }) {
         case .success(let read): object = read
         case .failure(let error): throw APIError.invalidArgument(error)
         }
+        object.ignore("tenantId")  // every call may name its tenant; TenantScope has already acted on it
         // Naming another project takes an admin credential, as Firebase answers a client that tries.
         if !isAdmin, object.has("targetProjectId") { throw APIError.adminNeedsCredentials }
         switch Result(catching: { () throws(WireDecodingError) in try T.decode(from: object, strict: !configuration.isEmulator) }) {

@@ -117,6 +117,8 @@ enum HearthRoutes {
             open.get("/emulator/auth/handler", to: AuthHandler.show)
             open.post("/emulator/auth/handler", to: EmulatorIdPWidget.submit)
             open.on(.delete, "/emulator/v1/projects/{project}/accounts", to: EmulatorRoutes.resetAccounts)
+            open.on(.delete, "/emulator/v1/projects/{project}/tenants/{tenant}/accounts", to: EmulatorRoutes.resetAccounts)
+            open.get("/emulator/v1/projects/{project}/tenants/{tenant}/oobCodes", to: EmulatorRoutes.oobCodes)
             open.get("/emulator/v1/projects/{project}/config", to: EmulatorRoutes.config)
             open.on(.patch, "/emulator/v1/projects/{project}/config", to: EmulatorRoutes.patchConfig)
             open.get("/emulator/v1/projects/{project}/oobCodes", to: EmulatorRoutes.oobCodes)

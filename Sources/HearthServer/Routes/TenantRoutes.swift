@@ -21,8 +21,13 @@ enum TenantRoutes {
         throw APIError.internalError
     }
 
+    /// Emulator mode makes a tenant it is asked for, as Firebase's emulator does; production answers
+    /// `TENANT_NOT_FOUND`.
     static func get(_ call: Call) async throws -> Response {
-        json(resource(try await tenant(call)))
+        guard call.configuration.isEmulator, let id = call.parameter("tenantID") else {
+            return json(resource(try await tenant(call)))
+        }
+        return json(resource(try await call.services.tenant(id, in: try await call.adminProject(nil))))
     }
 
     /// `pageSize` (20 by default, at most 1000) tenants in id order after `pageToken`.
@@ -35,17 +40,20 @@ enum TenantRoutes {
         }
         let size = pageSize == 0 ? 20 : pageSize
         let page = try await call.services.store.tenants(projectID: project.id, after: query["pageToken"].map(String.init),
-                                                         limit: size + 1)
+                                                         limit: size)
         let shown = Array(page.prefix(size))
+        // A full page carries a token, as Google's list calls do (the next page may be empty).
         return json(ListTenantsResponse(tenants: shown.map(resource),
-                                        nextPageToken: page.count > size ? shown.last?.id : nil))
+                                        nextPageToken: shown.count == size ? shown.last?.id : nil))
     }
 
     /// Applies the fields `updateMask` names (the fields present without one). The write is compare-and-set:
     /// a patch that lost a race with another re-reads and applies itself again, so neither is lost.
     static func patch(_ call: Call) async throws -> Response {
         let patch = try call.decode(TenantPatch.self)
-        var paths = patch.presentPaths
+        // No mask: the fields present; in emulator mode a full update, absent fields back to production's defaults,
+        // as Firebase's emulator does.
+        var paths = call.configuration.isEmulator ? TenantPatch.writablePaths : patch.presentPaths
         if let given = call.request.uri.queryParameters["updateMask"], !given.isEmpty {
             paths = []
             for path in given.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
@@ -115,7 +123,8 @@ enum TenantRoutes {
             displayName: tenant.displayName, allowPasswordSignup: tenant.allowPasswordSignup,
             enableEmailLinkSignin: tenant.enableEmailLinkSignin, enableAnonymousUser: tenant.enableAnonymousUser,
             disableAuth: tenant.disableAuth,
-            mfaConfig: .init(state: mfa.state, enabledProviders: mfa.enabledProviders, providerConfigs: mfa.providerConfigs),
+            mfaConfig: .init(state: mfa.state, enabledProviders: mfa.enabledProviders,
+                             providerConfigs: tenant.mfa.providers.contains(.totp) ? mfa.providerConfigs : nil),
             testPhoneNumbers: tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers)
     }
 }

@@ -11,21 +11,65 @@ import NIOCore
 enum TenantScope {
     static let marker = Array(#""tenantId""#.utf8)
 
-    static func apply(to context: inout HearthRequestContext, body: ByteBuffer, services: HearthServices) async throws {
-        guard let project = context.project else { return }
+    static func apply(to context: inout HearthRequestContext, body: ByteBuffer, path: String,
+                      services: HearthServices) async throws {
         let fromPath = context.parameters.get("tenant")?.removingPercentEncoding
-        // Most bodies name no tenant: a byte search spares them a second parse.
-        let fromBody = body.readableBytesView.firstRange(of: marker) == nil ? nil : tenantID(in: body)
-        if let fromPath, let fromBody, fromPath != fromBody { throw APIError.business(.tenantIDMismatch) }
-        guard let id = fromPath ?? fromBody, !id.isEmpty else { return }
+        // Most bodies name no tenant: a byte search spares them a parse.
+        let named = fromPath == nil && body.readableBytesView.firstRange(of: marker) == nil ? nil : fields(of: body)
+        if let fromPath, let fromBody = named?.tenantID, fromPath != fromBody { throw APIError.business(.tenantIDMismatch) }
+        guard let id = fromPath ?? named?.tenantID, !id.isEmpty else { return }
+        // An Admin SDK on a client path (a bearer, no key): the project its handler would pick.
+        var resolved = context.project
+        if resolved == nil { resolved = try await adminProject(context, named?.targetProjectID, services) }
+        guard let project = resolved else { return }
         let tenant = try await services.tenant(id, in: project)
-        if tenant.disableAuth, !context.isAdmin { throw APIError.business(.projectDisabled) }
+        // Firebase: a disabled tenant's users cannot sign in, and its administrators cannot manage them.
+        if tenant.disableAuth { throw APIError.business(.projectDisabled) }
+        if let idToken = named?.idToken, let claims = IDTokenPeek.claims(of: idToken), claims.firebase?.tenant != id {
+            throw APIError.business(.tenantIDMismatch)
+        }
+        if !context.isAdmin, let refused = switches[String(path.split(separator: "/").last ?? "")]?(tenant) { throw refused }
         context.project = project.scoped(to: tenant)
     }
 
-    static func tenantID(in body: ByteBuffer) -> String? {
+    /// The tenant's switches, checked before the request's fields (as Firebase does): a call its tenant does not
+    /// allow is refused whatever it carries.
+    static let switches: [String: @Sendable (TenantRecord) -> APIError?] = [
+        "accounts:signInWithPassword": { $0.allowPasswordSignup ? nil : .business(.passwordLoginDisabled) },
+        "accounts:resetPassword": { $0.allowPasswordSignup ? nil : .business(.passwordLoginDisabled) },
+        "accounts:signInWithEmailLink": { $0.enableEmailLinkSignin ? nil : .business(.operationNotAllowed) },
+        "mfaEnrollment:start": mfaEnabled, "mfaEnrollment:finalize": mfaEnabled,
+        "mfaSignIn:start": mfaEnabled, "mfaSignIn:finalize": mfaEnabled,
+    ]
+
+    static let mfaEnabled: @Sendable (TenantRecord) -> APIError? = { tenant in
+        tenant.mfa.state == .disabled ? .business(.operationNotAllowed, "MFA is not enabled for this tenant") : nil
+    }
+
+    static func fields(of body: ByteBuffer) -> (tenantID: String?, idToken: String?, targetProjectID: String?)? {
         guard var object = try? WireObject(json: Data(buffer: body, byteTransferStrategy: .noCopy)) else { return nil }
-        return try? object.string("tenantId")
+        return ((try? object.string("tenantId")) ?? nil, (try? object.string("idToken")) ?? nil,
+                (try? object.string("targetProjectId")) ?? nil)
+    }
+
+    static func adminProject(_ context: HearthRequestContext, _ target: String?, _ services: HearthServices)
+        async throws -> ProjectContext? {
+        guard context.isAdmin else { return nil }
+        guard let target else { return try await services.defaultProject() }
+        return ProjectID.isValid(target) ? try await services.emulatorProject(target) : nil
+    }
+}
+
+/// The claims of an ID token, read without verifying it: only to refuse a token of another tenant early
+/// (`TENANT_ID_MISMATCH`); the token is verified, and its tenant checked again, where it is used. `nil` when it
+/// does not parse (the handler then says `INVALID_ID_TOKEN`).
+enum IDTokenPeek {
+    static func claims(of token: String) -> IDTokenClaims? {
+        let parts = token.split(separator: ".")
+        guard parts.count >= 2, let data = WireObject.base64(String(parts[1])),
+              let claims = try? JSONDecoder().decode(IDTokenClaims.self, from: data)
+        else { return nil }
+        return claims
     }
 }
 

@@ -37,6 +37,8 @@ public struct BatchCreateRequest: Sendable, Equatable {
         public var rawPassword: String?
         /// Firebase's emulator's own hash form, `fakeHash:salt=…:password=…`, with its salt as text.
         public var fakePasswordHash: (hash: String, salt: String?)?
+        /// The tenant the user is meant for; it must be the request's.
+        public var tenantId: String?
 
         public static func == (a: Self, b: Self) -> Bool {
             a.localId == b.localId && a.email == b.email && a.passwordHash == b.passwordHash && a.salt == b.salt
@@ -109,8 +111,9 @@ extension BatchCreateRequest: WireDecodable {
                 customAttributes: try user.string("customAttributes"), providerUserInfo: providers, mfaInfo: mfaInfo)
             parsed.rawPassword = try user.string("rawPassword")
             parsed.fakePasswordHash = fake
+            parsed.tenantId = try user.string("tenantId")
             users.append(parsed)
-            user.ignore("tenantId", "passwordUpdatedAt", "validSince")
+            user.ignore("passwordUpdatedAt", "validSince")
             body.absorb(user)
         }
         self.users = users

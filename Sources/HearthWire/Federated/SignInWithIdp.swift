@@ -76,6 +76,8 @@ public struct SignInWithIdpResponse: Codable, Sendable, Equatable {
     public var idToken: String?
     public var refreshToken: String?
     public var expiresIn: String?
+    /// The tenant signed in to, when the call named one.
+    public var tenantId: String?
 
     public init(providerId: String, federatedId: String) {
         self.providerId = providerId
