@@ -94,6 +94,35 @@ struct AuthEndToEndTests {
         }
     }
 
+    /// `Auth.tenantID`, as FirebaseAuth's: one email makes one account per tenant and one in the project, each
+    /// with its own password; a user's tokens carry its tenant; an `Auth` of another tenant does not find it.
+    @Test func eachTenantKeepsItsOwnUsers() async throws {
+        try await LiveHearth.run { live in
+            let acme = live.auth()
+            acme.tenantID = "tenant-acme"
+            let ada = try await acme.createUser(withEmail: "ada@example.com", password: "acme-pass").user
+            #expect(ada.tenantID == "tenant-acme")
+            let claims = try await ada.getIDTokenResult().claims
+            #expect((claims["firebase"] as? [String: Any])?["tenant"] as? String == "tenant-acme", "\(claims)")
+            try await ada.reload()
+            #expect(ada.tenantID == "tenant-acme", "a refresh and a reload keep the tenant")
+
+            let globex = live.auth()
+            globex.tenantID = "tenant-globex"
+            await #expect(throws: (any Error).self, "acme's user is not globex's") {
+                _ = try await globex.signIn(withEmail: "ada@example.com", password: "acme-pass")
+            }
+            let other = try await globex.createUser(withEmail: "ada@example.com", password: "globex-pass").user
+            #expect(other.uid != ada.uid && other.tenantID == "tenant-globex")
+
+            let project = live.auth()
+            let own = try await project.createUser(withEmail: "ada@example.com", password: "project-pass").user
+            #expect(own.tenantID == nil && own.uid != ada.uid)
+            let again = try await acme.signIn(withEmail: "ada@example.com", password: "acme-pass").user
+            #expect(again.uid == ada.uid)
+        }
+    }
+
     @Test func anAnonymousUserKeepsItsUIDWhenItLinksAPassword() async throws {
         try await LiveHearth.run { live in
             let auth = live.auth()

@@ -42,6 +42,10 @@ struct LiveHearth: Sendable {
         let key = try ServiceAccountKey.generate(name: "sdk-backend", projectID: projectID, now: Date())
         project.serviceAccounts.append(key.record)
         try await store.updateProject(project)
+        for tenant in ["tenant-acme", "tenant-globex"] {
+            try await store.insertTenant(TenantRecord(projectID: projectID, id: tenant, allowPasswordSignup: true,
+                                                      enableEmailLinkSignin: true))
+        }
         let port = try freePort()
         var configuration = ServerConfiguration(port: port, projectID: projectID, emailEnumerationProtection: false,
                                                 initialAPIKey: apiKey)

@@ -52,8 +52,14 @@ public final class Auth: @unchecked Sendable {
         set { core.languageCode = newValue }
     }
 
-    /// Hearth serves one tenant per project; a tenant id is sent as `tenantId` and Hearth refuses it
-    /// (`TENANT_ID_MISMATCH`), as FirebaseAuth's servers do for an unknown tenant.
+    /// The Identity Platform tenant this `Auth` signs users in to, as FirebaseAuth's: every call names it, users
+    /// are made and found in it, and its tokens carry it. `nil`: the project's own users.
+    ///
+    /// ```swift
+    /// Auth.auth().tenantID = "acme-x7k2p"
+    /// let result = try await Auth.auth().signIn(withEmail: "ada@acme.example", password: "…")
+    /// result.user.tenantID   // "acme-x7k2p"
+    /// ```
     public var tenantID: String? {
         get { core.tenantID }
         set { core.tenantID = newValue }

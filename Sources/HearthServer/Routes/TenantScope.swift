@@ -28,28 +28,37 @@ enum TenantScope {
         if let idToken = named?.idToken, let claims = IDTokenPeek.claims(of: idToken), claims.firebase?.tenant != id {
             throw APIError.business(.tenantIDMismatch)
         }
-        if !context.isAdmin, let refused = switches[String(path.split(separator: "/").last ?? "")]?(tenant) { throw refused }
+        if !context.isAdmin, let refused = switches[String(path.split(separator: "/").last ?? "")]?(tenant, named?.requestType) {
+            throw refused
+        }
         context.project = project.scoped(to: tenant)
     }
 
     /// The tenant's switches, checked before the request's fields (as Firebase does): a call its tenant does not
     /// allow is refused whatever it carries.
-    static let switches: [String: @Sendable (TenantRecord) -> APIError?] = [
-        "accounts:signInWithPassword": { $0.allowPasswordSignup ? nil : .business(.passwordLoginDisabled) },
-        "accounts:resetPassword": { $0.allowPasswordSignup ? nil : .business(.passwordLoginDisabled) },
-        "accounts:signInWithEmailLink": { $0.enableEmailLinkSignin ? nil : .business(.operationNotAllowed) },
+    /// By the path's last segment; each gets the tenant and the body's `requestType`.
+    static let switches: [String: @Sendable (TenantRecord, String?) -> APIError?] = [
+        "accounts:signInWithPassword": { tenant, _ in tenant.allowPasswordSignup ? nil : .business(.passwordLoginDisabled) },
+        "accounts:resetPassword": { tenant, _ in tenant.allowPasswordSignup ? nil : .business(.passwordLoginDisabled) },
+        "accounts:signInWithEmailLink": { tenant, _ in tenant.enableEmailLinkSignin ? nil : .business(.operationNotAllowed) },
+        "accounts:sendOobCode": { tenant, type in
+            type == "EMAIL_SIGNIN" && !tenant.enableEmailLinkSignin ? .business(.operationNotAllowed) : nil
+        },
         "mfaEnrollment:start": mfaEnabled, "mfaEnrollment:finalize": mfaEnabled,
         "mfaSignIn:start": mfaEnabled, "mfaSignIn:finalize": mfaEnabled,
     ]
 
-    static let mfaEnabled: @Sendable (TenantRecord) -> APIError? = { tenant in
-        tenant.mfa.state == .disabled ? .business(.operationNotAllowed, "MFA is not enabled for this tenant") : nil
+    /// MFA calls need MFA on, with a second factor to use.
+    static let mfaEnabled: @Sendable (TenantRecord, String?) -> APIError? = { tenant, _ in
+        tenant.mfa.state == .disabled || tenant.mfa.providers.isEmpty
+            ? .business(.operationNotAllowed, "MFA is not enabled for this tenant") : nil
     }
 
-    static func fields(of body: ByteBuffer) -> (tenantID: String?, idToken: String?, targetProjectID: String?)? {
+    static func fields(of body: ByteBuffer)
+        -> (tenantID: String?, idToken: String?, targetProjectID: String?, requestType: String?)? {
         guard var object = try? WireObject(json: Data(buffer: body, byteTransferStrategy: .noCopy)) else { return nil }
-        return ((try? object.string("tenantId")) ?? nil, (try? object.string("idToken")) ?? nil,
-                (try? object.string("targetProjectId")) ?? nil)
+        func text(_ key: String) -> String? { (try? object.string(key)) ?? nil }
+        return (text("tenantId"), text("idToken"), text("targetProjectId"), text("requestType"))
     }
 
     static func adminProject(_ context: HearthRequestContext, _ target: String?, _ services: HearthServices)
