@@ -25,6 +25,8 @@ public struct HearthAdmin: Sendable {
     public var idTokenIssuerPrefix = "https://securetoken.google.com/"
     /// Allowed difference between this machine's clock and Hearth's, on `iat`, `exp` and `auth_time`.
     public var clockSkew: TimeInterval = 300
+    /// The tenant this handle manages (see ``forTenant(_:)``); `nil`: the project's own users.
+    public internal(set) var tenantID: String?
 
     let http: HTTPClient
     let now: @Sendable () -> Date
@@ -77,7 +79,7 @@ public struct HearthAdmin: Sendable {
         let payload = CustomTokenPayload(
             iss: credentials.clientEmail, sub: credentials.clientEmail,
             aud: "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit",
-            iat: iat, exp: iat + 3600, uid: uid, claims: claims.isEmpty ? nil : claims)
+            iat: iat, exp: iat + 3600, uid: uid, claims: claims.isEmpty ? nil : claims, tenant_id: tenantID)
         return try await credentials.signingKeys().sign(payload, kid: JWKIdentifier(string: credentials.privateKeyID))
     }
 
@@ -116,8 +118,14 @@ public struct HearthAdmin: Sendable {
         let authTime = standard.auth_time ?? standard.iat
         guard authTime - clockSkew <= current else { throw HearthAdminError.invalidToken("auth_time is in the future") }
         var signInProvider: String?
-        if case .object(let firebase)? = claims["firebase"], case .string(let provider)? = firebase["sign_in_provider"] {
-            signInProvider = provider
+        var tenant: String?
+        if case .object(let firebase)? = claims["firebase"] {
+            if case .string(let provider)? = firebase["sign_in_provider"] { signInProvider = provider }
+            if case .string(let name)? = firebase["tenant"] { tenant = name }
+        }
+        // A tenant's handle accepts only its tenant's tokens, and the project's only the project's.
+        guard tenant == tenantID else {
+            throw HearthAdminError.tenantMismatch(expected: tenantID, found: tenant)
         }
         let verified = VerifiedToken(
             uid: standard.sub, issuedAt: Date(timeIntervalSince1970: standard.iat),
@@ -135,7 +143,10 @@ public struct HearthAdmin: Sendable {
 
     // MARK: Admin API plumbing
 
-    var v1Project: String { "/identitytoolkit.googleapis.com/v1/projects/\(projectID)" }
+    /// The admin API's root for this handle's users: the project's, or its tenant's.
+    var v1Project: String {
+        "/identitytoolkit.googleapis.com/v1/projects/\(projectID)" + (tenantID.map { "/tenants/\($0)" } ?? "")
+    }
 
     /// A fresh single-use bearer JWT for one admin call (five minutes, unique `jti`).
     func assertion() async throws -> String {
@@ -200,5 +211,7 @@ struct CustomTokenPayload: JWTPayload {
     var exp: Int
     var uid: String
     var claims: [String: JSONValue]?
+    /// The tenant the user signs in to, as Firebase's Admin SDKs write it.
+    var tenant_id: String?
     func verify(using algorithm: some JWTAlgorithm) throws {}
 }

@@ -13,4 +13,7 @@ public enum HearthAdminError: Error, Equatable, Sendable {
     case transport(String)
     /// The call was refused before anything was sent (a reserved claim name, a uid too long, …).
     case invalidArgument(String)
+    /// The token belongs to another tenant (or to the project, for a tenant's handle), as firebase-admin's
+    /// `TenantIdMismatchError`.
+    case tenantMismatch(expected: String?, found: String?)
 }
