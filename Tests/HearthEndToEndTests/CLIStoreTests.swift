@@ -213,6 +213,48 @@ struct CLIStoreTests {
         #expect(signedIn["idToken"] is String, "the restored database serves: \(signedIn)")
     }
 
+    /// `--tenant`: the user commands, exports and imports act on one tenant's users; a tenant that does not exist
+    /// is an error that says so.
+    @Test func userCommandsExportsAndImportsTakeATenant() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-tenant-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = "sqlite:" + folder.appendingPathComponent("hearth.sqlite").path
+        let (base, stop) = try await TwoInstanceRaceTests.startHearth(store: store, settings: ["emulator": true])
+        defer { stop() }
+        // Emulator mode makes each tenant on first use.
+        for (email, tenant) in [("ada@example.com", "tenant-a"), ("bob@example.com", "tenant-a"), ("ada@example.com", "tenant-b")] {
+            _ = try await TwoInstanceRaceTests.call(base, "accounts:signUp", ["email": email, "password": "secret123", "tenantId": tenant])
+        }
+        let listed = try await Self.hearth(["users", "list", "--store", store, "--tenant", "tenant-a"], in: folder)
+        #expect(listed.status == 0 && listed.output.contains("bob@example.com") && listed.output.contains("tenant: tenant-a"),
+                "\(listed.output)")
+        let project = try await Self.hearth(["users", "list", "--store", store], in: folder)
+        #expect(!project.output.contains("@example.com"), "the project's own list has no tenant users: \(project.output)")
+        let exported = try await Self.hearth(["auth:export", "a.json", "--store", store, "--tenant", "tenant-a"], in: folder)
+        #expect(exported.status == 0, "\(exported.output)")
+        let file = try String(contentsOf: folder.appendingPathComponent("a.json"), encoding: .utf8)
+        #expect(file.contains("bob@example.com") && file.contains("ada@example.com"))
+        // The hashes are the project's Firebase scrypt (tenants share it): its parameters, as the console shows them.
+        var request = URLRequest(url: URL(string: base + "/identitytoolkit.googleapis.com/v2/projects/hearth-local/config")!)
+        request.setValue("Bearer owner", forHTTPHeaderField: "Authorization")
+        let config = try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: request).0) as? [String: Any]
+        let hash = try #require((config?["signIn"] as? [String: Any])?["hashConfig"] as? [String: Any], "\(String(describing: config))")
+        let imported = try await Self.hearth([
+            "auth:import", "a.json", "--store", store, "--tenant", "tenant-b", "--hash-algo", "SCRYPT",
+            "--hash-key", try #require(hash["signerKey"] as? String), "--salt-separator", try #require(hash["saltSeparator"] as? String),
+            "--rounds", "\(try #require(hash["rounds"] as? Int))", "--mem-cost", "\(try #require(hash["memoryCost"] as? Int))",
+        ], in: folder)
+        #expect(imported.status != 0 && imported.output.contains("email"), "ada@ exists in tenant-b already: \(imported.output)")
+        let listedB = try await Self.hearth(["users", "list", "--store", store, "--tenant", "tenant-b"], in: folder)
+        #expect(listedB.output.contains("bob@example.com"), "bob was imported into tenant-b: \(listedB.output)")
+        let signedIn = try await TwoInstanceRaceTests.call(base, "accounts:signInWithPassword",
+                                                           ["email": "bob@example.com", "password": "secret123", "tenantId": "tenant-b"])
+        #expect(signedIn["idToken"] is String, "the imported hash signs in: \(signedIn)")
+        let missing = try await Self.hearth(["users", "list", "--store", store, "--tenant", "nope"], in: folder)
+        #expect(missing.status != 0 && missing.output.contains("no tenant nope"), "\(missing.output)")
+    }
+
     /// `hearth store encrypt` seals an existing store's secrets; afterwards every command needs the key, and says so.
     @Test func storesAreEncryptedWithAKeyFromTheEnvironment() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-seal-\(UUID().uuidString)")

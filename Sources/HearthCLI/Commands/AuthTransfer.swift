@@ -15,6 +15,9 @@ struct DataOptions: ParsableArguments {
     @Option(help: "A JSON configuration file (see README: Configuration; default: HEARTH_CONFIG).")
     var config: String?
 
+    @Option(help: "Act on this tenant's users instead of the project's own (Identity Platform tenants).")
+    var tenant: String?
+
     @Flag(name: .customLong("create-project"),
           help: "Create the store and the project if they do not exist yet (otherwise only `hearth serve` creates them).")
     var createProject = false
@@ -53,15 +56,22 @@ struct DataOptions: ParsableArguments {
                 + "its data, name the store with --store or HEARTH_STORE, or add --create-project to start a new one.")
         }
         let (store, description) = try await StoreFactory.open(location)
-        let project: ProjectContext
+        var project: ProjectContext
         do {
             project = try await openProject(id, in: store, description: description)
+            if let tenant {
+                guard let record = try await store.tenant(projectID: id, id: tenant) else {
+                    throw CommandFailure("project \(id) has no tenant \(tenant) (\(description)). Create it with the admin "
+                        + "API (v2/projects/\(id)/tenants) or name another with --tenant.")
+                }
+                project = project.scoped(to: record)
+            }
         } catch {
             try? await store.close()  // a store must be closed, also when what it holds cannot be read
             if let sealing = error as? SealingError { throw CommandFailure(sealing.description) }
             throw error
         }
-        FileHandle.standardError.write(Data("store: \(description); project: \(id)\n".utf8))
+        FileHandle.standardError.write(Data("store: \(description); project: \(id)\(tenant.map { "; tenant: \($0)" } ?? "")\n".utf8))
         return (store, project, AccountService(store: store, clock: SystemClock(), hashing: InlineWorkRunner()))
     }
 
@@ -243,7 +253,7 @@ struct AuthExport: AsyncParsableCommand {
         var after: String?
         if format == .json { output.write(Data("{\"users\": [\n".utf8)) }
         while true {
-            let page = try await store.users(projectID: project.id, after: after, limit: 1000)
+            let page = try await store.users(projectID: project.id, tenantID: project.tenantID, after: after, limit: 1000)
             guard let last = page.last else { break }
             var chunk = ""
             for user in page {

@@ -38,8 +38,8 @@ struct Users: AsyncParsableCommand {
     /// A user by uid, or by email when the argument has an `@`.
     static func find(_ key: String, in project: ProjectContext, store: any IdentityStore) async throws -> UserRecord {
         let found = key.contains("@")
-            ? try await store.user(projectID: project.id, tenantID: nil, email: key)
-            : try await store.user(projectID: project.id, tenantID: nil, localID: key)
+            ? try await store.user(projectID: project.id, tenantID: project.tenantID, email: key)
+            : try await store.user(projectID: project.id, tenantID: project.tenantID, localID: key)
         guard let found else { throw CommandFailure("no user \(key) in project \(project.id)") }
         return found
     }
@@ -76,7 +76,8 @@ struct Users: AsyncParsableCommand {
 
         func run() async throws {
             try await Users.with(data) { store, project, _ in
-                try Users.show(try await store.users(projectID: project.id, after: after, limit: max(1, limit)), json: json)
+                try Users.show(try await store.users(projectID: project.id, tenantID: project.tenantID, after: after,
+                                                     limit: max(1, limit)), json: json)
             }
         }
     }
@@ -201,7 +202,7 @@ struct Users: AsyncParsableCommand {
         func run() async throws {
             try await Users.with(data) { store, project, _ in
                 let found = try await Users.find(user, in: project, store: store)
-                _ = try await store.deleteUser(projectID: project.id, tenantID: nil, localID: found.localID)
+                _ = try await store.deleteUser(projectID: project.id, tenantID: project.tenantID, localID: found.localID)
                 print("\(found.localID): deleted")
             }
         }
