@@ -210,4 +210,45 @@ import Testing
             #expect((byBody["users"] as? [[String: Any]])?.first?["tenantId"] as? String == "t-a", "\(byBody.text)")
         }
     }
+
+    /// A call that names no tenant but carries a tenant's ID token acts in that tenant: an email the project's own
+    /// users hold is free in the tenant, and one the tenant's users hold is not.
+    @Test func aTokenWithoutATenantIdActsInItsTenant() async throws {
+        let app = TestApp(protection: false)  // direct email changes (with protection, only by a verified link)
+        try await Self.seed(app, TenantRecord(projectID: "demo-project", id: "t-a", allowPasswordSignup: true))
+        try await app.run { client in
+            _ = try await client.signUp("taken@example.com", "secret1")  // a project user
+            let made = try await client.post(Self.v1 + "/accounts:signUp",
+                                             ["email": "ada@example.com", "password": "secret1", "tenantId": "t-a", "returnSecureToken": true])
+            _ = try await client.post(Self.v1 + "/accounts:signUp",
+                                      ["email": "bob@example.com", "password": "secret1", "tenantId": "t-a"])
+            let token = try #require(made["idToken"] as? String, "\(made.text)")
+            let free = try await client.post(Self.v1 + "/accounts:update", ["idToken": token, "email": "taken@example.com"])
+            #expect(free.status == 200, "the project's address is free in the tenant: \(free.text)")
+            let renewed = try #require(free["idToken"] as? String)
+            let taken = try await client.post(Self.v1 + "/accounts:update", ["idToken": renewed, "email": "bob@example.com"])
+            #expect(taken.errorMessage?.hasPrefix("EMAIL_EXISTS") == true, "the tenant's own address is taken: \(taken.text)")
+        }
+    }
+
+    /// Disabling a tenant ends its users' sessions: an ID token alone (no `tenantId`) and a refresh are refused.
+    @Test func disablingATenantEndsItsSessions() async throws {
+        let app = TestApp()
+        try await Self.seed(app, TenantRecord(projectID: "demo-project", id: "t-a", allowPasswordSignup: true))
+        try await app.run { client in
+            let made = try await client.post(Self.v1 + "/accounts:signUp",
+                                             ["email": "ada@example.com", "password": "secret1", "tenantId": "t-a", "returnSecureToken": true])
+            let token = try #require(made["idToken"] as? String, "\(made.text)")
+            let refreshToken = try #require(made["refreshToken"] as? String)
+            #expect(try await client.post(Self.v1 + "/accounts:lookup", ["idToken": token]).status == 200)
+            var tenant = try #require(try await app.store.tenant(projectID: "demo-project", id: "t-a"))
+            tenant.disableAuth = true
+            _ = try await app.store.updateTenant(tenant)
+            let lookup = try await client.post(Self.v1 + "/accounts:lookup", ["idToken": token])
+            #expect(lookup.errorMessage?.hasPrefix("PROJECT_DISABLED") == true, "\(lookup.text)")
+            let refresh = try await client.post("/securetoken.googleapis.com/v1/token",
+                                                ["grant_type": "refresh_token", "refresh_token": refreshToken])
+            #expect(refresh.errorMessage?.hasPrefix("PROJECT_DISABLED") == true, "\(refresh.text)")
+        }
+    }
 }

@@ -263,6 +263,10 @@ public struct AccountService: Sendable {
               let record = try await store.refreshToken(projectID: project.id, digest: storageDigest(refreshToken))
         else { throw AuthFailure.invalidRefreshToken }
         if let tenant = project.tenantID, record.tenantID != tenant { throw AuthFailure.tenantIDMismatch }
+        // A disabled tenant's sessions end: its refresh tokens stop minting ID tokens.
+        if let tenant = record.tenantID, try await store.tenant(projectID: project.id, id: tenant)?.disableAuth != false {
+            throw AuthFailure.projectDisabled
+        }
         guard var user = try await store.user(projectID: project.id, tenantID: record.tenantID, localID: record.localID)
         else { throw AuthFailure.userNotFound }
         guard !user.disabled else { throw AuthFailure.userDisabled }

@@ -60,6 +60,8 @@ public enum AuthFailure: Error, Equatable, Sendable {
     /// A custom token signed by a key this project does not know.
     case credentialMismatch
     case tenantIDMismatch
+    /// The user's tenant is disabled (`disableAuth`): its sessions stop too.
+    case projectDisabled
     /// `createSessionCookie` with a duration outside 5 minutes to 14 days.
     case invalidDuration
     case phoneNumberExists

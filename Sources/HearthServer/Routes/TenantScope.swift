@@ -10,19 +10,31 @@ import NIOCore
 /// than acting in the project; emulator mode creates it with every sign-in method on, as Firebase's emulator does.
 enum TenantScope {
     static let marker = Array(#""tenantId""#.utf8)
+    static let tokenMarker = Array(#""idToken""#.utf8)
 
     static func apply(to context: inout HearthRequestContext, body: ByteBuffer, path: String,
                       services: HearthServices) async throws {
         let fromPath = context.parameters.get("tenant")?.removingPercentEncoding
-        // Most bodies name no tenant: a byte search spares them a parse.
-        let named = fromPath == nil && body.readableBytesView.firstRange(of: marker) == nil ? nil : fields(of: body)
+        // Most bodies name no tenant and carry no ID token: a byte search spares them a parse.
+        let bytes = body.readableBytesView
+        let parse = fromPath != nil || bytes.firstRange(of: marker) != nil || bytes.firstRange(of: tokenMarker) != nil
+        let named = parse ? fields(of: body) : nil
         if let fromPath, let fromBody = named?.tenantID, fromPath != fromBody { throw APIError.business(.tenantIDMismatch) }
-        guard let id = fromPath ?? named?.tenantID, !id.isEmpty else { return }
+        // A call that names no tenant acts in its ID token's, as Firebase's servers do: every lookup it makes stays
+        // in the user's tenant. (Read unverified here; the token is verified, and its tenant checked, where used.)
+        let fromToken = (fromPath ?? named?.tenantID) == nil ? named?.idToken.flatMap(IDTokenPeek.claims)?.firebase?.tenant : nil
+        guard let id = fromPath ?? named?.tenantID ?? fromToken, !id.isEmpty else { return }
         // An Admin SDK on a client path (a bearer, no key): the project its handler would pick.
         var resolved = context.project
         if resolved == nil { resolved = try await adminProject(context, named?.targetProjectID, services) }
         guard let project = resolved else { return }
-        let tenant = try await services.tenant(id, in: project)
+        let tenant: TenantRecord
+        if fromToken != nil {  // never created from a claim nobody has verified yet
+            guard let existing = try await services.store.tenant(projectID: project.id, id: id) else { return }
+            tenant = existing
+        } else {
+            tenant = try await services.tenant(id, in: project)
+        }
         // Firebase: a disabled tenant's users cannot sign in, and its administrators cannot manage them.
         if tenant.disableAuth { throw APIError.business(.projectDisabled) }
         if let idToken = named?.idToken, let claims = IDTokenPeek.claims(of: idToken), claims.firebase?.tenant != id {
