@@ -286,7 +286,10 @@ import Testing
             Task {
                 while receiver.listeningThread == nil { try await Task.sleep(nanoseconds: 10_000_000) }
                 for _ in 0..<10 {
-                    #expect(pthread_kill(receiver.listeningThread!, SIGUSR2) == 0)
+                    // Signalled under the lock the thread's exit takes: never a thread that has ended.
+                    var sent: Int32 = -1
+                    let alive = receiver.withListeningThread { sent = pthread_kill($0, SIGUSR2) }
+                    #expect(alive && sent == 0, "the listener waits through every signal")
                     try await Task.sleep(nanoseconds: 30_000_000)
                 }
                 let url = URL(string: "http://127.0.0.1:\(receiver.port)/__/hearth/callback?link=after-signals")!

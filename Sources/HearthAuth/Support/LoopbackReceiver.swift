@@ -43,12 +43,24 @@ final class LoopbackReceiver: @unchecked Sendable {
     /// The descriptor is closed by whoever holds it last (the listening thread, or deinit if it never ran), never
     /// while the thread may still poll it: a number closed early could be reused by another socket of the process.
     private var released = false
-    /// The thread that waits for the browser, once it runs (tests interrupt it with a signal).
+    /// The thread that waits for the browser, once it runs, and whether it still does (tests interrupt it with a
+    /// signal, and must never signal a thread that has ended: its handle may be freed).
     private(set) var listeningThread: pthread_t? {
         get { lock.withLock { thread } }
         set { lock.withLock { thread = newValue } }
     }
     private var thread: pthread_t?
+
+    /// Runs `body` with the listening thread while it is still waiting, under the lock its exit takes: `false`
+    /// once it has ended (or before it started).
+    func withListeningThread(_ body: (pthread_t) -> Void) -> Bool {
+        lock.withLock {
+            guard let thread, !threadEnded else { return false }
+            body(thread)
+            return true
+        }
+    }
+    private var threadEnded = false
 
     init() throws {
         let fd = openSocket()
@@ -92,6 +104,7 @@ final class LoopbackReceiver: @unchecked Sendable {
     private func release() {
         lock.withLock {
             released = true
+            threadEnded = true
             closeDescriptor(socket)
         }
     }
