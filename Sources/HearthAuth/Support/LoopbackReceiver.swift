@@ -16,10 +16,17 @@ private func openSocket() -> Int32 {
 
 /// Repeats a system call that a signal interrupted. An app that starts child processes gets SIGCHLD, and `poll`,
 /// `accept` and `read` on sockets then fail with EINTR (poll is never restarted); that is not the user giving up.
-private func uninterrupted<Result: BinaryInteger>(_ call: () -> Result) -> Result {
+/// The app's own handlers may leave `errno` changed (seen with Foundation's `Process` under load: the listener
+/// stopped and the browser's visit was refused), so a failure is also retried while `fd` is still open, a bounded
+/// number of times.
+private func uninterrupted<Result: BinaryInteger>(on fd: Int32, _ call: () -> Result) -> Result {
+    var retries = 0
     while true {
         let result = call()
-        if result >= 0 || errno != EINTR { return result }
+        if result >= 0 { return result }
+        if errno == EINTR { continue }
+        retries += 1
+        guard retries < 100, fcntl(fd, F_GETFD) != -1 else { return result }
     }
 }
 
@@ -121,12 +128,14 @@ final class LoopbackReceiver: @unchecked Sendable {
         Thread.detachNewThread { [self] in
             listeningThread = pthread_self()
             let deadline = Date().addingTimeInterval(timeout)
+            var failure: String?
             while Date() < deadline {
                 var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
-                let ready = uninterrupted { poll(&descriptor, 1, 250) }
+                let ready = uninterrupted(on: socket) { poll(&descriptor, 1, 250) }
+                if ready < 0 { failure = "Waiting for the browser failed: \(String(cString: strerror(errno)))." }
                 if ready < 0 || lock.withLock({ closed }) { break }
                 guard ready > 0 else { continue }
-                let client = uninterrupted { accept(socket, nil, nil) }
+                let client = uninterrupted(on: socket) { accept(socket, nil, nil) }
                 guard client >= 0 else { continue }
                 let target = Self.readRequestTarget(client)
                 let isCallback = target?.hasPrefix("/__/hearth/callback") == true
@@ -140,7 +149,8 @@ final class LoopbackReceiver: @unchecked Sendable {
             }
             release()
             done(.failure(AuthErrorFactory.make(
-                .webContextCancelled, detail: "The browser did not come back to the app within \(Int(timeout)) seconds.")))
+                .webContextCancelled,
+                detail: failure ?? "The browser did not come back to the app within \(Int(timeout)) seconds.")))
         }
     }
 
@@ -149,8 +159,8 @@ final class LoopbackReceiver: @unchecked Sendable {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while data.count < 65536 {
             var descriptor = pollfd(fd: client, events: Int16(POLLIN), revents: 0)
-            guard uninterrupted({ poll(&descriptor, 1, 5000) }) > 0 else { break }
-            let count = uninterrupted { read(client, &buffer, buffer.count) }
+            guard uninterrupted(on: client, { poll(&descriptor, 1, 5000) }) > 0 else { break }
+            let count = uninterrupted(on: client) { read(client, &buffer, buffer.count) }
             guard count > 0 else { break }
             data += buffer[0..<count]
             if data.count >= 4, String(decoding: data, as: UTF8.self).contains("\r\n\r\n") { break }
@@ -178,7 +188,7 @@ final class LoopbackReceiver: @unchecked Sendable {
         #endif
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { all in uninterrupted { send(client, all.baseAddress! + offset, all.count - offset, flags) } }
+            let written = bytes.withUnsafeBytes { all in uninterrupted(on: client) { send(client, all.baseAddress! + offset, all.count - offset, flags) } }
             guard written > 0 else { return }
             offset += written
         }
