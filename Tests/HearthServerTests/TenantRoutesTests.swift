@@ -171,6 +171,9 @@ import Testing
             #expect(password.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED") == true, "\(password.text)")
             let anonymous = try await client.post(Self.v1 + "/accounts:signUp", ["tenantId": "t-closed"])
             #expect(anonymous.errorMessage?.hasPrefix("ADMIN_ONLY_OPERATION") == true, "\(anonymous.text)")
+            let wrongType = try await client.post(Self.v1 + "/accounts:signUp",
+                                                  ["email": "ada@example.com", "password": "secret1", "tenantId": 7])
+            #expect(wrongType.status == 400, "never the project instead: \(wrongType.text)")
             let off = try await client.post(Self.v1 + "/accounts:signUp",
                                             ["email": "ada@example.com", "password": "secret1", "tenantId": "t-off"])
             #expect(off.errorMessage?.hasPrefix("PROJECT_DISABLED") == true, "\(off.text)")
@@ -181,6 +184,7 @@ import Testing
             #expect(mfa.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED") == true, "\(mfa.text)")
         }
         #expect(try await app.store.users(projectID: "demo-project", tenantID: "t-closed", after: nil, limit: 5).isEmpty)
+        #expect(try await app.store.users(projectID: "demo-project", after: nil, limit: 5).isEmpty, "nothing fell to the project")
     }
 
     /// Administrators too: a disabled tenant's users cannot be managed, and a tenant path refuses another tenant's

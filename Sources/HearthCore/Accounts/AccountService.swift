@@ -215,8 +215,13 @@ public struct AccountService: Sendable {
         } catch {
             throw AuthFailure.invalidIDToken
         }
-        // A call that names a tenant takes only that tenant's tokens; one that names none acts in the token's.
+        // A call that names a tenant takes only that tenant's tokens; one that names none acts in the token's, and
+        // a disabled tenant's tokens stop working (a call naming the tenant was refused before it got here).
         if let tenant = project.tenantID, claims.firebase?.tenant != tenant { throw AuthFailure.tenantIDMismatch }
+        if project.tenantID == nil, let tenant = claims.firebase?.tenant,
+           try await store.tenant(projectID: project.id, id: tenant)?.disableAuth != false {
+            throw AuthFailure.projectDisabled
+        }
         guard let user = try await store.user(projectID: project.id, tenantID: claims.firebase?.tenant,
                                               localID: claims.sub)
         else { throw AuthFailure.userNotFound }

@@ -10,31 +10,22 @@ import NIOCore
 /// than acting in the project; emulator mode creates it with every sign-in method on, as Firebase's emulator does.
 enum TenantScope {
     static let marker = Array(#""tenantId""#.utf8)
-    static let tokenMarker = Array(#""idToken""#.utf8)
 
     static func apply(to context: inout HearthRequestContext, body: ByteBuffer, path: String,
                       services: HearthServices) async throws {
         let fromPath = context.parameters.get("tenant")?.removingPercentEncoding
-        // Most bodies name no tenant and carry no ID token: a byte search spares them a parse.
-        let bytes = body.readableBytesView
-        let parse = fromPath != nil || bytes.firstRange(of: marker) != nil || bytes.firstRange(of: tokenMarker) != nil
-        let named = parse ? fields(of: body) : nil
+        // Most bodies name no tenant: a byte search spares them a parse (the lookup hot path among them). A call
+        // that names none but carries a tenant's ID token acts on that token's user, in its tenant; the token's
+        // tenant is checked where the token is verified (`AccountService.authenticate`).
+        let parse = fromPath != nil || body.readableBytesView.firstRange(of: marker) != nil
+        let named = parse ? try fields(of: body) : nil
         if let fromPath, let fromBody = named?.tenantID, fromPath != fromBody { throw APIError.business(.tenantIDMismatch) }
-        // A call that names no tenant acts in its ID token's, as Firebase's servers do: every lookup it makes stays
-        // in the user's tenant. (Read unverified here; the token is verified, and its tenant checked, where used.)
-        let fromToken = (fromPath ?? named?.tenantID) == nil ? named?.idToken.flatMap(IDTokenPeek.claims)?.firebase?.tenant : nil
-        guard let id = fromPath ?? named?.tenantID ?? fromToken, !id.isEmpty else { return }
+        guard let id = fromPath ?? named?.tenantID, !id.isEmpty else { return }
         // An Admin SDK on a client path (a bearer, no key): the project its handler would pick.
         var resolved = context.project
         if resolved == nil { resolved = try await adminProject(context, named?.targetProjectID, services) }
         guard let project = resolved else { return }
-        let tenant: TenantRecord
-        if fromToken != nil {  // never created from a claim nobody has verified yet
-            guard let existing = try await services.store.tenant(projectID: project.id, id: id) else { return }
-            tenant = existing
-        } else {
-            tenant = try await services.tenant(id, in: project)
-        }
+        let tenant = try await services.tenant(id, in: project)
         // Firebase: a disabled tenant's users cannot sign in, and its administrators cannot manage them.
         if tenant.disableAuth { throw APIError.business(.projectDisabled) }
         if let idToken = named?.idToken, let claims = IDTokenPeek.claims(of: idToken), claims.firebase?.tenant != id {
@@ -66,11 +57,15 @@ enum TenantScope {
             ? .business(.operationNotAllowed, "MFA is not enabled for this tenant") : nil
     }
 
-    static func fields(of body: ByteBuffer)
+    /// The fields that scope a call; `nil` for a body that is not JSON (its handler says so). A `tenantId` that is
+    /// not a string is refused here: read as absent, it would put the call in the project.
+    static func fields(of body: ByteBuffer) throws
         -> (tenantID: String?, idToken: String?, targetProjectID: String?, requestType: String?)? {
         guard var object = try? WireObject(json: Data(buffer: body, byteTransferStrategy: .noCopy)) else { return nil }
         func text(_ key: String) -> String? { (try? object.string(key)) ?? nil }
-        return (text("tenantId"), text("idToken"), text("targetProjectId"), text("requestType"))
+        let tenantID: String?
+        do { tenantID = try object.string("tenantId") } catch { throw APIError.invalidArgument(error) }
+        return (tenantID, text("idToken"), text("targetProjectId"), text("requestType"))
     }
 
     static func adminProject(_ context: HearthRequestContext, _ target: String?, _ services: HearthServices)
