@@ -163,14 +163,8 @@ print(json.dumps({
         try await store.close()
     }
 
-    static let sessionScript = #"""
-import base64, json, os, time, urllib.request, urllib.error
-import firebase_admin
-from firebase_admin import auth
-
-firebase_admin.initialize_app(options={"projectId": "demo-interop"})
-host = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
-
+    /// `call(path, body)`: a client REST call to the server at `host`, answering the JSON body, error or not.
+    static let callHelper = #"""
 def call(path, body):
     request = urllib.request.Request(f"http://{host}/identitytoolkit.googleapis.com/v1/{path}?key=any-key",
         data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
@@ -179,7 +173,17 @@ def call(path, body):
             return json.load(response)
     except urllib.error.HTTPError as error:
         return json.load(error)
+"""#
 
+    static let sessionScript = #"""
+import base64, json, os, time, urllib.request, urllib.error
+import firebase_admin
+from firebase_admin import auth
+
+firebase_admin.initialize_app(options={"projectId": "demo-interop"})
+host = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
+
+\#(callHelper)
 for index in range(5):
     auth.create_user(uid=f"user-{index}", email=f"user{index}@example.com", password="secret123")
 pages = []
@@ -254,15 +258,7 @@ firebase_admin.initialize_app(EmulatorCredential(), options={"projectId": "demo-
 host = os.environ["FIREBASE_AUTH_EMULATOR_HOST"]
 tenant_mgt._TenantManagementService.TENANT_MGT_URL = f"http://{host}/identitytoolkit.googleapis.com/v2"
 
-def call(path, body):
-    request = urllib.request.Request(f"http://{host}/identitytoolkit.googleapis.com/v1/{path}?key=any-key",
-        data=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
-    try:
-        with urllib.request.urlopen(request) as response:
-            return json.load(response)
-    except urllib.error.HTTPError as error:
-        return json.load(error)
-
+\#(callHelper)
 acme = tenant_mgt.create_tenant(display_name="Acme", allow_password_sign_up=True)
 globex = tenant_mgt.create_tenant(display_name="Globex", allow_password_sign_up=True)
 updated = tenant_mgt.update_tenant(acme.tenant_id, display_name="Acme-Corp", enable_email_link_sign_in=True)
