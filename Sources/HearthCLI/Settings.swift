@@ -159,8 +159,8 @@ struct Settings {
         if !sources.isEmpty {
             logger.info("settings: \(sources.map { "\($0.setting) (\($0.source))" }.joined(separator: ", "))")
         }
+        let names = ConfigSchema.settings().map { ConfigSchema.environmentName($0.path) }
         for name in unknownVariables {
-            let names = ConfigSchema.settings().map { ConfigSchema.environmentName($0.path) }
             let hint = ConfigSchema.closest(to: name, among: names + Array(Self.otherVariables)).map { " (did you mean \($0)?)" } ?? ""
             logger.warning("\(name) is not a Hearth setting and is ignored\(hint); see README: Configuration")
         }
