@@ -40,6 +40,8 @@ extension SMTPClient: MailTransport {}
 public struct ProjectMailer: Sendable {
     public var configuration: EmailConfiguration
     public var templates: EmailTemplates
+    /// Hearth's own text, for tenants that do not inherit the project's templates.
+    public var builtIn: EmailTemplates
     public var transport: any MailTransport
 
     /// Compiles the templates (a broken one is an error now, not at the first email).
@@ -50,12 +52,13 @@ public struct ProjectMailer: Sendable {
         self.configuration = configuration
         self.templates = try EmailTemplates(overrides: configuration.templates,
                                             defaultLocale: configuration.defaultLocale)
+        self.builtIn = try EmailTemplates(defaultLocale: configuration.defaultLocale)
         self.transport = transport
     }
 
     /// The message an outbox entry becomes.
     public func message(for entry: OutboxMessage, date: Date) -> MailMessage {
-        let email = templates.render(entry.type, locale: entry.locale, values: EmailValues(
+        let email = (entry.builtInText == true ? builtIn : templates).render(entry.type, locale: entry.locale, values: EmailValues(
             appName: configuration.appName, link: entry.link,
             email: entry.recipient, newEmail: entry.newEmail, displayName: entry.displayName))
         return MailMessage(from: .init(configuration.from, name: configuration.fromName ?? configuration.appName),

@@ -48,6 +48,28 @@ import Testing
         #expect(throws: SealingError.badKey) { try SecretSealer(key: Data(count: 16)) }
     }
 
+    /// A tenant's apple.com signing key is sealed as the project's is, and bound to its tenant.
+    @Test func aTenantsProviderKeysAreSealed() async throws {
+        let base = InMemoryStore()
+        let store = SealingStore(base, sealer: try SecretSealer(key: Self.key))
+        var tenant = TenantRecord(projectID: "p", id: "t-a")
+        var apple = IdentityProviderConfig(clientId: "com.example.app")
+        apple.privateKey = "-----BEGIN PRIVATE KEY-----tenant"
+        tenant.identityProviders["apple.com"] = apple
+        try await store.insertTenant(tenant)
+        let raw = try #require(try await base.tenant(projectID: "p", id: "t-a"))
+        #expect(SecretSealer.isSealed(raw.identityProviders["apple.com"]?.privateKey ?? ""))
+        #expect(try await store.tenant(projectID: "p", id: "t-a")?.identityProviders == tenant.identityProviders)
+        let updated = try await store.updateTenant(try #require(try await store.tenant(projectID: "p", id: "t-a")))
+        #expect(updated.identityProviders == tenant.identityProviders, "an update returns the opened record")
+        #expect(try await store.tenants(projectID: "p", after: nil, limit: 5).first?.identityProviders == tenant.identityProviders)
+        var copied = raw
+        copied.id = "t-b"
+        copied.version = 0
+        try await base.insertTenant(copied)
+        await #expect(throws: SealingError.wrongKey) { try await store.tenant(projectID: "p", id: "t-b") }
+    }
+
     /// A TOTP secret being enrolled (and a provider's tokens between sign-in steps) waits in a pending record: it is
     /// sealed too, bound to its record, and opens on the way out of every read.
     @Test func pendingSecretsAreSealedAndBoundToTheirRecord() async throws {

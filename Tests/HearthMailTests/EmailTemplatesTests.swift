@@ -64,4 +64,21 @@ import Testing
             #expect("\(error)".contains("fr/PASSWORD_RESET text"))
         }
     }
+
+    /// A tenant that does not inherit the project's email settings gets the built-in text; one that does, and the
+    /// project itself, get the project's template.
+    @Test func tenantMessagesUseTheBuiltInTextUnlessTheyInherit() throws {
+        let mailer = try ProjectMailer(configuration: EmailConfiguration(
+            smtp: .init(host: "127.0.0.1", port: 25, security: .none, timeout: 5), from: "noreply@acme.test", appName: "Acme",
+            templates: ["en": ["PASSWORD_RESET": .init(subject: "Acme custom reset", text: "Custom: {{link}}")]]))
+        var message = OutboxMessage(projectID: "p1", type: .passwordReset, recipient: "ana@example.com", code: "C",
+                                    link: "https://auth.example.com/__/auth/action?oobCode=C", locale: "en", createdAt: Date())
+        #expect(mailer.message(for: message, date: Date()).subject == "Acme custom reset")
+        message.tenantID = "t-a"
+        message.builtInText = true
+        let builtIn = mailer.message(for: message, date: Date())
+        #expect(builtIn.subject != "Acme custom reset" && builtIn.subject.contains("Acme") && builtIn.text.contains("oobCode=C"))
+        message.builtInText = false
+        #expect(mailer.message(for: message, date: Date()).subject == "Acme custom reset")
+    }
 }

@@ -93,3 +93,48 @@ extension IdpConfigRoutesTests {
         #expect(providers["google.com"]?.clientId == "from-config", "the file's provider wins for the keys it names")
     }
 }
+
+extension IdpConfigRoutesTests {
+    /// A tenant's providers are its own, under `…/tenants/{t}/`: apart from the project's and from other tenants',
+    /// with the tenant in their names. Racing creations on one tenant all land (compare-and-set on the tenant).
+    @Test func aTenantHasItsOwnProviders() async throws {
+        let app = TestApp(mode: .emulator)
+        for id in ["t-a", "t-b"] { try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: id)) }
+        try await app.run { client in
+            let tenantA = "\(Self.base)/tenants/t-a"
+            let google = try await client.post("\(tenantA)/defaultSupportedIdpConfigs?idpId=google.com",
+                                               ["clientId": "a.apps.googleusercontent.com", "clientSecret": "s", "enabled": true],
+                                               key: nil, headers: Self.owner)
+            #expect(google["name"] as? String == "projects/demo-project/tenants/t-a/defaultSupportedIdpConfigs/google.com",
+                    "\(google.text)")
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<6 {
+                    group.addTask {
+                        let reply = try await client.post("\(tenantA)/oauthIdpConfigs?oauthIdpConfigId=oidc.p\(index)", [
+                            "clientId": "c\(index)", "issuer": "https://p\(index).example", "enabled": true,
+                        ], key: nil, headers: Self.owner)
+                        #expect(reply.status == 200, "\(reply.text)")
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let listed = try await client.send(.get, "\(tenantA)/oauthIdpConfigs", key: nil, headers: Self.owner)
+            #expect((listed["oauthIdpConfigs"] as? [[String: Any]])?.count == 6, "no creation was lost: \(listed.text)")
+            let patched = try await client.send(.patch, "\(tenantA)/oauthIdpConfigs/oidc.p0?updateMask=enabled",
+                                                ["enabled": false], key: nil, headers: Self.owner)
+            #expect(patched["enabled"] as? Bool == false && patched["name"] as? String == "projects/demo-project/tenants/t-a/oauthIdpConfigs/oidc.p0")
+            #expect(try await client.send(.delete, "\(tenantA)/oauthIdpConfigs/oidc.p1", key: nil, headers: Self.owner).status == 200)
+
+            let inProject = try await client.send(.get, "\(Self.base)/defaultSupportedIdpConfigs/google.com", key: nil, headers: Self.owner)
+            #expect(inProject.errorMessage?.hasPrefix("CONFIGURATION_NOT_FOUND") == true, "\(inProject.text)")
+            let inOther = try await client.send(.get, "\(Self.base)/tenants/t-b/oauthIdpConfigs/oidc.p2", key: nil, headers: Self.owner)
+            #expect(inOther.errorMessage?.hasPrefix("CONFIGURATION_NOT_FOUND") == true, "\(inOther.text)")
+            let unknown = try await client.send(.get, "\(Self.base)/tenants/t-zzz/oauthIdpConfigs", key: nil, headers: Self.owner)
+            #expect(unknown.errorMessage?.hasPrefix("TENANT_NOT_FOUND") == true, "\(unknown.text)")
+        }
+        let tenant = try #require(try await app.store.tenant(projectID: "demo-project", id: "t-a"))
+        #expect(Set(tenant.identityProviders.keys) == ["google.com", "oidc.p0", "oidc.p2", "oidc.p3", "oidc.p4", "oidc.p5"])
+        #expect(tenant.identityProviders["google.com"]?.clientSecret == "s" && tenant.identityProviders["oidc.p0"]?.enabled == false)
+        #expect(try await app.store.project(id: "demo-project")?.settings.identityProviders?.isEmpty ?? true)
+    }
+}

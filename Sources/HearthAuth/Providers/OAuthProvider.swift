@@ -154,7 +154,8 @@ public final class OAuthProvider: @unchecked Sendable {
         return OAuthCredential(providerID: providerID, requestURI: link, sessionID: session)
     }
 
-    /// `/__/auth/handler` with what it needs: the key, the provider, the session id's digest, where to come back.
+    /// `/__/auth/handler` with what it needs: the key, the provider, the session id's digest, where to come back, and
+    /// the tenant (`tid`).
     func handlerURL(domain: URL, session: String, returnTo: (String, String)) -> URL {
         var query = [
             ("apiKey", auth.options.apiKey), ("appName", auth.options.appName), ("authType", "signInViaRedirect"),
@@ -167,6 +168,7 @@ public final class OAuthProvider: @unchecked Sendable {
             query.append(("customParameters", String(decoding: json, as: UTF8.self)))
         }
         if let language = auth.languageCode { query.append(("hl", language)) }
+        if let tenantID = auth.tenantID { query.append(("tid", tenantID)) }  // the tenant's providers, as FirebaseAuth
         let handler = domain.absoluteString.hasSuffix("/") ? String(domain.absoluteString.dropLast()) : domain.absoluteString
         return URL(string: handler + "/__/auth/handler?" + query.map { "\($0.0)=\(FormEncoding.escape($0.1))" }
             .joined(separator: "&"))!

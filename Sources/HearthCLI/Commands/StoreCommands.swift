@@ -12,7 +12,7 @@ struct StoreCommands: AsyncParsableCommand {
 
     struct Encrypt: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Encrypt the project's private keys and its users' TOTP secrets with HEARTH_ENCRYPTION_KEY.",
+            abstract: "Encrypt the project's and its tenants' private keys and users' TOTP secrets with HEARTH_ENCRYPTION_KEY.",
             discussion: """
                 With a key given, new secrets are written encrypted and old ones are encrypted at their next write;
                 this writes them all now. Safe to run again, and while servers run (they need the same key).
@@ -30,19 +30,29 @@ struct StoreCommands: AsyncParsableCommand {
             do {
                 // Read through the sealing store (opened), written back through it (sealed).
                 try await store.updateProject(project.record)
-                var users = 0
-                var after: String?
+                var tenants: [TenantRecord] = []
                 while true {
-                    let page = try await store.users(projectID: project.id, after: after, limit: 500)
-                    for user in page where user.mfaEnrollments?.contains(where: { $0.totpSecret != nil }) == true {
-                        _ = try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
-                                                       revokeRefreshTokens: false)
-                        users += 1
-                    }
-                    guard let last = page.last, page.count == 500 else { break }
-                    after = last.localID
+                    let page = try await store.tenants(projectID: project.id, after: tenants.last?.id, limit: 100)
+                    for tenant in page { _ = try await store.updateTenant(tenant) }  // its providers' keys
+                    tenants += page
+                    if page.count < 100 { break }
                 }
-                print("encrypted project \(project.id)'s private keys and the TOTP secrets of \(users) users")
+                var users = 0
+                for tenantID in [nil] + tenants.map(\.id) {
+                    var after: String?
+                    while true {
+                        let page = try await store.users(projectID: project.id, tenantID: tenantID, after: after, limit: 500)
+                        for user in page where user.mfaEnrollments?.contains(where: { $0.totpSecret != nil }) == true {
+                            _ = try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
+                                                           revokeRefreshTokens: false)
+                            users += 1
+                        }
+                        guard let last = page.last, page.count == 500 else { break }
+                        after = last.localID
+                    }
+                }
+                print("encrypted project \(project.id)'s private keys, those of its \(tenants.count) tenants, "
+                      + "and the TOTP secrets of \(users) users")
             } catch {
                 try? await store.close()
                 throw error

@@ -124,7 +124,7 @@ extension AccountService {
         let now = clock.now()
         let code = SecureRandom.string(length: 54, alphabet: Self.codeAlphabet)
         try await store.insertActionCode(ActionCodeRecord(
-            codeDigest: storageDigest(code), projectID: project.id, tenantID: user?.tenantID, type: type,
+            codeDigest: storageDigest(code), projectID: project.id, tenantID: project.tenantID, type: type,
             localID: user?.localID, email: email, newEmail: newEmail, continueURL: continueURL,
             createdAt: now, expiresAt: now + type.lifetime))
         var message = OutboxMessage(
@@ -133,6 +133,10 @@ extension AccountService {
                             tenantID: project.tenantID),
             locale: locale, displayName: user?.displayName, createdAt: now)
         message.accountEmail = email
+        if let tenant = project.tenant {
+            message.tenantID = tenant.id
+            message.builtInText = !tenant.inheritsEmailSending
+        }
         if deliver { try await store.enqueueOutboxMessage(message) }
         return message
     }
@@ -152,7 +156,8 @@ extension AccountService {
     /// What a code is for, without using it (`resetPassword` with `oobCode` alone, `checkActionCode`).
     public func inspectActionCode(in project: ProjectContext, code: String?) async throws -> ActionCodeRecord {
         guard let code, !code.isEmpty, code.utf8.count <= 256,
-              let record = try await store.actionCode(projectID: project.id, digest: storageDigest(code))
+              let record = try await store.actionCode(projectID: project.id, digest: storageDigest(code)),
+              record.tenantID == project.tenantID  // a code acts only in the tenant (or project) it was sent from
         else { throw AuthFailure.invalidOobCode }
         guard record.expiresAt > clock.now() else { throw AuthFailure.expiredOobCode }
         return record

@@ -73,7 +73,7 @@ extension AccountService {
         let now = clock.now()
         let token = SecureRandom.token()
         try await store.insertPending(PendingRecord(
-            digest: storageDigest(token), projectID: project.id, kind: .idpCredential,
+            digest: pendingKey(token, in: project), projectID: project.id, kind: .idpCredential,
             payload: try RecordCoding.encode(assertion), expiresAt: now + Self.pendingLifetime), now: now)
         return token
     }
@@ -81,7 +81,7 @@ extension AccountService {
     /// The assertion behind a `pendingToken`, used up.
     public func redeemPendingToken(_ token: String, in project: ProjectContext) async throws -> FederatedAssertion {
         guard token.utf8.count <= 256,
-              let record = try await store.consumePending(projectID: project.id, digest: storageDigest(token)),
+              let record = try await store.consumePending(projectID: project.id, digest: pendingKey(token, in: project)),
               record.kind == .idpCredential, record.expiresAt > clock.now(),
               let assertion = try? RecordCoding.decode(FederatedAssertion.self, from: record.payload)
         else { throw AuthFailure.invalidIDPResponse("INVALID_PENDING_TOKEN") }
@@ -364,7 +364,8 @@ extension AccountService {
         }
         do {
             try await store.insertPending(PendingRecord(
-                digest: sessionDigest.lowercased(), projectID: project.id, kind: .idpRedirect,
+                digest: Self.pendingKey(digest: sessionDigest.lowercased(), tenantID: project.tenantID), projectID: project.id,
+                kind: .idpRedirect,
                 payload: try RecordCoding.encode(redirect), expiresAt: now + Self.pendingLifetime), now: now)
         } catch StoreError.pendingExists {
             // First start wins: someone who saw the digest in the browser's address cannot put their own flow
@@ -395,7 +396,7 @@ extension AccountService {
         -> (redirect: FederatedRedirect, code: String)
     {
         guard sessionID.utf8.count <= 256,
-              let record = try await store.consumePending(projectID: project.id, digest: storageDigest(sessionID)),
+              let record = try await store.consumePending(projectID: project.id, digest: pendingKey(sessionID, in: project)),
               record.kind == .idpRedirect,
               let redirect = try? RecordCoding.decode(FederatedRedirect.self, from: record.payload)
         else { throw AuthFailure.invalidIDPResponse("the sessionId is unknown or was already used") }

@@ -46,7 +46,7 @@ extension AccountService {
         let payload = MFAPendingSignIn(localID: user.localID, tenantID: user.tenantID, provider: provider,
                                        extraClaims: extraClaims)
         try await store.insertPending(PendingRecord(
-            digest: storageDigest(credential), projectID: project.id, kind: .mfaPendingCredential,
+            digest: pendingKey(credential, in: project), projectID: project.id, kind: .mfaPendingCredential,
             payload: try RecordCoding.encode(payload), expiresAt: now + Self.pendingLifetime), now: now)
         return SecondFactorRequired(pendingCredential: credential, user: user)
     }
@@ -85,7 +85,7 @@ extension AccountService {
         let sessionInfo = SecureRandom.token()
         let expires = now + Self.pendingLifetime
         try await store.insertPending(PendingRecord(
-            digest: storageDigest(sessionInfo), projectID: project.id, kind: .totpEnrollment,
+            digest: pendingKey(sessionInfo, in: project), projectID: project.id, kind: .totpEnrollment,
             payload: try RecordCoding.encode(TOTPEnrollmentSession(localID: user.localID, secret: secret)),
             expiresAt: expires), now: now)
         return TOTPEnrollmentStart(sessionInfo: sessionInfo, sharedSecretKey: secret, finalizeBy: expires)
@@ -166,7 +166,7 @@ extension AccountService {
     {
         guard let credential, !credential.isEmpty else { throw AuthFailure.missingMFAPendingCredential }
         guard credential.utf8.count <= 256,
-              let record = try await store.pending(projectID: project.id, digest: storageDigest(credential), now: now),
+              let record = try await store.pending(projectID: project.id, digest: pendingKey(credential, in: project), now: now),
               record.kind == .mfaPendingCredential,
               let sign = try? RecordCoding.decode(MFAPendingSignIn.self, from: record.payload)
         else { throw AuthFailure.invalidMFAPendingCredential }
@@ -288,13 +288,25 @@ extension AccountService {
 
     // MARK: Helpers
 
+    /// The key a pending secret is kept under: its digest, bound to the tenant acting, so that a session, proof or
+    /// pending credential made in one tenant is unknown in the project and in every other tenant.
+    func pendingKey(_ secret: String, in project: ProjectContext) -> String {
+        Self.pendingKey(digest: storageDigest(secret), tenantID: project.tenantID)
+    }
+
+    /// The same from a digest the client made (`/__/auth/handler?sessionId=`), or one listed back.
+    public static func pendingKey(digest: String, tenantID: String?) -> String {
+        guard let tenantID else { return digest }
+        return storageDigest("tenant:" + tenantID + ":" + digest)
+    }
+
     /// A pending secret of `kind` that has not expired, or the matching error.
     func usePending(_ secret: String?, kind: PendingRecord.Kind, in project: ProjectContext, now: Date) async throws
         -> PendingRecord
     {
         guard let secret, !secret.isEmpty else { throw AuthFailure.missingSessionInfo }
         guard secret.utf8.count <= 256,
-              let record = try await store.pending(projectID: project.id, digest: storageDigest(secret), now: .distantPast),
+              let record = try await store.pending(projectID: project.id, digest: pendingKey(secret, in: project), now: .distantPast),
               record.kind == kind
         else { throw AuthFailure.invalidSessionInfo }
         guard record.expiresAt > now else { throw AuthFailure.sessionExpired }

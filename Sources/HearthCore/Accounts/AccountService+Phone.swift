@@ -9,9 +9,13 @@ public struct SMSMessage: Sendable, Equatable {
     public var sessionInfo: String
     /// `X-Firebase-Locale`: the language of the text.
     public var locale: String?
+    /// The tenant the session was started in.
+    public var tenantID: String?
 
-    public init(projectID: String, phoneNumber: String, code: String, sessionInfo: String, locale: String?) {
+    public init(projectID: String, tenantID: String? = nil, phoneNumber: String, code: String, sessionInfo: String,
+                locale: String?) {
         self.projectID = projectID
+        self.tenantID = tenantID
         self.phoneNumber = phoneNumber
         self.code = code
         self.sessionInfo = sessionInfo
@@ -87,10 +91,10 @@ extension AccountService {
         let session = PhoneVerificationSession(phoneNumber: number, codeDigest: Self.codeDigest(session: sessionInfo, code: code),
                                                purpose: purpose, localID: localID, enrollmentID: enrollmentID)
         try await store.insertPending(PendingRecord(
-            digest: storageDigest(sessionInfo), projectID: project.id, kind: .phoneVerification,
+            digest: pendingKey(sessionInfo, in: project), projectID: project.id, kind: .phoneVerification,
             payload: try RecordCoding.encode(session), expiresAt: now + Self.pendingLifetime), now: now)
         if testCode == nil {
-            try await sender.send(SMSMessage(projectID: project.id, phoneNumber: number, code: code,
+            try await sender.send(SMSMessage(projectID: project.id, tenantID: project.tenantID, phoneNumber: number, code: code,
                                              sessionInfo: sessionInfo, locale: locale))
         }
         return sessionInfo
@@ -156,7 +160,7 @@ extension AccountService {
                 if !(temporaryProof ?? "").isEmpty { throw AuthFailure.phoneNumberExists }
                 let proof = SecureRandom.token(byteCount: 48)
                 try await store.insertPending(PendingRecord(
-                    digest: storageDigest(proof), projectID: project.id, kind: .phoneVerification,
+                    digest: pendingKey(proof, in: project), projectID: project.id, kind: .phoneVerification,
                     payload: try RecordCoding.encode(PhoneVerificationSession(phoneNumber: number, codeDigest: "",
                                                                               purpose: .signIn)),
                     expiresAt: now + Self.pendingLifetime), now: now)

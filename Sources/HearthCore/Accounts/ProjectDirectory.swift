@@ -38,6 +38,8 @@ public struct ProjectContext: Sendable {
             copy.settings.anonymousSignInEnabled = tenant.enableAnonymousUser
             copy.settings.mfa = tenant.mfa
             copy.settings.testPhoneNumbers = tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers
+            copy.settings.identityProviders = tenant.identityProviders.isEmpty ? nil : tenant.identityProviders
+            copy.settings.enableImprovedEmailPrivacy = tenant.enableImprovedEmailPrivacy
         }
         return copy
     }

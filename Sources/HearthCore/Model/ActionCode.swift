@@ -77,6 +77,11 @@ public struct OutboxMessage: Sendable, Codable, Equatable {
     /// The account's address the code is about (for VERIFY_AND_CHANGE_EMAIL the current one, while the message
     /// goes to the new one): what the emulator's outbox lists as `email`.
     public var accountEmail: String? = nil
+    /// The tenant whose user the message is for.
+    public var tenantID: String? = nil
+    /// Rendered with the built-in text, not the project's templates: a tenant's message when the tenant does not
+    /// inherit the project's email settings (`inheritance.emailSendingConfig` off, Firebase's default).
+    public var builtInText: Bool? = nil
 
     public init(id: String = UUID().uuidString, projectID: String, type: ActionCodeType, recipient: String,
                 newEmail: String? = nil, code: String, link: String, locale: String? = nil, displayName: String? = nil,

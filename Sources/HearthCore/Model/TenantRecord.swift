@@ -19,6 +19,14 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     public var disableAuth: Bool
     public var mfa: MFASettings
     public var testPhoneNumbers: [String: String]
+    /// The tenant's own identity providers (`tenants/{t}/defaultSupportedIdpConfigs` and `…/oauthIdpConfigs`): a
+    /// tenant does not inherit the project's, as in Identity Platform.
+    public var identityProviders: [String: IdentityProviderConfig] = [:]
+    /// `inheritance.emailSendingConfig`: the tenant's emails use the project's templates. Off (Firebase's default),
+    /// they use the built-in text, as Firebase sends a tenant's emails without the project's customizations.
+    public var inheritsEmailSending = false
+    /// `emailPrivacyConfig.enableImprovedEmailPrivacy` (email-enumeration protection) for this tenant's clients.
+    public var enableImprovedEmailPrivacy = false
     /// Bumped by each write: an update names the version it read, so two racing updates cannot lose either.
     public var version: Int
 
@@ -36,6 +44,29 @@ public struct TenantRecord: Sendable, Codable, Equatable {
         self.mfa = mfa
         self.testPhoneNumbers = testPhoneNumbers
         self.version = version
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case projectID, id, displayName, allowPasswordSignup, enableEmailLinkSignin, enableAnonymousUser, disableAuth,
+             mfa, testPhoneNumbers, identityProviders, inheritsEmailSending, enableImprovedEmailPrivacy, version
+    }
+
+    /// Reads records written before a field existed (each later field has its default).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        projectID = try container.decode(String.self, forKey: .projectID)
+        id = try container.decode(String.self, forKey: .id)
+        displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
+        allowPasswordSignup = try container.decode(Bool.self, forKey: .allowPasswordSignup)
+        enableEmailLinkSignin = try container.decode(Bool.self, forKey: .enableEmailLinkSignin)
+        enableAnonymousUser = try container.decode(Bool.self, forKey: .enableAnonymousUser)
+        disableAuth = try container.decode(Bool.self, forKey: .disableAuth)
+        mfa = try container.decode(MFASettings.self, forKey: .mfa)
+        testPhoneNumbers = try container.decode([String: String].self, forKey: .testPhoneNumbers)
+        identityProviders = try container.decodeIfPresent([String: IdentityProviderConfig].self, forKey: .identityProviders) ?? [:]
+        inheritsEmailSending = try container.decodeIfPresent(Bool.self, forKey: .inheritsEmailSending) ?? false
+        enableImprovedEmailPrivacy = try container.decodeIfPresent(Bool.self, forKey: .enableImprovedEmailPrivacy) ?? false
+        version = try container.decode(Int.self, forKey: .version)
     }
 
     /// A tenant id as Firebase makes them: a name of letters, digits and hyphens, a hyphen, then five random

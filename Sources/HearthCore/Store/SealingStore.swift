@@ -73,6 +73,19 @@ extension ProjectRecord {
     }
 }
 
+extension TenantRecord {
+    /// The private keys of its providers (apple.com's signing key), as the project's.
+    func mapSecrets(_ transform: (String, String) throws -> String) rethrows -> TenantRecord {
+        var copy = self
+        for (provider, config) in identityProviders {
+            if let secret = config.privateKey {
+                copy.identityProviders[provider]?.privateKey = try transform(secret, "tenant:\(projectID):\(id):idp:\(provider)")
+            }
+        }
+        return copy
+    }
+}
+
 extension UserRecord {
     func mapSecrets(_ transform: (String, String) throws -> String) rethrows -> UserRecord {
         guard mfaEnrollments?.contains(where: { $0.totpSecret != nil }) == true else { return self }
@@ -167,15 +180,17 @@ public final class SealingStore: IdentityStore, Sendable {
         return result
     }
 
-    // Everything else holds no sealed field.
     public func tenant(projectID: String, id: String) async throws -> TenantRecord? {
-        try await base.tenant(projectID: projectID, id: id)
+        try await base.tenant(projectID: projectID, id: id).map { try $0.mapSecrets(open) }
     }
     public func tenants(projectID: String, after id: String?, limit: Int) async throws -> [TenantRecord] {
-        try await base.tenants(projectID: projectID, after: id, limit: limit)
+        try await base.tenants(projectID: projectID, after: id, limit: limit).map { try $0.mapSecrets(open) }
     }
-    public func insertTenant(_ tenant: TenantRecord) async throws { try await base.insertTenant(tenant) }
-    public func updateTenant(_ tenant: TenantRecord) async throws -> TenantRecord { try await base.updateTenant(tenant) }
+    public func insertTenant(_ tenant: TenantRecord) async throws { try await base.insertTenant(tenant.mapSecrets(seal)) }
+    public func updateTenant(_ tenant: TenantRecord) async throws -> TenantRecord {
+        try await base.updateTenant(tenant.mapSecrets(seal)).mapSecrets(open)
+    }
+    // Everything else holds no sealed field.
     public func deleteTenant(projectID: String, id: String) async throws -> Bool {
         try await base.deleteTenant(projectID: projectID, id: id)
     }

@@ -19,6 +19,7 @@ enum ActionPage {
         let query = call.request.uri.queryParameters
         let input = Input(mode: query["mode"].map(String.init), code: query["oobCode"].map(String.init),
                           apiKey: query["apiKey"].map(String.init), lang: query["lang"].map(String.init),
+                          tenantID: query["tenantId"].map(String.init),
                           newPassword: query["newPassword"].map(String.init), csrf: nil)
         return await respond(to: input, posted: false, call)
     }
@@ -27,12 +28,12 @@ enum ActionPage {
     static func submit(_ call: Call) async throws -> Response {
         let form = formFields(String(buffer: call.body))
         let input = Input(mode: form["mode"], code: form["oobCode"], apiKey: form["apiKey"], lang: form["lang"],
-                          newPassword: form["newPassword"], csrf: form["csrf"])
+                          tenantID: form["tenantId"], newPassword: form["newPassword"], csrf: form["csrf"])
         return await respond(to: input, posted: true, call)
     }
 
     struct Input {
-        var mode, code, apiKey, lang, newPassword, csrf: String?
+        var mode, code, apiKey, lang, tenantID, newPassword, csrf: String?
     }
 
     private static func respond(to input: Input, posted: Bool, _ call: Call) async -> Response {
@@ -41,8 +42,9 @@ enum ActionPage {
                         secureCookie: call.configuration.publicURL?.lowercased().hasPrefix("https:") ?? false)
         page.hidden = ["mode": input.mode ?? "", "oobCode": input.code ?? "", "apiKey": input.apiKey ?? "",
                        "lang": input.lang ?? locale]
+        if let tenantID = input.tenantID { page.hidden["tenantId"] = tenantID }
         do {
-            guard let project = try await project(for: input.apiKey, call) else { return page.invalid() }
+            guard let project = try await project(for: input, call) else { return page.invalid() }
             let accounts = call.services.accounts
             let record = try await accounts.inspectActionCode(in: project, code: input.code)
             guard record.type.mode == input.mode else { return page.invalid() }
@@ -85,6 +87,7 @@ enum ActionPage {
                     return page.render(title: text.signInTitle, message: text.signInElsewhere)
                 }
                 let fields = [("apiKey", input.apiKey ?? ""), ("oobCode", code), ("mode", "signIn"), ("lang", locale)]
+                    + (project.tenantID.map { [("tenantId", $0)] } ?? [])
                 let query = fields.map { "\($0.0)=\(AccountService.queryEncoded($0.1))" }.joined(separator: "&")
                 var response = Response(status: .seeOther)
                 response.headers[.location] = continueURL + (continueURL.contains("?") ? "&" : "?") + query
@@ -99,13 +102,22 @@ enum ActionPage {
         }
     }
 
-    /// The link's project: the one its API key belongs to (emulator mode: the served project, any key).
-    private static func project(for apiKey: String?, _ call: Call) async throws -> ProjectContext? {
+    /// The link's project: the one its API key belongs to (emulator mode: the served project, any key), acting in
+    /// the link's `tenantId` if it names one (a code works only there); `nil` for a wrong key, or a tenant that is
+    /// unknown or has sign-in turned off.
+    private static func project(for input: Input, _ call: Call) async throws -> ProjectContext? {
         let project = try await call.services.defaultProject()
-        if call.configuration.isEmulator { return project }
-        guard let apiKey, project.record.apiKeys.contains(where: { constantTimeEquals(Array($0.utf8), Array(apiKey.utf8)) })
-        else { return nil }
-        return project
+        if !call.configuration.isEmulator {
+            guard let apiKey = input.apiKey,
+                  project.record.apiKeys.contains(where: { constantTimeEquals(Array($0.utf8), Array(apiKey.utf8)) })
+            else { return nil }
+        }
+        guard let id = input.tenantID, !id.isEmpty else { return project }
+        do {
+            return try await call.services.project(project, inTenant: id)
+        } catch let error as APIError where error.status == .badRequest {
+            return nil  // TENANT_NOT_FOUND, INVALID_TENANT_ID, PROJECT_DISABLED
+        }
     }
 
     static let csrfCookie = "hearth_action_csrf"

@@ -6,8 +6,9 @@ import Hummingbird
 /// `OAuthProvider.getCredentialWith` and `signInWithRedirect` open so that the app never talks to the IdP itself.
 ///
 /// 1. The SDK opens it with `apiKey`, `providerId`, `sessionId` (SHA-256 hex of a secret it keeps), `eventId`,
-///    `authType`, optional `scopes` and `customParameters` (JSON), and where to come back: `redirectUrl` (web, an
-///    authorized domain) or `appId` (`app-<appId>://firebaseauth/link`, as the iOS SDK expects).
+///    `authType`, optional `scopes`, `customParameters` (JSON) and `tid` (the tenant), and where to come back:
+///    `redirectUrl` (web, an authorized domain) or `appId` (`app-<appId>://firebaseauth/link`, as the iOS SDK
+///    expects). With `tid`, the tenant's providers are used and only a sign-in in that tenant finishes the session.
 /// 2. The handler starts the authorization-code flow (state, PKCE, nonce) with itself as the redirect URI and sends
 ///    the browser to the provider.
 /// 3. The provider sends the browser back here with `code` and `state`; the handler forwards that URL as `link` to the
@@ -22,9 +23,9 @@ enum AuthHandler {
             if let state = query["state"], query["code"] != nil || query["error"] != nil || query["oauth_verifier"] != nil {
                 return try await finish(call, state: state, link: call.services.publicBaseURL + call.request.uri.description)
             }
-            // Emulator mode, a provider the project has not configured: the emulator's fake-account page.
+            // Emulator mode, a provider the project (or tenant) has not configured: the emulator's fake-account page.
             if call.configuration.isEmulator, call.request.uri.path.hasPrefix("/emulator/"),
-               try await call.services.defaultProject().settings.identityProviders?[query["providerId"] ?? ""]?.enabled != true {
+               try await project(call, tenantID: query["tid"]).settings.identityProviders?[query["providerId"] ?? ""]?.enabled != true {
                 return EmulatorIdPWidget.show(query)
             }
             return try await start(call, query: query)
@@ -35,8 +36,16 @@ enum AuthHandler {
         }
     }
 
-    static func start(_ call: Call, query: [String: String]) async throws -> Response {
+    /// The served project, acting in the tenant the SDK names (`tid`, from `Auth.tenantID`): its providers, and
+    /// a session only a sign-in in that tenant can finish.
+    static func project(_ call: Call, tenantID: String?) async throws -> ProjectContext {
         let project = try await call.services.defaultProject()
+        guard let tenantID, !tenantID.isEmpty else { return project }
+        return try await call.services.project(project, inTenant: tenantID)
+    }
+
+    static func start(_ call: Call, query: [String: String]) async throws -> Response {
+        let project = try await project(call, tenantID: query["tid"])
         if !call.configuration.isEmulator {
             guard let key = query["apiKey"],
                   project.record.apiKeys.contains(where: { constantTimeEquals(Array($0.utf8), Array(key.utf8)) })

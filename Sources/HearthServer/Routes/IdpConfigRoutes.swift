@@ -4,7 +4,8 @@ import HearthWire
 import Hummingbird
 
 /// Admin `v2/projects/{project}/defaultSupportedIdpConfigs` (built-in providers) and `…/oauthIdpConfigs`
-/// (`oidc.*`): list, get, create, patch (`updateMask`), delete — the project's identity providers.
+/// (`oidc.*`): list, get, create, patch (`updateMask`), delete — the project's identity providers; the same under
+/// `…/tenants/{tenantID}/` for a tenant's own.
 enum IdpConfigRoutes {
     enum Collection: String {
         case builtIn = "defaultSupportedIdpConfigs", oidc = "oauthIdpConfigs"
@@ -32,71 +33,136 @@ enum IdpConfigRoutes {
         return collection
     }
 
+    /// Whose providers a call manages: the project's, or one tenant's (`…/tenants/{tenantID}/…`), which does not
+    /// inherit the project's.
+    struct Owner {
+        var project: ProjectContext
+        var tenant: TenantRecord?
+        var providers: [String: IdentityProviderConfig] {
+            tenant.map(\.identityProviders) ?? project.record.settings.identityProviders ?? [:]
+        }
+        var name: String { "projects/\(project.id)" + (tenant.map { "/tenants/\($0.id)" } ?? "") }
+    }
+
+    static func owner(_ call: Call) async throws -> Owner {
+        let project = try await call.adminProject(nil)
+        guard let id = call.parameter("tenantID") else { return Owner(project: project) }
+        guard let tenant = try await call.services.store.tenant(projectID: project.id, id: id) else {
+            throw APIError.business(.tenantNotFound)
+        }
+        return Owner(project: project, tenant: tenant)
+    }
+
     static func list(_ call: Call) async throws -> Response {
         let collection = try collection(call)
-        let project = try await call.adminProject(nil)
-        let configs = (project.settings.identityProviders ?? [:]).filter { collection.accepts($0.key) }
-            .sorted { $0.key < $1.key }.map { resource($0.value, id: $0.key, collection: collection, project: project) }
+        let owner = try await owner(call)
+        let configs = owner.providers.filter { collection.accepts($0.key) }
+            .sorted { $0.key < $1.key }.map { resource($0.value, id: $0.key, collection: collection, owner: owner) }
         return json(IdpConfigList(key: collection.rawValue, configs: configs))
     }
 
     static func get(_ call: Call) async throws -> Response {
         let collection = try collection(call)
-        let project = try await call.adminProject(nil)
+        let owner = try await owner(call)
         let id = call.parameter("idp") ?? ""
-        guard let config = project.settings.identityProviders?[id], collection.accepts(id) else {
+        guard let config = owner.providers[id], collection.accepts(id) else {
             throw APIError.business(.configurationNotFound)
         }
-        return json(resource(config, id: id, collection: collection, project: project))
+        return json(resource(config, id: id, collection: collection, owner: owner))
     }
 
     static func create(_ call: Call) async throws -> Response {
         let collection = try collection(call)
         let body = try call.decode(IdpConfigResource.self)
-        let project = try await call.adminProject(nil)
         guard let id = call.request.uri.queryParameters[Substring(collection.idParameter)].map(String.init), collection.accepts(id) else {
             throw APIError.business(.invalidProviderID, "\(collection.idParameter) must name a \(collection == .oidc ? "oidc.* provider" : "supported provider")")
         }
-        guard project.settings.identityProviders?[id] == nil else { throw APIError.business(.duplicateIdpConfig) }
         var config = IdentityProviderConfig(enabled: body.enabled ?? false, clientId: try clientID(body.clientId),
-                                            clientSecret: body.clientSecret,
-                                            issuer: body.issuer)
+                                            clientSecret: body.clientSecret, issuer: body.issuer)
         if collection == .oidc {
             config.issuer = try issuer(body.issuer)
         }
         if id == "apple.com", let flow = body.appleSignInConfig?.codeFlowConfig {
             (config.teamId, config.keyId, config.privateKey) = (flow.teamId, flow.keyId, flow.privateKey)
         }
-        return json(try await store(config, id: id, collection: collection, project: project, call: call))
+        let owner = try await write(call) { providers in
+            guard providers[id] == nil else { throw APIError.business(.duplicateIdpConfig) }
+            providers[id] = config
+        }
+        return json(resource(config, id: id, collection: collection, owner: owner))
     }
 
     static func patch(_ call: Call) async throws -> Response {
         let collection = try collection(call)
         let body = try call.decode(IdpConfigResource.self)
-        let project = try await call.adminProject(nil)
         let id = call.parameter("idp") ?? ""
-        guard var config = project.settings.identityProviders?[id], collection.accepts(id) else {
-            throw APIError.business(.configurationNotFound)
-        }
         let mask = call.request.uri.queryParameters["updateMask"].map { Set($0.split(separator: ",").map(String.init)) }
         func wanted(_ field: String, _ present: Bool) -> Bool { mask?.contains(field) ?? present }
-        if wanted("enabled", body.enabled != nil) { config.enabled = body.enabled ?? false }
-        if wanted("clientId", body.clientId != nil) {
-            config.clientId = try clientID(body.clientId)
+        let owner = try await write(call) { providers in
+            guard var config = providers[id], collection.accepts(id) else { throw APIError.business(.configurationNotFound) }
+            if wanted("enabled", body.enabled != nil) { config.enabled = body.enabled ?? false }
+            if wanted("clientId", body.clientId != nil) { config.clientId = try clientID(body.clientId) }
+            if wanted("clientSecret", body.clientSecret != nil) { config.clientSecret = body.clientSecret }
+            if collection == .oidc, wanted("issuer", body.issuer != nil) { config.issuer = try issuer(body.issuer) }
+            if id == "apple.com" {
+                let flow = body.appleSignInConfig?.codeFlowConfig
+                let whole = mask?.contains("appleSignInConfig") == true || mask?.contains("appleSignInConfig.codeFlowConfig") == true
+                let path = "appleSignInConfig.codeFlowConfig."
+                if whole || wanted(path + "teamId", flow?.teamId != nil) { config.teamId = flow?.teamId }
+                if whole || wanted(path + "keyId", flow?.keyId != nil) { config.keyId = flow?.keyId }
+                if whole || wanted(path + "privateKey", flow?.privateKey != nil) { config.privateKey = flow?.privateKey }
+            }
+            providers[id] = config
         }
-        if wanted("clientSecret", body.clientSecret != nil) { config.clientSecret = body.clientSecret }
-        if collection == .oidc, wanted("issuer", body.issuer != nil) {
-            config.issuer = try issuer(body.issuer)
+        return json(resource(owner.providers[id]!, id: id, collection: collection, owner: owner))
+    }
+
+    static func delete(_ call: Call) async throws -> Response {
+        let collection = try collection(call)
+        let id = call.parameter("idp") ?? ""
+        _ = try await write(call) { providers in
+            guard providers[id] != nil, collection.accepts(id) else { throw APIError.business(.configurationNotFound) }
+            providers[id] = nil
         }
-        if id == "apple.com" {
-            let flow = body.appleSignInConfig?.codeFlowConfig
-            let whole = mask?.contains("appleSignInConfig") == true || mask?.contains("appleSignInConfig.codeFlowConfig") == true
-            let path = "appleSignInConfig.codeFlowConfig."
-            if whole || wanted(path + "teamId", flow?.teamId != nil) { config.teamId = flow?.teamId }
-            if whole || wanted(path + "keyId", flow?.keyId != nil) { config.keyId = flow?.keyId }
-            if whole || wanted(path + "privateKey", flow?.privateKey != nil) { config.privateKey = flow?.privateKey }
+        return json([String: String]())
+    }
+
+    /// Applies `change` to the owner's providers and stores them. A tenant's write is compare-and-set: one that lost
+    /// a race re-reads the tenant and applies `change` again, so two racing changes both land.
+    static func write(_ call: Call, _ change: ([String: IdentityProviderConfig]) throws -> [String: IdentityProviderConfig])
+        async throws -> Owner
+    {
+        var owner = try await owner(call)
+        guard var tenant = owner.tenant else {
+            var record = owner.project.record
+            record.settings.identityProviders = try change(owner.providers)
+            owner.project = try await call.services.projects.update(record)
+            return owner
         }
-        return json(try await store(config, id: id, collection: collection, project: project, call: call))
+        for _ in 0..<20 {
+            tenant.identityProviders = try change(tenant.identityProviders)
+            do {
+                owner.tenant = try await call.services.store.updateTenant(tenant)
+                return owner
+            } catch StoreError.conflict {
+                guard let fresh = try await call.services.store.tenant(projectID: owner.project.id, id: tenant.id) else {
+                    throw APIError.business(.tenantNotFound)
+                }
+                tenant = fresh
+            } catch StoreError.notFound {
+                throw APIError.business(.tenantNotFound)
+            }
+        }
+        throw APIError.unavailable
+    }
+
+    /// `write` with a change made in place.
+    static func write(_ call: Call, _ change: (inout [String: IdentityProviderConfig]) throws -> Void) async throws -> Owner {
+        try await write(call) { (providers: [String: IdentityProviderConfig]) in
+            var copy = providers
+            try change(&copy)
+            return copy
+        }
     }
 
     /// A client id given on create or patch: present and not empty.
@@ -113,33 +179,11 @@ enum IdpConfigRoutes {
         return value
     }
 
-    static func delete(_ call: Call) async throws -> Response {
-        let collection = try collection(call)
-        let project = try await call.adminProject(nil)
-        let id = call.parameter("idp") ?? ""
-        guard project.settings.identityProviders?[id] != nil, collection.accepts(id) else {
-            throw APIError.business(.configurationNotFound)
-        }
-        var record = project.record
-        record.settings.identityProviders?[id] = nil
-        _ = try await call.services.projects.update(record)
-        return json([String: String]())
-    }
-
-    private static func store(_ config: IdentityProviderConfig, id: String, collection: Collection, project: ProjectContext,
-                              call: Call) async throws -> IdpConfigResource {
-        var record = project.record
-        record.settings.identityProviders = record.settings.identityProviders ?? [:]
-        record.settings.identityProviders?[id] = config
-        let updated = try await call.services.projects.update(record)
-        return resource(config, id: id, collection: collection, project: updated)
-    }
-
     /// The resource as Google shows it; the client secret is never read back.
-    static func resource(_ config: IdentityProviderConfig, id: String, collection: Collection, project: ProjectContext)
+    static func resource(_ config: IdentityProviderConfig, id: String, collection: Collection, owner: Owner)
         -> IdpConfigResource
     {
-        var resource = IdpConfigResource(name: "projects/\(project.id)/\(collection.rawValue)/\(id)", enabled: config.enabled,
+        var resource = IdpConfigResource(name: "\(owner.name)/\(collection.rawValue)/\(id)", enabled: config.enabled,
                                          clientId: config.clientId)
         if collection == .oidc {
             resource.issuer = config.issuer

@@ -54,7 +54,9 @@ extension EmulatorRoutes {
         var messages: [SMSMessage] = []
         // A used code leaves the list, as in Firebase's emulator.
         for message in call.services.smsOutbox?.messages(projectID: id) ?? []
-        where try await call.services.store.pending(projectID: id, digest: storageDigest(message.sessionInfo), now: .distantPast) != nil {
+        where try await call.services.store.pending(
+            projectID: id, digest: AccountService.pendingKey(digest: storageDigest(message.sessionInfo), tenantID: message.tenantID),
+            now: .distantPast) != nil {
             messages.append(message)
         }
         return json(EmulatorVerificationCodes(verificationCodes: messages.map {

@@ -91,12 +91,14 @@ enum HearthRoutes {
         admin.get("\(v2)/projects/{project}/tenants/{tenantID}", to: TenantRoutes.get)
         admin.on(.patch, "\(v2)/projects/{project}/tenants/{tenantID}", to: TenantRoutes.patch)
         admin.on(.delete, "\(v2)/projects/{project}/tenants/{tenantID}", to: TenantRoutes.delete)
-        // Identity providers: {collection} is defaultSupportedIdpConfigs or oauthIdpConfigs.
-        admin.get("\(v2)/projects/{project}/{collection}", to: IdpConfigRoutes.list)
-        admin.post("\(v2)/projects/{project}/{collection}", to: IdpConfigRoutes.create)
-        admin.get("\(v2)/projects/{project}/{collection}/{idp}", to: IdpConfigRoutes.get)
-        admin.on(.patch, "\(v2)/projects/{project}/{collection}/{idp}", to: IdpConfigRoutes.patch)
-        admin.on(.delete, "\(v2)/projects/{project}/{collection}/{idp}", to: IdpConfigRoutes.delete)
+        // Identity providers, the project's and each tenant's: {collection} is defaultSupportedIdpConfigs or oauthIdpConfigs.
+        for owner in ["\(v2)/projects/{project}", "\(v2)/projects/{project}/tenants/{tenantID}"] {
+            admin.get("\(owner)/{collection}", to: IdpConfigRoutes.list)
+            admin.post("\(owner)/{collection}", to: IdpConfigRoutes.create)
+            admin.get("\(owner)/{collection}/{idp}", to: IdpConfigRoutes.get)
+            admin.on(.patch, "\(owner)/{collection}/{idp}", to: IdpConfigRoutes.patch)
+            admin.on(.delete, "\(owner)/{collection}/{idp}", to: IdpConfigRoutes.delete)
+        }
         // Secure Token API.
         client.post("\(secureToken)/token", to: SecureTokenRoutes.token)
         // Public keys of ID tokens (and session cookies): Google's x509 and JWKS shapes, and the well-known path.

@@ -9,6 +9,8 @@ enum TenantRoutes {
         let project = try await call.adminProject(nil)
         let patch = try call.decode(TenantPatch.self)
         var tenant = TenantRecord(projectID: project.id, id: TenantRecord.newID(displayName: patch.displayName))
+        // Email-enumeration protection starts as the project has it; the body may say otherwise.
+        tenant.enableImprovedEmailPrivacy = project.record.settings.enableImprovedEmailPrivacy
         try apply(patch, paths: patch.presentPaths, to: &tenant)
         for _ in 0..<5 {  // a new id on the (unlikely) collision of the random suffix
             do {
@@ -108,6 +110,8 @@ enum TenantRoutes {
             case "enableEmailLinkSignin": tenant.enableEmailLinkSignin = value
             case "enableAnonymousUser": tenant.enableAnonymousUser = value
             case "disableAuth": tenant.disableAuth = value
+            case "inheritance.emailSendingConfig": tenant.inheritsEmailSending = value
+            case "emailPrivacyConfig.enableImprovedEmailPrivacy": tenant.enableImprovedEmailPrivacy = value
             case "testPhoneNumbers": tenant.testPhoneNumbers = try testPhoneNumbers(patch.testPhoneNumbers)
             case let field where field.hasPrefix("mfaConfig."):
                 try tenant.mfa.apply(String(field.dropFirst("mfaConfig.".count)), patch.mfa)
@@ -125,6 +129,8 @@ enum TenantRoutes {
             disableAuth: tenant.disableAuth,
             mfaConfig: .init(state: mfa.state, enabledProviders: mfa.enabledProviders,
                              providerConfigs: tenant.mfa.providers.contains(.totp) ? mfa.providerConfigs : nil),
-            testPhoneNumbers: tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers)
+            testPhoneNumbers: tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers,
+            inheritance: .init(emailSendingConfig: tenant.inheritsEmailSending),
+            emailPrivacyConfig: .init(enableImprovedEmailPrivacy: tenant.enableImprovedEmailPrivacy))
     }
 }

@@ -25,16 +25,15 @@ enum TenantScope {
         var resolved = context.project
         if resolved == nil { resolved = try await adminProject(context, named?.targetProjectID, services) }
         guard let project = resolved else { return }
-        let tenant = try await services.tenant(id, in: project)
-        // Firebase: a disabled tenant's users cannot sign in, and its administrators cannot manage them.
-        if tenant.disableAuth { throw APIError.business(.projectDisabled) }
+        let scoped = try await services.project(project, inTenant: id)
+        let tenant = scoped.tenant!
         if let idToken = named?.idToken, let claims = IDTokenPeek.claims(of: idToken), claims.firebase?.tenant != id {
             throw APIError.business(.tenantIDMismatch)
         }
         if !context.isAdmin, let refused = switches[String(path.split(separator: "/").last ?? "")]?(tenant, named?.requestType) {
             throw refused
         }
-        context.project = project.scoped(to: tenant)
+        context.project = scoped
     }
 
     /// The tenant's switches, checked before the request's fields (as Firebase does): a call its tenant does not
@@ -109,6 +108,14 @@ enum IDTokenPeek {
 
 extension HearthServices {
     /// A project's tenant: `TENANT_NOT_FOUND` in production, created on first use in emulator mode.
+    /// `project` acting in tenant `id` (see ``tenant(_:in:)``). Firebase: a disabled tenant's users cannot sign in,
+    /// and its administrators cannot manage them (`PROJECT_DISABLED`).
+    func project(_ project: ProjectContext, inTenant id: String) async throws -> ProjectContext {
+        let tenant = try await tenant(id, in: project)
+        if tenant.disableAuth { throw APIError.business(.projectDisabled) }
+        return project.scoped(to: tenant)
+    }
+
     func tenant(_ id: String, in project: ProjectContext) async throws -> TenantRecord {
         if let tenant = try await store.tenant(projectID: project.id, id: id) { return tenant }
         guard configuration.isEmulator else { throw APIError.business(.tenantNotFound) }

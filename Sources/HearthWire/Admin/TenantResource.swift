@@ -15,6 +15,19 @@ public struct TenantResource: Codable, Sendable, Equatable {
     public var disableAuth: Bool
     public var mfaConfig: MFAConfig
     public var testPhoneNumbers: [String: String]?
+    /// `emailSendingConfig`: the tenant's emails follow the project's templates and sender settings.
+    public var inheritance: Inheritance?
+    public var emailPrivacyConfig: EmailPrivacyConfig?
+
+    public struct Inheritance: Codable, Sendable, Equatable {
+        public var emailSendingConfig: Bool
+        public init(emailSendingConfig: Bool) { self.emailSendingConfig = emailSendingConfig }
+    }
+
+    public struct EmailPrivacyConfig: Codable, Sendable, Equatable {
+        public var enableImprovedEmailPrivacy: Bool
+        public init(enableImprovedEmailPrivacy: Bool) { self.enableImprovedEmailPrivacy = enableImprovedEmailPrivacy }
+    }
 
     public struct MFAConfig: Codable, Sendable, Equatable {
         public var state: String
@@ -29,7 +42,8 @@ public struct TenantResource: Codable, Sendable, Equatable {
 
     public init(name: String, tenantId: String, displayName: String?, allowPasswordSignup: Bool,
                 enableEmailLinkSignin: Bool, enableAnonymousUser: Bool, disableAuth: Bool, mfaConfig: MFAConfig,
-                testPhoneNumbers: [String: String]?) {
+                testPhoneNumbers: [String: String]?, inheritance: Inheritance? = nil,
+                emailPrivacyConfig: EmailPrivacyConfig? = nil) {
         self.name = name
         self.tenantId = tenantId
         self.displayName = displayName
@@ -39,6 +53,8 @@ public struct TenantResource: Codable, Sendable, Equatable {
         self.disableAuth = disableAuth
         self.mfaConfig = mfaConfig
         self.testPhoneNumbers = testPhoneNumbers
+        self.inheritance = inheritance
+        self.emailPrivacyConfig = emailPrivacyConfig
     }
 }
 
@@ -57,9 +73,10 @@ public struct TenantPatch: Sendable, Equatable {
     public static let writablePaths: Set<String> = [
         "displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth",
         "mfaConfig.state", "mfaConfig.enabledProviders", "mfaConfig.providerConfigs", "testPhoneNumbers",
+        "inheritance.emailSendingConfig", "emailPrivacyConfig.enableImprovedEmailPrivacy",
     ]
     public var displayName: String?
-    /// Switches present in the body, by field name.
+    /// Switches present in the body, by path (`disableAuth`, `inheritance.emailSendingConfig`).
     public var values: [String: Bool] = [:]
     public var mfa: MFAConfigPatch?
     public var testPhoneNumbers: [String: String]?
@@ -89,12 +106,18 @@ extension TenantPatch: WireDecodable {
         for name in ["allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth"] {
             values[name] = try body.bool(name)
         }
+        for (parent, field) in [("inheritance", "emailSendingConfig"), ("emailPrivacyConfig", "enableImprovedEmailPrivacy")] {
+            if var object = try body.object(parent) {
+                values[parent + "." + field] = try object.bool(field)
+                body.absorb(object)
+            }
+        }
         if var object = try body.object("mfaConfig") {
             mfa = try MFAConfigPatch(wire: &object)
             body.absorb(object)
         }
         testPhoneNumbers = try body.stringMap("testPhoneNumbers")
-        body.ignore("name", "tenantId", "hashConfig", "inheritance", "emailPrivacyConfig", "smsRegionConfig",
+        body.ignore("name", "tenantId", "hashConfig", "smsRegionConfig",
                     "recaptchaConfig", "client", "autodeleteAnonymousUsers", "monitoring", "passwordPolicyConfig",
                     "emailLinkSignin")
     }

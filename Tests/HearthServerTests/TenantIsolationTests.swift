@@ -1,0 +1,156 @@
+import Foundation
+import HearthCore
+import HTTPTypes
+import Testing
+
+/// What a tenant hands out works only in that tenant: email codes, the hosted action page that applies them, and
+/// pending sessions (an SMS session here; MFA and redirect sessions share the same key).
+@Suite struct TenantIsolationTests {
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+
+    static func seed(_ app: TestApp) async throws {
+        for id in ["t-a", "t-b"] {
+            var tenant = TenantRecord(projectID: "demo-project", id: id, allowPasswordSignup: true, enableEmailLinkSignin: true)
+            tenant.testPhoneNumbers = ["+15555550100": "123456"]
+            try await app.store.insertTenant(tenant)
+        }
+    }
+
+    static func lastMessage(_ app: TestApp) async throws -> OutboxMessage {
+        try #require(try await app.store.outboxMessages(projectID: "demo-project").last)
+    }
+
+    /// A reset code sent in tenant t-a: refused by the project and by t-b (nothing changes there), used in t-a.
+    /// An email-link code for an address with no account yet is the tenant's too.
+    @Test func aCodeWorksOnlyInTheTenantThatSentIt() async throws {
+        let app = TestApp(protection: false)
+        try await Self.seed(app)
+        try await app.run { client in
+            _ = try await client.signUp("ada@example.com", "project-pass")
+            _ = try await client.post(Self.v1 + "/accounts:signUp",
+                                      ["email": "ada@example.com", "password": "tenant-pass", "tenantId": "t-a"])
+            _ = try await client.post(Self.v1 + "/accounts:sendOobCode",
+                                      ["requestType": "PASSWORD_RESET", "email": "ada@example.com", "tenantId": "t-a"])
+            let reset = try await Self.lastMessage(app)
+            #expect(reset.tenantID == "t-a" && reset.link.contains("tenantId=t-a"), "\(reset.link)")
+            for elsewhere in [nil, "t-b"] as [String?] {
+                var body: [String: Any] = ["oobCode": reset.code, "newPassword": "stolen-pass"]
+                if let elsewhere { body["tenantId"] = elsewhere }
+                let refused = try await client.post(Self.v1 + "/accounts:resetPassword", body)
+                #expect(refused.errorMessage?.hasPrefix("INVALID_OOB_CODE") == true, "\(elsewhere ?? "project"): \(refused.text)")
+            }
+            let used = try await client.post(Self.v1 + "/accounts:resetPassword",
+                                             ["oobCode": reset.code, "newPassword": "new-tenant-pass", "tenantId": "t-a"])
+            #expect(used.status == 200, "\(used.text)")
+            let tenantSignIn = try await client.post(Self.v1 + "/accounts:signInWithPassword",
+                                                     ["email": "ada@example.com", "password": "new-tenant-pass", "tenantId": "t-a"])
+            #expect(tenantSignIn.status == 200, "\(tenantSignIn.text)")
+            let projectSignIn = try await client.post(Self.v1 + "/accounts:signInWithPassword",
+                                                      ["email": "ada@example.com", "password": "project-pass"])
+            #expect(projectSignIn.status == 200, "the project's account kept its password: \(projectSignIn.text)")
+
+            _ = try await client.post(Self.v1 + "/accounts:sendOobCode", [
+                "requestType": "EMAIL_SIGNIN", "email": "new@example.com", "tenantId": "t-a",
+                "continueUrl": "http://localhost/finishSignIn"])
+            let link = try await Self.lastMessage(app)
+            let inProject = try await client.post(Self.v1 + "/accounts:signInWithEmailLink",
+                                                  ["email": "new@example.com", "oobCode": link.code])
+            #expect(inProject.errorMessage?.hasPrefix("INVALID_OOB_CODE") == true, "\(inProject.text)")
+            let inTenant = try await client.post(Self.v1 + "/accounts:signInWithEmailLink",
+                                                 ["email": "new@example.com", "oobCode": link.code, "tenantId": "t-a"])
+            #expect(inTenant.status == 200, "\(inTenant.text)")
+        }
+        #expect(try await app.store.user(projectID: "demo-project", tenantID: "t-a", email: "new@example.com") != nil)
+        #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, email: "new@example.com") == nil)
+    }
+
+    /// The hosted page reads the link's `tenantId`: without it, or with another tenant's, the link is invalid; with
+    /// it, the form keeps the tenant and the reset lands on the tenant's account.
+    @Test func theActionPageActsInTheLinksTenant() async throws {
+        let app = TestApp(protection: false)
+        try await Self.seed(app)
+        try await app.run { client in
+            _ = try await client.post(Self.v1 + "/accounts:signUp",
+                                      ["email": "ada@example.com", "password": "tenant-pass", "tenantId": "t-a"])
+            _ = try await client.post(Self.v1 + "/accounts:sendOobCode",
+                                      ["requestType": "PASSWORD_RESET", "email": "ada@example.com", "tenantId": "t-a"])
+            let message = try await Self.lastMessage(app)
+            let page = ActionPageTests.page(message)
+            for wrong in [page.replacingOccurrences(of: "tenantId=t-a", with: "tenantId=t-b"),
+                          page.replacingOccurrences(of: "&tenantId=t-a", with: ""),
+                          page.replacingOccurrences(of: "tenantId=t-a", with: "tenantId=t-missing")] {
+                #expect(wrong != page)
+                let refused = try await client.send(.get, wrong, key: nil)
+                #expect(refused.status == 400, "\(wrong): \(refused.status)")
+            }
+            let form = try await client.send(.get, page, key: nil)
+            #expect(form.status == 200 && ActionPageTests.field("tenantId", in: form.text) == "t-a", "\(form.text)")
+            let token = try #require(ActionPageTests.field("csrf", in: form.text))
+            let fields = ["mode": "resetPassword", "oobCode": message.code, "apiKey": TestApp.apiKey, "lang": "en",
+                          "csrf": token, "newPassword": "from-the-page", "tenantId": "t-a"]
+            let body = fields.map { "\($0.key)=\(AccountService.queryEncoded($0.value))" }.joined(separator: "&")
+            let posted = try await client.send(.post, "/__/auth/action", key: nil, raw: body, headers: [
+                .contentType: "application/x-www-form-urlencoded", .cookie: "hearth_action_csrf=\(token)"])
+            #expect(posted.status == 200, "\(posted.text)")
+            let signIn = try await client.post(Self.v1 + "/accounts:signInWithPassword",
+                                               ["email": "ada@example.com", "password": "from-the-page", "tenantId": "t-a"])
+            #expect(signIn.status == 200, "\(signIn.text)")
+        }
+    }
+
+    /// An SMS session started in t-a is unknown to the project and to t-b, and still works in t-a afterwards.
+    @Test func aSessionStartedInATenantFinishesOnlyThere() async throws {
+        let app = TestApp()
+        try await Self.seed(app)
+        try await app.run { client in
+            let sent = try await client.post(Self.v1 + "/accounts:sendVerificationCode",
+                                             ["phoneNumber": "+15555550100", "tenantId": "t-a"])
+            let session = try #require(sent["sessionInfo"] as? String, "\(sent.text)")
+            for elsewhere in [nil, "t-b"] as [String?] {
+                var body: [String: Any] = ["sessionInfo": session, "code": "123456"]
+                if let elsewhere { body["tenantId"] = elsewhere }
+                let refused = try await client.post(Self.v1 + "/accounts:signInWithPhoneNumber", body)
+                #expect(refused.errorMessage?.hasPrefix("INVALID_SESSION_INFO") == true, "\(elsewhere ?? "project"): \(refused.text)")
+            }
+            let signedIn = try await client.post(Self.v1 + "/accounts:signInWithPhoneNumber",
+                                                 ["sessionInfo": session, "code": "123456", "tenantId": "t-a"])
+            let token = try #require(signedIn["idToken"] as? String, "\(signedIn.text)")
+            #expect((try TenantRoutesTests.claims(token)["firebase"] as? [String: Any])?["tenant"] as? String == "t-a")
+        }
+        #expect(try await app.store.users(projectID: "demo-project", after: nil, limit: 5).isEmpty)
+    }
+
+    /// A tenant's emails use Hearth's built-in text unless it inherits the project's email settings
+    /// (`inheritance.emailSendingConfig`); the tenant resource shows and changes that switch and email privacy.
+    @Test func aTenantsEmailSettings() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "t-a", allowPasswordSignup: true))
+        try await app.run { client in
+            let owner: HTTPFields = [.authorization: "Bearer owner"]
+            let path = TenantRoutesTests.tenants + "/t-a"
+            let read = try await client.send(.get, path, key: nil, headers: owner)
+            #expect((read["inheritance"] as? [String: Any])?["emailSendingConfig"] as? Bool == false, "\(read.text)")
+            _ = try await client.post(Self.v1 + "/accounts:signUp",
+                                      ["email": "ada@example.com", "password": "secret1", "tenantId": "t-a"])
+            _ = try await client.post(Self.v1 + "/accounts:sendOobCode",
+                                      ["requestType": "PASSWORD_RESET", "email": "ada@example.com", "tenantId": "t-a"])
+            #expect(try await Self.lastMessage(app).builtInText == true)
+
+            let patched = try await client.send(.patch, path + "?updateMask=inheritance,emailPrivacyConfig", [
+                "inheritance": ["emailSendingConfig": true], "emailPrivacyConfig": ["enableImprovedEmailPrivacy": true],
+            ], key: nil, headers: owner)
+            #expect((patched["inheritance"] as? [String: Any])?["emailSendingConfig"] as? Bool == true, "\(patched.text)")
+            #expect((patched["emailPrivacyConfig"] as? [String: Any])?["enableImprovedEmailPrivacy"] as? Bool == true)
+            _ = try await client.post(Self.v1 + "/accounts:sendOobCode",
+                                      ["requestType": "PASSWORD_RESET", "email": "ada@example.com", "tenantId": "t-a"])
+            #expect(try await Self.lastMessage(app).builtInText == false)
+            // With enumeration protection on in the tenant, createAuthUri no longer says which methods an email has.
+            let methods = try await client.post(Self.v1 + "/accounts:createAuthUri",
+                                                ["identifier": "ada@example.com", "continueUri": "http://localhost", "tenantId": "t-a"])
+            #expect(methods["registered"] == nil && methods["signinMethods"] == nil, "\(methods.text)")
+            let project = try await client.post(Self.v1 + "/accounts:createAuthUri",
+                                                ["identifier": "nobody@example.com", "continueUri": "http://localhost"])
+            #expect(project["registered"] as? Bool == false, "the project's own setting is unchanged: \(project.text)")
+        }
+    }
+}
