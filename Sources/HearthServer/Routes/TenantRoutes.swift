@@ -130,7 +130,8 @@ enum TenantRoutes {
             mfaConfig: .init(state: mfa.state, enabledProviders: mfa.enabledProviders,
                              providerConfigs: tenant.mfa.providers.contains(.totp) ? mfa.providerConfigs : nil),
             testPhoneNumbers: tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers,
-            inheritance: .init(emailSendingConfig: tenant.inheritsEmailSending),
-            emailPrivacyConfig: .init(enableImprovedEmailPrivacy: tenant.enableImprovedEmailPrivacy))
+            // Shown when set, as Google's JSON leaves out default values (and Firebase's emulator shows neither).
+            inheritance: tenant.inheritsEmailSending ? .init(emailSendingConfig: true) : nil,
+            emailPrivacyConfig: tenant.enableImprovedEmailPrivacy ? .init(enableImprovedEmailPrivacy: true) : nil)
     }
 }

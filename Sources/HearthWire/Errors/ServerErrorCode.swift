@@ -59,6 +59,7 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case tenantIDMismatch = "TENANT_ID_MISMATCH"
     case tenantNotFound = "TENANT_NOT_FOUND"
     case invalidTenantID = "INVALID_TENANT_ID"
+    case unsupportedTenantOperation = "UNSUPPORTED_TENANT_OPERATION"
     case projectDisabled = "PROJECT_DISABLED"
     case invalidDuration = "INVALID_DURATION"
     case phoneNumberExists = "PHONE_NUMBER_EXISTS"
