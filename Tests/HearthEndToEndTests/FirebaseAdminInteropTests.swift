@@ -281,6 +281,17 @@ custom_elsewhere = call("accounts:signInWithCustomToken", {"token": client_a.cre
                                                            "tenantId": globex.tenant_id, "returnSecureToken": True})
 imported = client_b.import_users([auth.ImportUserRecord(uid="imported-b", email="imported@example.com")])
 auth.create_user(uid="project-user", email="ada@example.com")
+# Provider configs per tenant, through the tenant's client: its own, not the project's nor another tenant's.
+client_a.create_oidc_provider_config("oidc.partner", client_id="partner", issuer="https://partner.example", enabled=True)
+client_a.update_oidc_provider_config("oidc.partner", enabled=False)
+providers = [[p.provider_id, p.enabled] for p in client_a.list_oidc_provider_configs().iterate_all()]
+def has_partner(client):
+    try:
+        client.get_oidc_provider_config("oidc.partner")
+        return True
+    except auth.ConfigurationNotFoundError:
+        return False
+provider_scope = [has_partner(client_a), has_partner(client_b), has_partner(auth)]
 tenant_mgt.delete_tenant(globex.tenant_id)
 try:
     tenant_mgt.delete_tenant(globex.tenant_id)
@@ -298,11 +309,14 @@ print(json.dumps({
     "project_users": [u.uid for u in auth.list_users().iterate_all()],
     "acme_users": sorted(u.uid for u in client_a.list_users().iterate_all()),
     "gone": gone,
+    "providers": providers,
+    "provider_scope": provider_scope,
 }))
 """#
 
     /// firebase-admin's `tenant_mgt`: tenants created, updated, listed and deleted; users made, imported and listed
-    /// per tenant; one email in two tenants and the project; ID tokens and custom tokens kept to their tenant.
+    /// per tenant; one email in two tenants and the project; ID tokens and custom tokens kept to their tenant; a
+    /// tenant's own provider configs.
     @Test func tenantManagementAndTenantScopedUsers() async throws {
         try await Self.withServer(mode: .emulator) { port, _ in
             let result = try await Self.runPython(Self.tenantScript, environment: ["FIREBASE_AUTH_EMULATOR_HOST": "127.0.0.1:\(port)"])
@@ -320,6 +334,9 @@ print(json.dumps({
             #expect(result["project_users"] as? [String] == ["project-user"], "tenants' users stay out of the project's list")
             #expect((result["acme_users"] as? [String])?.count == 2, "\(result)")
             #expect(result["gone"] as? Bool == true)
+            #expect((result["providers"] as? [[Any]])?.first?.first as? String == "oidc.partner"
+                    && (result["providers"] as? [[Any]])?.first?.last as? Bool == false, "\(result)")
+            #expect(result["provider_scope"] as? [Bool] == [true, false, false], "the tenant's provider is its own: \(result)")
         }
     }
 

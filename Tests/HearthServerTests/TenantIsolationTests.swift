@@ -168,6 +168,12 @@ extension TenantIsolationTests {
             }
             let project = try await client.post(Self.v1 + "/accounts:sendVerificationCode", ["phoneNumber": "+15555550100"])
             #expect(project["sessionInfo"] is String, "the project's own phone sign-in works: \(project.text)")
+            let codes = "/emulator/v1/projects/demo-project"
+            let listed = try await client.send(.get, codes + "/verificationCodes", key: nil)
+            #expect((listed["verificationCodes"] as? [[String: Any]])?.count == 1, "\(listed.text)")
+            let tenantList = try await client.send(.get, codes + "/tenants/t-a/verificationCodes", key: nil)
+            #expect(tenantList.status == 200 && (tenantList["verificationCodes"] as? [[String: Any]] ?? []).isEmpty,
+                    "the tenant's list holds none of the project's codes: \(tenantList.text)")
         }
     }
 }

@@ -52,11 +52,11 @@ extension EmulatorRoutes {
     static func verificationCodes(_ call: Call) async throws -> Response {
         guard let id = call.parameter("project"), ProjectID.isValid(id) else { throw APIError.notFound }
         var messages: [SMSMessage] = []
-        // A used code leaves the list, as in Firebase's emulator.
-        for message in call.services.smsOutbox?.messages(projectID: id) ?? []
-        where try await call.services.store.pending(
-            projectID: id, digest: AccountService.pendingKey(digest: storageDigest(message.sessionInfo), tenantID: message.tenantID),
-            now: .distantPast) != nil {
+        // A used code leaves the list, as in Firebase's emulator; a tenant's list shows its codes, the project's its own.
+        let tenant = call.parameter("tenant")
+        for message in call.services.smsOutbox?.messages(projectID: id) ?? [] where message.tenantID == tenant {
+            let key = AccountService.pendingKey(digest: storageDigest(message.sessionInfo), tenantID: message.tenantID)
+            guard try await call.services.store.pending(projectID: id, digest: key, now: .distantPast) != nil else { continue }
             messages.append(message)
         }
         return json(EmulatorVerificationCodes(verificationCodes: messages.map {

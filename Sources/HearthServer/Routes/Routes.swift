@@ -125,6 +125,7 @@ enum HearthRoutes {
             open.on(.patch, "/emulator/v1/projects/{project}/config", to: EmulatorRoutes.patchConfig)
             open.get("/emulator/v1/projects/{project}/oobCodes", to: EmulatorRoutes.oobCodes)
             open.get("/emulator/v1/projects/{project}/verificationCodes", to: EmulatorRoutes.verificationCodes)
+            open.get("/emulator/v1/projects/{project}/tenants/{tenant}/verificationCodes", to: EmulatorRoutes.verificationCodes)
             client.get("\(v1)/recaptchaParams", "\(v3)/getRecaptchaParam", to: EmulatorRoutes.recaptchaParams)
         } else {
             open.get("/", to: HealthRoutes.home)
