@@ -3,8 +3,12 @@ import HearthCore
 
 extension StoreContract {
     static func sampleTenant(_ id: String, project: String = "p-one") -> TenantRecord {
-        TenantRecord(projectID: project, id: id, displayName: "Tenant \(id)", allowPasswordSignup: true,
-                     mfa: MFASettings(state: .enabled, providers: [.totp]), testPhoneNumbers: ["+15555550100": "123456"])
+        var tenant = TenantRecord(projectID: project, id: id, displayName: "Tenant \(id)", allowPasswordSignup: true,
+                                  mfa: MFASettings(state: .enabled, providers: [.totp]), testPhoneNumbers: ["+15555550100": "123456"])
+        tenant.identityProviders = ["oidc.partner": IdentityProviderConfig(clientId: "partner", issuer: "https://partner.example")]
+        tenant.inheritsEmailSending = true
+        tenant.enableImprovedEmailPrivacy = true
+        return tenant
     }
 
     /// Tenants, and the isolation of their users: the tenant is part of every key.
