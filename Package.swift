@@ -5,9 +5,20 @@ let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+/// A third-party library the server needs, only with the `Server` trait. The trait is on by default, so this
+/// repository builds and tests everything; an app that wants HearthAuth alone turns it off and resolves no other
+/// package:
+///
+///     .package(url: "https://github.com/…/hearth", from: "1.0.0", traits: [])
+func server(_ product: String, _ package: String) -> Target.Dependency {
+    .product(name: product, package: package, condition: .when(traits: ["Server"]))
+}
+
 let package = Package(
     name: "hearth",
-    platforms: [.macOS(.v14), .iOS(.v17)],
+    // FirebaseAuth 12's platforms, for HearthAuth, except macOS: the server (Hummingbird) needs macOS 14, and one
+    // manifest has one list. The server's other dependencies ask for more than iOS 15 too; it never builds there.
+    platforms: [.iOS(.v15), .macCatalyst(.v15), .macOS(.v14), .tvOS(.v15), .watchOS(.v7)],
     products: [
         .executable(name: "hearth", targets: ["HearthCLI"]),
         .library(name: "HearthServer", targets: ["HearthServer"]),
@@ -16,6 +27,7 @@ let package = Package(
         .library(name: "HearthAdmin", targets: ["HearthAdmin"]),
         .library(name: "HearthAuth", targets: ["HearthAuth"]),
     ],
+    traits: [.default(enabledTraits: ["Server"]), .trait(name: "Server", description: "The server, the CLI, HearthAdmin and their dependencies")],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0"..<"5.0.0"),
@@ -43,27 +55,27 @@ let package = Package(
     targets: [
         // The domain: accounts, passwords, tokens, the store protocol. No HTTP, NIO or SQL driver.
         .target(name: "HearthCore", dependencies: [
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "CryptoExtras", package: "swift-crypto"),
-            .product(name: "SwiftASN1", package: "swift-asn1"),
-            .product(name: "X509", package: "swift-certificates"),
+            server("Crypto", "swift-crypto"),
+            server("CryptoExtras", "swift-crypto"),
+            server("SwiftASN1", "swift-asn1"),
+            server("X509", "swift-certificates"),
         ], swiftSettings: swiftSettings),
         // Identity Toolkit JSON shapes. Foundation only: shared by the server and the SDKs.
         .target(name: "HearthWire", swiftSettings: swiftSettings),
         .target(name: "HearthSQLite", dependencies: [
-            "HearthCore", .product(name: "SQLiteNIO", package: "sqlite-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            "HearthCore", server("SQLiteNIO", "sqlite-nio"),
+            server("NIOConcurrencyHelpers", "swift-nio"),
         ], swiftSettings: swiftSettings),
         .target(name: "HearthPostgres", dependencies: [
-            "HearthCore", .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            "HearthCore", server("PostgresNIO", "postgres-nio"),
+            server("NIOSSL", "swift-nio-ssl"),
         ], swiftSettings: swiftSettings),
         // The storage contract suite, a library linked only by test targets.
         .target(name: "HearthStoreContract", dependencies: ["HearthCore"], swiftSettings: swiftSettings),
         // A throwaway PostgreSQL cluster for tests (initdb/pg_ctl). Linked only by test targets.
         .target(name: "HearthPostgresTestSupport", dependencies: [
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "Logging", package: "swift-log"),
+            server("PostgresNIO", "postgres-nio"),
+            server("Logging", "swift-log"),
         ], swiftSettings: swiftSettings),
         // Real third-party servers the tests drive (an SMTP sink, headless Chromium). Linked only by test targets.
         .target(name: "HearthTestSupport", resources: [.copy("smtp_sink.py"), .copy("test_idp.py")],
@@ -71,48 +83,48 @@ let package = Package(
         // Email: templates in the user's language, an SMTP client on SwiftNIO, the outbox delivery worker.
         .target(name: "HearthMail", dependencies: [
             "HearthCore",
-            .product(name: "Mustache", package: "swift-mustache"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "Logging", package: "swift-log"),
+            server("Mustache", "swift-mustache"),
+            server("NIOCore", "swift-nio"),
+            server("NIOPosix", "swift-nio"),
+            server("NIOSSL", "swift-nio-ssl"),
+            server("Logging", "swift-log"),
         ], swiftSettings: swiftSettings),
         // SMS: localized verification texts, a webhook sender and Twilio's API over async-http-client.
         .target(name: "HearthSMS", dependencies: [
             "HearthCore",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            server("AsyncHTTPClient", "async-http-client"),
+            server("Crypto", "swift-crypto"),
+            server("NIOHTTP1", "swift-nio"),
+            server("NIOFoundationCompat", "swift-nio"),
         ], swiftSettings: swiftSettings),
         // Federated sign-in: OIDC ID tokens (discovery, JWKS) and OAuth 2.0 profiles, over async-http-client.
         .target(name: "HearthFederation", dependencies: [
             "HearthCore",
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            server("AsyncHTTPClient", "async-http-client"),
+            server("JWTKit", "jwt-kit"),
+            server("Crypto", "swift-crypto"),
+            server("NIOFoundationCompat", "swift-nio"),
         ], swiftSettings: swiftSettings),
         .target(name: "HearthServer", dependencies: [
             "HearthCore", "HearthWire", "HearthMail", "HearthSMS", "HearthFederation",
-            .product(name: "Mustache", package: "swift-mustache"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOFoundationCompat", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            server("Mustache", "swift-mustache"),
+            server("ServiceLifecycle", "swift-service-lifecycle"),
+            server("HummingbirdBcrypt", "hummingbird-auth"),
+            server("Hummingbird", "hummingbird"),
+            server("NIOPosix", "swift-nio"),
+            server("NIOFoundationCompat", "swift-nio"),
+            server("Logging", "swift-log"),
+            server("Metrics", "swift-metrics"),
+            server("Prometheus", "swift-prometheus"),
+            server("NIOHTTPTypes", "swift-nio-extras"),
         ], swiftSettings: swiftSettings),
         // Server-side Swift SDK: verify tokens and cookies, custom tokens, user management. Not the server.
         .target(name: "HearthAdmin", dependencies: [
             "HearthWire",
-            .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            server("JWTKit", "jwt-kit"),
+            server("AsyncHTTPClient", "async-http-client"),
+            server("NIOHTTP1", "swift-nio"),
+            server("NIOFoundationCompat", "swift-nio"),
         ], swiftSettings: swiftSettings),
         // Client SDK: FirebaseAuth's API. HearthWire and Foundation only, so it builds without the server.
         .target(name: "HearthAuth", dependencies: ["HearthWire"], swiftSettings: swiftSettings),
@@ -121,9 +133,9 @@ let package = Package(
         .target(name: "SeedExamples", dependencies: ["HearthAuth"], swiftSettings: [.swiftLanguageMode(.v5)]),
         .executableTarget(name: "HearthCLI", dependencies: [
             "HearthServer", "HearthSQLite", "HearthPostgres", "HearthMail", "HearthSMS",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Configuration", package: "swift-configuration"),
-            .product(name: "SystemPackage", package: "swift-system"),
+            server("ArgumentParser", "swift-argument-parser"),
+            server("Configuration", "swift-configuration"),
+            server("SystemPackage", "swift-system"),
         ], swiftSettings: swiftSettings),
 
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract", "HearthTestSupport"]),
@@ -131,41 +143,41 @@ let package = Package(
         .testTarget(name: "HearthAuthTests", dependencies: ["HearthAuth", "HearthWire"]),
         .testTarget(name: "HearthAuthEndToEndTests", dependencies: [
             "HearthAuth", "SeedExamples", "HearthServer", "HearthSQLite", "HearthCore", "HearthMail", "HearthTestSupport",
-            "HearthAdmin", "HearthWire", .product(name: "Hummingbird", package: "hummingbird"),
+            "HearthAdmin", "HearthWire", server("Hummingbird", "hummingbird"),
         ]),
         .testTarget(name: "HearthMailTests", dependencies: ["HearthMail", "HearthCore", "HearthTestSupport"]),
         .testTarget(name: "HearthSMSTests", dependencies: [
             "HearthSMS", "HearthCore",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "NIOFoundationCompat", package: "swift-nio"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
+            server("Hummingbird", "hummingbird"),
+            server("HummingbirdTesting", "hummingbird"),
+            server("Crypto", "swift-crypto"),
+            server("NIOFoundationCompat", "swift-nio"),
+            server("HTTPTypes", "swift-http-types"),
         ]),
         .testTarget(name: "HearthSQLiteTests", dependencies: [
-            "HearthSQLite", "HearthStoreContract", .product(name: "SQLiteNIO", package: "sqlite-nio"),
+            "HearthSQLite", "HearthStoreContract", server("SQLiteNIO", "sqlite-nio"),
         ]),
         .testTarget(name: "HearthPostgresTests", dependencies: [
-            "HearthPostgres", "HearthStoreContract", "HearthPostgresTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+            "HearthPostgres", "HearthStoreContract", "HearthPostgresTestSupport", server("PostgresNIO", "postgres-nio"),
         ]),
         .testTarget(name: "HearthEndToEndTests", dependencies: [
             "HearthServer", "HearthSQLite", "HearthPostgres", "HearthCore", "HearthMail", "HearthTestSupport",
             "HearthPostgresTestSupport",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            server("HummingbirdTesting", "hummingbird"),
         ]),
         .testTarget(name: "HearthAdminTests", dependencies: [
             "HearthAdmin", "HearthServer", "HearthSQLite", "HearthCore", "HearthWire",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOFoundationCompat", package: "swift-nio"),
+            server("Hummingbird", "hummingbird"),
+            server("HummingbirdTesting", "hummingbird"),
+            server("AsyncHTTPClient", "async-http-client"),
+            server("NIOFoundationCompat", "swift-nio"),
         ]),
         .testTarget(name: "HearthServerTests", dependencies: [
             "HearthServer", "HearthCore", "HearthWire", "HearthTestSupport",
-            .product(name: "Configuration", package: "swift-configuration"),
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
+            server("Configuration", "swift-configuration"),
+            server("HummingbirdTesting", "hummingbird"),
+            server("JWTKit", "jwt-kit"),
+            server("HTTPTypes", "swift-http-types"),
         ], resources: [.copy("Fixtures")]),
     ]
 )

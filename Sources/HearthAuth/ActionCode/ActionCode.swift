@@ -20,31 +20,31 @@ public final class ActionCodeSettings: @unchecked Sendable {
 
     /// The continue URL (an authorized domain).
     public var url: URL? {
-        get { lock.withLock { values.url } }
-        set { lock.withLock { values.url = newValue } }
+        get { lock.locked { values.url } }
+        set { lock.locked { values.url = newValue } }
     }
 
     /// Open the link in the app rather than the hosted action page (required for email-link sign-in).
     public var handleCodeInApp: Bool {
-        get { lock.withLock { values.handleCodeInApp } }
-        set { lock.withLock { values.handleCodeInApp = newValue } }
+        get { lock.locked { values.handleCodeInApp } }
+        set { lock.locked { values.handleCodeInApp = newValue } }
     }
 
-    public var iOSBundleID: String? { lock.withLock { values.iOSBundleID } }
-    public var androidPackageName: String? { lock.withLock { values.androidPackageName } }
-    public var androidInstallIfNotAvailable: Bool { lock.withLock { values.androidInstallIfNotAvailable } }
-    public var androidMinimumVersion: String? { lock.withLock { values.androidMinimumVersion } }
+    public var iOSBundleID: String? { lock.locked { values.iOSBundleID } }
+    public var androidPackageName: String? { lock.locked { values.androidPackageName } }
+    public var androidInstallIfNotAvailable: Bool { lock.locked { values.androidInstallIfNotAvailable } }
+    public var androidMinimumVersion: String? { lock.locked { values.androidMinimumVersion } }
 
     /// The domain of the link (Firebase Hosting's custom domain); Hearth links always use the server's own URL.
     public var linkDomain: String? {
-        get { lock.withLock { values.linkDomain } }
-        set { lock.withLock { values.linkDomain = newValue } }
+        get { lock.locked { values.linkDomain } }
+        set { lock.locked { values.linkDomain = newValue } }
     }
 
-    public func setIOSBundleID(_ bundleID: String) { lock.withLock { values.iOSBundleID = bundleID } }
+    public func setIOSBundleID(_ bundleID: String) { lock.locked { values.iOSBundleID = bundleID } }
 
     public func setAndroidPackageName(_ name: String, installIfNotAvailable: Bool, minimumVersion: String?) {
-        lock.withLock {
+        lock.locked {
             values.androidPackageName = name
             values.androidInstallIfNotAvailable = installIfNotAvailable
             values.androidMinimumVersion = minimumVersion

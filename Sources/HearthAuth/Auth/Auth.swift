@@ -23,7 +23,7 @@ public final class Auth: @unchecked Sendable {
 
     /// The default app's auth.
     public class func auth() -> Auth {
-        defaultLock.withLock {
+        defaultLock.locked {
             if let existing = defaultAuth { return existing }
             let created = Auth(core: AuthCore.shared())
             defaultAuth = created
@@ -37,7 +37,7 @@ public final class Auth: @unchecked Sendable {
     /// Sets the default app's options (FirebaseApp.configure). Call once, before ``auth()``.
     public class func configure(_ options: AuthOptions) {
         AuthCore.configure(options)
-        defaultLock.withLock { defaultAuth = nil }
+        defaultLock.locked { defaultAuth = nil }
     }
 
     /// The options this auth was made with.
@@ -181,7 +181,7 @@ public final class AuthSettings: @unchecked Sendable {
 
     /// Firebase: skip app verification for fictional test numbers. Hearth: never needed.
     public var isAppVerificationDisabledForTesting: Bool {
-        get { lock.withLock { disabled } }
-        set { lock.withLock { disabled = newValue } }
+        get { lock.locked { disabled } }
+        set { lock.locked { disabled = newValue } }
     }
 }

@@ -27,8 +27,8 @@ final class AuthCore: @unchecked Sendable {
         if let user = _user { scheduleRefresh(user) }
     }
 
-    var storage: any UserStorage { lock.withLock { _storage } }
-    var accessGroup: String? { lock.withLock { _accessGroup } }
+    var storage: any UserStorage { lock.locked { _storage } }
+    var accessGroup: String? { lock.locked { _accessGroup } }
 
     private static func storedSnapshot(in storage: any UserStorage) throws -> UserSnapshot? {
         guard let data = try storage.load() else { return nil }
@@ -47,7 +47,7 @@ final class AuthCore: @unchecked Sendable {
         let user = try storedUser(accessGroup: accessGroup)
         let storage = UserStorages.make(options.persistence, appName: options.appName, apiKey: options.apiKey,
                                         accessGroup: accessGroup)
-        lock.withLock {
+        lock.locked {
             _storage = storage
             _accessGroup = accessGroup
         }
@@ -55,35 +55,35 @@ final class AuthCore: @unchecked Sendable {
     }
 
     var backend: AuthBackend {
-        get { lock.withLock { _backend } }
-        set { lock.withLock { _backend = newValue } }
+        get { lock.locked { _backend } }
+        set { lock.locked { _backend = newValue } }
     }
 
-    var user: User? { lock.withLock { _user } }
+    var user: User? { lock.locked { _user } }
 
     var languageCode: String? {
-        get { lock.withLock { _languageCode } }
-        set { lock.withLock { _languageCode = newValue } }
+        get { lock.locked { _languageCode } }
+        set { lock.locked { _languageCode = newValue } }
     }
 
     var defaultUIDelegate: (any AuthUIDelegate)? {
-        get { lock.withLock { _defaultUIDelegate } }
-        set { lock.withLock { _defaultUIDelegate = newValue } }
+        get { lock.locked { _defaultUIDelegate } }
+        set { lock.locked { _defaultUIDelegate = newValue } }
     }
 
     var tenantID: String? {
-        get { lock.withLock { _tenantID } }
-        set { lock.withLock { _tenantID = newValue } }
+        get { lock.locked { _tenantID } }
+        set { lock.locked { _tenantID = newValue } }
     }
 
     var apnsToken: Data? {
-        get { lock.withLock { _apnsToken } }
-        set { lock.withLock { _apnsToken = newValue } }
+        get { lock.locked { _apnsToken } }
+        set { lock.locked { _apnsToken = newValue } }
     }
 
     var settings: AuthSettings? {
-        get { lock.withLock { _settings } }
-        set { lock.withLock { _settings = newValue } }
+        get { lock.locked { _settings } }
+        set { lock.locked { _settings = newValue } }
     }
 
     /// Calls the backend with the current language.
@@ -96,13 +96,13 @@ final class AuthCore: @unchecked Sendable {
     /// Makes `user` the current user (or signs out with nil): persists it, restarts the refresh timer, and tells
     /// the listeners — state listeners only when the user changed, token listeners always.
     func setCurrentUser(_ user: User?, auth: Auth) {
-        let (previous, states, tokens) = lock.withLock {
+        let (previous, states, tokens) = lock.locked {
             let previous = _user
             _user = user
             return (previous, Array(stateListeners.values), Array(tokenListeners.values))
         }
         if let user { persist(user) } else { try? storage.remove() }
-        if let user { scheduleRefresh(user) } else { lock.withLock { refreshTimer?.cancel(); refreshTimer = nil } }
+        if let user { scheduleRefresh(user) } else { lock.locked { refreshTimer?.cancel(); refreshTimer = nil } }
         let changed = previous?.uid != user?.uid || (previous == nil) != (user == nil)
         Task { @MainActor in
             if changed { for listener in states { listener.block(auth, user) } }
@@ -112,11 +112,11 @@ final class AuthCore: @unchecked Sendable {
 
     /// The user's tokens or profile changed: save it, and tell token listeners if its token did.
     func userDidChange(_ user: User, tokenChanged: Bool) {
-        guard lock.withLock({ _user === user }) else { return }
+        guard lock.locked({ _user === user }) else { return }
         persist(user)
         guard tokenChanged else { return }
         scheduleRefresh(user)
-        let tokens = lock.withLock { Array(tokenListeners.values) }
+        let tokens = lock.locked { Array(tokenListeners.values) }
         let auth = Auth(core: self)
         Task { @MainActor in for listener in tokens { listener.block(auth, user) } }
     }
@@ -136,7 +136,7 @@ final class AuthCore: @unchecked Sendable {
             // else since scheduling cancelled this timer and set a new one.
             _ = try? await user.getIDToken(forcingRefresh: true)
         }
-        lock.withLock {
+        lock.locked {
             refreshTimer?.cancel()
             refreshTimer = timer
         }
@@ -149,7 +149,7 @@ final class AuthCore: @unchecked Sendable {
     /// Registers a listener and calls it at once with the current user, as FirebaseAuth does.
     func addListener(_ kind: ListenerKind, _ block: @escaping AuthStateDidChangeListenerBlock, auth: Auth) -> ListenerHandle {
         let handle = ListenerHandle()
-        let user = lock.withLock {
+        let user = lock.locked {
             switch kind {
             case .state: stateListeners[ObjectIdentifier(handle)] = (handle, block)
             case .token: tokenListeners[ObjectIdentifier(handle)] = (handle, block)
@@ -162,7 +162,7 @@ final class AuthCore: @unchecked Sendable {
 
     func removeListener(_ handle: any NSObjectProtocol) {
         guard let handle = handle as? ListenerHandle else { return }
-        lock.withLock {
+        lock.locked {
             _ = stateListeners.removeValue(forKey: ObjectIdentifier(handle))
             _ = tokenListeners.removeValue(forKey: ObjectIdentifier(handle))
         }
@@ -175,14 +175,14 @@ final class AuthCore: @unchecked Sendable {
     nonisolated(unsafe) private static var configured: AuthOptions?
 
     static func configure(_ options: AuthOptions) {
-        registryLock.withLock {
+        registryLock.locked {
             if options.appName == "[DEFAULT]" { configured = options }
             registry[options.appName] = nil
         }
     }
 
     static func shared(_ options: AuthOptions? = nil) -> AuthCore {
-        registryLock.withLock {
+        registryLock.locked {
             let chosen = options ?? configured ?? AuthOptions.fromEnvironment()
             guard let chosen else {
                 preconditionFailure("HearthAuth: no options. Call Auth.configure(AuthOptions(apiKey:projectID:endpoints:)) "

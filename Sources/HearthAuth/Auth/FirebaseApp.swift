@@ -102,21 +102,21 @@ public final class FirebaseApp: @unchecked Sendable {
     public static func app() -> FirebaseApp? { app(name: defaultName) }
 
     /// The app configured under `name`, or `nil`.
-    public static func app(name: String) -> FirebaseApp? { lock.withLock { apps[name] } }
+    public static func app(name: String) -> FirebaseApp? { lock.locked { apps[name] } }
 
     /// Every configured app by name, or `nil` if there is none (as in Firebase).
     public static var allApps: [String: FirebaseApp]? {
-        lock.withLock { apps.isEmpty ? nil : apps }
+        lock.locked { apps.isEmpty ? nil : apps }
     }
 
     /// Forgets this app; its `Auth` keeps working until released.
     public func delete(_ completion: (Bool) -> Void) {
-        let removed = Self.lock.withLock { Self.apps.removeValue(forKey: name) != nil }
+        let removed = Self.lock.locked { Self.apps.removeValue(forKey: name) != nil }
         completion(removed)
     }
 
     private static func register(_ app: FirebaseApp) {
-        lock.withLock { apps[app.name] = app }
+        lock.locked { apps[app.name] = app }
         if app.name == defaultName { Auth.configure(app.authOptions) }
     }
 }

@@ -51,7 +51,44 @@ public struct URLSessionTransport: AuthTransport {
         urlRequest.httpMethod = request.method
         for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         urlRequest.httpBody = request.body
-        let (data, response) = try await URLSession.shared.data(for: urlRequest)
-        return AuthHTTPResponse(status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data)
+        // A data task, not `data(for:)`: that async form needs watchOS 8, and FirebaseAuth 12 (so HearthAuth) runs
+        // on watchOS 7. Cancelling the calling task cancels the request.
+        let box = TaskBox()
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<AuthHTTPResponse, any Error>) in
+                let task = URLSession.shared.dataTask(with: urlRequest) { data, response, error in
+                    if let error { return continuation.resume(throwing: error) }
+                    continuation.resume(returning: AuthHTTPResponse(
+                        status: (response as? HTTPURLResponse)?.statusCode ?? 0, body: data ?? Data()))
+                }
+                box.set(task)
+                task.resume()
+            }
+        } onCancel: {
+            box.cancel()
+        }
+    }
+
+    /// The running task, for a cancellation that may arrive before or after it exists.
+    private final class TaskBox: @unchecked Sendable {
+        private let lock = NSLock()
+        private var task: URLSessionDataTask?
+        private var cancelled = false
+
+        func set(_ task: URLSessionDataTask) {
+            let cancelNow = lock.locked { () -> Bool in
+                self.task = task
+                return cancelled
+            }
+            if cancelNow { task.cancel() }
+        }
+
+        func cancel() {
+            let task = lock.locked { () -> URLSessionDataTask? in
+                cancelled = true
+                return self.task
+            }
+            task?.cancel()
+        }
     }
 }

@@ -13,8 +13,8 @@ public final class MultiFactorSession: @unchecked Sendable {
     private var _core: AuthCore?
     /// The app the session belongs to.
     var core: AuthCore? {
-        get { lock.withLock { _core } }
-        set { lock.withLock { _core = newValue } }
+        get { lock.locked { _core } }
+        set { lock.locked { _core = newValue } }
     }
 
     init(idToken: String) {

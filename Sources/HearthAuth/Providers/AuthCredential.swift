@@ -61,8 +61,8 @@ public final class OAuthCredential: AuthCredential, @unchecked Sendable {
     /// presented (already linked elsewhere, needs confirmation); the same object then signs in with it, because the
     /// provider's own ID token is single use.
     var pendingToken: String? {
-        get { lock.withLock { _pendingToken } }
-        set { lock.withLock { _pendingToken = newValue } }
+        get { lock.locked { _pendingToken } }
+        set { lock.locked { _pendingToken = newValue } }
     }
 
     init(providerID: String, idToken: String? = nil, accessToken: String? = nil, secret: String? = nil,

@@ -67,14 +67,14 @@ public final class OAuthProvider: @unchecked Sendable {
 
     /// Extra scopes to ask for.
     public var scopes: [String]? {
-        get { lock.withLock { _scopes } }
-        set { lock.withLock { _scopes = newValue } }
+        get { lock.locked { _scopes } }
+        set { lock.locked { _scopes = newValue } }
     }
 
     /// Extra parameters of the provider's authorization request (`lang`, `login_hint`, `prompt`, …).
     public var customParameters: [String: String]? {
-        get { lock.withLock { _customParameters } }
-        set { lock.withLock { _customParameters = newValue } }
+        get { lock.locked { _customParameters } }
+        set { lock.locked { _customParameters = newValue } }
     }
 
     // MARK: credentials from tokens

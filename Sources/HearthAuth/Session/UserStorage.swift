@@ -65,7 +65,7 @@ final class MemoryStorage: UserStorage, @unchecked Sendable {
     private var data: Data?
 
     static func shared(_ name: String) -> MemoryStorage {
-        lock.withLock {
+        lock.locked {
             if let existing = all[name] { return existing }
             let created = MemoryStorage()
             all[name] = created
@@ -73,9 +73,9 @@ final class MemoryStorage: UserStorage, @unchecked Sendable {
         }
     }
 
-    func load() throws -> Data? { lock.withLock { data } }
-    func save(_ data: Data) throws { lock.withLock { self.data = data } }
-    func remove() throws { lock.withLock { data = nil } }
+    func load() throws -> Data? { lock.locked { data } }
+    func save(_ data: Data) throws { lock.locked { self.data = data } }
+    func remove() throws { lock.locked { data = nil } }
 }
 
 /// A file created 0600 from its first byte (a temporary file opened with that mode, then renamed over the old one),

@@ -53,15 +53,15 @@ final class LoopbackReceiver: @unchecked Sendable {
     /// The thread that waits for the browser, once it runs, and whether it still does (tests interrupt it with a
     /// signal, and must never signal a thread that has ended: its handle may be freed).
     private(set) var listeningThread: pthread_t? {
-        get { lock.withLock { thread } }
-        set { lock.withLock { thread = newValue } }
+        get { lock.locked { thread } }
+        set { lock.locked { thread = newValue } }
     }
     private var thread: pthread_t?
 
     /// Runs `body` with the listening thread while it is still waiting, under the lock its exit takes: `false`
     /// once it has ended (or before it started).
     func withListeningThread(_ body: (pthread_t) -> Void) -> Bool {
-        lock.withLock {
+        lock.locked {
             guard let thread, !threadEnded else { return false }
             body(thread)
             return true
@@ -98,7 +98,7 @@ final class LoopbackReceiver: @unchecked Sendable {
     /// thread has let go the number may belong to another socket of the app, so it is only shut down before that
     /// (under the lock `release` closes it under).
     func close() {
-        lock.withLock {
+        lock.locked {
             closed = true
             if !released { _ = shutdown(socket, Int32(SHUT_RDWR)) }
         }
@@ -109,7 +109,7 @@ final class LoopbackReceiver: @unchecked Sendable {
     }
 
     private func release() {
-        lock.withLock {
+        lock.locked {
             released = true
             threadEnded = true
             closeDescriptor(socket)
@@ -133,7 +133,7 @@ final class LoopbackReceiver: @unchecked Sendable {
                 var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
                 let ready = uninterrupted(on: socket) { poll(&descriptor, 1, 250) }
                 if ready < 0 { failure = "Waiting for the browser failed: \(String(cString: strerror(errno)))." }
-                if ready < 0 || lock.withLock({ closed }) { break }
+                if ready < 0 || lock.locked({ closed }) { break }
                 guard ready > 0 else { continue }
                 let client = uninterrupted(on: socket) { accept(socket, nil, nil) }
                 guard client >= 0 else { continue }

@@ -226,18 +226,18 @@ public final class UserProfileChangeRequest: @unchecked Sendable {
 
     /// nil removes the name.
     public var displayName: String? {
-        get { lock.withLock { _displayName ?? user.displayName } }
-        set { lock.withLock { _displayName = .some(newValue) } }
+        get { lock.locked { _displayName ?? user.displayName } }
+        set { lock.locked { _displayName = .some(newValue) } }
     }
 
     /// nil removes the photo.
     public var photoURL: URL? {
-        get { lock.withLock { _photoURL ?? user.photoURL } }
-        set { lock.withLock { _photoURL = .some(newValue) } }
+        get { lock.locked { _photoURL ?? user.photoURL } }
+        set { lock.locked { _photoURL = .some(newValue) } }
     }
 
     public func commitChanges() async throws {
-        let (name, photo) = lock.withLock { (_displayName, _photoURL) }
+        let (name, photo) = lock.locked { (_displayName, _photoURL) }
         guard name != nil || photo != nil else { return }
         try await user.update { request in
             var removed: [UpdateAccountRequest.Attribute] = []

@@ -73,7 +73,7 @@ public final class User: UserInfo, @unchecked Sendable {
         self.state = snapshot
     }
 
-    var snapshot: UserSnapshot { lock.withLock { state } }
+    var snapshot: UserSnapshot { lock.locked { state } }
 
     /// The auth this user belongs to.
     public var auth: Auth { Auth(core: core) }
@@ -106,7 +106,7 @@ public final class User: UserInfo, @unchecked Sendable {
     public func getIDToken() async throws -> String { try await getIDToken(forcingRefresh: false) }
 
     public func getIDToken(forcingRefresh: Bool) async throws -> String {
-        let (cached, task): (String?, Task<String, any Error>?) = lock.withLock {
+        let (cached, task): (String?, Task<String, any Error>?) = lock.locked {
             if !forcingRefresh, state.expirationDate.timeIntervalSinceNow > Self.refreshMargin {
                 return (state.accessToken, nil)
             }
@@ -145,7 +145,7 @@ public final class User: UserInfo, @unchecked Sendable {
     }
 
     private func refresh(using refreshToken: String) async throws -> String {
-        defer { lock.withLock { refreshing = nil } }
+        defer { lock.locked { refreshing = nil } }
         do {
             let reply = try await core.call(.secureToken, TokenRequest(refreshToken: refreshToken))
             guard let idToken = reply.string("id_token"), let newRefresh = reply.string("refresh_token") else {
@@ -153,7 +153,7 @@ public final class User: UserInfo, @unchecked Sendable {
             }
             let expiration = (try? AuthTokenResult(token: idToken))?.expirationDate
                 ?? Date().addingTimeInterval(TimeInterval(reply.int("expires_in") ?? 3600))
-            lock.withLock {
+            lock.locked {
                 state.accessToken = idToken
                 state.refreshToken = newRefresh
                 state.expirationDate = expiration
@@ -190,7 +190,7 @@ public final class User: UserInfo, @unchecked Sendable {
             let fresh = try await UserSnapshot.fetch(core: core, idToken: idToken, refreshToken: refreshToken,
                                                      expiresIn: reply.string("expiresIn"), previous: snapshot)
             guard fresh.uid == uid else { throw AuthErrorFactory.make(.userMismatch) }
-            lock.withLock { state = fresh }
+            lock.locked { state = fresh }
             core.userDidChange(self, tokenChanged: true)
         } else if reload {
             try await self.reload()
@@ -212,7 +212,7 @@ public final class User: UserInfo, @unchecked Sendable {
         } catch {
             throw signingOutIfSessionEnded(error)
         }
-        lock.withLock {
+        lock.locked {
             let tokens = (state.accessToken, state.refreshToken, state.expirationDate)
             state = fresh
             (state.accessToken, state.refreshToken, state.expirationDate) = tokens
