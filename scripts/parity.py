@@ -254,7 +254,8 @@ def aliases(folder):
         for name in files:
             if name.endswith(".swift"):
                 with open(os.path.join(base, name), encoding="utf-8") as handle:
-                    for match in re.finditer(r"^public typealias (\w+) = (.+)$", handle.read(), re.M):
+                    source = resolve(handle.read(), "iOS")
+                    for match in re.finditer(r"^public typealias (\w+) = (.+)$", source, re.M):
                         found[match.group(1)] = normalise(match.group(2))
     return found
 

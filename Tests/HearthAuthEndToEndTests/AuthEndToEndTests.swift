@@ -343,3 +343,22 @@ struct LoopbackOAuthTests {
         }
     }
 }
+
+extension LoopbackOAuthTests {
+    /// FirebaseAuth 12's one-call form: `signIn(with: provider, uiDelegate:)`, the provider named by
+    /// `AuthProviderID.custom`; then `link` and `reauthenticate` the same way.
+    @Test func federatedSignInInOneCall() async throws {
+        try await LiveHearth.run { live in
+            let browser = try await Browser.start()
+            defer { browser.stop() }
+            let auth = live.auth()
+            let opener = ChromiumOpener(browser: browser)
+            let provider = OAuthProvider(providerID: .custom("oidc.acme"), auth: auth)
+            provider.customParameters = ["login_hint": "one-call"]
+            let result = try await auth.signIn(with: provider, uiDelegate: opener)
+            #expect(result.user.email == "one-call@idp.example" && result.additionalUserInfo?.providerID == "oidc.acme")
+            let again = try await result.user.reauthenticate(with: provider, uiDelegate: opener)
+            #expect(again.user.uid == result.user.uid && opener.opened.count == 2)
+        }
+    }
+}

@@ -108,7 +108,8 @@ public struct ActionCodeInfo: Sendable {
 public struct ActionCodeURL: Sendable {
     public let apiKey: String?
     public let operation: ActionCodeOperation
-    public let code: String
+    /// The one-time code (`oobCode`); optional as in FirebaseAuth, though a parsed link always has one.
+    public let code: String?
     public let continueURL: URL?
     public let languageCode: String?
 
@@ -191,7 +192,7 @@ extension Auth {
         deliver(completion) { try await self.sendPasswordReset(withEmail: email) }
     }
 
-    public func sendPasswordReset(withEmail email: String, actionCodeSettings: ActionCodeSettings,
+    public func sendPasswordReset(withEmail email: String, actionCodeSettings: ActionCodeSettings?,
                                   completion: UserProfileChangeCallback? = nil) {
         deliver(completion) { try await self.sendPasswordReset(withEmail: email, actionCodeSettings: actionCodeSettings) }
     }
@@ -205,7 +206,8 @@ extension Auth {
         _ = try await core.call(.v1("accounts:resetPassword"), ResetPasswordRequest(oobCode: code, newPassword: newPassword))
     }
 
-    public func confirmPasswordReset(withCode code: String, newPassword: String, completion: UserProfileChangeCallback? = nil) {
+    public func confirmPasswordReset(withCode code: String, newPassword: String,
+                                     completion: @escaping @MainActor @Sendable ((any Error)?) -> Void) {
         deliver(completion) { try await self.confirmPasswordReset(withCode: code, newPassword: newPassword) }
     }
 
@@ -256,7 +258,7 @@ extension Auth {
         if let user = core.user { try? await user.reload() }
     }
 
-    public func applyActionCode(_ code: String, completion: UserProfileChangeCallback? = nil) {
+    public func applyActionCode(_ code: String, completion: @escaping @MainActor @Sendable ((any Error)?) -> Void) {
         deliver(completion) { try await self.applyActionCode(code) }
     }
 

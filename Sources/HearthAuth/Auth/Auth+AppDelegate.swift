@@ -37,3 +37,36 @@ extension Auth {
         apnsToken = token
     }
 }
+
+#if os(iOS)
+import UIKit
+
+/// FirebaseAuth's `UIApplicationDelegate` and `UISceneDelegate` forwards (for apps that turn off method
+/// swizzling). Never compiled on the machines that build Hearth (Linux); parse-checked by `scripts/parity.py parse`.
+extension Auth {
+    @MainActor
+    public func application(_ application: UIApplication, didRegisterForRemoteNotificationsWithDeviceToken deviceToken: Data) {
+        setAPNSToken(deviceToken, type: .unknown)
+    }
+
+    @MainActor
+    public func application(_ application: UIApplication, didFailToRegisterForRemoteNotificationsWithError error: any Error) {}
+
+    /// No silent push is Hearth's: the handler is told there was no data.
+    @MainActor
+    public func application(_ application: UIApplication, didReceiveRemoteNotification userInfo: [AnyHashable: Any],
+                            fetchCompletionHandler completionHandler: @escaping (UIBackgroundFetchResult) -> Void) {
+        completionHandler(.noData)
+    }
+
+    @MainActor
+    public func application(_ application: UIApplication, open url: URL,
+                            options: [UIApplication.OpenURLOptionsKey: Any]) -> Bool {
+        canHandle(url)
+    }
+
+    /// Hearth's sign-in callbacks reach `ASWebAuthenticationSession` directly, so a scene has none to pass on.
+    @MainActor
+    public func scene(_ scene: UIScene, openURLContexts URLContexts: Set<UIOpenURLContext>) {}
+}
+#endif

@@ -43,6 +43,40 @@ public final class Auth: @unchecked Sendable {
     /// The options this auth was made with.
     public var options: AuthOptions { core.options }
 
+    /// The ``FirebaseApp`` this auth belongs to, when it was made from one (``FirebaseApp/configure()``).
+    public var app: FirebaseApp? { FirebaseApp.app(name: core.options.appName) }
+
+    /// The host of the web sign-in handler (Firebase's custom auth domain): `auth.example.com` serves
+    /// `https://auth.example.com/__/auth/handler`, for example a Hearth behind your own domain.
+    ///
+    /// ```swift
+    /// Auth.auth().customAuthDomain = "auth.example.com"
+    /// ```
+    public var customAuthDomain: String? {
+        get { core.customAuthDomain }
+        set {
+            core.customAuthDomain = newValue
+            guard let newValue, !newValue.isEmpty else { return }
+            let url = newValue.contains("://") ? URL(string: newValue) : URL(string: "https://" + newValue)
+            if let url { core.backend.endpoints.authDomain = url }
+        }
+    }
+
+    /// Keeps the signed-in user in iCloud Keychain, so the user's other devices share it (Apple platforms; on
+    /// Linux storage is a local file either way).
+    public var shareAuthStateAcrossDevices: Bool {
+        get { core.shareAcrossDevices }
+        set { core.shareAcrossDevices = newValue }
+    }
+
+    /// FirebaseAuth loads the project's reCAPTCHA Enterprise configuration here. Hearth asks for no reCAPTCHA, so
+    /// there is nothing to load: it returns at once.
+    public func initializeRecaptchaConfig() async throws {}
+
+    public func initializeRecaptchaConfig(completion: (@MainActor @Sendable ((any Error)?) -> Void)?) {
+        deliver(completion) { try await self.initializeRecaptchaConfig() }
+    }
+
     /// The signed-in user, or nil. Restored from storage at start.
     public var currentUser: User! { core.user }
 
@@ -168,6 +202,29 @@ public final class Auth: @unchecked Sendable {
         guard user.core === core else { throw AuthErrorFactory.make(.invalidUserToken, detail: "The user belongs to another app.") }
         core.setCurrentUser(user, auth: self)
     }
+
+    public func updateCurrentUser(_ user: User?, completion: UserProfileChangeCallback? = nil) {
+        deliver(completion) {
+            guard let user else { throw AuthErrorFactory.make(.nullUser, detail: "updateCurrentUser needs a user.") }
+            try await self.updateCurrentUser(user)
+        }
+    }
+
+    // MARK: for other Firebase SDKs
+
+    /// The current user's ID token (refreshed when due, or when forced), or nil when nobody is signed in: what
+    /// other Firebase SDKs ask FirebaseAuth for.
+    public func getToken(forcingRefresh forceRefresh: Bool,
+                         completion: @escaping @MainActor @Sendable (String?, (any Error)?) -> Void) {
+        guard let user = currentUser else {
+            Task { @MainActor in completion(nil, nil) }
+            return
+        }
+        deliver(completion) { try await user.getIDToken(forcingRefresh: forceRefresh) }
+    }
+
+    /// The current user's uid, or nil.
+    public func getUserID() -> String? { currentUser?.uid }
 }
 
 /// FirebaseAuth's `AuthSettings`. Firebase wants proof that a phone-number request comes from the real app
@@ -183,5 +240,11 @@ public final class AuthSettings: @unchecked Sendable {
     public var isAppVerificationDisabledForTesting: Bool {
         get { lock.locked { disabled } }
         set { lock.locked { disabled = newValue } }
+    }
+
+    /// The same flag under its Objective-C property name.
+    public var appVerificationDisabledForTesting: Bool {
+        get { isAppVerificationDisabledForTesting }
+        set { isAppVerificationDisabledForTesting = newValue }
     }
 }

@@ -12,11 +12,13 @@ final class AuthCore: @unchecked Sendable {
     private var stateListeners: [ObjectIdentifier: (handle: ListenerHandle, block: AuthStateDidChangeListenerBlock)] = [:]
     private var tokenListeners: [ObjectIdentifier: (handle: ListenerHandle, block: IDTokenDidChangeListenerBlock)] = [:]
     private var refreshTimer: Task<Void, Never>?
-    private var _defaultUIDelegate: (any AuthUIDelegate)?
+    private var _defaultUIDelegate: (any AuthURLOpener)?
     private var _settings: AuthSettings? = AuthSettings()
     private var _apnsToken: Data?
     private var _storage: any UserStorage
     private var _accessGroup: String?
+    private var _shareAcrossDevices = false
+    private var _customAuthDomain: String?
     let options: AuthOptions
 
     init(options: AuthOptions) {
@@ -42,11 +44,31 @@ final class AuthCore: @unchecked Sendable {
         return try Self.storedSnapshot(in: storage).map { User(core: self, snapshot: $0) }
     }
 
+    /// Keeps the signed-in user in storage that syncs to the user's other devices (iCloud Keychain), or not:
+    /// the current user is written again where it now belongs.
+    var shareAcrossDevices: Bool {
+        get { lock.locked { _shareAcrossDevices } }
+        set {
+            let storage = lock.locked { () -> any UserStorage in
+                _shareAcrossDevices = newValue
+                _storage = UserStorages.make(options.persistence, appName: options.appName, apiKey: options.apiKey,
+                                             accessGroup: _accessGroup, synchronizable: newValue)
+                return _storage
+            }
+            if let user { if let data = try? JSONEncoder().encode(user.snapshot) { try? storage.save(data) } }
+        }
+    }
+
+    var customAuthDomain: String? {
+        get { lock.locked { _customAuthDomain } }
+        set { lock.locked { _customAuthDomain = newValue } }
+    }
+
     /// Moves to `accessGroup`'s storage; its user (or nobody) becomes the current user.
     func useAccessGroup(_ accessGroup: String?, auth: Auth) throws {
         let user = try storedUser(accessGroup: accessGroup)
         let storage = UserStorages.make(options.persistence, appName: options.appName, apiKey: options.apiKey,
-                                        accessGroup: accessGroup)
+                                        accessGroup: accessGroup, synchronizable: shareAcrossDevices)
         lock.locked {
             _storage = storage
             _accessGroup = accessGroup
@@ -66,7 +88,7 @@ final class AuthCore: @unchecked Sendable {
         set { lock.locked { _languageCode = newValue } }
     }
 
-    var defaultUIDelegate: (any AuthUIDelegate)? {
+    var defaultUIDelegate: (any AuthURLOpener)? {
         get { lock.locked { _defaultUIDelegate } }
         set { lock.locked { _defaultUIDelegate = newValue } }
     }
@@ -107,6 +129,7 @@ final class AuthCore: @unchecked Sendable {
         Task { @MainActor in
             if changed { for listener in states { listener.block(auth, user) } }
             for listener in tokens { listener.block(auth, user) }
+            NotificationCenter.default.post(name: Auth.authStateDidChangeNotification, object: auth)
         }
     }
 
@@ -118,7 +141,10 @@ final class AuthCore: @unchecked Sendable {
         scheduleRefresh(user)
         let tokens = lock.locked { Array(tokenListeners.values) }
         let auth = Auth(core: self)
-        Task { @MainActor in for listener in tokens { listener.block(auth, user) } }
+        Task { @MainActor in
+            for listener in tokens { listener.block(auth, user) }
+            NotificationCenter.default.post(name: Auth.authStateDidChangeNotification, object: auth)
+        }
     }
 
     private func persist(_ user: User) {

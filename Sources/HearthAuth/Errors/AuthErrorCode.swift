@@ -9,16 +9,16 @@ import Foundation
 /// ```
 public enum AuthErrors {
     /// `FIRAuthErrorDomain`.
-    public static let domain = "FIRAuthErrorDomain"
+    public static let domain: String = "FIRAuthErrorDomain"
     /// The short name of the code (`ERROR_WRONG_PASSWORD`).
-    public static let userInfoNameKey = "FIRAuthErrorUserInfoNameKey"
+    public static let userInfoNameKey: String = "FIRAuthErrorUserInfoNameKey"
     /// The email of the account that already exists (email-in-use and credential-in-use errors).
-    public static let userInfoEmailKey = "FIRAuthErrorUserInfoEmailKey"
+    public static let userInfoEmailKey: String = "FIRAuthErrorUserInfoEmailKey"
     /// The credential to sign in with instead (``AuthErrorCode/credentialAlreadyInUse``,
     /// ``AuthErrorCode/accountExistsWithDifferentCredential``): an ``OAuthCredential``.
-    public static let userInfoUpdatedCredentialKey = "FIRAuthErrorUserInfoUpdatedCredentialKey"
+    public static let userInfoUpdatedCredentialKey: String = "FIRAuthErrorUserInfoUpdatedCredentialKey"
     /// The ``MultiFactorResolver`` of a ``AuthErrorCode/secondFactorRequired`` error.
-    public static let userInfoMultiFactorResolverKey = "FIRAuthErrorUserInfoMultiFactorResolverKey"
+    public static let userInfoMultiFactorResolverKey: String = "FIRAuthErrorUserInfoMultiFactorResolverKey"
 }
 
 /// The Objective-C-era global names the guides use.
@@ -127,6 +127,9 @@ public enum AuthErrorCode: Int, Error, CaseIterable, Sendable {
     case malformedJWT = 18000
 
     /// `ERROR_` and the case name in capitals: what `FIRAuthErrorUserInfoNameKey` holds.
+    /// The code itself, as `AuthErrorCode(...).code` reads in FirebaseAuth (whose codes wrap an `NSError`).
+    public var code: Self { self }
+
     public var errorName: String {
         var name = "ERROR"
         var previousWasLower = false

@@ -288,6 +288,10 @@ public final class MultiFactor: @unchecked Sendable {
     public func unenroll(with factorInfo: MultiFactorInfo, completion: UserProfileChangeCallback? = nil) {
         deliver(completion) { try await self.unenroll(with: factorInfo) }
     }
+
+    public func unenroll(withFactorUID factorUID: String, completion: UserProfileChangeCallback? = nil) {
+        deliver(completion) { try await self.unenroll(withFactorUID: factorUID) }
+    }
 }
 
 /// What a ``AuthErrorCode/secondFactorRequired`` error carries: the user's factors and how to finish.

@@ -1,45 +1,5 @@
 import Foundation
 
-/// Shows the provider's sign-in page to the user. FirebaseAuth's `AuthUIDelegate` presents a view controller;
-/// here the delegate opens a URL, which works on every platform: a browser tab, a web view, or a test driver.
-///
-/// ```swift
-/// final class Opener: AuthUIDelegate {
-///     func open(_ url: URL) async throws { NSWorkspace.shared.open(url) }
-/// }
-/// let credential = try await OAuthProvider(providerID: "github.com").getCredentialWith(Opener())
-/// ```
-public protocol AuthUIDelegate: AnyObject, Sendable {
-    /// Opens `url` (Hearth's `/__/auth/handler`) for the user; the result comes back on a loopback redirect.
-    func open(_ url: URL) async throws
-}
-
-/// Opens URLs with the system browser: `$BROWSER` if set, else `xdg-open` (Linux) or `open` (macOS).
-public final class SystemBrowser: AuthUIDelegate {
-    public init() {}
-
-    public func open(_ url: URL) async throws {
-        #if os(Linux) || os(macOS)
-        let process = Process()
-        let browser = ProcessInfo.processInfo.environment["BROWSER"]
-        #if os(Linux)
-        let command = browser ?? "xdg-open"
-        #else
-        let command = browser ?? "open"
-        #endif
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [command, url.absoluteString]
-        do { try process.run() } catch {
-            throw AuthErrorFactory.make(.webContextCancelled,
-                                        detail: "Could not start \(command) to open the sign-in page; set BROWSER or pass an AuthUIDelegate.",
-                                        underlying: error)
-        }
-        #else
-        throw AuthErrorFactory.make(.webContextCancelled, detail: "Pass an AuthUIDelegate to open the sign-in page.")
-        #endif
-    }
-}
-
 /// Any OAuth 2.0 / OpenID Connect / OAuth 1.0a provider: credentials from tokens the app already has, or a web
 /// sign-in through Hearth's hosted `/__/auth/handler`.
 ///
@@ -50,7 +10,9 @@ public final class SystemBrowser: AuthUIDelegate {
 /// let result = try await Auth.auth().signIn(with: credential)
 /// print(result.credential?.accessToken ?? "", result.credential?.secret ?? "")
 /// ```
-public final class OAuthProvider: @unchecked Sendable {
+public final class OAuthProvider: FederatedAuthProvider, @unchecked Sendable {
+    /// FirebaseAuth's constant for generic OAuth providers.
+    public static let id = "OAuth"
     public let providerID: String
     private let auth: Auth
     private let lock = NSLock()
@@ -62,8 +24,16 @@ public final class OAuthProvider: @unchecked Sendable {
         self.auth = auth
     }
 
+    public convenience init(providerID: AuthProviderID, auth: Auth = Auth.auth()) {
+        self.init(providerID: providerID.rawValue, auth: auth)
+    }
+
     public class func provider(providerID: String) -> OAuthProvider { OAuthProvider(providerID: providerID) }
     public class func provider(providerID: String, auth: Auth) -> OAuthProvider { OAuthProvider(providerID: providerID, auth: auth) }
+    public class func provider(providerID: AuthProviderID) -> OAuthProvider { OAuthProvider(providerID: providerID) }
+    public class func provider(providerID: AuthProviderID, auth: Auth) -> OAuthProvider {
+        OAuthProvider(providerID: providerID, auth: auth)
+    }
 
     /// Extra scopes to ask for.
     public var scopes: [String]? {
@@ -96,9 +66,17 @@ public final class OAuthProvider: @unchecked Sendable {
         OAuthCredential(providerID: providerID, accessToken: accessToken)
     }
 
-    public static func credential(providerID: AuthProviderID, idToken: String, rawNonce: String? = nil,
+    public static func credential(providerID: AuthProviderID, idToken: String, rawNonce: String,
                                   accessToken: String? = nil) -> OAuthCredential {
         OAuthCredential(providerID: providerID.rawValue, idToken: idToken, accessToken: accessToken, rawNonce: rawNonce)
+    }
+
+    public static func credential(providerID: AuthProviderID, idToken: String, accessToken: String? = nil) -> OAuthCredential {
+        OAuthCredential(providerID: providerID.rawValue, idToken: idToken, accessToken: accessToken)
+    }
+
+    public static func credential(providerID: AuthProviderID, accessToken: String) -> OAuthCredential {
+        OAuthCredential(providerID: providerID.rawValue, accessToken: accessToken)
     }
 
     /// Sign in with Apple: its ID token, the nonce whose SHA-256 the request carried, and the name Apple gives only
@@ -120,12 +98,17 @@ public final class OAuthProvider: @unchecked Sendable {
     /// ``Auth/defaultUIDelegate`` if set; otherwise, in an app bundle on iOS/macOS, `ASWebAuthenticationSession`
     /// (which receives Hearth's `app-<bundle id>://` redirect itself), else the system browser (``SystemBrowser``).
     public func getCredentialWith(_ uiDelegate: (any AuthUIDelegate)?) async throws -> AuthCredential {
+        try await credential(opener: urlOpener(uiDelegate))
+    }
+
+    /// The web sign-in, with what opens the page (nil: ``Auth/defaultUIDelegate``, then the platform's own way).
+    func credential(opener: (any AuthURLOpener)?) async throws -> AuthCredential {
         guard let domain = auth.endpoints.authDomain else {
             throw AuthErrorFactory.make(.invalidAPIKey, detail: "No authDomain: set AuthEndpoints.authDomain.")
         }
         let session = randomToken()
         #if canImport(AuthenticationServices) && (os(iOS) || os(macOS))
-        if uiDelegate == nil, auth.defaultUIDelegate == nil, let bundleID = Bundle.main.bundleIdentifier {
+        if opener == nil, auth.defaultUIDelegate == nil, let bundleID = Bundle.main.bundleIdentifier {
             let url = handlerURL(domain: domain, session: session, returnTo: ("appId", bundleID))
             let scheme = "app-" + bundleID.replacingOccurrences(of: ":", with: "-")
             let link = try await WebAuthenticationSessionFlow.run(url, callbackScheme: scheme)
@@ -139,7 +122,7 @@ public final class OAuthProvider: @unchecked Sendable {
         // Listen before opening: a browser (or its driver) may wait for the last page to load before returning.
         let waiting = Task { try await receiver.waitForCallback() }
         do {
-            try await (uiDelegate ?? auth.defaultUIDelegate ?? SystemBrowser()).open(url)
+            try await (opener ?? auth.defaultUIDelegate ?? SystemBrowser()).open(url)
         } catch {
             receiver.close()
             _ = await waiting.result
@@ -176,13 +159,20 @@ public final class OAuthProvider: @unchecked Sendable {
 
     public func getCredentialWith(_ uiDelegate: (any AuthUIDelegate)?,
                                   completion: (@MainActor @Sendable (AuthCredential?, (any Error)?) -> Void)?) {
-        deliver(completion) { try await self.getCredentialWith(uiDelegate) }
+        let opener = urlOpener(uiDelegate)
+        deliver(completion) { try await self.credential(opener: opener) }
+    }
+
+    /// ``FederatedAuthProvider``'s requirement: ``getCredentialWith(_:)``.
+    public func credential(with uiDelegate: (any AuthUIDelegate)?) async throws -> AuthCredential {
+        try await getCredentialWith(uiDelegate)
     }
 }
 
 extension Auth {
-    /// What ``OAuthProvider/getCredentialWith(_:)`` opens the sign-in page with when given no delegate.
-    public var defaultUIDelegate: (any AuthUIDelegate)? {
+    /// What web sign-ins (``OAuthProvider/getCredentialWith(_:)``) and authenticator links open pages with when
+    /// no opener is given; nil: `ASWebAuthenticationSession` in Apple app bundles, else the system browser.
+    public var defaultUIDelegate: (any AuthURLOpener)? {
         get { core.defaultUIDelegate }
         set { core.defaultUIDelegate = newValue }
     }

@@ -47,11 +47,17 @@ public final class PhoneAuthProvider: @unchecked Sendable {
         return session
     }
 
-    public func verifyPhoneNumber(_ phoneNumber: String, uiDelegate: (any AuthUIDelegate)?,
+    public func verifyPhoneNumber(_ phoneNumber: String, uiDelegate: (any AuthUIDelegate)? = nil,
+                                  completion: (@MainActor @Sendable (String?, (any Error)?) -> Void)?) {
+        verifyPhoneNumber(phoneNumber, uiDelegate: uiDelegate, multiFactorSession: nil, completion: completion)
+    }
+
+    public func verifyPhoneNumber(_ phoneNumber: String, uiDelegate: (any AuthUIDelegate)? = nil,
                                   multiFactorSession: MultiFactorSession? = nil,
                                   completion: (@MainActor @Sendable (String?, (any Error)?) -> Void)?) {
         deliver(completion) {
-            try await self.verifyPhoneNumber(phoneNumber, uiDelegate: uiDelegate, multiFactorSession: multiFactorSession)
+            // The delegate is unused (no app verification), and not carried across: it may not be Sendable.
+            try await self.verifyPhoneNumber(phoneNumber, uiDelegate: nil, multiFactorSession: multiFactorSession)
         }
     }
 
@@ -77,12 +83,11 @@ public final class PhoneAuthProvider: @unchecked Sendable {
         return info.sessionInfo
     }
 
-    public func verifyPhoneNumber(with multiFactorInfo: PhoneMultiFactorInfo, uiDelegate: (any AuthUIDelegate)?,
+    public func verifyPhoneNumber(with multiFactorInfo: PhoneMultiFactorInfo, uiDelegate: (any AuthUIDelegate)? = nil,
                                   multiFactorSession: MultiFactorSession?,
                                   completion: (@MainActor @Sendable (String?, (any Error)?) -> Void)?) {
         deliver(completion) {
-            try await self.verifyPhoneNumber(with: multiFactorInfo, uiDelegate: uiDelegate,
-                                             multiFactorSession: multiFactorSession)
+            try await self.verifyPhoneNumber(with: multiFactorInfo, uiDelegate: nil, multiFactorSession: multiFactorSession)
         }
     }
 

@@ -71,16 +71,27 @@ public enum TwitterAuthProvider {
     }
 }
 
-/// FirebaseAuth's provider ids.
-public enum AuthProviderID: String, Sendable, CaseIterable {
-    case apple = "apple.com"
-    case email = "password"
-    case facebook = "facebook.com"
-    case gameCenter = "gc.apple.com"
-    case gitHub = "github.com"
-    case google = "google.com"
-    case phone = "phone"
-    case microsoft = "microsoft.com"
-    case twitter = "twitter.com"
-    case yahoo = "yahoo.com"
+/// A provider id, as FirebaseAuth 12 spells them: `.google`, `.apple`, or `.custom("oidc.acme")` for any other.
+///
+/// ```swift
+/// let provider = OAuthProvider(providerID: .custom("oidc.acme"))
+/// ```
+public struct AuthProviderID: Equatable, Hashable, Sendable {
+    public let rawValue: String
+    private init(rawValue: String) { self.rawValue = rawValue }
+
+    public static var apple: Self { Self(rawValue: "apple.com") }
+    public static var email: Self { Self(rawValue: "password") }
+    public static var facebook: Self { Self(rawValue: "facebook.com") }
+    public static var gameCenter: Self { Self(rawValue: "gc.apple.com") }
+    public static var gitHub: Self { Self(rawValue: "github.com") }
+    public static var google: Self { Self(rawValue: "google.com") }
+    public static var phone: Self { Self(rawValue: "phone") }
+    /// Providers Firebase names only as strings, here for convenience.
+    public static var microsoft: Self { Self(rawValue: "microsoft.com") }
+    public static var twitter: Self { Self(rawValue: "twitter.com") }
+    public static var yahoo: Self { Self(rawValue: "yahoo.com") }
+
+    /// Any other provider: `oidc.*`, `saml.*`, or a built-in one by its id.
+    public static func custom(_ value: String) -> Self { Self(rawValue: value) }
 }

@@ -29,8 +29,11 @@ enum UserStorages {
     /// The app's own record, or with `accessGroup` the record every app of the group shares for this API key (as
     /// FirebaseAuth keys its shared Keychain item by API key): a Keychain access group on Apple platforms, a
     /// `groups/<name>` folder beside the app's own file elsewhere.
+    ///
+    /// `synchronizable`: the Keychain item syncs through iCloud Keychain (FirebaseAuth's
+    /// `shareAuthStateAcrossDevices`); files and memory have no such thing.
     static func make(_ persistence: AuthPersistence, appName: String, apiKey: String,
-                     accessGroup: String? = nil) -> any UserStorage {
+                     accessGroup: String? = nil, synchronizable: Bool = false) -> any UserStorage {
         let key = SHA256.hex(apiKey).prefix(12)
         let name = accessGroup == nil ? "\(appName)-\(key)" : "shared-\(key)"
         let folder = accessGroup.map { group in
@@ -45,7 +48,8 @@ enum UserStorages {
                 .appendingPathComponent(folder).appendingPathComponent(name + ".json"))
         case .automatic:
             #if canImport(Security) && !os(Linux)
-            return KeychainStorage(service: "hearth.auth", account: name, accessGroup: accessGroup)
+            return KeychainStorage(service: "hearth.auth", account: name, accessGroup: accessGroup,
+                                   synchronizable: synchronizable)
             #else
             let environment = ProcessInfo.processInfo.environment
             var base = (environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
@@ -113,17 +117,20 @@ struct FileStorage: UserStorage {
 }
 
 #if canImport(Security) && !os(Linux)
-/// A generic-password Keychain item, readable after the first unlock, this device only.
+/// A generic-password Keychain item, readable after the first unlock; this device only unless synchronizable.
 struct KeychainStorage: UserStorage {
     let service: String
     let account: String
     /// A Keychain sharing group the app is entitled to, or nil for the app's own items.
     var accessGroup: String? = nil
+    /// Synced through iCloud Keychain to the user's other devices.
+    var synchronizable = false
 
     private var query: [String: Any] {
         var query: [String: Any] = [kSecClass as String: kSecClassGenericPassword, kSecAttrService as String: service,
                                     kSecAttrAccount as String: account]
         if let accessGroup { query[kSecAttrAccessGroup as String] = accessGroup }
+        query[kSecAttrSynchronizable as String] = synchronizable ? kCFBooleanTrue : kCFBooleanFalse
         return query
     }
 
@@ -144,7 +151,8 @@ struct KeychainStorage: UserStorage {
         if status == errSecItemNotFound {
             var add = query
             add[kSecValueData as String] = data
-            add[kSecAttrAccessible as String] = kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
+            add[kSecAttrAccessible as String] = synchronizable
+                ? kSecAttrAccessibleAfterFirstUnlock : kSecAttrAccessibleAfterFirstUnlockThisDeviceOnly
             status = SecItemAdd(add as CFDictionary, nil)
         }
         guard status == errSecSuccess else { throw AuthErrorFactory.make(.keychainError, detail: "SecItem: \(status)") }

@@ -88,6 +88,9 @@ public final class User: UserInfo, @unchecked Sendable {
     public var phoneNumber: String? { snapshot.phoneNumber }
     public var isAnonymous: Bool { snapshot.isAnonymous }
     public var isEmailVerified: Bool { snapshot.emailVerified }
+    /// ``isAnonymous`` and ``isEmailVerified`` as methods, FirebaseAuth's Objective-C-era spellings.
+    public func anonymous() -> Bool { isAnonymous }
+    public func emailVerified() -> Bool { isEmailVerified }
     public var metadata: UserMetadata { snapshot.metadata }
     public var tenantID: String? { snapshot.tenantID }
     public var refreshToken: String? { snapshot.refreshToken }
@@ -139,9 +142,18 @@ public final class User: UserInfo, @unchecked Sendable {
         try AuthTokenResult(token: try await getIDToken(forcingRefresh: forcingRefresh))
     }
 
-    public func getIDTokenResult(forcingRefresh: Bool = false,
+    public func getIDTokenResult(forcingRefresh: Bool,
                                  completion: (@MainActor @Sendable (AuthTokenResult?, (any Error)?) -> Void)?) {
         deliver(completion) { try await self.getIDTokenResult(forcingRefresh: forcingRefresh) }
+    }
+
+    public func getIDTokenResult(completion: (@MainActor @Sendable (AuthTokenResult?, (any Error)?) -> Void)?) {
+        getIDTokenResult(forcingRefresh: false, completion: completion)
+    }
+
+    /// ``getIDToken(forcingRefresh:)`` under the name FirebaseAuth's Swift extension gives it.
+    public func idTokenForcingRefresh(_ forceRefresh: Bool) async throws -> String {
+        try await getIDToken(forcingRefresh: forceRefresh)
     }
 
     private func refresh(using refreshToken: String) async throws -> String {

@@ -61,7 +61,8 @@ public final class AuthDataResult: @unchecked Sendable {
 
 /// The provider's view of a sign-in.
 public final class AdditionalUserInfo: @unchecked Sendable {
-    public let providerID: String?
+    /// The provider of the sign-in; empty for anonymous and custom-token sign-ins, as in FirebaseAuth.
+    public let providerID: String
     /// The provider's profile (its `rawUserInfo`), as JSON values.
     public let profile: [String: Any]?
     /// The provider's user name (Twitter/X, GitHub).
@@ -70,11 +71,14 @@ public final class AdditionalUserInfo: @unchecked Sendable {
     public let isNewUser: Bool
 
     init(providerID: String?, profile: [String: Any]? = nil, username: String? = nil, isNewUser: Bool) {
-        self.providerID = providerID
+        self.providerID = providerID ?? ""
         self.profile = profile
         self.username = username
         self.isNewUser = isNewUser
     }
+
+    /// ``isNewUser`` as a method, FirebaseAuth's Objective-C-era spelling.
+    public func newUser() -> Bool { isNewUser }
 }
 
 /// An ID token and its claims, read without verifying the signature (a client cannot; servers verify).

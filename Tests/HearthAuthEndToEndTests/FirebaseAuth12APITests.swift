@@ -1,0 +1,101 @@
+import Foundation
+import HearthAuth
+import HearthTestSupport
+import Testing
+
+/// What FirebaseAuth 12 added that apps call, against a live Hearth: the async sequences of sign-ins and token
+/// changes, the notification, federated sign-in in one call, the provider-id forms, and the small members.
+@Suite(.enabled(if: LiveHearth.unavailableReason == nil, "needs authlib and aiosmtpd: \(LiveHearth.unavailableReason ?? "")"))
+struct FirebaseAuth12APITests {
+    /// A sequence's next values, at most `count` within a deadline.
+    static func collect(_ sequence: some AsyncSequence<User?, Never> & Sendable, _ count: Int) async -> [String?] {
+        await withTaskGroup(of: [String?].self) { group in
+            group.addTask {
+                var seen: [String?] = []
+                for await user in sequence {
+                    seen.append(user?.uid)
+                    if seen.count == count { break }
+                }
+                return seen
+            }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: 10_000_000_000)
+                return []
+            }
+            let first = await group.next() ?? []
+            group.cancelAll()
+            return first
+        }
+    }
+
+    @Test func authStateChangesAndIDTokenChangesAsSequences() async throws {
+        try await LiveHearth.run { live in
+            let auth = live.auth()
+            let states = Task { await Self.collect(auth.authStateChanges, 3) }
+            let tokens = Task { await Self.collect(auth.idTokenChanges, 3) }
+            try await Task.sleep(nanoseconds: 300_000_000)  // both listening: the first value is "signed out"
+            let notified = NotificationWaiter(name: Auth.authStateDidChangeNotification)
+            let user = try await auth.createUser(withEmail: "seq@example.com", password: "first-pass").user
+            _ = try await user.getIDToken(forcingRefresh: true)  // a token change, not a state change
+            try await Task.sleep(nanoseconds: 300_000_000)
+            try auth.signOut()
+            #expect(await states.value == [nil, user.uid, nil], "signed out, signed in, signed out")
+            #expect(await tokens.value == [nil, user.uid, user.uid], "the refresh is a token change")
+            #expect(notified.count >= 2, "posted for the sign-in and the refresh")
+            #expect(auth.getUserID() == nil)
+        }
+    }
+
+    @Test func smallMembersAppsCall() async throws {
+        try await LiveHearth.run { live in
+            let auth = live.auth()
+            try await auth.initializeRecaptchaConfig()
+            let anonymous = try await auth.signInAnonymously()
+            let user = anonymous.user
+            #expect(auth.getUserID() == user.uid && user.anonymous() && !user.emailVerified())
+            #expect(anonymous.additionalUserInfo?.providerID == "" && anonymous.additionalUserInfo?.newUser() == true,
+                    "FirebaseAuth's non-optional providerID: empty for an anonymous sign-in")
+            let token: String? = try await withCheckedThrowingContinuation { continuation in
+                auth.getToken(forcingRefresh: false) { token, error in
+                    if let error { continuation.resume(throwing: error) } else { continuation.resume(returning: token) }
+                }
+            }
+            #expect(token?.split(separator: ".").count == 3, "the current user's ID token, for other Firebase SDKs")
+            #expect(try await user.idTokenForcingRefresh(false).split(separator: ".").count == 3)
+            #expect(AuthErrorCode.userNotFound.code == .userNotFound)
+            #expect(AuthProviderID.custom("oidc.acme").rawValue == "oidc.acme" && AuthProviderID.google.rawValue == "google.com")
+            #expect(OAuthProvider.provider(providerID: .gitHub, auth: auth).providerID == "github.com")
+            let credential = OAuthProvider.credential(providerID: .custom("oidc.acme"), accessToken: "at")
+            #expect(credential.provider == "oidc.acme" && credential.accessToken == "at")
+            auth.customAuthDomain = "auth.example.com"
+            #expect(auth.endpoints.authDomain?.absoluteString == "https://auth.example.com")
+            let settings = try #require(auth.settings)
+            settings.appVerificationDisabledForTesting = true
+            #expect(settings.isAppVerificationDisabledForTesting)
+        }
+    }
+}
+
+/// Counts posts of one notification.
+final class NotificationWaiter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var posts = 0
+    private var observer: (any NSObjectProtocol)?
+
+    init(name: Notification.Name) {
+        observer = NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
+            guard let self else { return }
+            self.lock.lock()
+            self.posts += 1
+            self.lock.unlock()
+        }
+    }
+
+    var count: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return posts
+    }
+
+    deinit { observer.map(NotificationCenter.default.removeObserver) }
+}
