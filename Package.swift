@@ -97,12 +97,15 @@ let package = Package(
             server("NIOHTTP1", "swift-nio"),
             server("NIOFoundationCompat", "swift-nio"),
         ], swiftSettings: swiftSettings),
-        // Federated sign-in: OIDC ID tokens (discovery, JWKS) and OAuth 2.0 profiles, over async-http-client.
+        // Federated sign-in: OIDC ID tokens (discovery, JWKS), OAuth 2.0 profiles and Game Center signatures, over
+        // async-http-client.
         .target(name: "HearthFederation", dependencies: [
             "HearthCore",
             server("AsyncHTTPClient", "async-http-client"),
             server("JWTKit", "jwt-kit"),
             server("Crypto", "swift-crypto"),
+            server("CryptoExtras", "swift-crypto"),
+            server("X509", "swift-certificates"),
             server("NIOFoundationCompat", "swift-nio"),
         ], swiftSettings: swiftSettings),
         .target(name: "HearthServer", dependencies: [

@@ -41,6 +41,7 @@ public struct HTTPIdentityProviderVerifier: IdentityProviderVerifier {
         guard let config = project.settings.identityProviders?[providerID], config.enabled else {
             throw AuthFailure.providerNotEnabled(providerID)
         }
+        if providerID == GameCenter.providerID { return try await gameCenter(fields, config: config, project: project) }
         if let idToken = fields["id_token"], !idToken.isEmpty {
             var assertion = try await verifyIDToken(idToken, providerID: providerID, config: config,
                                                     nonce: fields["nonce"], project: project)

@@ -90,6 +90,18 @@ public final class TestIdentityProvider: @unchecked Sendable {
         _ = try await post("/oauth1-tokens", ["token": token, "secret": secret, "profile": profile])
     }
 
+    /// A Game Center identity-verification signature for `player` and `bundle`, made as GameKit makes one (by
+    /// Python's `cryptography`): the key's URL, the signature and salt (base64), the timestamp (ms).
+    public func gameCenterSignature(player: String, bundle: String, timestamp: Int64? = nil) async throws
+        -> (publicKeyURL: String, signature: String, salt: String, timestamp: Int64)
+    {
+        var body: [String: Any] = ["player": player, "bundle": bundle]
+        if let timestamp { body["timestamp"] = timestamp }
+        let reply = try await post("/gc/sign", body)
+        return (reply["publicKeyUrl"] as? String ?? "", reply["signature"] as? String ?? "", reply["salt"] as? String ?? "",
+                (reply["timestamp"] as? NSNumber)?.int64Value ?? 0)
+    }
+
     /// The client secret its token endpoint expects.
     public static let clientSecret = "idp-secret"
 

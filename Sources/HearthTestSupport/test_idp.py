@@ -3,7 +3,9 @@
 Keys and ID tokens come from authlib (its JWK and JWT implementations); the HTTP side is the standard library's.
 It serves an OIDC discovery document and JWKS, a token-minting endpoint for the tests, a Graph-like /graph/me, a
 GitHub-like /github/user and /github/user/emails, an OIDC /userinfo, a /slow endpoint that never answers in
-time and a /huge one that answers too much. Usage: python3 test_idp.py PORT_FILE
+time and a /huge one that answers too much, and Game Center's side: a certificate at /gc/public-key/gc.cer and
+/gc/sign, which signs as GameKit does (the `cryptography` package, not Hearth's code). Usage: python3 test_idp.py
+PORT_FILE
 """
 import base64, hashlib, html, json, secrets, sys, time, threading
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
@@ -87,6 +89,29 @@ profiles = {}   # access token -> profile (set by the tests through /profiles)
 codes = {}      # authorization code -> what it was issued for
 CLIENT_SECRET = "idp-secret"
 
+# Game Center: an RSA key and its self-signed certificate, as Apple publishes one at static.gc.apple.com.
+def game_center_key():
+    import datetime
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import rsa
+    from cryptography.x509.oid import NameOID
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "gc-test.apple.example")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=30)).sign(key, hashes.SHA256()))
+    return key, cert.public_bytes(serialization.Encoding.DER)
+
+gc_key, gc_cert = game_center_key()
+
+def game_center_sign(player, bundle, timestamp, salt):
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+    payload = player.encode() + bundle.encode() + int(timestamp).to_bytes(8, "big") + salt
+    return gc_key.sign(payload, padding.PKCS1v15(), hashes.SHA256())
+
 class Handler(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
@@ -110,6 +135,13 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         path = urlparse(self.path).path
+        if path == "/gc/public-key/gc.cer":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/pkix-cert")
+            self.send_header("Content-Length", str(len(gc_cert)))
+            self.end_headers()
+            self.wfile.write(gc_cert)
+            return
         if path == "/apple/key":
             return self.reply(200, {"teamId": APPLE_TEAM, "keyId": APPLE_KEY_ID,
                                     "privateKey": apple_key.as_pem(is_private=True).decode()})
@@ -275,6 +307,13 @@ class Handler(BaseHTTPRequestHandler):
             header = {"alg": body.get("alg", "RS256"), "kid": "good-key"}
             token = jwt.encode(header, claims, key).decode()
             return self.reply(200, {"id_token": token})
+        if path == "/gc/sign":
+            salt = secrets.token_bytes(32)
+            timestamp = body.get("timestamp", int(time.time() * 1000))
+            signature = game_center_sign(body["player"], body["bundle"], timestamp, salt)
+            return self.reply(200, {"publicKeyUrl": self.base() + "/gc/public-key/gc.cer", "timestamp": timestamp,
+                                    "signature": base64.b64encode(signature).decode(),
+                                    "salt": base64.b64encode(salt).decode()})
         if path == "/oauth1-next-user":
             oauth1_next_user["profile"] = json.loads(raw)["profile"]
             return self.reply(200, {})

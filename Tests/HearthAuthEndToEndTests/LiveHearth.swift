@@ -17,6 +17,7 @@ struct LiveHearth: Sendable {
     static let apiKey = "sdk-test-key"
     static let projectID = "sdk-project"
     static let clientID = "hearth-client"
+    static let gameBundleID = "com.example.game"
 
     let base: String
     let idp: TestIdentityProvider
@@ -72,6 +73,8 @@ struct LiveHearth: Sendable {
             "google.com": google, "facebook.com": facebook, "twitter.com": twitter, "apple.com": apple,
             "oidc.acme": IdentityProviderConfig(clientId: clientID, clientSecret: TestIdentityProvider.clientSecret,
                                                 issuer: idp.issuer),
+            // Game Center: the app's bundle id, and the test IdP standing in for static.gc.apple.com.
+            "gc.apple.com": IdentityProviderConfig(clientId: gameBundleID, issuer: idp.issuer + "/gc/public-key/"),
         ]
         let hashing = ThreadPoolWorkRunner(threads: 2)
         let app = try await buildApplication(configuration: configuration, store: store, hashing: hashing,

@@ -183,6 +183,16 @@ extension Auth {
             }
             return try await finish(reply, AdditionalUserInfo(providerID: PhoneAuthProvider.id,
                                                               isNewUser: reply.bool("isNewUser") ?? false), nil)
+        case let player as GameCenterAuthCredential:
+            var request = SignInWithGameCenterRequest(
+                playerId: player.playerID, teamPlayerId: player.teamPlayerID, gamePlayerId: player.gamePlayerID,
+                displayName: player.displayName, publicKeyUrl: player.publicKeyURL.absoluteString,
+                signature: player.signature.base64EncodedString(), salt: player.salt.base64EncodedString(),
+                timestamp: Int64(player.timestamp), idToken: idToken)
+            request.tenantId = tenantID
+            let reply = try await core.call(.v1("accounts:signInWithGameCenter"), request)
+            return try await finish(reply, AdditionalUserInfo(providerID: GameCenterAuthProvider.id,
+                                                              isNewUser: reply.bool("isNewUser") ?? false), nil)
         default:
             throw AuthErrorFactory.make(.invalidCredential, detail: "Unsupported credential \(credential.provider).")
         }

@@ -3,8 +3,43 @@ import HearthCore
 import HearthWire
 import Hummingbird
 
-/// `accounts:signInWithIdp` (v3 `verifyAssertion`), `createAuthUri` with a provider, and `v2/accounts:revokeToken`.
+/// `accounts:signInWithIdp` (v3 `verifyAssertion`), `accounts:signInWithGameCenter`, `createAuthUri` with a
+/// provider, and `v2/accounts:revokeToken`.
 enum FederatedRoutes {
+    /// Game Center: the player's signature is checked by the federation verifier (`gc.apple.com`, whose `clientId`
+    /// is the app's bundle id), then the account rules of `signInWithIdp` apply; `idToken` links instead.
+    static func signInWithGameCenter(_ call: Call) async throws -> Response {
+        let request = try call.decode(SignInWithGameCenterRequest.self)
+        let project = try call.clientProject
+        guard let verifier = call.services.federation else { throw AuthFailure.providerNotEnabled("gc.apple.com") }
+        var fields: [String: String] = [:]
+        fields["playerId"] = request.playerId
+        fields["teamPlayerId"] = request.teamPlayerId
+        fields["gamePlayerId"] = request.gamePlayerId
+        fields["displayName"] = request.displayName
+        fields["publicKeyUrl"] = request.publicKeyUrl
+        fields["signature"] = request.signature
+        fields["salt"] = request.salt
+        fields["timestamp"] = request.timestamp.map(String.init)
+        let assertion = try await verifier.assertion(providerID: "gc.apple.com", fields: fields, requestURI: "",
+                                                     project: project)
+        let outcome = try await call.services.accounts.signInWithIdp(in: project, assertion, idToken: request.idToken,
+                                                                     returnIdpCredential: false)
+        switch outcome {
+        case .signedIn(let result):
+            return json(SignInWithGameCenterResponse(
+                localId: result.user.localID, playerId: request.playerId, teamPlayerId: request.teamPlayerId,
+                gamePlayerId: request.gamePlayerId, displayName: result.user.displayName,
+                isNewUser: result.isNewUser, idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
+                expiresIn: String(result.tokens.expiresIn)))
+        case .secondFactorRequired(let required):
+            return MFARoutes.pending(required)
+        case .needConfirmation, .credentialInUse:
+            // Game Center identities carry no email, so neither arises; refused rather than half-answered.
+            throw AuthFailure.invalidIDPResponse("this Game Center player cannot sign in to this account")
+        }
+    }
+
     static func signInWithIdp(_ call: Call) async throws -> Response {
         let request = try call.decode(SignInWithIdpRequest.self)
         guard let requestURI = request.requestUri, !requestURI.isEmpty else { throw AuthFailure.missingRequestURI }

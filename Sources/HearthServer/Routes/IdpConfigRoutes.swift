@@ -24,7 +24,7 @@ enum IdpConfigRoutes {
     }
 
     static let builtInProviders: Set<String> = ["google.com", "apple.com", "facebook.com", "github.com",
-                                                "microsoft.com", "twitter.com", "yahoo.com", "playgames.google.com"]
+                                                "microsoft.com", "twitter.com", "yahoo.com", "playgames.google.com", "gc.apple.com"]
 
     static func collection(_ call: Call) throws -> Collection {
         guard let name = call.parameter("collection"), let collection = Collection(rawValue: name) else {
