@@ -76,6 +76,36 @@ struct FirebaseAuth12APITests {
     }
 }
 
+extension FirebaseAuth12APITests {
+    /// NSSecureCoding, as FirebaseAuth has it: a signed-in result archived with `NSKeyedArchiver` (secure coding
+    /// required) comes back whole, and the archived user can become the current user again and call the server.
+    @Test func resultsUsersAndCredentialsArchiveWithSecureCoding() async throws {
+        try await LiveHearth.run { live in
+            let auth = live.auth()
+            let result = try await auth.createUser(withEmail: "archive@example.com", password: "first-pass")
+            let data = try NSKeyedArchiver.archivedData(withRootObject: result, requiringSecureCoding: true)
+            let back = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: AuthDataResult.self, from: data))
+            #expect(back.user.uid == result.user.uid && back.user.email == "archive@example.com")
+            #expect(back.additionalUserInfo?.isNewUser == true && back.additionalUserInfo?.providerID == "password")
+            try auth.signOut()
+            try await auth.updateCurrentUser(back.user)
+            #expect(auth.currentUser?.uid == result.user.uid)
+            try await back.user.reload()  // its tokens work: it talks to the server as the original did
+
+            let token = try await back.user.getIDTokenResult()
+            let tokenData = try NSKeyedArchiver.archivedData(withRootObject: token, requiringSecureCoding: true)
+            #expect(try NSKeyedUnarchiver.unarchivedObject(ofClass: AuthTokenResult.self, from: tokenData)?.token == token.token)
+
+            let credential = OAuthProvider.credential(providerID: .custom("oidc.acme"), idToken: "id.token.jwt", accessToken: "at")
+            let credentialData = try NSKeyedArchiver.archivedData(withRootObject: credential, requiringSecureCoding: true)
+            let restored = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: OAuthCredential.self, from: credentialData))
+            #expect(restored.provider == "oidc.acme" && restored.idToken == "id.token.jwt" && restored.accessToken == "at")
+            let copy = try #require(auth.settings?.copy() as? AuthSettings)
+            #expect(copy !== auth.settings)
+        }
+    }
+}
+
 /// Counts posts of one notification.
 final class NotificationWaiter: @unchecked Sendable {
     private let lock = NSLock()

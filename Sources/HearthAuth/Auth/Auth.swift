@@ -230,11 +230,18 @@ public final class Auth: @unchecked Sendable {
 /// FirebaseAuth's `AuthSettings`. Firebase wants proof that a phone-number request comes from the real app
 /// (APNs or reCAPTCHA) unless tests turn that off; Hearth asks for no such proof, so the flag changes nothing here.
 /// It is kept so that test setups written for Firebase compile and read back what they set.
-public final class AuthSettings: @unchecked Sendable {
+public final class AuthSettings: NSObject, NSCopying, @unchecked Sendable {
     private let lock = NSLock()
     private var disabled = false
 
-    public init() {}
+    override public init() {}
+
+    /// A settings object with the same flag.
+    public func copy(with zone: NSZone? = nil) -> Any {
+        let copy = AuthSettings()
+        copy.isAppVerificationDisabledForTesting = isAppVerificationDisabledForTesting
+        return copy
+    }
 
     /// Firebase: skip app verification for fictional test numbers. Hearth: never needed.
     public var isAppVerificationDisabledForTesting: Bool {

@@ -207,6 +207,17 @@ final class AuthCore: @unchecked Sendable {
         }
     }
 
+    /// The state of an app already made, by name (the default app once configured), without making one.
+    static func existing(appName: String) -> AuthCore? {
+        registryLock.locked {
+            if let core = registry[appName] { return core }
+            guard appName == "[DEFAULT]", let chosen = configured ?? AuthOptions.fromEnvironment() else { return nil }
+            let core = AuthCore(options: chosen)
+            registry[chosen.appName] = core
+            return core
+        }
+    }
+
     static func shared(_ options: AuthOptions? = nil) -> AuthCore {
         registryLock.locked {
             let chosen = options ?? configured ?? AuthOptions.fromEnvironment()

@@ -29,7 +29,7 @@ public final class MultiFactorSession: @unchecked Sendable {
 }
 
 /// An enrolled second factor.
-open class MultiFactorInfo: @unchecked Sendable {
+open class MultiFactorInfo: NSObject, NSSecureCoding, @unchecked Sendable {
     /// The enrollment id.
     public let uid: String
     public let displayName: String?
@@ -37,7 +37,25 @@ open class MultiFactorInfo: @unchecked Sendable {
     /// `phone` or `totp`.
     public let factorID: String
 
+    /// What the server said, kept for archiving.
+    let wire: MFAInfoWire
+
+    public static var supportsSecureCoding: Bool { true }
+
+    open func encode(with coder: NSCoder) {
+        coder.encodeJSON(wire, "wire")
+        coder.encodeString(factorID, "factorID")
+    }
+
+    public required convenience init?(coder: NSCoder) {
+        guard let wire = coder.decodeJSON(MFAInfoWire.self, "wire"), let factorID = coder.decodeString("factorID") else {
+            return nil
+        }
+        self.init(wire, factorID: factorID)
+    }
+
     init(_ wire: MFAInfoWire, factorID: String) {
+        self.wire = wire
         uid = wire.mfaEnrollmentId ?? ""
         displayName = wire.displayName
         self.factorID = factorID
@@ -62,11 +80,18 @@ public final class PhoneMultiFactorInfo: MultiFactorInfo, @unchecked Sendable {
         phoneNumber = wire.phoneInfo ?? ""
         super.init(wire, factorID: Self.PhoneMultiFactorID)
     }
+
+    override init(_ wire: MFAInfoWire, factorID: String) {
+        phoneNumber = wire.phoneInfo ?? ""
+        super.init(wire, factorID: factorID)
+    }
 }
 
 /// An authenticator-app (TOTP) second factor.
 public final class TOTPMultiFactorInfo: MultiFactorInfo, @unchecked Sendable {
     init(_ wire: MFAInfoWire) { super.init(wire, factorID: PhoneMultiFactorInfo.TOTPMultiFactorID) }
+
+    override init(_ wire: MFAInfoWire, factorID: String) { super.init(wire, factorID: factorID) }
 }
 
 /// Proof of a second factor: from ``PhoneMultiFactorGenerator`` or ``TOTPMultiFactorGenerator``.
@@ -215,10 +240,19 @@ public typealias TotpMultiFactorAssertion = TOTPMultiFactorAssertion
 /// ```swift
 /// for factor in user.multiFactor.enrolledFactors { print(factor.factorID, factor.displayName ?? "") }
 /// ```
-public final class MultiFactor: @unchecked Sendable {
+public final class MultiFactor: NSObject, NSSecureCoding, @unchecked Sendable {
     private let user: User
 
     init(user: User) { self.user = user }
+
+    public static let supportsSecureCoding = true
+
+    public func encode(with coder: NSCoder) { coder.encode(user, forKey: "user") }
+
+    public init?(coder: NSCoder) {
+        guard let user = coder.decodeObjectIfPresent(of: User.self, forKey: "user") else { return nil }
+        self.user = user
+    }
 
     public var enrolledFactors: [MultiFactorInfo] { user.snapshot.mfa.map(MultiFactorInfo.make) }
 

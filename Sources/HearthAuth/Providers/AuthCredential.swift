@@ -8,7 +8,7 @@ import Foundation
 /// let credential = EmailAuthProvider.credential(withEmail: "ada@example.com", password: "s3cret!")
 /// try await Auth.auth().currentUser?.link(with: credential)
 /// ```
-open class AuthCredential: @unchecked Sendable {
+open class AuthCredential: NSObject, @unchecked Sendable {
     /// The provider ID (`password`, `google.com`, `phone`, …).
     public let provider: String
 
@@ -42,7 +42,7 @@ final class EmailAuthCredential: AuthCredential, @unchecked Sendable {
 /// let credential = OAuthProvider.credential(withProviderID: "oidc.acme", idToken: idToken, rawNonce: nonce,
 ///                                           accessToken: nil)
 /// ```
-public final class OAuthCredential: AuthCredential, @unchecked Sendable {
+public final class OAuthCredential: AuthCredential, NSSecureCoding, @unchecked Sendable {
     /// The provider's ID token, if any.
     public let idToken: String?
     /// The provider's access token (OAuth 1.0a: the token).
@@ -77,6 +77,32 @@ public final class OAuthCredential: AuthCredential, @unchecked Sendable {
         self.sessionID = sessionID
         self._pendingToken = pendingToken
         super.init(provider: providerID)
+    }
+
+    public static let supportsSecureCoding = true
+
+    public func encode(with coder: NSCoder) {
+        coder.encodeString(provider, "provider")
+        coder.encodeString(idToken, "idToken")
+        coder.encodeString(accessToken, "accessToken")
+        coder.encodeString(secret, "secret")
+        coder.encodeString(rawNonce, "rawNonce")
+        coder.encodeString(requestURI, "requestURI")
+        coder.encodeString(sessionID, "sessionID")
+        coder.encodeString(pendingToken, "pendingToken")
+    }
+
+    public init?(coder: NSCoder) {
+        guard let provider = coder.decodeString("provider") else { return nil }
+        idToken = coder.decodeString("idToken")
+        accessToken = coder.decodeString("accessToken")
+        secret = coder.decodeString("secret")
+        rawNonce = coder.decodeString("rawNonce")
+        fullName = nil
+        requestURI = coder.decodeString("requestURI")
+        sessionID = coder.decodeString("sessionID")
+        _pendingToken = coder.decodeString("pendingToken")
+        super.init(provider: provider)
     }
 
     /// `postBody` of `signInWithIdp`, form-encoded.
@@ -116,7 +142,7 @@ public struct PersonNameParts: Sendable, Equatable {
 
 /// A phone number proven by an SMS code (``PhoneAuthProvider/credential(withVerificationID:verificationCode:)``),
 /// or the server's proof that a number belongs to another account.
-public final class PhoneAuthCredential: AuthCredential, @unchecked Sendable {
+public final class PhoneAuthCredential: AuthCredential, NSSecureCoding, @unchecked Sendable {
     let verificationID: String?
     let verificationCode: String?
     let temporaryProof: String?
@@ -136,6 +162,26 @@ public final class PhoneAuthCredential: AuthCredential, @unchecked Sendable {
         self.verificationCode = nil
         self.temporaryProof = temporaryProof
         self.phoneNumber = phoneNumber
+        super.init(provider: PhoneAuthProvider.id)
+    }
+
+    public static let supportsSecureCoding = true
+
+    public func encode(with coder: NSCoder) {
+        coder.encodeString(verificationID, "verificationID")
+        coder.encodeString(verificationCode, "verificationCode")
+        coder.encodeString(temporaryProof, "temporaryProof")
+        coder.encodeString(phoneNumber, "phoneNumber")
+    }
+
+    public init?(coder: NSCoder) {
+        verificationID = coder.decodeString("verificationID")
+        verificationCode = coder.decodeString("verificationCode")
+        temporaryProof = coder.decodeString("temporaryProof")
+        phoneNumber = coder.decodeString("phoneNumber")
+        guard (verificationID != nil && verificationCode != nil) || (temporaryProof != nil && phoneNumber != nil) else {
+            return nil
+        }
         super.init(provider: PhoneAuthProvider.id)
     }
 }

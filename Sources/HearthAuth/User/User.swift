@@ -59,7 +59,7 @@ struct UserSnapshot: Codable, Sendable {
 ///     let token = try await user.getIDToken()   // for your own server's Authorization header
 /// }
 /// ```
-public final class User: UserInfo, @unchecked Sendable {
+public final class User: NSObject, UserInfo, NSSecureCoding, @unchecked Sendable {
     /// Tokens are refreshed when they have less than this many seconds left (FirebaseAuth: five minutes).
     static let refreshMargin: TimeInterval = 300
 
@@ -69,6 +69,24 @@ public final class User: UserInfo, @unchecked Sendable {
     private var refreshing: Task<String, any Error>?
 
     init(core: AuthCore, snapshot: UserSnapshot) {
+        self.core = core
+        self.state = snapshot
+    }
+
+    public static let supportsSecureCoding = true
+
+    /// The user's tokens and profile, and the app it belongs to.
+    public func encode(with coder: NSCoder) {
+        coder.encodeJSON(snapshot, "snapshot")
+        coder.encodeString(core.options.appName, "appName")
+    }
+
+    /// A user archived by this app (or an app of the same name and API key, in an extension): it belongs to that
+    /// app's ``Auth`` again, so ``Auth/updateCurrentUser(_:)`` accepts it. Nil when no such app is configured.
+    public init?(coder: NSCoder) {
+        guard let snapshot = coder.decodeJSON(UserSnapshot.self, "snapshot"),
+              let appName = coder.decodeString("appName"), let core = AuthCore.existing(appName: appName)
+        else { return nil }
         self.core = core
         self.state = snapshot
     }

@@ -46,7 +46,7 @@ public struct UserMetadata: Sendable, Equatable, Codable {
 /// let result = try await Auth.auth().signIn(with: credential)
 /// print(result.user.uid, result.additionalUserInfo?.isNewUser ?? false)
 /// ```
-public final class AuthDataResult: @unchecked Sendable {
+public final class AuthDataResult: NSObject, NSSecureCoding, @unchecked Sendable {
     public let user: User
     public let additionalUserInfo: AdditionalUserInfo?
     /// The provider's tokens (OAuth sign-ins only).
@@ -57,10 +57,25 @@ public final class AuthDataResult: @unchecked Sendable {
         self.additionalUserInfo = additionalUserInfo
         self.credential = credential
     }
+
+    public static let supportsSecureCoding = true
+
+    public func encode(with coder: NSCoder) {
+        coder.encode(user, forKey: "user")
+        coder.encode(additionalUserInfo, forKey: "additionalUserInfo")
+        coder.encode(credential, forKey: "credential")
+    }
+
+    public init?(coder: NSCoder) {
+        guard let user = coder.decodeObjectIfPresent(of: User.self, forKey: "user") else { return nil }
+        self.user = user
+        additionalUserInfo = coder.decodeObjectIfPresent(of: AdditionalUserInfo.self, forKey: "additionalUserInfo")
+        credential = coder.decodeObjectIfPresent(of: OAuthCredential.self, forKey: "credential")
+    }
 }
 
 /// The provider's view of a sign-in.
-public final class AdditionalUserInfo: @unchecked Sendable {
+public final class AdditionalUserInfo: NSObject, NSSecureCoding, @unchecked Sendable {
     /// The provider of the sign-in; empty for anonymous and custom-token sign-ins, as in FirebaseAuth.
     public let providerID: String
     /// The provider's profile (its `rawUserInfo`), as JSON values.
@@ -79,6 +94,25 @@ public final class AdditionalUserInfo: @unchecked Sendable {
 
     /// ``isNewUser`` as a method, FirebaseAuth's Objective-C-era spelling.
     public func newUser() -> Bool { isNewUser }
+
+    public static let supportsSecureCoding = true
+
+    public func encode(with coder: NSCoder) {
+        coder.encodeString(providerID, "providerID")
+        if let profile, let data = try? JSONSerialization.data(withJSONObject: profile) { coder.encode(data as NSData, forKey: "profile") }
+        coder.encodeString(username, "username")
+        coder.encode(isNewUser, forKey: "isNewUser")
+    }
+
+    public init?(coder: NSCoder) {
+        guard let providerID = coder.decodeString("providerID") else { return nil }
+        self.providerID = providerID
+        profile = coder.decodeObjectIfPresent(of: NSData.self, forKey: "profile").flatMap {
+            try? JSONSerialization.jsonObject(with: Data(referencing: $0)) as? [String: Any]
+        }
+        username = coder.decodeString("username")
+        isNewUser = coder.decodeBool(forKey: "isNewUser")
+    }
 }
 
 /// An ID token and its claims, read without verifying the signature (a client cannot; servers verify).
@@ -87,7 +121,7 @@ public final class AdditionalUserInfo: @unchecked Sendable {
 /// let result = try await user.getIDTokenResult(forcingRefresh: false)
 /// if result.claims["admin"] as? Bool == true { … }
 /// ```
-public final class AuthTokenResult: @unchecked Sendable {
+public final class AuthTokenResult: NSObject, NSSecureCoding, @unchecked Sendable {
     public let token: String
     public let expirationDate: Date
     /// When the user last signed in (the `auth_time` claim); unchanged by refreshes, so a server can ask for a
@@ -116,5 +150,15 @@ public final class AuthTokenResult: @unchecked Sendable {
         let firebase = claims["firebase"] as? [String: Any]
         signInProvider = firebase?["sign_in_provider"] as? String ?? ""
         signInSecondFactor = firebase?["sign_in_second_factor"] as? String ?? ""
+    }
+
+    public static let supportsSecureCoding = true
+
+    public func encode(with coder: NSCoder) { coder.encodeString(token, "token") }
+
+    /// Read again from the token (its claims are the token's).
+    public convenience init?(coder: NSCoder) {
+        guard let token = coder.decodeString("token") else { return nil }
+        try? self.init(token: token)
     }
 }
