@@ -1,7 +1,7 @@
 import Foundation
 
-/// A credential from a sign-in method, handed to ``Auth/signIn(with:completion:)``, ``User/link(with:completion:)``
-/// or ``User/reauthenticate(with:completion:)``. Made by the providers (``EmailAuthProvider``,
+/// A credential from a sign-in method, handed to `Auth.signIn(with:)`, `User.link(with:)` or
+/// `User.reauthenticate(with:)`. Made by the providers (``EmailAuthProvider``,
 /// ``GoogleAuthProvider``, ``OAuthProvider``, ``PhoneAuthProvider`` …), never directly.
 ///
 /// ```swift
