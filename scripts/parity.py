@@ -6,7 +6,8 @@ told), then parsed by `swiftc -dump-parse`; the public and open declarations (an
 protocols and enums) are kept as a symbol (`Auth.signIn(withEmail:password:)`) and a normalised signature.
 
     python3 scripts/parity.py extract --firebase DIR > docs/parity/firebaseauth-12.19.0.json
-        # DIR: a firebase-ios-sdk checkout at CocoaPods-12.19.0 (its FirebaseAuth/Sources/Swift is read)
+        # DIR: a firebase-ios-sdk checkout at CocoaPods-12.19.0 (its FirebaseAuth/Sources/Swift, and the globals of
+        # its public Objective-C headers, are read)
     python3 scripts/parity.py check      # counts, and fails if README's list of differences is out of date
     python3 scripts/parity.py readme     # rewrites that list in README.md
     python3 scripts/parity.py parse      # parses HearthAuth's Apple-only branches (iOS and macOS) with swiftc
@@ -239,10 +240,28 @@ def collect(tree, lines, found):
 
 # MARK: commands
 
+def header_globals(folder):
+    """The Objective-C globals FirebaseAuth's public headers give Swift names (`EmailAuthProviderID`, the
+    `AuthStateDidChange` notification name): still what older apps write."""
+    found = {}
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".h"):
+            continue
+        with open(os.path.join(folder, name), encoding="utf-8") as handle:
+            text = handle.read()
+        for match in re.finditer(r"extern\s+NSString\s*\*\s*const\s+(?:_Nonnull\s+)?FIR\w+\s+NS_SWIFT_NAME\(\s*(\w+)\s*\)", text):
+            found[match.group(1)] = [f"var {match.group(1)}: String"]
+        for match in re.finditer(r"extern\s+const\s+NSNotificationName\s+FIR\w+\s+NS_SWIFT_NAME\(\s*(\w+)\s*\)", text):
+            found["NSNotification.Name." + match.group(1)] = [f"static var {match.group(1)}: NSNotification.Name"]
+    return found
+
+
 def extract(firebase):
     folder = os.path.join(firebase, "FirebaseAuth", "Sources", "Swift")
     api = declarations(folder)
-    json.dump({"source": "firebase-ios-sdk CocoaPods-12.19.0, FirebaseAuth/Sources/Swift (iOS branches)",
+    api.update(header_globals(os.path.join(firebase, "FirebaseAuth", "Sources", "Public", "FirebaseAuth")))
+    json.dump({"source": "firebase-ios-sdk CocoaPods-12.19.0: FirebaseAuth/Sources/Swift (iOS branches) and the "
+                         "Swift names of FirebaseAuth/Sources/Public/FirebaseAuth's globals",
                "declarations": {k: api[k] for k in sorted(api)}}, sys.stdout, indent=1, sort_keys=False)
     print()
 

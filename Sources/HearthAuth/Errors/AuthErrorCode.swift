@@ -22,11 +22,11 @@ public enum AuthErrors {
 }
 
 /// The Objective-C-era global names the guides use.
-public let AuthErrorDomain = AuthErrors.domain
-public let AuthErrorUserInfoNameKey = AuthErrors.userInfoNameKey
-public let AuthErrorUserInfoEmailKey = AuthErrors.userInfoEmailKey
-public let AuthErrorUserInfoUpdatedCredentialKey = AuthErrors.userInfoUpdatedCredentialKey
-public let AuthErrorUserInfoMultiFactorResolverKey = AuthErrors.userInfoMultiFactorResolverKey
+public let AuthErrorDomain: String = AuthErrors.domain
+public let AuthErrorUserInfoNameKey: String = AuthErrors.userInfoNameKey
+public let AuthErrorUserInfoEmailKey: String = AuthErrors.userInfoEmailKey
+public let AuthErrorUserInfoUpdatedCredentialKey: String = AuthErrors.userInfoUpdatedCredentialKey
+public let AuthErrorUserInfoMultiFactorResolverKey: String = AuthErrors.userInfoMultiFactorResolverKey
 
 /// FirebaseAuth's error codes, with its raw values.
 ///
