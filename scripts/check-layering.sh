@@ -46,15 +46,15 @@ allow Sources/HearthMail "mail imports HearthCore, templates and NIO only (no ba
   $platform HearthCore Mustache NIOCore NIOPosix NIOSSL Logging
 allow Sources/HearthSMS "SMS imports HearthCore and its HTTP client only (no backend, no server)" \
   $platform HearthCore AsyncHTTPClient Crypto NIOCore NIOHTTP1 NIOFoundationCompat
-allow Sources/HearthFederation "federation imports HearthCore, its HTTP client and jwt-kit only" \
-  $platform HearthCore AsyncHTTPClient JWTKit Crypto NIOCore NIOFoundationCompat
+allow Sources/HearthFederation "federation imports HearthCore, its HTTP client, jwt-kit and X.509 only" \
+  $platform HearthCore AsyncHTTPClient JWTKit Crypto _CryptoExtras X509 NIOCore NIOFoundationCompat
 allow Sources/HearthServer "the server never imports a backend" \
   $platform HearthCore HearthWire HearthMail HearthSMS HearthFederation Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
   Mustache ServiceLifecycle HummingbirdBcrypt HummingbirdCore NIOHTTPTypes Metrics Prometheus
 allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform FoundationNetworking
 allow Sources/HearthPostgresTestSupport "the throwaway PostgreSQL imports its driver only" $platform PostgresNIO Logging
 allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only (Apple system frameworks behind canImport)" \
-  $platform HearthWire FoundationNetworking Security AuthenticationServices UIKit
+  $platform HearthWire FoundationNetworking Security AuthenticationServices UIKit GameKit
 allow Sources/SeedExamples "the guides' snippets use HearthAuth only" $platform HearthAuth
 allow Sources/HearthAdmin "the admin SDK imports HearthWire, jwt-kit and async-http-client only (never the server)" \
   $platform HearthWire JWTKit AsyncHTTPClient NIOCore NIOHTTP1 NIOFoundationCompat
