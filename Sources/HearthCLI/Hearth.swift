@@ -7,7 +7,7 @@ struct Hearth: AsyncParsableCommand {
         commandName: "hearth",
         abstract: "A self-hosted identity server that speaks Firebase Authentication's protocol.",
         version: HearthVersion.current,
-        subcommands: [Serve.self, Speed.self, Users.self, Keys.self, Backup.self, StoreCommands.self, AuthImport.self, AuthExport.self,
+        subcommands: [Serve.self, Speed.self, Users.self, Keys.self, Backup.self, StoreCommands.self, ConsoleAdmins.self, AuthImport.self, AuthExport.self,
                       ServiceAccounts.self,
                       AdminToken.self])
 }

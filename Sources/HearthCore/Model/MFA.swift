@@ -137,6 +137,8 @@ public struct MFASettings: Sendable, Codable, Equatable {
 public struct PendingRecord: Sendable, Codable, Equatable {
     public enum Kind: String, Sendable, Codable {
         case mfaPendingCredential, totpEnrollment, phoneVerification, idpCredential, idpRedirect, idpReturn
+        /// A console operator's session (``ConsoleSession``).
+        case consoleSession
     }
 
     public var digest: String

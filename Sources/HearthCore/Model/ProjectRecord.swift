@@ -15,6 +15,8 @@ public struct ProjectRecord: Sendable, Codable, Equatable {
     public var createdAt: Date
     /// Keys allowed to call the admin API and to sign custom tokens (public halves only).
     public var serviceAccounts: [ServiceAccountRecord] = []
+    /// Operators of the admin console (`hearth console-admins`).
+    public var consoleAdmins: [ConsoleAdminRecord] = []
 
     public init(id: String, number: String, apiKeys: [String], signingKeys: [SigningKeyRecord],
                 hashConfig: FirebaseScryptParameters, settings: ProjectSettings, createdAt: Date) {
@@ -31,7 +33,7 @@ public struct ProjectRecord: Sendable, Codable, Equatable {
     public var activeSigningKey: SigningKeyRecord? { signingKeys.last { $0.retiredAt == nil } }
 
     enum CodingKeys: String, CodingKey {
-        case id, number, apiKeys, signingKeys, hashConfig, settings, createdAt, serviceAccounts
+        case id, number, apiKeys, signingKeys, hashConfig, settings, createdAt, serviceAccounts, consoleAdmins
     }
 
     /// Reads records written before a field existed (`serviceAccounts` defaults to none).
@@ -45,6 +47,7 @@ public struct ProjectRecord: Sendable, Codable, Equatable {
         settings = try container.decode(ProjectSettings.self, forKey: .settings)
         createdAt = try container.decode(Date.self, forKey: .createdAt)
         serviceAccounts = try container.decodeIfPresent([ServiceAccountRecord].self, forKey: .serviceAccounts) ?? []
+        consoleAdmins = try container.decodeIfPresent([ConsoleAdminRecord].self, forKey: .consoleAdmins) ?? []
     }
 }
 

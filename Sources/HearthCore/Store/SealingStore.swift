@@ -69,6 +69,11 @@ extension ProjectRecord {
                 copy.settings.identityProviders?[provider]?.privateKey = try transform(secret, "project:\(id):idp:\(provider)")
             }
         }
+        for index in copy.consoleAdmins.indices {
+            if let secret = copy.consoleAdmins[index].totpSecret {
+                copy.consoleAdmins[index].totpSecret = try transform(secret, "project:\(id):console:\(copy.consoleAdmins[index].email)")
+            }
+        }
         return copy
     }
 }

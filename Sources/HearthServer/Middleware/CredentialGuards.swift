@@ -79,6 +79,12 @@ struct AdminGuard: RouterMiddleware {
 
     /// The project and the actor (service account or `owner`).
     private func resolve(_ request: Request, id: String?) async throws -> (ProjectContext?, String) {
+        // The console: its session cookie and CSRF token stand for an operator of the served project.
+        if request.headers[.authorization] == nil, let email = try await ConsoleRoutes.operatorEmail(request, services: services) {
+            let project = try await services.defaultProject()
+            if let id, id != project.id { throw APIError.permissionDenied }
+            return (project, "console:" + email)
+        }
         guard let authorization = request.headers[.authorization] else {
             let key = request.uri.queryParameters["key"].map(String.init) ?? request.headers[.xGoogAPIKey]
             throw key == nil ? APIError.missingAPIKey : APIError.adminNeedsCredentials

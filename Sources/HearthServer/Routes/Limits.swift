@@ -19,6 +19,8 @@ struct RateLimited: RouterMiddleware {
         case signUps
         /// `sendOobCode` emails, per recipient and per address, so the endpoint cannot flood an inbox.
         case emails
+        /// Failed console sign-ins, per operator and per address: the operator is locked out for the window.
+        case consoleSignIns
     }
 
     let policy: Policy
@@ -52,6 +54,16 @@ struct RateLimited: RouterMiddleware {
             let response = try await next(request, context)
             await count(keys)
             return response
+        case .consoleSignIns:
+            let keys = [("console-failed-email:" + EmailAddress.normalized(fields["email"] ?? ""), limits.failedSignInsPerEmail),
+                        ("console-failed-address:" + address, limits.failedSignInsPerAddress)]
+            try await enforce(keys, in: context.project)
+            do {
+                return try await next(request, context)
+            } catch let failure as AuthFailure where failure == .invalidLoginCredentials {
+                await count(keys)
+                throw failure
+            }
         case .emails:
             // Keyed by the address the email goes to: keyed by an ID token it would start afresh with every
             // refresh, letting one account flood any address it sets as its own. An inbox is one inbox whatever

@@ -107,6 +107,13 @@ enum HearthRoutes {
                  to: PublicKeyRoutes.x509)
         open.get("\(googleKeys)/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
                  "/.well-known/jwks.json", "\(v1)/sessionCookiePublicKeys", to: PublicKeyRoutes.jwks)
+        // The admin console: its page and assets, and the operator's session (a cookie the admin API accepts with
+        // its CSRF token; see AdminGuard).
+        open.get("/console", to: ConsolePage.show)
+        open.get("/console/assets/{file}", to: ConsolePage.asset)
+        open.and(RateLimited(policy: .consoleSignIns, services: services)).post("/console/session", to: ConsoleRoutes.signIn)
+        open.get("/console/session", to: ConsoleRoutes.show)
+        open.on(.delete, "/console/session", to: ConsoleRoutes.signOut)
         // The hosted page email links open, and the OAuth redirect handler.
         open.get("/__/auth/action", to: ActionPage.show)
         open.post("/__/auth/action", to: ActionPage.submit)

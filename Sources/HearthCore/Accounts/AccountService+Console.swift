@@ -1,0 +1,54 @@
+import Foundation
+
+/// Console operators: sign-in with a password and, when the operator has one, a TOTP code; sessions kept as pending
+/// records (the cookie's digest only) for eight hours.
+///
+/// ```swift
+/// let (token, session) = try await accounts.consoleSignIn(in: project, email: "ops@example.com",
+///                                                         password: "…", code: "123456")
+/// // cookie: token; every change repeats session.csrf
+/// ```
+extension AccountService {
+    public static let consoleSessionLifetime: TimeInterval = 8 * 3600
+
+    /// An unknown operator, a wrong password and a wrong or missing code all answer `INVALID_LOGIN_CREDENTIALS`,
+    /// after the same scrypt work: the answer says nothing about which was wrong.
+    public func consoleSignIn(in project: ProjectContext, email: String, password: String, code: String?) async throws
+        -> (token: String, session: ConsoleSession)
+    {
+        let normalized = EmailAddress.normalized(email)
+        let admin = project.record.consoleAdmins.first { EmailAddress.normalized($0.email) == normalized }
+        let stored = admin?.passwordHash ?? project.dummyPasswordHash
+        let passwordMatches = try await hashing.run { try PasswordHash.verify(password, against: stored) }
+        let now = clock.now()
+        var codeMatches = true
+        if let secret = admin?.totpSecret {
+            codeMatches = Base32.decode(secret).flatMap { key in
+                code.flatMap { TOTP.match($0, secret: key, at: now, window: 1) }
+            } != nil
+        }
+        guard let admin, passwordMatches, codeMatches else { throw AuthFailure.invalidLoginCredentials }
+        let token = SecureRandom.token(byteCount: 32)
+        let session = ConsoleSession(email: admin.email, csrf: SecureRandom.token(byteCount: 24))
+        try await store.insertPending(PendingRecord(
+            digest: storageDigest("console:" + token), projectID: project.id, kind: .consoleSession,
+            payload: try RecordCoding.encode(session), expiresAt: now + Self.consoleSessionLifetime), now: now)
+        return (token, session)
+    }
+
+    /// The live session of a cookie, or nil. An operator removed since signing in has no session.
+    public func consoleSession(in project: ProjectContext, token: String) async throws -> ConsoleSession? {
+        guard token.utf8.count <= 256,
+              let record = try await store.pending(projectID: project.id, digest: storageDigest("console:" + token),
+                                                   now: clock.now()),
+              record.kind == .consoleSession,
+              let session = try? RecordCoding.decode(ConsoleSession.self, from: record.payload),
+              project.record.consoleAdmins.contains(where: { $0.email == session.email })
+        else { return nil }
+        return session
+    }
+
+    public func consoleSignOut(in project: ProjectContext, token: String) async throws {
+        _ = try await store.consumePending(projectID: project.id, digest: storageDigest("console:" + token))
+    }
+}

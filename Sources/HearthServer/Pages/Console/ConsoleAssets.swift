@@ -1,0 +1,314 @@
+/// The console's three files. Kept as text here so that the binary carries them; each is small (the page budget is
+/// 100 KB, checked by ConsoleTests).
+enum ConsoleAssets {
+    static let html = #"""
+    <!DOCTYPE html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="robots" content="noindex">
+    <title>Hearth console</title>
+    <link rel="stylesheet" href="/console/assets/console.css">
+    <script src="/console/assets/console.js" defer></script>
+    </head>
+    <body>
+    <header>
+    <h1>Hearth console</h1>
+    <p id="banner" role="note" hidden>Emulator mode: the console is open without signing in, as Firebase's Emulator UI is. Never expose it.</p>
+    <p><span id="who"></span> <button type="button" id="signout" hidden>Sign out</button></p>
+    </header>
+    <p id="status" role="status" aria-live="polite"></p>
+    <main>
+    <section id="signin" hidden aria-labelledby="signin-title">
+    <h2 id="signin-title">Sign in</h2>
+    <form id="signin-form">
+    <label for="email">Email</label>
+    <input id="email" name="email" type="email" autocomplete="username" required>
+    <label for="password">Password</label>
+    <input id="password" name="password" type="password" autocomplete="current-password" required>
+    <label for="code">Authenticator code</label>
+    <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6">
+    <button type="submit" id="signin-submit">Sign in</button>
+    </form>
+    </section>
+    <section id="users" hidden aria-labelledby="users-title">
+    <h2 id="users-title">Users</h2>
+    <form id="search-form" role="search">
+    <label for="query">Find by email, phone number or uid</label>
+    <input id="query" type="search" autocomplete="off">
+    <button type="submit" id="search">Search</button>
+    <button type="button" id="all">All users</button>
+    </form>
+    <table>
+    <caption id="caption">Users</caption>
+    <thead><tr><th scope="col">Email</th><th scope="col">Phone</th><th scope="col">uid</th><th scope="col">Status</th></tr></thead>
+    <tbody id="rows"></tbody>
+    </table>
+    <button type="button" id="more" hidden>Next page</button>
+    </section>
+    <section id="user" hidden aria-labelledby="user-title">
+    <h2 id="user-title">User</h2>
+    <button type="button" id="back">Back to users</button>
+    <dl id="fields"></dl>
+    <h3>Providers</h3>
+    <ul id="providers"></ul>
+    <h3>Second factors</h3>
+    <ul id="factors"></ul>
+    <h3><label for="claims">Custom claims (a JSON object)</label></h3>
+    <textarea id="claims" rows="4" spellcheck="false"></textarea>
+    <button type="button" id="save-claims">Save claims</button>
+    <h3>Actions</h3>
+    <p class="actions">
+    <button type="button" id="toggle-disabled"></button>
+    <button type="button" id="revoke">Revoke sessions</button>
+    <button type="button" id="reset-link">Password reset link</button>
+    <button type="button" id="delete" class="danger">Delete user</button>
+    </p>
+    <p id="link" hidden></p>
+    </section>
+    </main>
+    </body>
+    </html>
+
+    """#
+
+    static let style = #"""
+    :root { color-scheme: light dark; --accent: #0b57d0; --danger: #b3261e; }
+    * { box-sizing: border-box; }
+    body { font-family: -apple-system, "Segoe UI", Roboto, "Noto Sans", sans-serif; margin: 0 auto; max-width: 64rem;
+           padding: 1rem; line-height: 1.5; }
+    header { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: .5rem; }
+    h1 { font-size: 1.4rem; margin: 0; }
+    #banner { flex-basis: 100%; background: #fff4ce; color: #3d2f00; padding: .5rem; border-radius: 6px; }
+    label { display: block; font-weight: 600; margin: .6rem 0 .2rem; }
+    input, textarea { width: 100%; max-width: 28rem; padding: .5rem; font: inherit; border: 1px solid #8e8e93; border-radius: 6px; }
+    textarea { font-family: ui-monospace, monospace; max-width: 100%; }
+    button { font: inherit; padding: .45rem .9rem; margin: .4rem .4rem 0 0; border-radius: 6px; border: 1px solid var(--accent);
+             background: var(--accent); color: #fff; cursor: pointer; }
+    button.danger { background: var(--danger); border-color: var(--danger); }
+    button:focus-visible, input:focus-visible, textarea:focus-visible { outline: 3px solid #fbbc04; outline-offset: 2px; }
+    table { width: 100%; border-collapse: collapse; margin-top: 1rem; }
+    caption { text-align: left; font-weight: 600; }
+    th, td { text-align: left; padding: .4rem; border-bottom: 1px solid #c7c7cc; overflow-wrap: anywhere; }
+    td button { margin: 0; padding: .2rem .5rem; }
+    dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
+    dt { font-weight: 600; }
+    dd { margin: 0; overflow-wrap: anywhere; }
+    #status.error { color: var(--danger); font-weight: 600; }
+    @media (max-width: 40rem) { thead { display: none; } tr, td { display: block; } td { border: 0; padding: .1rem 0; }
+                                tr { border-bottom: 1px solid #c7c7cc; padding: .4rem 0; } dl { grid-template-columns: 1fr; } }
+
+    """#
+
+    static let script = #"""
+    "use strict";
+    // The console talks only to this server: its admin API, with the operator's session cookie and CSRF token (or,
+    // in emulator mode, the emulator's `Bearer owner`).
+    const state = { csrf: "", project: "", emulator: false, next: "", user: null };
+    const $ = (selector) => document.querySelector(selector);
+    const admin = () => "/identitytoolkit.googleapis.com/v1/projects/" + encodeURIComponent(state.project);
+    const messages = {
+      INVALID_LOGIN_CREDENTIALS: "Wrong email, password or authenticator code.",
+      TOO_MANY_ATTEMPTS_TRY_LATER: "Too many failed attempts: this sign-in is locked for a while. Try again later.",
+      UNAUTHENTICATED: "Your session has ended: sign in again.",
+      PERMISSION_DENIED: "The server refused this request: reload the page and sign in again.",
+      USER_NOT_FOUND: "No such user.",
+      INVALID_CLAIMS: "The claims are not valid: a JSON object of at most 1000 characters, without reserved names.",
+    };
+
+    function say(text, isError) {
+      const status = $("#status");
+      status.textContent = text;
+      status.className = isError ? "error" : "";
+    }
+
+    function show(id) {
+      for (const section of document.querySelectorAll("main > section")) section.hidden = section.id !== id;
+      const heading = document.querySelector("#" + id + " h2");
+      if (heading) { heading.tabIndex = -1; heading.focus(); }
+    }
+
+    function explain(data, status) {
+      const message = (data && data.error && data.error.message) || "The server answered " + status + ".";
+      const code = message.split(/[ :]/)[0];
+      return messages[code] || message;
+    }
+
+    async function api(method, path, body) {
+      const headers = { "Content-Type": "application/json" };
+      if (state.emulator) headers.Authorization = "Bearer owner"; else headers["X-Hearth-CSRF"] = state.csrf;
+      const response = await fetch(path, { method, headers, credentials: "same-origin",
+                                           body: body === undefined ? undefined : JSON.stringify(body) });
+      const data = await response.json().catch(() => ({}));
+      if (response.status === 401) { show("signin"); }
+      if (!response.ok) throw new Error(explain(data, response.status));
+      return data;
+    }
+
+    async function run(work) {
+      try { say(""); await work(); } catch (error) { say(error.message, true); }
+    }
+
+    function enter(session) {
+      state.csrf = session.csrf;
+      state.project = session.projectId;
+      state.emulator = session.emulator;
+      $("#banner").hidden = !session.emulator;
+      $("#who").textContent = session.emulator ? "" : "Signed in as " + session.email;
+      $("#signout").hidden = session.emulator;
+      show("users");
+      run(() => listUsers(""));
+    }
+
+    function cell(row, text) {
+      const td = document.createElement("td");
+      td.textContent = text || "";
+      row.appendChild(td);
+      return td;
+    }
+
+    function render(users, caption) {
+      const rows = $("#rows");
+      rows.replaceChildren();
+      for (const user of users) {
+        const row = document.createElement("tr");
+        const first = cell(row, "");
+        const open = document.createElement("button");
+        open.type = "button";
+        open.className = "open-user";
+        open.textContent = user.email || "(no email)";
+        open.dataset.uid = user.localId;
+        open.addEventListener("click", () => run(() => openUser(user.localId)));
+        first.appendChild(open);
+        cell(row, user.phoneNumber);
+        cell(row, user.localId);
+        cell(row, user.disabled ? "disabled" : "active");
+        rows.appendChild(row);
+      }
+      $("#caption").textContent = caption + " (" + users.length + ")";
+    }
+
+    async function listUsers(token) {
+      const page = await api("GET", admin() + "/accounts:batchGet?maxResults=25" +
+                             (token ? "&nextPageToken=" + encodeURIComponent(token) : ""));
+      state.next = page.nextPageToken || "";
+      $("#more").hidden = !state.next;
+      render(page.users || [], "All users");
+    }
+
+    async function search(query) {
+      const text = query.trim();
+      if (!text) return listUsers("");
+      const body = text.includes("@") ? { email: [text] } : /^\+[0-9]{6,15}$/.test(text) ? { phoneNumber: [text] }
+                                                                                     : { localId: [text] };
+      const found = await api("POST", admin() + "/accounts:lookup", body);
+      $("#more").hidden = true;
+      render(found.users || [], "Users matching " + text);
+    }
+
+    function fill(list, entries) {
+      list.replaceChildren();
+      for (const [term, value] of entries) {
+        const dt = document.createElement("dt");
+        dt.textContent = term;
+        const dd = document.createElement("dd");
+        dd.textContent = value === undefined || value === null || value === "" ? "—" : String(value);
+        list.append(dt, dd);
+      }
+    }
+
+    function items(list, values) {
+      list.replaceChildren();
+      for (const value of values.length ? values : ["none"]) {
+        const li = document.createElement("li");
+        li.textContent = value;
+        list.appendChild(li);
+      }
+    }
+
+    const when = (ms) => ms ? new Date(Number(ms)).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "";
+
+    async function openUser(uid) {
+      const found = await api("POST", admin() + "/accounts:lookup", { localId: [uid] });
+      const user = (found.users || [])[0];
+      if (!user) throw new Error(messages.USER_NOT_FOUND);
+      state.user = user;
+      $("#user-title").textContent = user.email || user.phoneNumber || user.localId;
+      fill($("#fields"), [["uid", user.localId], ["Email", user.email], ["Email verified", user.emailVerified ? "yes" : "no"],
+                          ["Phone", user.phoneNumber], ["Name", user.displayName], ["Status", user.disabled ? "disabled" : "active"],
+                          ["Created", when(user.createdAt)], ["Last sign-in", when(user.lastLoginAt)],
+                          ["Tenant", user.tenantId]]);
+      items($("#providers"), (user.providerUserInfo || []).map((p) => p.providerId + (p.email ? " (" + p.email + ")" : "")));
+      items($("#factors"), (user.mfaInfo || []).map((f) => (f.displayName || f.mfaEnrollmentId) + (f.phoneInfo ? " " + f.phoneInfo : " (authenticator app)")));
+      $("#claims").value = user.customAttributes || "{}";
+      $("#toggle-disabled").textContent = user.disabled ? "Enable user" : "Disable user";
+      $("#link").hidden = true;
+      show("user");
+    }
+
+    async function update(body, done) {
+      await api("POST", admin() + "/accounts:update", Object.assign({ localId: state.user.localId }, body));
+      await openUser(state.user.localId);
+      say(done);
+    }
+
+    document.addEventListener("DOMContentLoaded", () => {
+      $("#signin-form").addEventListener("submit", (event) => {
+        event.preventDefault();
+        run(async () => {
+          const response = await fetch("/console/session", {
+            method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+            body: JSON.stringify({ email: $("#email").value, password: $("#password").value, code: $("#code").value }) });
+          const data = await response.json().catch(() => ({}));
+          if (!response.ok) throw new Error(explain(data, response.status));
+          $("#password").value = "";
+          $("#code").value = "";
+          enter(data);
+        });
+      });
+      $("#signout").addEventListener("click", () => run(async () => {
+        await fetch("/console/session", { method: "DELETE", credentials: "same-origin" });
+        $("#who").textContent = "";
+        $("#signout").hidden = true;
+        show("signin");
+      }));
+      $("#search-form").addEventListener("submit", (event) => { event.preventDefault(); run(() => search($("#query").value)); });
+      $("#all").addEventListener("click", () => run(() => listUsers("")));
+      $("#more").addEventListener("click", () => run(() => listUsers(state.next)));
+      $("#back").addEventListener("click", () => { show("users"); });
+      $("#toggle-disabled").addEventListener("click", () => run(() =>
+        update({ disableUser: !state.user.disabled }, state.user.disabled ? "User enabled." : "User disabled: their sign-ins now fail.")));
+      $("#revoke").addEventListener("click", () => run(() =>
+        update({ validSince: String(Math.floor(Date.now() / 1000)) }, "Sessions revoked: the user must sign in again.")));
+      $("#save-claims").addEventListener("click", () => run(async () => {
+        let claims;
+        try { claims = JSON.parse($("#claims").value); } catch (error) { throw new Error("The claims are not JSON: " + error.message); }
+        if (claims === null || typeof claims !== "object" || Array.isArray(claims)) throw new Error("The claims must be a JSON object.");
+        await update({ customAttributes: JSON.stringify(claims) }, "Claims saved: they are in the user's next ID token.");
+      }));
+      $("#reset-link").addEventListener("click", () => run(async () => {
+        if (!state.user.email) throw new Error("This user has no email address.");
+        const sent = await api("POST", admin() + "/accounts:sendOobCode",
+                               { requestType: "PASSWORD_RESET", email: state.user.email, returnOobLink: true });
+        const link = $("#link");
+        link.textContent = sent.oobLink || "";
+        link.hidden = false;
+        say("Password reset link made (not emailed): copy it from below.");
+      }));
+      $("#delete").addEventListener("click", () => run(async () => {
+        if (!window.confirm("Delete " + ($("#user-title").textContent) + "? This cannot be undone.")) return;
+        await api("POST", admin() + "/accounts:delete", { localId: state.user.localId });
+        show("users");
+        say("User deleted.");
+        await listUsers("");
+      }));
+      run(async () => {
+        const response = await fetch("/console/session", { credentials: "same-origin" });
+        if (response.ok) return enter(await response.json());
+        show("signin");
+      });
+    });
+
+    """#
+}

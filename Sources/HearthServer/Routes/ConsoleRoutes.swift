@@ -1,0 +1,101 @@
+import Foundation
+import HearthCore
+import HearthWire
+import HTTPTypes
+import Hummingbird
+
+/// The console's session: `POST /console/session` signs an operator in (password and TOTP code), `GET` says who is
+/// signed in (and the CSRF token the console repeats in `X-Hearth-CSRF`), `DELETE` signs out. The session is an
+/// `HttpOnly`, `SameSite=Strict` cookie (`Secure` behind https); with it and the token, the console calls the admin
+/// API like any administrator (``AdminGuard``), audited under `console:<email>`. Emulator mode needs no sign-in, as
+/// Firebase's Emulator UI, and the console says so in its banner.
+enum ConsoleRoutes {
+    static let cookie = "hearth_console"
+    static let csrfHeader = HTTPField.Name("X-Hearth-CSRF")!
+
+    struct SignIn: Decodable {
+        var email: String?
+        var password: String?
+        var code: String?
+    }
+
+    struct SessionInfo: Encodable {
+        var email: String
+        var csrf: String
+        var projectId: String
+        var emulator: Bool
+    }
+
+    static func signIn(_ call: Call) async throws -> Response {
+        guard let body = try? JSONDecoder().decode(SignIn.self, from: Data(buffer: call.body)) else {
+            throw AuthFailure.invalidArgument("the body must be JSON: {\"email\", \"password\", \"code\"}")
+        }
+        let project = try await call.services.defaultProject()
+        guard let email = body.email, !email.isEmpty, let password = body.password, !password.isEmpty else {
+            throw AuthFailure.invalidLoginCredentials
+        }
+        do {
+            let (token, session) = try await call.services.accounts.consoleSignIn(in: project, email: email,
+                                                                                    password: password, code: body.code)
+            await record(call, project: project, email: session.email, outcome: .success)
+            var response = json(SessionInfo(email: session.email, csrf: session.csrf, projectId: project.id, emulator: false))
+            response.headers[.setCookie] = cookieHeader(token, call: call, maxAge: Int(AccountService.consoleSessionLifetime))
+            response.headers[.cacheControl] = "no-store"
+            return response
+        } catch let failure as AuthFailure {
+            await record(call, project: project, email: email, outcome: .failure)
+            throw failure
+        }
+    }
+
+    static func show(_ call: Call) async throws -> Response {
+        let project = try await call.services.defaultProject()
+        if call.configuration.isEmulator {
+            return json(SessionInfo(email: "emulator", csrf: "", projectId: project.id, emulator: true))
+        }
+        guard let token = ActionPage.cookie(named: cookie, in: call.request),
+              let session = try await call.services.accounts.consoleSession(in: project, token: token)
+        else { throw APIError.unauthenticated }
+        var response = json(SessionInfo(email: session.email, csrf: session.csrf, projectId: project.id, emulator: false))
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    static func signOut(_ call: Call) async throws -> Response {
+        let project = try await call.services.defaultProject()
+        if let token = ActionPage.cookie(named: cookie, in: call.request) {
+            try await call.services.accounts.consoleSignOut(in: project, token: token)
+        }
+        var response = json([String: String]())
+        response.headers[.setCookie] = cookieHeader("", call: call, maxAge: 0)
+        return response
+    }
+
+    /// The operator of a request carrying the console's cookie and CSRF token, or nil (then the request is not a
+    /// console call). A cookie without the matching token is refused: another site can make the browser send the
+    /// cookie, never read the token.
+    static func operatorEmail(_ request: Request, services: HearthServices) async throws -> String? {
+        guard let token = ActionPage.cookie(named: cookie, in: request) else { return nil }
+        let project = try await services.defaultProject()
+        guard let session = try await services.accounts.consoleSession(in: project, token: token) else {
+            throw APIError.unauthenticated
+        }
+        guard let given = request.headers[csrfHeader], constantTimeEquals(Array(given.utf8), Array(session.csrf.utf8)) else {
+            throw APIError.permissionDenied
+        }
+        return session.email
+    }
+
+    static func cookieHeader(_ value: String, call: Call, maxAge: Int) -> String {
+        let secure = call.configuration.publicURL?.lowercased().hasPrefix("https:") ?? false
+        return "\(cookie)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    }
+
+    private static func record(_ call: Call, project: ProjectContext, email: String, outcome: AuditEvent.Outcome) async {
+        var scope = AuditScope.current ?? AuditScope(clientAddress: call.clientAddress)
+        scope.actor = "console:" + email
+        await AuditScope.$current.withValue(scope) {
+            await call.services.audit.record(kind: "console-sign-in", projectID: project.id, localID: nil, outcome: outcome)
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import HearthCore
+import HearthServer
+import HTTPTypes
+import Testing
+
+/// The console's front: its page (strict CSP, small), the operator's sign-in (password and TOTP, lockout, cookie
+/// flags, audit) and the session the admin API accepts only with its CSRF token.
+@Suite struct ConsoleTests {
+    static let operatorEmail = "ops@example.com"
+    static let password = "correct horse battery"
+    static let secret = TOTP.newSecret()
+
+    /// A production app whose project has one operator (made before the start, as `hearth console-admins` does).
+    static func app(mode: ServerConfiguration.Mode = .production) async throws -> TestApp {
+        let app = TestApp(mode: mode)
+        let directory = ProjectDirectory(store: app.store, clock: app.clock,
+                                         defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
+                                         hashParameters: { .generate(memoryCost: 10) })
+        var record = try await directory.contextCreatingIfNeeded(for: "demo-project", apiKey: TestApp.apiKey).record
+        record.consoleAdmins = [ConsoleAdminRecord(
+            email: operatorEmail, passwordHash: try PasswordHash.firebaseScrypt(password: password, parameters: record.hashConfig),
+            totpSecret: Base32.encode(secret), createdAt: app.clock.now())]
+        try await app.store.updateProject(record)
+        return app
+    }
+
+    static func signIn(_ client: Client, _ app: TestApp, password: String = password, code: String? = nil) async throws -> Reply {
+        try await client.post("/console/session", ["email": operatorEmail, "password": password,
+                                                    "code": code ?? TOTP.code(secret: secret, at: app.clock.now())], key: nil)
+    }
+
+    @Test func thePageIsSmallAndRunsNoInlineCode() async throws {
+        try await TestApp().run { client in
+            var total = 0
+            for path in ["/console", "/console/assets/console.js", "/console/assets/console.css"] {
+                let reply = try await client.send(.get, path, key: nil)
+                #expect(reply.status == 200, "\(path)")
+                let policy = try #require(reply.headers[.contentSecurityPolicy])
+                #expect(policy.contains("script-src 'self'") && !policy.contains("unsafe") && policy.contains("frame-ancestors 'none'"))
+                total += reply.data.count
+            }
+            #expect(total < 100_000, "page, script and style: \(total) bytes")
+            let html = try await client.send(.get, "/console", key: nil).text
+            #expect(!html.contains("<script>") && !html.contains("style=") && !html.contains("http://") && !html.contains("https://"),
+                    "no inline code, nothing loaded from elsewhere")
+            #expect(try await client.send(.get, "/console/assets/other.js", key: nil).status == 404)
+        }
+    }
+
+    @Test func anOperatorSignsInWithPasswordAndCodeAndTheAdminAPINeedsTheToken() async throws {
+        let app = try await Self.app()
+        try await app.run { client in
+            let user = try await client.signUp("someone@example.com")
+            for (why, reply) in [("wrong password", try await Self.signIn(client, app, password: "wrong password!!")),
+                                 ("wrong code", try await Self.signIn(client, app, code: "000000")),
+                                 ("no code", try await client.post("/console/session", ["email": Self.operatorEmail, "password": Self.password], key: nil)),
+                                 ("unknown operator", try await client.post("/console/session", ["email": "nobody@example.com", "password": Self.password, "code": "123456"], key: nil))] {
+                #expect(reply.errorMessage == "INVALID_LOGIN_CREDENTIALS", "\(why): \(reply.text)")
+            }
+            let signedIn = try await Self.signIn(client, app)
+            #expect(signedIn.status == 200, "\(signedIn.text)")
+            let cookie = try #require(signedIn.headers[.setCookie])
+            #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && !cookie.contains("Secure"), "plain http here: \(cookie)")
+            let session = cookie.split(separator: ";")[0]
+            let csrf = try #require(signedIn["csrf"] as? String)
+            #expect(try await client.send(.get, "/console/session", key: nil, headers: [.cookie: String(session)])["csrf"] as? String == csrf)
+
+            let lookup = "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:lookup"
+            let body = ["localId": [user["localId"] as! String]]
+            let noToken = try await client.post(lookup, body, key: nil, headers: [.cookie: String(session)])
+            #expect(noToken.status == 403, "the cookie alone (a cross-site request) is refused: \(noToken.text)")
+            let wrongToken = try await client.post(lookup, body, key: nil, headers: [.cookie: String(session), HTTPField.Name("X-Hearth-CSRF")!: "guess"])
+            #expect(wrongToken.status == 403)
+            let console: HTTPFields = [.cookie: String(session), HTTPField.Name("X-Hearth-CSRF")!: csrf]
+            let found = try await client.post(lookup, body, key: nil, headers: console)
+            #expect((found["users"] as? [[String: Any]])?.count == 1, "\(found.text)")
+            let disabled = try await client.post("/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:update",
+                                                 ["localId": user["localId"] as! String, "disableUser": true], key: nil, headers: console)
+            #expect(disabled.status == 200, "\(disabled.text)")
+            let events = try await app.store.auditEvents(projectID: "demo-project", AuditQuery(limit: 50))
+            #expect(events.contains { $0.kind == "admin-call" && $0.details["actor"] == "console:" + Self.operatorEmail },
+                    "the change is audited under the operator's name")
+            #expect(events.contains { $0.kind == "console-sign-in" && $0.outcome == .failure })
+
+            #expect(try await client.send(.delete, "/console/session", key: nil, headers: [.cookie: String(session)]).status == 200)
+            let after = try await client.post(lookup, body, key: nil, headers: console)
+            #expect(after.status == 401, "signed out: the session is gone: \(after.text)")
+        }
+    }
+
+    @Test func failedSignInsLockTheOperatorOut() async throws {
+        let app = try await Self.app()
+        try await app.run { client in
+            for _ in 0..<10 { _ = try await Self.signIn(client, app, password: "wrong password!!") }
+            let locked = try await Self.signIn(client, app)
+            #expect(locked.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true, "\(locked.text)")
+            let bad = try await client.post("/console/session", key: nil, raw: "not json")
+            #expect(bad.status == 400 || bad.status == 429, "\(bad.text)")
+        }
+    }
+
+    @Test func emulatorModeOpensTheConsoleWithoutSignIn() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            let session = try await client.send(.get, "/console/session", key: nil)
+            #expect(session["emulator"] as? Bool == true && session["projectId"] as? String == "demo-project")
+        }
+    }
+}
