@@ -112,6 +112,11 @@ public final class Browser: @unchecked Sendable {
         try await command("POST", "execute/sync", ["script": script, "args": args])
     }
 
+    /// A PNG of the window as it is now.
+    public func screenshot() async throws -> Data {
+        Data(base64Encoded: try await command("GET", "screenshot") as? String ?? "") ?? Data()
+    }
+
     public func pageSource() async throws -> String {
         try await command("GET", "source") as? String ?? ""
     }

@@ -1,0 +1,129 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import HearthCore
+import HearthServer
+import HearthSQLite
+import HearthTestSupport
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+/// The console driven by headless Chromium against a production server on SQLite with 10,000 users: an operator
+/// signs in with a password and an authenticator code, finds one user, edits their claims (they appear in the
+/// user's next ID token) and disables them (their next sign-in fails).
+@Suite(.enabled(if: Browser.unavailableReason() == nil, "needs chromium: \(Browser.unavailableReason() ?? "")"))
+struct ConsoleBrowserTests {
+    static let operatorEmail = "ops@example.com"
+    static let password = "correct horse battery"
+
+    @Test func anOperatorFindsAUserEditsClaimsAndDisablesThem() async throws {
+        let store = try await SQLiteStore.temporary()
+        try await store.migrate()
+        let clock = SystemClock()
+        let directory = ProjectDirectory(store: store, clock: clock,
+                                         defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
+                                         hashParameters: { .generate(memoryCost: 10) })
+        var record = try await directory.contextCreatingIfNeeded(for: "console-project", apiKey: "console-key").record
+        let secret = TOTP.newSecret()
+        record.consoleAdmins = [ConsoleAdminRecord(
+            email: Self.operatorEmail,
+            passwordHash: try PasswordHash.firebaseScrypt(password: Self.password, parameters: record.hashConfig),
+            totpSecret: Base32.encode(secret), createdAt: Date())]
+        try await store.updateProject(record)
+        // 10,000 others, in batches as an import writes them.
+        for batch in 0..<10 {
+            let users = (0..<1000).map { index in
+                var user = UserRecord(projectID: "console-project", localID: "u\(batch)-\(index)", validSince: 0, createdAt: Date())
+                user.email = "user\(batch * 1000 + index)@example.com"
+                return user
+            }
+            _ = try await store.insertUsers(users, uniqueEmail: true)
+        }
+        var configuration = ServerConfiguration(port: 0, projectID: "console-project", initialAPIKey: "console-key")
+        configuration.rateLimits.enabled = false
+        let app = try await buildApplication(configuration: configuration, store: store, hashing: ThreadPoolWorkRunner(threads: 1),
+                                             hashParameters: { .generate(memoryCost: 10) })
+        do {
+            try await app.test(.live) { client in
+                let base = "http://127.0.0.1:\(client.port!)"
+                func call(_ name: String, _ body: [String: Any]) async throws -> [String: Any] {
+                    var request = URLRequest(url: URL(string: base + "/identitytoolkit.googleapis.com/v1/accounts:\(name)?key=console-key")!)
+                    request.httpMethod = "POST"
+                    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                    request.httpBody = try JSONSerialization.data(withJSONObject: body)
+                    let (data, _) = try await URLSession.shared.data(for: request)
+                    return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+                }
+                let target = try await call("signUp", ["email": "target@example.com", "password": "target-pass", "returnSecureToken": true])
+                let uid = try #require(target["localId"] as? String, "\(target)")
+
+                let browser = try await Browser.start()
+                defer { browser.stop() }
+                try await browser.open(base + "/console")
+                // HEARTH_SCREENSHOTS=docs writes the README's pictures of the console.
+                let pictures = ProcessInfo.processInfo.environment["HEARTH_SCREENSHOTS"]
+                func picture(_ name: String) async throws {
+                    guard let pictures else { return }
+                    try await browser.screenshot().write(to: URL(fileURLWithPath: pictures).appendingPathComponent("console-\(name).png"))
+                }
+                _ = try await Self.waitForText("#signin-title", containing: "Sign in", browser)
+                try await picture("sign-in")
+                try await browser.type(Self.operatorEmail, into: "#email")
+                try await browser.type(Self.password, into: "#password")
+                try await browser.type(TOTP.code(secret: secret, at: Date()), into: "#code")
+                try await browser.click("#signin-submit")
+                #expect(try await Self.waitForText("#who", containing: "Signed in as ops@example.com", browser))
+
+                try await browser.type("target@example.com", into: "#query")
+                try await browser.click("#search")
+                #expect(try await Self.waitForText(".open-user", containing: "target@example.com", browser))
+                try await picture("search")
+                try await browser.click(".open-user")
+                #expect(try await Self.waitForText("#user-title", containing: "target@example.com", browser))
+
+                _ = try await browser.evaluate("document.querySelector('#claims').value = arguments[0]", [#"{"role":"support"}"#])
+                try await browser.click("#save-claims")
+                #expect(try await Self.waitForText("#status", containing: "Claims saved", browser))
+                let signedIn = try await call("signInWithPassword", ["email": "target@example.com", "password": "target-pass",
+                                                                     "returnSecureToken": true])
+                let token = try #require(signedIn["idToken"] as? String, "\(signedIn)")
+                var payload = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+")
+                    .replacingOccurrences(of: "_", with: "/")
+                while payload.count % 4 != 0 { payload += "=" }
+                let claims = try JSONSerialization.jsonObject(with: Data(base64Encoded: payload)!) as? [String: Any]
+                #expect(claims?["role"] as? String == "support", "the claim is in the next ID token")
+
+                try await browser.click("#toggle-disabled")
+                #expect(try await Self.waitForText("#status", containing: "User disabled", browser))
+                try await picture("user")
+                try await browser.click("#back")
+                try await browser.click("#all")
+                _ = try await Self.waitForText("#caption", containing: "All users", browser)
+                try await picture("users")
+                let refused = try await call("signInWithPassword", ["email": "target@example.com", "password": "target-pass"])
+                #expect((refused["error"] as? [String: Any])?["message"] as? String == "USER_DISABLED", "\(refused)")
+
+                let events = try await store.auditEvents(projectID: "console-project", AuditQuery(limit: 20))
+                #expect(events.filter { $0.kind == "admin-call" && $0.details["actor"] == "console:" + Self.operatorEmail }.count >= 2)
+                _ = uid
+            }
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+    }
+
+    /// Waits until the element's text contains `expected` (the console updates asynchronously).
+    static func waitForText(_ selector: String, containing expected: String, _ browser: Browser) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(15)
+        while Date() < deadline {
+            if let text = try? await browser.text(of: selector, timeout: 1), text.contains(expected) { return true }
+            try await Task.sleep(nanoseconds: 200_000_000)
+        }
+        Issue.record("\(selector) never showed \(expected): \(try await browser.text(of: "#status", timeout: 1))")
+        return false
+    }
+}
