@@ -12,7 +12,8 @@ import Testing
 
 /// The console driven by headless Chromium against a production server on SQLite with 10,000 users: an operator
 /// signs in with a password and an authenticator code, finds one user, edits their claims (they appear in the
-/// user's next ID token) and disables them (their next sign-in fails).
+/// user's next ID token) and disables them (their next sign-in fails), creates a user, turns anonymous sign-in off,
+/// creates a tenant, and reads it all in the audit log.
 @Suite(.enabled(if: Browser.unavailableReason() == nil, "needs chromium: \(Browser.unavailableReason() ?? "")"))
 struct ConsoleBrowserTests {
     static let operatorEmail = "ops@example.com"
@@ -104,6 +105,37 @@ struct ConsoleBrowserTests {
                 try await picture("users")
                 let refused = try await call("signInWithPassword", ["email": "target@example.com", "password": "target-pass"])
                 #expect((refused["error"] as? [String: Any])?["message"] as? String == "USER_DISABLED", "\(refused)")
+
+                // A new user from the console signs in.
+                try await browser.type("made-in-console@example.com", into: "#new-email")
+                try await browser.type("console-made", into: "#new-password")
+                try await browser.click("#create")
+                #expect(try await Self.waitForText("#status", containing: "User created", browser))
+                #expect(try await call("signInWithPassword", ["email": "made-in-console@example.com",
+                                                              "password": "console-made"])["idToken"] is String)
+
+                // Settings: anonymous sign-in off (then refused), a tenant made.
+                try await browser.click("nav button[data-view=settings]")
+                #expect(try await Self.waitForText("#redirect-uri", containing: "/__/auth/handler", browser))
+                try await Task.sleep(nanoseconds: 300_000_000)  // the form is filled from the config
+                if (try await browser.evaluate("return document.querySelector('#set-anonymous').checked") as? Bool) == true {
+                    try await browser.click("#set-anonymous")
+                }
+                try await browser.click("#save-settings")
+                #expect(try await Self.waitForText("#status", containing: "Sign-in methods saved", browser))
+                let anonymous = try await call("signUp", [:])
+                #expect((anonymous["error"] as? [String: Any])?["message"] as? String != nil && anonymous["idToken"] == nil,
+                        "anonymous sign-in is off: \(anonymous)")
+                try await browser.type("Acme", into: "#tenant-name")
+                try await browser.click("#create-tenant")
+                #expect(try await Self.waitForText("#status", containing: "Tenant acme-", browser))
+                #expect(try await store.tenants(projectID: "console-project", after: nil, limit: 5).first?.displayName == "Acme")
+                try await picture("settings")
+
+                // The audit log shows what the operator did.
+                try await browser.click("nav button[data-view=audit]")
+                #expect(try await Self.waitForText("#audit-rows", containing: "console:ops@example.com", browser))
+                try await picture("audit")
 
                 let events = try await store.auditEvents(projectID: "console-project", AuditQuery(limit: 20))
                 #expect(events.filter { $0.kind == "admin-call" && $0.details["actor"] == "console:" + Self.operatorEmail }.count >= 2)

@@ -17,6 +17,11 @@ enum ConsoleAssets {
     <h1>Hearth console</h1>
     <p id="banner" role="note" hidden>Emulator mode: the console is open without signing in, as Firebase's Emulator UI is. Never expose it.</p>
     <p><span id="who"></span> <button type="button" id="signout" hidden>Sign out</button></p>
+    <nav id="nav" aria-label="Console" hidden>
+    <button type="button" data-view="users">Users</button>
+    <button type="button" data-view="audit">Audit log</button>
+    <button type="button" data-view="settings">Settings</button>
+    </nav>
     </header>
     <p id="status" role="status" aria-live="polite"></p>
     <main>
@@ -46,6 +51,48 @@ enum ConsoleAssets {
     <tbody id="rows"></tbody>
     </table>
     <button type="button" id="more" hidden>Next page</button>
+    <h3>New user</h3>
+    <form id="create-form">
+    <label for="new-email">Email</label>
+    <input id="new-email" type="email" autocomplete="off" required>
+    <label for="new-password">Password (at least 6 characters)</label>
+    <input id="new-password" type="password" autocomplete="new-password" minlength="6" required>
+    <button type="submit" id="create">Create user</button>
+    </form>
+    </section>
+    <section id="audit" hidden aria-labelledby="audit-title">
+    <h2 id="audit-title">Audit log</h2>
+    <form id="audit-form">
+    <label for="audit-type">Event types (comma-separated, empty for all)</label>
+    <input id="audit-type" autocomplete="off" placeholder="sign-in-failed,admin-call">
+    <label for="audit-uid">User uid</label>
+    <input id="audit-uid" autocomplete="off">
+    <button type="submit" id="audit-search">Show</button>
+    </form>
+    <table>
+    <caption>Events, newest first</caption>
+    <thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Outcome</th><th scope="col">Who</th><th scope="col">User</th><th scope="col">From</th></tr></thead>
+    <tbody id="audit-rows"></tbody>
+    </table>
+    <button type="button" id="audit-more" hidden>Older events</button>
+    </section>
+    <section id="settings" hidden aria-labelledby="settings-title">
+    <h2 id="settings-title">Settings</h2>
+    <h3>Sign-in methods</h3>
+    <p><label><input type="checkbox" id="set-email"> Email and password</label>
+    <label><input type="checkbox" id="set-anonymous"> Anonymous</label>
+    <label><input type="checkbox" id="set-privacy"> Email-enumeration protection</label></p>
+    <button type="button" id="save-settings">Save sign-in methods</button>
+    <h3>Identity providers</h3>
+    <p>Register this redirect URI with each provider: <code id="redirect-uri"></code></p>
+    <ul id="providers-list"></ul>
+    <h3>Tenants</h3>
+    <ul id="tenants-list"></ul>
+    <form id="tenant-form">
+    <label for="tenant-name">New tenant's display name (4-20 letters, digits or hyphens)</label>
+    <input id="tenant-name" autocomplete="off" pattern="[A-Za-z][A-Za-z0-9-]{3,19}">
+    <button type="submit" id="create-tenant">Create tenant</button>
+    </form>
     </section>
     <section id="user" hidden aria-labelledby="user-title">
     <h2 id="user-title">User</h2>
@@ -95,6 +142,11 @@ enum ConsoleAssets {
     dl { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
     dt { font-weight: 600; }
     dd { margin: 0; overflow-wrap: anywhere; }
+    nav { flex-basis: 100%; }
+    nav button { background: transparent; color: var(--accent); }
+    nav button[aria-current="page"] { background: var(--accent); color: #fff; }
+    input[type=checkbox] { width: auto; }
+    code { overflow-wrap: anywhere; }
     #status.error { color: var(--danger); font-weight: 600; }
     @media (max-width: 40rem) { thead { display: none; } tr, td { display: block; } td { border: 0; padding: .1rem 0; }
                                 tr { border-bottom: 1px solid #c7c7cc; padding: .4rem 0; } dl { grid-template-columns: 1fr; } }
@@ -125,6 +177,9 @@ enum ConsoleAssets {
 
     function show(id) {
       for (const section of document.querySelectorAll("main > section")) section.hidden = section.id !== id;
+      for (const button of document.querySelectorAll("nav button")) {
+        if (button.dataset.view === id) button.setAttribute("aria-current", "page"); else button.removeAttribute("aria-current");
+      }
       const heading = document.querySelector("#" + id + " h2");
       if (heading) { heading.tabIndex = -1; heading.focus(); }
     }
@@ -157,6 +212,7 @@ enum ConsoleAssets {
       $("#banner").hidden = !session.emulator;
       $("#who").textContent = session.emulator ? "" : "Signed in as " + session.email;
       $("#signout").hidden = session.emulator;
+      $("#nav").hidden = false;
       show("users");
       run(() => listUsers(""));
     }
@@ -247,6 +303,58 @@ enum ConsoleAssets {
       show("user");
     }
 
+    async function listAudit(token) {
+      const query = new URLSearchParams({ pageSize: "50" });
+      if ($("#audit-type").value.trim()) query.set("type", $("#audit-type").value.trim());
+      if ($("#audit-uid").value.trim()) query.set("localId", $("#audit-uid").value.trim());
+      if (token) query.set("pageToken", token);
+      const page = await api("GET", admin() + "/auditEvents?" + query.toString());
+      const rows = $("#audit-rows");
+      if (!token) rows.replaceChildren();
+      for (const event of page.events || []) {
+        const row = document.createElement("tr");
+        const details = event.details || {};
+        for (const value of [event.time, event.type, event.outcome, details.actor, event.localId, event.clientAddress]) cell(row, value);
+        rows.appendChild(row);
+      }
+      state.auditNext = page.nextPageToken || "";
+      $("#audit-more").hidden = !state.auditNext;
+    }
+
+    const config = () => "/identitytoolkit.googleapis.com/v2/projects/" + encodeURIComponent(state.project);
+
+    async function loadSettings() {
+      const current = await api("GET", config() + "/config");
+      $("#set-email").checked = !!(current.signIn && current.signIn.email && current.signIn.email.enabled);
+      $("#set-anonymous").checked = !!(current.signIn && current.signIn.anonymous && current.signIn.anonymous.enabled);
+      $("#set-privacy").checked = !!(current.emailPrivacyConfig && current.emailPrivacyConfig.enableImprovedEmailPrivacy);
+      $("#redirect-uri").textContent = location.origin + "/__/auth/handler";
+      const list = $("#providers-list");
+      list.replaceChildren();
+      for (const collection of ["defaultSupportedIdpConfigs", "oauthIdpConfigs"]) {
+        const found = await api("GET", config() + "/" + collection);
+        for (const provider of found[collection] || []) {
+          const id = provider.name.split("/").pop();
+          const li = document.createElement("li");
+          const toggle = document.createElement("button");
+          toggle.type = "button";
+          toggle.textContent = (provider.enabled ? "Turn off " : "Turn on ") + id;
+          toggle.addEventListener("click", () => run(async () => {
+            await api("PATCH", config() + "/" + collection + "/" + encodeURIComponent(id) + "?updateMask=enabled",
+                      { enabled: !provider.enabled });
+            await loadSettings();
+            say(id + (provider.enabled ? " turned off." : " turned on."));
+          }));
+          li.append(id + " (client " + (provider.clientId || "none") + ", " + (provider.enabled ? "on" : "off") + ") ", toggle);
+          list.appendChild(li);
+        }
+      }
+      if (!list.children.length) items(list, ["none configured: add them with the admin API or the config file"]);
+      const tenants = await api("GET", config() + "/tenants?pageSize=100");
+      items($("#tenants-list"), (tenants.tenants || []).map((t) => (t.displayName || t.tenantId) + " — " + t.tenantId +
+                                                           (t.disableAuth ? " (sign-in off)" : "")));
+    }
+
     async function update(body, done) {
       await api("POST", admin() + "/accounts:update", Object.assign({ localId: state.user.localId }, body));
       await openUser(state.user.localId);
@@ -277,6 +385,41 @@ enum ConsoleAssets {
       $("#all").addEventListener("click", () => run(() => listUsers("")));
       $("#more").addEventListener("click", () => run(() => listUsers(state.next)));
       $("#back").addEventListener("click", () => { show("users"); });
+      for (const button of document.querySelectorAll("nav button")) {
+        button.addEventListener("click", () => {
+          show(button.dataset.view);
+          if (button.dataset.view === "audit") run(() => listAudit(""));
+          if (button.dataset.view === "settings") run(loadSettings);
+          if (button.dataset.view === "users") run(() => listUsers(""));
+        });
+      }
+      $("#create-form").addEventListener("submit", (event) => {
+        event.preventDefault();
+        run(async () => {
+          const made = await api("POST", admin() + "/accounts", { email: $("#new-email").value, password: $("#new-password").value });
+          $("#new-password").value = "";
+          await openUser(made.localId);
+          say("User created.");
+        });
+      });
+      $("#audit-form").addEventListener("submit", (event) => { event.preventDefault(); run(() => listAudit("")); });
+      $("#audit-more").addEventListener("click", () => run(() => listAudit(state.auditNext)));
+      $("#save-settings").addEventListener("click", () => run(async () => {
+        await api("PATCH", config() + "/config?updateMask=signIn.email.enabled,signIn.anonymous.enabled,emailPrivacyConfig.enableImprovedEmailPrivacy", {
+          signIn: { email: { enabled: $("#set-email").checked }, anonymous: { enabled: $("#set-anonymous").checked } },
+          emailPrivacyConfig: { enableImprovedEmailPrivacy: $("#set-privacy").checked } });
+        await loadSettings();
+        say("Sign-in methods saved.");
+      }));
+      $("#tenant-form").addEventListener("submit", (event) => {
+        event.preventDefault();
+        run(async () => {
+          const made = await api("POST", config() + "/tenants", { displayName: $("#tenant-name").value });
+          $("#tenant-name").value = "";
+          await loadSettings();
+          say("Tenant " + made.tenantId + " created.");
+        });
+      });
       $("#toggle-disabled").addEventListener("click", () => run(() =>
         update({ disableUser: !state.user.disabled }, state.user.disabled ? "User enabled." : "User disabled: their sign-ins now fail.")));
       $("#revoke").addEventListener("click", () => run(() =>
