@@ -44,6 +44,7 @@ struct ConsoleBrowserTests {
         }
         var configuration = ServerConfiguration(port: 0, projectID: "console-project", initialAPIKey: "console-key")
         configuration.rateLimits.enabled = false
+        configuration.identityProviders = ["github.com": IdentityProviderConfig(enabled: false, clientId: "gh-app")]
         let app = try await buildApplication(configuration: configuration, store: store, hashing: ThreadPoolWorkRunner(threads: 1),
                                              hashParameters: { .generate(memoryCost: 10) })
         do {
@@ -130,6 +131,23 @@ struct ConsoleBrowserTests {
                 try await browser.click("#create-tenant")
                 #expect(try await Self.waitForText("#status", containing: "Tenant acme-", browser))
                 #expect(try await store.tenants(projectID: "console-project", after: nil, limit: 5).first?.displayName == "Acme")
+                // A provider's client id and (write-only) secret, then turned on; second factors on.
+                try await browser.evaluate("""
+                    const form = document.querySelector('#providers-list form');
+                    form.querySelectorAll('input')[0].value = 'gh-app-2';
+                    form.querySelectorAll('input')[1].value = 'gh-secret-2';
+                    """)
+                try await browser.click("#providers-list form button")
+                #expect(try await Self.waitForText("#status", containing: "github.com saved", browser))
+                try await browser.click("#providers-list li > button")
+                #expect(try await Self.waitForText("#status", containing: "github.com turned on", browser))
+                let github = try #require(try await store.project(id: "console-project")?.settings.identityProviders?["github.com"])
+                #expect(github.clientId == "gh-app-2" && github.clientSecret == "gh-secret-2" && github.enabled)
+                #expect(!(try await browser.pageSource()).contains("gh-secret-2"), "the secret is never shown back")
+                try await browser.click("#set-mfa-totp")
+                try await browser.click("#save-mfa")
+                #expect(try await Self.waitForText("#status", containing: "Second factors saved", browser))
+                #expect(try await store.project(id: "console-project")?.settings.mfa?.providers.contains(.totp) == true)
                 try await picture("settings")
 
                 // The audit log shows what the operator did.

@@ -83,6 +83,13 @@ enum ConsoleAssets {
     <label><input type="checkbox" id="set-anonymous"> Anonymous</label>
     <label><input type="checkbox" id="set-privacy"> Email-enumeration protection</label></p>
     <button type="button" id="save-settings">Save sign-in methods</button>
+    <h3>Multi-factor authentication</h3>
+    <p><label><input type="checkbox" id="set-mfa-sms"> SMS codes</label>
+    <label><input type="checkbox" id="set-mfa-totp"> Authenticator apps (TOTP)</label></p>
+    <button type="button" id="save-mfa">Save second factors</button>
+    <h3>Authorized domains</h3>
+    <p>Where links and sign-ins may return (set with <code>authorizedDomains</code> in the config file):</p>
+    <ul id="domains-list"></ul>
     <h3>Identity providers</h3>
     <p>Register this redirect URI with each provider: <code id="redirect-uri"></code></p>
     <ul id="providers-list"></ul>
@@ -329,6 +336,11 @@ enum ConsoleAssets {
       $("#set-anonymous").checked = !!(current.signIn && current.signIn.anonymous && current.signIn.anonymous.enabled);
       $("#set-privacy").checked = !!(current.emailPrivacyConfig && current.emailPrivacyConfig.enableImprovedEmailPrivacy);
       $("#redirect-uri").textContent = location.origin + "/__/auth/handler";
+      const factors = (current.mfa && current.mfa.state === "ENABLED") ? (current.mfa.enabledProviders || []) : [];
+      const totp = ((current.mfa && current.mfa.providerConfigs) || []).some((c) => c.state === "ENABLED" && c.totpProviderConfig);
+      $("#set-mfa-sms").checked = factors.includes("PHONE_SMS");
+      $("#set-mfa-totp").checked = totp;
+      items($("#domains-list"), current.authorizedDomains || []);
       const list = $("#providers-list");
       list.replaceChildren();
       for (const collection of ["defaultSupportedIdpConfigs", "oauthIdpConfigs"]) {
@@ -346,6 +358,37 @@ enum ConsoleAssets {
             say(id + (provider.enabled ? " turned off." : " turned on."));
           }));
           li.append(id + " (client " + (provider.clientId || "none") + ", " + (provider.enabled ? "on" : "off") + ") ", toggle);
+          // The client id and secret: the secret is write-only (never shown); left empty, it is kept.
+          const form = document.createElement("form");
+          const idLabel = document.createElement("label");
+          idLabel.textContent = id + " client id";
+          const clientId = document.createElement("input");
+          clientId.value = provider.clientId || "";
+          clientId.autocomplete = "off";
+          idLabel.appendChild(clientId);
+          const secretLabel = document.createElement("label");
+          secretLabel.textContent = id + " client secret (write-only; empty keeps it)";
+          const secret = document.createElement("input");
+          secret.type = "password";
+          secret.autocomplete = "new-password";
+          secretLabel.appendChild(secret);
+          const save = document.createElement("button");
+          save.type = "submit";
+          save.textContent = "Save " + id;
+          form.append(idLabel, secretLabel, save);
+          form.addEventListener("submit", (event) => {
+            event.preventDefault();
+            run(async () => {
+              const body = { clientId: clientId.value };
+              let mask = "clientId";
+              if (secret.value) { body.clientSecret = secret.value; mask += ",clientSecret"; }
+              await api("PATCH", config() + "/" + collection + "/" + encodeURIComponent(id) + "?updateMask=" + mask, body);
+              secret.value = "";
+              await loadSettings();
+              say(id + " saved.");
+            });
+          });
+          li.appendChild(form);
           list.appendChild(li);
         }
       }
@@ -410,6 +453,15 @@ enum ConsoleAssets {
           emailPrivacyConfig: { enableImprovedEmailPrivacy: $("#set-privacy").checked } });
         await loadSettings();
         say("Sign-in methods saved.");
+      }));
+      $("#save-mfa").addEventListener("click", () => run(async () => {
+        const sms = $("#set-mfa-sms").checked;
+        const totp = $("#set-mfa-totp").checked;
+        await api("PATCH", config() + "/config?updateMask=mfa.state,mfa.enabledProviders,mfa.providerConfigs", { mfa: {
+          state: sms || totp ? "ENABLED" : "DISABLED", enabledProviders: sms ? ["PHONE_SMS"] : [],
+          providerConfigs: totp ? [{ state: "ENABLED", totpProviderConfig: { adjacentIntervals: 1 } }] : [] } });
+        await loadSettings();
+        say("Second factors saved.");
       }));
       $("#tenant-form").addEventListener("submit", (event) => {
         event.preventDefault();
