@@ -148,6 +148,12 @@ struct ConsoleBrowserTests {
                 try await browser.click("#save-mfa")
                 #expect(try await Self.waitForText("#status", containing: "Second factors saved", browser))
                 #expect(try await store.project(id: "console-project")?.settings.mfa?.providers.contains(.totp) == true)
+                // A service account: created (its key file downloaded once), then its key calls the admin API.
+                try await browser.type("ci-backend", into: "#account-name")
+                try await browser.click("#create-account")
+                #expect(try await Self.waitForText("#status", containing: "Created ci-backend@console-project", browser))
+                let accounts = try #require(try await store.project(id: "console-project")?.serviceAccounts)
+                #expect(accounts.map(\.name) == ["ci-backend"] && !accounts[0].publicKeyPEM.isEmpty)
                 try await picture("settings")
 
                 // The audit log shows what the operator did.

@@ -107,3 +107,28 @@ import Testing
         }
     }
 }
+
+extension ConsoleTests {
+    /// `v1/projects/{p}/serviceAccounts`: the console's way to make and drop keys; the key file comes back once and
+    /// its private key is never listed.
+    @Test func serviceAccountsAreCreatedListedAndDeleted() async throws {
+        let app = try await Self.app()
+        try await app.run { client in
+            let signedIn = try await Self.signIn(client, app)
+            let session = String(try #require(signedIn.headers[.setCookie]).split(separator: ";")[0])
+            let console: HTTPFields = [.cookie: session, HTTPField.Name("X-Hearth-CSRF")!: try #require(signedIn["csrf"] as? String)]
+            let base = "/identitytoolkit.googleapis.com/v1/projects/demo-project/serviceAccounts"
+            let bad = try await client.post(base, ["name": "X"], key: nil, headers: console)
+            #expect(bad.errorMessage?.hasPrefix("INVALID_ARGUMENT") == true, "\(bad.text)")
+            let made = try await client.post(base, ["name": "backend-api"], key: nil, headers: console)
+            #expect(made.headers[.contentDisposition]?.contains("backend-api.json") == true)
+            #expect((made["private_key"] as? String)?.contains("PRIVATE KEY") == true && made["client_email"] as? String == "backend-api@demo-project.iam.hearth")
+            let listed = try await client.send(.get, base, key: nil, headers: console)
+            #expect((listed["serviceAccounts"] as? [[String: Any]])?.first?["name"] as? String == "backend-api")
+            #expect(!listed.text.contains("PRIVATE KEY"), "the private key is never listed")
+            #expect(try await client.send(.delete, base + "/backend-api", key: nil, headers: console).status == 200)
+            #expect(try await client.send(.delete, base + "/backend-api", key: nil, headers: console).status == 404)
+            #expect(try await app.store.project(id: "demo-project")?.serviceAccounts.isEmpty == true)
+        }
+    }
+}

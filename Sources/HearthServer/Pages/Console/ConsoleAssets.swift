@@ -93,6 +93,14 @@ enum ConsoleAssets {
     <h3>Identity providers</h3>
     <p>Register this redirect URI with each provider: <code id="redirect-uri"></code></p>
     <ul id="providers-list"></ul>
+    <h3>Service accounts</h3>
+    <p>Keys that call the admin API. A new key is downloaded once: Hearth keeps only its public half.</p>
+    <ul id="accounts-list"></ul>
+    <form id="account-form">
+    <label for="account-name">New service account's name (6-30 lowercase letters, digits or hyphens)</label>
+    <input id="account-name" autocomplete="off" pattern="[a-z][a-z0-9-]{5,29}">
+    <button type="submit" id="create-account">Create and download the key</button>
+    </form>
     <h3>Tenants</h3>
     <ul id="tenants-list"></ul>
     <form id="tenant-form">
@@ -393,9 +401,38 @@ enum ConsoleAssets {
         }
       }
       if (!list.children.length) items(list, ["none configured: add them with the admin API or the config file"]);
+      const accounts = await api("GET", admin() + "/serviceAccounts");
+      const accountList = $("#accounts-list");
+      accountList.replaceChildren();
+      for (const account of accounts.serviceAccounts || []) {
+        const li = document.createElement("li");
+        const remove = document.createElement("button");
+        remove.type = "button";
+        remove.className = "danger";
+        remove.textContent = "Delete " + account.name;
+        remove.addEventListener("click", () => run(async () => {
+          if (!window.confirm("Delete " + account.clientEmail + "? Whoever uses its key loses access at once.")) return;
+          await api("DELETE", admin() + "/serviceAccounts/" + encodeURIComponent(account.name));
+          await loadSettings();
+          say(account.name + " deleted.");
+        }));
+        li.append(account.clientEmail + " (key " + account.keyId.slice(0, 12) + "…, " + account.createTime + ") ", remove);
+        accountList.appendChild(li);
+      }
+      if (!accountList.children.length) items(accountList, ["none"]);
       const tenants = await api("GET", config() + "/tenants?pageSize=100");
       items($("#tenants-list"), (tenants.tenants || []).map((t) => (t.displayName || t.tenantId) + " — " + t.tenantId +
                                                            (t.disableAuth ? " (sign-in off)" : "")));
+    }
+
+    // Offers `text` as a file download (no request leaves the page).
+    function save(name, text) {
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+      link.download = name;
+      document.body.appendChild(link);
+      link.click();
+      setTimeout(() => { URL.revokeObjectURL(link.href); link.remove(); }, 1000);
     }
 
     async function update(body, done) {
@@ -463,6 +500,17 @@ enum ConsoleAssets {
         await loadSettings();
         say("Second factors saved.");
       }));
+      $("#account-form").addEventListener("submit", (event) => {
+        event.preventDefault();
+        run(async () => {
+          const name = $("#account-name").value;
+          const key = await api("POST", admin() + "/serviceAccounts", { name });
+          save(name + ".json", JSON.stringify(key, null, 2));
+          $("#account-name").value = "";
+          await loadSettings();
+          say("Created " + key.client_email + ": its key file was downloaded. Keep it secret; it cannot be downloaded again.");
+        });
+      });
       $("#tenant-form").addEventListener("submit", (event) => {
         event.preventDefault();
         run(async () => {
