@@ -107,6 +107,22 @@ struct ConsoleBrowserTests {
                 let refused = try await call("signInWithPassword", ["email": "target@example.com", "password": "target-pass"])
                 #expect((refused["error"] as? [String: Any])?["message"] as? String == "USER_DISABLED", "\(refused)")
 
+                // Export and import in Firebase's JSON format (the download is caught in the page).
+                let exported = try await browser.evaluate("""
+                    return (async () => { let saved = ""; window.save = (name, text) => { saved = text; };
+                                          await exportUsers(); return saved; })();
+                    """) as? String
+                let file = try JSONSerialization.jsonObject(with: Data((exported ?? "").utf8)) as? [String: Any]
+                let users = try #require(file?["users"] as? [[String: Any]])
+                #expect(users.count == 10_001 && users.contains { $0["email"] as? String == "target@example.com" && $0["passwordHash"] is String },
+                        "every user, with this project's password hashes")
+                let importFile = #"{"users": [{"localId": "imported-1", "email": "imported1@example.com"},"# +
+                    #"{"localId": "imported-2", "email": "imported2@example.com"}, {"localId": "u0-1", "email": "clash@example.com"}]}"#
+                let problems = try await browser.evaluate("return importUsers(arguments[0])", [importFile]) as? [String]
+                #expect(problems?.count == 1 && problems?.first?.hasPrefix("#3") == true, "the clash is reported: \(problems ?? [])")
+                #expect(try await store.user(projectID: "console-project", tenantID: nil, localID: "imported-2")?.email == "imported2@example.com")
+                #expect(try await Self.waitForText("#status", containing: "Imported 2 of 3 users", browser))
+
                 // A new user from the console signs in.
                 try await browser.type("made-in-console@example.com", into: "#new-email")
                 try await browser.type("console-made", into: "#new-password")

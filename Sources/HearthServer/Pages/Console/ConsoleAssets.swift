@@ -51,6 +51,13 @@ enum ConsoleAssets {
     <tbody id="rows"></tbody>
     </table>
     <button type="button" id="more" hidden>Next page</button>
+    <h3>Import and export</h3>
+    <p>Firebase's JSON format (what <code>firebase auth:export</code> writes). Passwords travel as this project's
+    scrypt hashes, so an export imports back here, or into a project with the same hash parameters.</p>
+    <button type="button" id="export">Export all users</button>
+    <label for="import-file">Import users from a file</label>
+    <input id="import-file" type="file" accept="application/json,.json">
+    <progress id="progress" max="1" value="0" hidden></progress>
     <h3>New user</h3>
     <form id="create-form">
     <label for="new-email">Email</label>
@@ -425,6 +432,70 @@ enum ConsoleAssets {
                                                            (t.disableAuth ? " (sign-in off)" : "")));
     }
 
+    // Firebase's export format for one user of the admin API (`lastLoginAt` is `lastSignedInAt` there).
+    function exported(user) {
+      const out = { localId: user.localId, emailVerified: !!user.emailVerified, disabled: !!user.disabled, createdAt: user.createdAt };
+      for (const key of ["email", "passwordHash", "salt", "displayName", "photoUrl", "phoneNumber", "customAttributes"]) {
+        if (user[key] !== undefined) out[key] = user[key];
+      }
+      if (user.lastLoginAt) out.lastSignedInAt = user.lastLoginAt;
+      const providers = (user.providerUserInfo || []).filter((p) => p.providerId !== "password" && p.providerId !== "phone")
+        .map((p) => ({ providerId: p.providerId, rawId: p.rawId, email: p.email, displayName: p.displayName, photoUrl: p.photoUrl }));
+      if (providers.length) out.providerUserInfo = providers;
+      const factors = (user.mfaInfo || []).filter((f) => f.phoneInfo);
+      if (factors.length) out.mfaInfo = factors;
+      return out;
+    }
+
+    function progress(done, total) {
+      const bar = $("#progress");
+      bar.hidden = total === 0;
+      bar.max = Math.max(total, 1);
+      bar.value = done;
+    }
+
+    async function exportUsers() {
+      const users = [];
+      let token = "";
+      do {
+        const page = await api("GET", admin() + "/accounts:batchGet?maxResults=1000" + (token ? "&nextPageToken=" + encodeURIComponent(token) : ""));
+        for (const user of page.users || []) users.push(exported(user));
+        token = page.nextPageToken || "";
+        say("Exported " + users.length + " users…");
+      } while (token);
+      save("users.json", JSON.stringify({ users }, null, 1));
+      say("Exported " + users.length + " users to users.json.");
+      return users.length;
+    }
+
+    async function importUsers(text) {
+      let file;
+      try { file = JSON.parse(text); } catch (error) { throw new Error("The file is not JSON: " + error.message); }
+      const users = (file && Array.isArray(file.users)) ? file.users : null;
+      if (!users) throw new Error("The file has no \"users\" list: is it an export of Firebase or Hearth?");
+      const hash = (await api("GET", config() + "/config")).signIn.hashConfig;
+      let done = 0;
+      const problems = [];
+      for (let start = 0; start < users.length; start += 1000) {
+        const chunk = users.slice(start, start + 1000).map((user) => {
+          const copy = Object.assign({}, user);
+          if (copy.lastSignedInAt) { copy.lastLoginAt = copy.lastSignedInAt; delete copy.lastSignedInAt; }
+          return copy;
+        });
+        const answer = await api("POST", admin() + "/accounts:batchCreate", {
+          users: chunk, hashAlgorithm: "SCRYPT", signerKey: hash.signerKey, saltSeparator: hash.saltSeparator,
+          rounds: hash.rounds, memoryCost: hash.memoryCost });
+        for (const error of answer.error || []) problems.push("#" + (start + error.index + 1) + ": " + error.message);
+        done += chunk.length;
+        progress(done, users.length);
+        say("Imported " + done + " of " + users.length + " users…");
+      }
+      say("Imported " + (users.length - problems.length) + " of " + users.length + " users." +
+          (problems.length ? " Not imported: " + problems.slice(0, 10).join("; ") + (problems.length > 10 ? " …" : "") : ""),
+          problems.length > 0);
+      return problems;
+    }
+
     // Offers `text` as a file download (no request leaves the page).
     function save(name, text) {
       const link = document.createElement("a");
@@ -482,6 +553,14 @@ enum ConsoleAssets {
           say("User created.");
         });
       });
+      $("#export").addEventListener("click", () => run(exportUsers));
+      $("#import-file").addEventListener("change", () => run(async () => {
+        const chosen = $("#import-file").files[0];
+        if (!chosen) return;
+        await importUsers(await chosen.text());
+        $("#import-file").value = "";
+        await listUsers("");
+      }));
       $("#audit-form").addEventListener("submit", (event) => { event.preventDefault(); run(() => listAudit("")); });
       $("#audit-more").addEventListener("click", () => run(() => listAudit(state.auditNext)));
       $("#save-settings").addEventListener("click", () => run(async () => {
