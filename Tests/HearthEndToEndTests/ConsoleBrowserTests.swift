@@ -172,6 +172,17 @@ struct ConsoleBrowserTests {
                 #expect(accounts.map(\.name) == ["ci-backend"] && !accounts[0].publicKeyPEM.isEmpty)
                 try await picture("settings")
 
+                // The dashboard counts today's sign-ins, sign-ups and failures from the audit log.
+                try await browser.click("nav button[data-view=dashboard]")
+                #expect(try await Self.waitForText("#totals", containing: "sign-ins", browser))
+                let today = try await browser.text(of: "#day-rows tr")
+                let numbers = today.split(separator: " ").compactMap { Int($0) }
+                #expect(numbers.count == 4 && numbers[0] >= 2 && numbers[1] >= 1 && numbers[2] >= 1,
+                        "today: sign-ins, sign-ups, failures, active users: \(today)")
+                #expect((try await browser.evaluate("return document.querySelectorAll('#chart rect').length") as? Int) == 42,
+                        "14 days, three bars each")
+                try await picture("dashboard")
+
                 // The audit log shows what the operator did.
                 try await browser.click("nav button[data-view=audit]")
                 #expect(try await Self.waitForText("#audit-rows", containing: "console:ops@example.com", browser))

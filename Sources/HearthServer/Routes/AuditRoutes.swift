@@ -34,6 +34,59 @@ enum AuditRoutes {
     }
 }
 
+extension AuditRoutes {
+    struct Stats: Encodable {
+        struct Day: Encodable {
+            var date: String
+            var signIns = 0
+            var signUps = 0
+            var failures = 0
+            /// Distinct users who signed in that day.
+            var activeUsers = 0
+        }
+        var days: [Day]
+        /// Counted from at most `limit` events; true when the window held more.
+        var truncated: Bool
+    }
+
+    /// `GET v1/projects/{project}/auditStats?days=14`: sign-ins, sign-ups, failed sign-ins and active users per UTC
+    /// day, from the audit log (what the console's dashboard draws).
+    static func stats(_ call: Call) async throws -> Response {
+        let project = try await call.adminProject(nil)
+        let days = call.request.uri.queryParameters["days"].flatMap { Int(String($0)) } ?? 14
+        guard (1...90).contains(days) else { throw APIError.business(.invalidArgument, "days must be between 1 and 90") }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = .gmt
+        let today = calendar.startOfDay(for: call.services.accounts.clock.now())
+        let start = calendar.date(byAdding: .day, value: -(days - 1), to: today)!
+        let formatter = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
+        var counts = (0..<days).map { Stats.Day(date: calendar.date(byAdding: .day, value: $0, to: start)!.formatted(formatter)) }
+        var active = Array(repeating: Set<String>(), count: days)
+        var query = AuditQuery(kinds: ["sign-in", "sign-up", "sign-in-failed"], from: start, limit: 1000)
+        var seen = 0
+        let limit = 200_000
+        while seen < limit {
+            let events = try await call.services.store.auditEvents(projectID: project.id, query)
+            for event in events {
+                let index = calendar.dateComponents([.day], from: start, to: event.at).day ?? -1
+                guard counts.indices.contains(index) else { continue }
+                switch event.kind {
+                case "sign-in":
+                    counts[index].signIns += 1
+                    if let user = event.localID { active[index].insert(user) }
+                case "sign-up": counts[index].signUps += 1
+                default: counts[index].failures += 1
+                }
+            }
+            seen += events.count
+            guard events.count == query.limit, let last = events.last else { break }
+            query.after = AuditCursor(last)
+        }
+        for index in counts.indices { counts[index].activeUsers = active[index].count }
+        return json(Stats(days: counts, truncated: seen >= limit))
+    }
+}
+
 extension AuditEventWire {
     init(_ event: AuditEvent) {
         self.init(id: event.id, time: event.at.ISO8601Format(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt)),

@@ -18,6 +18,7 @@ enum ConsoleAssets {
     <p id="banner" role="note" hidden>Emulator mode: the console is open without signing in, as Firebase's Emulator UI is. Never expose it.</p>
     <p><span id="who"></span> <button type="button" id="signout" hidden>Sign out</button></p>
     <nav id="nav" aria-label="Console" hidden>
+    <button type="button" data-view="dashboard">Dashboard</button>
     <button type="button" data-view="users">Users</button>
     <button type="button" data-view="audit">Audit log</button>
     <button type="button" data-view="settings">Settings</button>
@@ -36,6 +37,18 @@ enum ConsoleAssets {
     <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9]{6}" maxlength="6">
     <button type="submit" id="signin-submit">Sign in</button>
     </form>
+    </section>
+    <section id="dashboard" hidden aria-labelledby="dashboard-title">
+    <h2 id="dashboard-title">Dashboard</h2>
+    <p id="totals"></p>
+    <svg id="chart" role="img" aria-labelledby="chart-title" viewBox="0 0 700 220" width="100%">
+    <title id="chart-title">Sign-ins (blue), sign-ups (green) and failed sign-ins (red) per day, last 14 days</title>
+    </svg>
+    <table>
+    <caption>Per day (UTC)</caption>
+    <thead><tr><th scope="col">Day</th><th scope="col">Sign-ins</th><th scope="col">Sign-ups</th><th scope="col">Failures</th><th scope="col">Active users</th></tr></thead>
+    <tbody id="day-rows"></tbody>
+    </table>
     </section>
     <section id="users" hidden aria-labelledby="users-title">
     <h2 id="users-title">Users</h2>
@@ -325,6 +338,47 @@ enum ConsoleAssets {
       show("user");
     }
 
+    async function dashboard() {
+      const stats = await api("GET", admin() + "/auditStats?days=14");
+      const days = stats.days || [];
+      const sum = (key) => days.reduce((total, day) => total + day[key], 0);
+      $("#totals").textContent = "Last 14 days: " + sum("signIns") + " sign-ins, " + sum("signUps") + " sign-ups, " +
+        sum("failures") + " failed sign-ins" + (stats.truncated ? " (counted from the newest 200,000 events)" : "") + ".";
+      const svg = $("#chart");
+      for (const old of svg.querySelectorAll("rect, text")) old.remove();
+      const series = [["signIns", "#0b57d0"], ["signUps", "#1e8e3e"], ["failures", "#b3261e"]];
+      const highest = Math.max(1, ...days.flatMap((day) => series.map(([key]) => day[key])));
+      const slot = 700 / Math.max(days.length, 1);
+      const ns = "http://www.w3.org/2000/svg";
+      days.forEach((day, index) => {
+        series.forEach(([key, color], which) => {
+          const height = Math.round(day[key] / highest * 180);
+          const bar = document.createElementNS(ns, "rect");
+          bar.setAttribute("x", String(index * slot + 4 + which * (slot - 8) / 3));
+          bar.setAttribute("y", String(190 - height));
+          bar.setAttribute("width", String(Math.max(1, (slot - 8) / 3 - 1)));
+          bar.setAttribute("height", String(height));
+          bar.setAttribute("fill", color);
+          svg.appendChild(bar);
+        });
+        const label = document.createElementNS(ns, "text");
+        label.setAttribute("x", String(index * slot + slot / 2));
+        label.setAttribute("y", "210");
+        label.setAttribute("text-anchor", "middle");
+        label.setAttribute("font-size", "11");
+        label.setAttribute("fill", "currentColor");
+        label.textContent = day.date.slice(5);
+        svg.appendChild(label);
+      });
+      const rows = $("#day-rows");
+      rows.replaceChildren();
+      for (const day of days.slice().reverse()) {
+        const row = document.createElement("tr");
+        for (const value of [day.date, day.signIns, day.signUps, day.failures, day.activeUsers]) cell(row, String(value));
+        rows.appendChild(row);
+      }
+    }
+
     async function listAudit(token) {
       const query = new URLSearchParams({ pageSize: "50" });
       if ($("#audit-type").value.trim()) query.set("type", $("#audit-type").value.trim());
@@ -540,6 +594,7 @@ enum ConsoleAssets {
         button.addEventListener("click", () => {
           show(button.dataset.view);
           if (button.dataset.view === "audit") run(() => listAudit(""));
+          if (button.dataset.view === "dashboard") run(dashboard);
           if (button.dataset.view === "settings") run(loadSettings);
           if (button.dataset.view === "users") run(() => listUsers(""));
         });
