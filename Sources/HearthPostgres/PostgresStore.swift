@@ -632,6 +632,20 @@ extension String {
 // MARK: Operations: outbox backlog, shared rate limits, audit log, housekeeping
 
 extension PostgresStore {
+    public func outboxStatus(projectID: String, limit: Int) async throws -> [OutboxStatus] {
+        let rows = try await client.query("""
+            SELECT data, attempts, next_attempt_at, last_error FROM outbox WHERE project_id = \(projectID)
+            ORDER BY created_at, id LIMIT \(max(0, limit))
+            """, logger: logger)
+        var found: [OutboxStatus] = []
+        for try await (data, attempts, next, error) in rows.decode((String, Int, Int64?, String?).self) {
+            found.append(OutboxStatus(message: try RecordCoding.decode(OutboxMessage.self, from: data), attempts: attempts,
+                                      nextAttemptAt: next.map { Date(timeIntervalSince1970: Double($0) / 1000) },
+                                      lastError: error.flatMap { $0.isEmpty ? nil : $0 }))
+        }
+        return found
+    }
+
     public func outboxBacklog() async throws -> (pending: Int, givenUp: Int) {
         let rows = try await client.query("""
             SELECT COUNT(*) FILTER (WHERE next_attempt_at IS NOT NULL), COUNT(*) FILTER (WHERE next_attempt_at IS NULL)

@@ -610,6 +610,18 @@ actor WriteLock {
 // MARK: Operations: outbox backlog, shared rate limits, audit log, housekeeping
 
 extension SQLiteStore {
+    public func outboxStatus(projectID: String, limit: Int) async throws -> [OutboxStatus] {
+        try await read("""
+            SELECT data, attempts, next_attempt_at, last_error FROM outbox WHERE project_id = ?
+            ORDER BY created_at, rowid LIMIT ?
+            """, [.text(projectID), .integer(max(0, limit))]).map { row in
+            OutboxStatus(message: try RecordCoding.decode(OutboxMessage.self, from: row.column("data")?.string ?? ""),
+                         attempts: row.column("attempts")?.integer ?? 0,
+                         nextAttemptAt: row.column("next_attempt_at")?.integer.map { Date(timeIntervalSince1970: Double($0) / 1000) },
+                         lastError: row.column("last_error")?.string.flatMap { $0.isEmpty ? nil : $0 })
+        }
+    }
+
     public func outboxBacklog() async throws -> (pending: Int, givenUp: Int) {
         let row = try await read("""
             SELECT COUNT(*) FILTER (WHERE next_attempt_at IS NOT NULL) AS pending,

@@ -91,5 +91,24 @@ extension StoreContract {
             let backlog = try await store.outboxBacklog()
             try expect(backlog.pending == 2 && backlog.givenUp == 1, "backlog \(backlog)")
         },
+        StoreCheck("the outbox status lists a project's messages with attempts, next try and last error") { store in
+            for (index, id) in ["a", "b", "c"].enumerated() {
+                try await store.enqueueOutboxMessage(OutboxMessage(id: id, projectID: "p-one", type: .verifyEmail,
+                    recipient: "\(id)@example.com", code: "c", link: "l", createdAt: epoch + Double(index)))
+            }
+            try await store.enqueueOutboxMessage(OutboxMessage(id: "other", projectID: "p-two", type: .verifyEmail,
+                recipient: "o@example.com", code: "c", link: "l", createdAt: epoch))
+            try await store.rescheduleOutboxMessage(id: "b", attempts: 5, nextAttemptAt: nil, lastError: "550 mailbox unavailable")
+            let status = try await store.outboxStatus(projectID: "p-one", limit: 10)
+            try expect(status.map(\.message.id) == ["a", "b", "c"], "oldest first, this project's only: \(status.map(\.message.id))")
+            try expect(status[1].attempts == 5 && status[1].nextAttemptAt == nil && status[1].lastError == "550 mailbox unavailable",
+                       "given up, with its error: \(status[1])")
+            try expect(status[0].attempts == 0 && status[0].nextAttemptAt != nil && status[0].lastError == nil, "pending: \(status[0])")
+            try expect(try await store.outboxStatus(projectID: "p-one", limit: 2).count == 2, "limit")
+            // A retry puts it back in line.
+            try await store.rescheduleOutboxMessage(id: "b", attempts: 5, nextAttemptAt: epoch, lastError: "")
+            let retried = try await store.outboxStatus(projectID: "p-one", limit: 10)[1]
+            try expect(retried.nextAttemptAt != nil && retried.lastError == nil, "retried: \(retried)")
+        },
     ]
 }

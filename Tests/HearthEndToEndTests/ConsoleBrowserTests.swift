@@ -172,6 +172,21 @@ struct ConsoleBrowserTests {
                 #expect(accounts.map(\.name) == ["ci-backend"] && !accounts[0].publicKeyPEM.isEmpty)
                 try await picture("settings")
 
+                // A given-up email in the outbox, retried from the console; its code never reaches the page.
+                try await store.enqueueOutboxMessage(OutboxMessage(
+                    id: "failed-1", projectID: "console-project", type: .passwordReset, recipient: "bounce@example.com",
+                    code: "secret-code-1", link: base + "/__/auth/action?oobCode=secret-code-1", createdAt: Date()))
+                try await store.rescheduleOutboxMessage(id: "failed-1", attempts: 12, nextAttemptAt: nil,
+                                                        lastError: "550 mailbox unavailable")
+                try await browser.click("nav button[data-view=outbox]")
+                #expect(try await Self.waitForText("#outbox-rows", containing: "550 mailbox unavailable", browser))
+                #expect(!(try await browser.pageSource()).contains("secret-code-1"), "codes and links stay out of the console")
+                try await picture("outbox")
+                try await browser.click(".retry")
+                #expect(try await Self.waitForText("#status", containing: "will be tried again", browser))
+                let retried = try await store.outboxStatus(projectID: "console-project", limit: 10).first { $0.message.id == "failed-1" }
+                #expect(retried?.nextAttemptAt != nil && retried?.attempts == 12, "back in line: \(String(describing: retried))")
+
                 // The dashboard counts today's sign-ins, sign-ups and failures from the audit log.
                 try await browser.click("nav button[data-view=dashboard]")
                 #expect(try await Self.waitForText("#totals", containing: "sign-ins", browser))

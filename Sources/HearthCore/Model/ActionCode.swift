@@ -100,6 +100,22 @@ public struct OutboxMessage: Sendable, Codable, Equatable {
 }
 
 /// A message leased for delivery, with how many attempts already failed.
+/// A queued message and where its delivery stands, for operators (the console's outbox).
+public struct OutboxStatus: Sendable, Equatable {
+    public var message: OutboxMessage
+    public var attempts: Int
+    /// When it is tried next; nil once delivery was given up.
+    public var nextAttemptAt: Date?
+    public var lastError: String?
+
+    public init(message: OutboxMessage, attempts: Int, nextAttemptAt: Date?, lastError: String?) {
+        self.message = message
+        self.attempts = attempts
+        self.nextAttemptAt = nextAttemptAt
+        self.lastError = lastError
+    }
+}
+
 public struct OutboxDelivery: Sendable, Equatable {
     public var message: OutboxMessage
     public var attempts: Int

@@ -120,6 +120,8 @@ public protocol IdentityStore: Sendable {
     func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws
     /// Messages not yet delivered: due now or later, and given up (`nextAttemptAt` nil), for the backlog metrics.
     func outboxBacklog() async throws -> (pending: Int, givenUp: Int)
+    /// A project's queued messages with their delivery state, oldest first, at most `limit`.
+    func outboxStatus(projectID: String, limit: Int) async throws -> [OutboxStatus]
 
     /// Counts one event under `key` in the fixed window that starts at `windowStart` (kept until `expiresAt`) and
     /// returns the window's count including it. Atomic: instances sharing the store share the counter.

@@ -31,6 +31,7 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         var outbox: [OutboxMessage] = []
         /// Delivery state by message id: attempts so far and when it is next due (`nil`: given up).
         var delivery: [String: (attempts: Int, due: Date?)] = [:]
+        var deliveryErrors: [String: String] = [:]
         var assertions: [String: Date] = [:]
         var pending: [String: PendingRecord] = [:]
         /// Rate-limit windows by key and window start: count and expiry.
@@ -319,12 +320,25 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
 
     public func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws {
         withState { state in
-            if state.delivery[id] != nil { state.delivery[id] = (attempts, nextAttemptAt) }
+            if state.delivery[id] != nil {
+                state.delivery[id] = (attempts, nextAttemptAt)
+                state.deliveryErrors[id] = lastError.isEmpty ? nil : lastError
+            }
         }
     }
 }
 
 extension InMemoryStore {
+    public func outboxStatus(projectID: String, limit: Int) async throws -> [OutboxStatus] {
+        withState { state in
+            state.outbox.filter { $0.projectID == projectID }.prefix(limit).map { message in
+                let entry = state.delivery[message.id]
+                return OutboxStatus(message: message, attempts: entry?.attempts ?? 0, nextAttemptAt: entry?.due,
+                                    lastError: state.deliveryErrors[message.id])
+            }
+        }
+    }
+
     public func outboxBacklog() async throws -> (pending: Int, givenUp: Int) {
         withState { state in
             let givenUp = state.delivery.values.filter { $0.due == nil }.count

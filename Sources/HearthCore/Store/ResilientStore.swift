@@ -244,6 +244,10 @@ public final class ResilientStore: IdentityStore, Sendable {
             try await base.rescheduleOutboxMessage(id: id, attempts: attempts, nextAttemptAt: nextAttemptAt, lastError: lastError)
         }
     }
+    public func outboxStatus(projectID: String, limit: Int) async throws -> [OutboxStatus] {
+        try await call("outboxStatus") { [base] in try await base.outboxStatus(projectID: projectID, limit: limit) }
+    }
+
     public func outboxBacklog() async throws -> (pending: Int, givenUp: Int) {
         let counts = try await call("outboxBacklog") { [base] in
             let backlog = try await base.outboxBacklog()

@@ -255,6 +255,9 @@ public final class SealingStore: IdentityStore, Sendable {
         try await base.rescheduleOutboxMessage(id: id, attempts: attempts, nextAttemptAt: nextAttemptAt, lastError: lastError)
     }
     public func outboxBacklog() async throws -> (pending: Int, givenUp: Int) { try await base.outboxBacklog() }
+    public func outboxStatus(projectID: String, limit: Int) async throws -> [OutboxStatus] {
+        try await base.outboxStatus(projectID: projectID, limit: limit)
+    }
     public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int {
         try await base.incrementRateCounter(key: key, windowStart: windowStart, expiresAt: expiresAt)
     }

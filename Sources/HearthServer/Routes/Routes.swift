@@ -85,6 +85,8 @@ enum HearthRoutes {
         admin.post("\(v3)/downloadAccount", to: AdminRoutes.downloadAccount)
         admin.get("\(v1)/projects/{project}/auditEvents", to: AuditRoutes.list)
         admin.get("\(v1)/projects/{project}/auditStats", to: AuditRoutes.stats)
+        admin.get("\(v1)/projects/{project}/outbox", to: OutboxRoutes.list)
+        admin.post("\(v1)/projects/{project}/outbox/{message}", to: OutboxRoutes.retry)  // {id}:retry
         admin.get("\(v1)/projects/{project}/serviceAccounts", to: ServiceAccountRoutes.list)
         admin.post("\(v1)/projects/{project}/serviceAccounts", to: ServiceAccountRoutes.create)
         admin.on(.delete, "\(v1)/projects/{project}/serviceAccounts/{name}", to: ServiceAccountRoutes.delete)

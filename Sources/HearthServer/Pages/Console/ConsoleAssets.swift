@@ -20,6 +20,7 @@ enum ConsoleAssets {
     <nav id="nav" aria-label="Console" hidden>
     <button type="button" data-view="dashboard">Dashboard</button>
     <button type="button" data-view="users">Users</button>
+    <button type="button" data-view="outbox">Outbox</button>
     <button type="button" data-view="audit">Audit log</button>
     <button type="button" data-view="settings">Settings</button>
     </nav>
@@ -79,6 +80,15 @@ enum ConsoleAssets {
     <input id="new-password" type="password" autocomplete="new-password" minlength="6" required>
     <button type="submit" id="create">Create user</button>
     </form>
+    </section>
+    <section id="outbox" hidden aria-labelledby="outbox-title">
+    <h2 id="outbox-title">Outbox</h2>
+    <p id="outbox-summary"></p>
+    <table>
+    <caption>Emails waiting or given up, oldest first</caption>
+    <thead><tr><th scope="col">Created</th><th scope="col">Email</th><th scope="col">To</th><th scope="col">State</th><th scope="col">Attempts</th><th scope="col">Last error</th><th scope="col">Action</th></tr></thead>
+    <tbody id="outbox-rows"></tbody>
+    </table>
     </section>
     <section id="audit" hidden aria-labelledby="audit-title">
     <h2 id="audit-title">Audit log</h2>
@@ -379,6 +389,36 @@ enum ConsoleAssets {
       }
     }
 
+    async function listOutbox() {
+      const found = await api("GET", admin() + "/outbox");
+      const messages = found.messages || [];
+      const failed = messages.filter((m) => m.state === "FAILED").length;
+      $("#outbox-summary").textContent = messages.length ? (messages.length - failed) + " waiting, " + failed + " given up."
+                                                         : "Nothing waiting: every email was delivered.";
+      const rows = $("#outbox-rows");
+      rows.replaceChildren();
+      for (const message of messages) {
+        const row = document.createElement("tr");
+        for (const value of [message.createTime, message.type, message.recipient,
+                             message.state === "FAILED" ? "given up" : "next try " + (message.nextAttemptTime || ""),
+                             String(message.attempts), message.lastError]) cell(row, value);
+        const action = cell(row, "");
+        if (message.state === "FAILED") {
+          const retry = document.createElement("button");
+          retry.type = "button";
+          retry.className = "retry";
+          retry.textContent = "Retry";
+          retry.addEventListener("click", () => run(async () => {
+            await api("POST", admin() + "/outbox/" + encodeURIComponent(message.id) + ":retry", {});
+            await listOutbox();
+            say("The email to " + message.recipient + " will be tried again now.");
+          }));
+          action.appendChild(retry);
+        }
+        rows.appendChild(row);
+      }
+    }
+
     async function listAudit(token) {
       const query = new URLSearchParams({ pageSize: "50" });
       if ($("#audit-type").value.trim()) query.set("type", $("#audit-type").value.trim());
@@ -595,6 +635,7 @@ enum ConsoleAssets {
           show(button.dataset.view);
           if (button.dataset.view === "audit") run(() => listAudit(""));
           if (button.dataset.view === "dashboard") run(dashboard);
+          if (button.dataset.view === "outbox") run(listOutbox);
           if (button.dataset.view === "settings") run(loadSettings);
           if (button.dataset.view === "users") run(() => listUsers(""));
         });
