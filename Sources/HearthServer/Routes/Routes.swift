@@ -85,6 +85,9 @@ enum HearthRoutes {
         admin.post("\(v3)/downloadAccount", to: AdminRoutes.downloadAccount)
         admin.get("\(v1)/projects/{project}/auditEvents", to: AuditRoutes.list)
         admin.get("\(v1)/projects/{project}/auditStats", to: AuditRoutes.stats)
+        admin.post("\(v1)/projects/{project}/emailTemplates:preview", to: MessagingRoutes.preview)
+        admin.post("\(v1)/projects/{project}/emailTest", to: MessagingRoutes.emailTest)
+        admin.post("\(v1)/projects/{project}/smsTest", to: MessagingRoutes.smsTest)
         admin.get("\(v1)/projects/{project}/outbox", to: OutboxRoutes.list)
         admin.post("\(v1)/projects/{project}/outbox/{message}", to: OutboxRoutes.retry)  // {id}:retry
         admin.get("\(v1)/projects/{project}/serviceAccounts", to: ServiceAccountRoutes.list)

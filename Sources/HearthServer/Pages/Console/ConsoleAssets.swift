@@ -123,6 +123,33 @@ enum ConsoleAssets {
     <h3>Identity providers</h3>
     <p>Register this redirect URI with each provider: <code id="redirect-uri"></code></p>
     <ul id="providers-list"></ul>
+    <h3>Email templates</h3>
+    <p>Preview each email in each language as it is sent. A draft below is previewed as you type and never saved: put
+    the JSON it gives under <code>email.templates</code> in the config file.</p>
+    <label for="tpl-type">Email</label>
+    <select id="tpl-type">
+    <option value="PASSWORD_RESET">Password reset</option>
+    <option value="VERIFY_EMAIL">Email verification</option>
+    <option value="EMAIL_SIGNIN">Email link sign-in</option>
+    <option value="VERIFY_AND_CHANGE_EMAIL">Change of email</option>
+    <option value="RECOVER_EMAIL">Email change reverted</option>
+    </select>
+    <label for="tpl-locale">Language</label>
+    <select id="tpl-locale"><option value="en">en</option></select>
+    <label for="tpl-subject">Draft subject (empty: the configured one)</label>
+    <input id="tpl-subject" autocomplete="off">
+    <label for="tpl-text">Draft text (Mustache: {{appName}}, {{link}}, {{email}}, {{newEmail}}, {{displayName}})</label>
+    <textarea id="tpl-text" rows="5" spellcheck="false"></textarea>
+    <p><strong>Subject:</strong> <span id="preview-subject"></span></p>
+    <pre id="preview-text"></pre>
+    <pre id="tpl-config" hidden></pre>
+    <h3>Send a test</h3>
+    <label for="test-email">Email address</label>
+    <input id="test-email" type="email" autocomplete="off">
+    <button type="button" id="send-test-email">Send a test email</button>
+    <label for="test-phone">Phone number (E.164)</label>
+    <input id="test-phone" type="tel" autocomplete="off" placeholder="+15555550100">
+    <button type="button" id="send-test-sms">Send a test SMS</button>
     <h3>Service accounts</h3>
     <p>Keys that call the admin API. A new key is downloaded once: Hearth keeps only its public half.</p>
     <ul id="accounts-list"></ul>
@@ -174,7 +201,7 @@ enum ConsoleAssets {
     h1 { font-size: 1.4rem; margin: 0; }
     #banner { flex-basis: 100%; background: #fff4ce; color: #3d2f00; padding: .5rem; border-radius: 6px; }
     label { display: block; font-weight: 600; margin: .6rem 0 .2rem; }
-    input, textarea { width: 100%; max-width: 28rem; padding: .5rem; font: inherit; border: 1px solid #8e8e93; border-radius: 6px; }
+    input, textarea, select { width: 100%; max-width: 28rem; padding: .5rem; font: inherit; border: 1px solid #8e8e93; border-radius: 6px; }
     textarea { font-family: ui-monospace, monospace; max-width: 100%; }
     button { font: inherit; padding: .45rem .9rem; margin: .4rem .4rem 0 0; border-radius: 6px; border: 1px solid var(--accent);
              background: var(--accent); color: #fff; cursor: pointer; }
@@ -192,6 +219,7 @@ enum ConsoleAssets {
     nav button[aria-current="page"] { background: var(--accent); color: #fff; }
     input[type=checkbox] { width: auto; }
     code { overflow-wrap: anywhere; }
+    pre { white-space: pre-wrap; overflow-wrap: anywhere; background: rgba(127, 127, 127, .12); padding: .5rem; border-radius: 6px; }
     #status.error { color: var(--danger); font-weight: 600; }
     @media (max-width: 40rem) { thead { display: none; } tr, td { display: block; } td { border: 0; padding: .1rem 0; }
                                 tr { border-bottom: 1px solid #c7c7cc; padding: .4rem 0; } dl { grid-template-columns: 1fr; } }
@@ -387,6 +415,37 @@ enum ConsoleAssets {
         for (const value of [day.date, day.signIns, day.signUps, day.failures, day.activeUsers]) cell(row, String(value));
         rows.appendChild(row);
       }
+    }
+
+    async function previewTemplate() {
+      const body = { type: $("#tpl-type").value, locale: $("#tpl-locale").value };
+      const subject = $("#tpl-subject").value;
+      const text = $("#tpl-text").value;
+      if (subject || text) body.template = Object.assign(subject ? { subject } : {}, text ? { text } : {});
+      const shown = await api("POST", admin() + "/emailTemplates:preview", body);
+      $("#preview-subject").textContent = shown.subject;
+      $("#preview-text").textContent = shown.text;
+      const locales = $("#tpl-locale");
+      if (locales.options.length !== shown.locales.length) {
+        const chosen = locales.value;
+        locales.replaceChildren(...shown.locales.map((code) => new Option(code, code)));
+        locales.value = shown.locales.includes(chosen) ? chosen : shown.locale;
+      }
+      const config = $("#tpl-config");
+      config.hidden = !body.template;
+      if (body.template) config.textContent = JSON.stringify({ [body.locale]: { [body.type]: body.template } }, null, 2);
+    }
+
+    let previewTimer = 0;
+    function previewSoon() {
+      clearTimeout(previewTimer);
+      previewTimer = setTimeout(() => run(previewTemplate), 300);
+    }
+
+    async function sendTest(path, body, what) {
+      const outcome = await api("POST", admin() + path, body);
+      if (!outcome.delivered) throw new Error("The " + what + " was not sent: " + outcome.error);
+      say("The test " + what + " was sent.");
     }
 
     async function listOutbox() {
@@ -636,7 +695,7 @@ enum ConsoleAssets {
           if (button.dataset.view === "audit") run(() => listAudit(""));
           if (button.dataset.view === "dashboard") run(dashboard);
           if (button.dataset.view === "outbox") run(listOutbox);
-          if (button.dataset.view === "settings") run(loadSettings);
+          if (button.dataset.view === "settings") run(async () => { await loadSettings(); await previewTemplate(); });
           if (button.dataset.view === "users") run(() => listUsers(""));
         });
       }
@@ -686,6 +745,10 @@ enum ConsoleAssets {
           say("Created " + key.client_email + ": its key file was downloaded. Keep it secret; it cannot be downloaded again.");
         });
       });
+      for (const id of ["#tpl-type", "#tpl-locale"]) $(id).addEventListener("change", previewSoon);
+      for (const id of ["#tpl-subject", "#tpl-text"]) $(id).addEventListener("input", previewSoon);
+      $("#send-test-email").addEventListener("click", () => run(() => sendTest("/emailTest", { to: $("#test-email").value }, "email")));
+      $("#send-test-sms").addEventListener("click", () => run(() => sendTest("/smsTest", { phoneNumber: $("#test-phone").value }, "SMS")));
       $("#tenant-form").addEventListener("submit", (event) => {
         event.preventDefault();
         run(async () => {
