@@ -143,6 +143,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             """,
         ]),
         Migration(id: "0009_tenants", statements: SharedSchema.tenants),
+        Migration(id: "0010_users_by_creation", statements: SharedSchema.usersByCreation),
     ]
 
     /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).

@@ -168,6 +168,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             """,
         ]),
         Migration(id: "0009_tenants", statements: SharedSchema.tenants),
+        Migration(id: "0010_users_by_creation", statements: SharedSchema.usersByCreation),
     ]
 
     // MARK: Projects

@@ -131,6 +131,15 @@ struct ConsoleBrowserTests {
                 #expect(try await call("signInWithPassword", ["email": "made-in-console@example.com",
                                                               "password": "console-made"])["idToken"] is String)
 
+                // Sorted by creation, newest first (the index of migration 0010): the user just made comes first.
+                try await browser.click("nav button[data-view=users]")
+                _ = try await browser.evaluate("""
+                    const sort = document.querySelector('#sort'); sort.value = 'CREATED_AT';
+                    sort.dispatchEvent(new Event('change'));
+                    """)
+                #expect(try await Self.waitForText("#caption", containing: "by creation", browser))
+                #expect(try await Self.waitForText(".open-user", containing: "made-in-console@example.com", browser))
+
                 // Settings: anonymous sign-in off (then refused), a tenant made.
                 try await browser.click("nav button[data-view=settings]")
                 #expect(try await Self.waitForText("#redirect-uri", containing: "/__/auth/handler", browser))

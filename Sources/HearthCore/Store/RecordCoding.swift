@@ -85,6 +85,13 @@ public enum SharedSchema {
         """,
     ]
 
+    /// 0010: users in creation and in email order (ties by uid, as `accounts:query` breaks them), per project and
+    /// tenant: the console's sorted pages read an index instead of sorting every user.
+    public static let usersByCreation = [
+        "CREATE INDEX users_created ON users (project_id, tenant_id, created_at, local_id)",
+        "CREATE INDEX users_email_order ON users (project_id, tenant_id, email, local_id)",
+    ]
+
     /// 0005: pending secrets (MFA pending credentials, TOTP enrollment and SMS sessions), by digest.
     public static let pendingSecrets = [
         """
