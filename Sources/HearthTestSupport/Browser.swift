@@ -112,6 +112,11 @@ public final class Browser: @unchecked Sendable {
         try await command("POST", "execute/sync", ["script": script, "args": args])
     }
 
+    /// Resizes the window (a phone is 360 wide).
+    public func setWindowSize(width: Int, height: Int) async throws {
+        _ = try await command("POST", "window/rect", ["width": width, "height": height])
+    }
+
     /// A PNG of the window as it is now.
     public func screenshot() async throws -> Data {
         Data(base64Encoded: try await command("GET", "screenshot") as? String ?? "") ?? Data()

@@ -85,6 +85,21 @@ struct ConsoleBrowserTests {
                 try await browser.click(".open-user")
                 #expect(try await Self.waitForText("#user-title", containing: "target@example.com", browser))
 
+                // A verification link to copy; every field has a label; nothing is wider than a 360-pixel phone.
+                try await browser.click("#verify-link")
+                #expect(try await Self.waitForText("#link", containing: "mode=verifyEmail", browser))
+                let unlabeled = try await browser.evaluate("""
+                    return [...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+                        .filter((e) => !e.labels || e.labels.length === 0).map((e) => e.id);
+                    """) as? [String]
+                #expect(unlabeled == [], "fields without a label: \(unlabeled ?? [])")
+                try await browser.setWindowSize(width: 360, height: 780)
+                try await Task.sleep(nanoseconds: 300_000_000)
+                let width = try await browser.evaluate("return document.documentElement.scrollWidth") as? Int
+                #expect((width ?? 999) <= 360, "no sideways scrolling at 360 px: \(width ?? -1)")
+                try await picture("phone")
+                try await browser.setWindowSize(width: 800, height: 600)
+
                 _ = try await browser.evaluate("document.querySelector('#claims').value = arguments[0]", [#"{"role":"support"}"#])
                 try await browser.click("#save-claims")
                 #expect(try await Self.waitForText("#status", containing: "Claims saved", browser))

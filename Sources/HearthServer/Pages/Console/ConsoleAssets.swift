@@ -188,6 +188,9 @@ enum ConsoleAssets {
     <button type="button" id="toggle-disabled"></button>
     <button type="button" id="revoke">Revoke sessions</button>
     <button type="button" id="reset-link">Password reset link</button>
+    <button type="button" id="send-reset">Email a password reset</button>
+    <button type="button" id="verify-link">Verification link</button>
+    <button type="button" id="send-verify">Email a verification link</button>
     <button type="button" id="delete" class="danger">Delete user</button>
     </p>
     <p id="link" hidden></p>
@@ -224,7 +227,7 @@ enum ConsoleAssets {
     nav button { background: transparent; color: var(--accent); }
     nav button[aria-current="page"] { background: var(--accent); color: #fff; }
     input[type=checkbox] { width: auto; }
-    code { overflow-wrap: anywhere; }
+    code, p, li, pre { overflow-wrap: anywhere; }
     pre { white-space: pre-wrap; overflow-wrap: anywhere; background: rgba(127, 127, 127, .12); padding: .5rem; border-radius: 6px; }
     #status.error { color: var(--danger); font-weight: 600; }
     @media (max-width: 40rem) { thead { display: none; } tr, td { display: block; } td { border: 0; padding: .1rem 0; }
@@ -786,15 +789,19 @@ enum ConsoleAssets {
         if (claims === null || typeof claims !== "object" || Array.isArray(claims)) throw new Error("The claims must be a JSON object.");
         await update({ customAttributes: JSON.stringify(claims) }, "Claims saved: they are in the user's next ID token.");
       }));
-      $("#reset-link").addEventListener("click", () => run(async () => {
+      // A reset or verification link, to copy (returnOobLink: nothing is sent) or emailed to the user.
+      const oob = (requestType, returnOobLink, done) => run(async () => {
         if (!state.user.email) throw new Error("This user has no email address.");
-        const sent = await api("POST", admin() + "/accounts:sendOobCode",
-                               { requestType: "PASSWORD_RESET", email: state.user.email, returnOobLink: true });
+        const sent = await api("POST", admin() + "/accounts:sendOobCode", { requestType, email: state.user.email, returnOobLink });
         const link = $("#link");
-        link.textContent = sent.oobLink || "";
-        link.hidden = false;
-        say("Password reset link made (not emailed): copy it from below.");
-      }));
+        link.textContent = returnOobLink ? sent.oobLink || "" : "";
+        link.hidden = !returnOobLink;
+        say(done);
+      });
+      $("#reset-link").addEventListener("click", () => oob("PASSWORD_RESET", true, "Password reset link made (not emailed): copy it from below."));
+      $("#send-reset").addEventListener("click", () => oob("PASSWORD_RESET", false, "A password reset email is on its way."));
+      $("#verify-link").addEventListener("click", () => oob("VERIFY_EMAIL", true, "Verification link made (not emailed): copy it from below."));
+      $("#send-verify").addEventListener("click", () => oob("VERIFY_EMAIL", false, "A verification email is on its way."));
       $("#delete").addEventListener("click", () => run(async () => {
         if (!window.confirm("Delete " + ($("#user-title").textContent) + "? This cannot be undone.")) return;
         await api("POST", admin() + "/accounts:delete", { localId: state.user.localId });
