@@ -34,7 +34,7 @@ struct Settings {
     /// Variables that are not settings but are read elsewhere, by name.
     static let otherVariables: Set<String> = [
         "HEARTH_CONFIG", "HEARTH_SECRETS_DIR", "HEARTH_SMTP_URL", "HEARTH_METRICS", "HEARTH_ENCRYPTION_KEY",
-        "HEARTH_ENCRYPTION_KEY_FILE", "HEARTH_USER_PASSWORD",
+        "HEARTH_ENCRYPTION_KEY_FILE", "HEARTH_USER_PASSWORD", "HEARTH_CONSOLE_PASSWORD",
     ]
 
     static func resolve(flags: [AbsoluteConfigKey: ConfigValue], configPath: String?,

@@ -275,3 +275,29 @@ struct CLIStoreTests {
     }
 }
 
+
+extension CLIStoreTests {
+    /// `hearth console-admins`: an operator made with a password from the environment and a TOTP secret printed
+    /// once, listed, then deleted; a short password is refused.
+    @Test func consoleOperatorsAreCreatedListedAndDeleted() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-console-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
+        _ = try await Self.hearth(["service-accounts", "create", "bootstrap-key", "--create-project"], in: folder)
+        environment["HEARTH_CONSOLE_PASSWORD"] = "short"
+        let weak = try await runHearth(["console-admins", "create", "ops@example.com"], in: folder, environment: environment)
+        #expect(weak.status != 0 && weak.output.contains("at least 12 characters"), "\(weak.output)")
+        environment["HEARTH_CONSOLE_PASSWORD"] = "correct horse battery"
+        let created = try await runHearth(["console-admins", "create", "ops@example.com"], in: folder, environment: environment)
+        #expect(created.status == 0 && created.output.contains("otpauth://totp/") && created.output.contains("secret="), "\(created.output)")
+        let again = try await runHearth(["console-admins", "create", "OPS@example.com"], in: folder, environment: environment)
+        #expect(again.status != 0 && again.output.contains("already has a console operator"), "\(again.output)")
+        let listed = try await Self.hearth(["console-admins", "list"], in: folder)
+        #expect(listed.status == 0 && listed.output.contains("ops@example.com") && listed.output.contains("TOTP"), "\(listed.output)")
+        #expect(!listed.output.contains("secret"), "the secret is shown once, at creation")
+        let deleted = try await Self.hearth(["console-admins", "delete", "ops@example.com"], in: folder)
+        #expect(deleted.status == 0, "\(deleted.output)")
+        #expect(try await Self.hearth(["console-admins", "list"], in: folder).output.contains("no console operators"))
+    }
+}
