@@ -62,6 +62,8 @@ import Testing
             }
             let signedIn = try await Self.signIn(client, app)
             #expect(signedIn.status == 200, "\(signedIn.text)")
+            let replayed = try await Self.signIn(client, app)
+            #expect(replayed.errorMessage == "INVALID_LOGIN_CREDENTIALS", "an authenticator code signs in once: \(replayed.text)")
             let cookie = try #require(signedIn.headers[.setCookie])
             #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && !cookie.contains("Secure"), "plain http here: \(cookie)")
             let session = cookie.split(separator: ";")[0]

@@ -22,12 +22,19 @@ extension AccountService {
         let passwordMatches = try await hashing.run { try PasswordHash.verify(password, against: stored) }
         let now = clock.now()
         var codeMatches = true
+        var step: Int64?
         if let secret = admin?.totpSecret {
-            codeMatches = Base32.decode(secret).flatMap { key in
-                code.flatMap { TOTP.match($0, secret: key, at: now, window: 1) }
-            } != nil
+            step = Base32.decode(secret).flatMap { key in code.flatMap { TOTP.match($0, secret: key, at: now, window: 1) } }
+            codeMatches = step != nil
         }
         guard let admin, passwordMatches, codeMatches else { throw AuthFailure.invalidLoginCredentials }
+        // A code signs in once: one read over a shoulder, or from a screen recording, is already spent.
+        if let step {
+            let fresh = try await store.useAssertionOnce(
+                digest: storageDigest("console-totp:\(project.id):\(EmailAddress.normalized(admin.email)):\(step)"),
+                expiresAt: now + 3 * Double(TOTP.period), now: now)
+            guard fresh else { throw AuthFailure.invalidLoginCredentials }
+        }
         let token = SecureRandom.token(byteCount: 32)
         let session = ConsoleSession(email: admin.email, csrf: SecureRandom.token(byteCount: 24))
         try await store.insertPending(PendingRecord(
