@@ -65,7 +65,8 @@ public struct TenantRecord: Sendable, Codable, Equatable {
         testPhoneNumbers = try container.decode([String: String].self, forKey: .testPhoneNumbers)
         identityProviders = try container.decodeIfPresent([String: IdentityProviderConfig].self, forKey: .identityProviders) ?? [:]
         inheritsEmailSending = try container.decodeIfPresent(Bool.self, forKey: .inheritsEmailSending) ?? false
-        enableImprovedEmailPrivacy = try container.decodeIfPresent(Bool.self, forKey: .enableImprovedEmailPrivacy) ?? false
+        // A tenant stored before the field existed keeps email-enumeration protection on: the safe reading.
+        enableImprovedEmailPrivacy = try container.decodeIfPresent(Bool.self, forKey: .enableImprovedEmailPrivacy) ?? true
         version = try container.decode(Int.self, forKey: .version)
     }
 
