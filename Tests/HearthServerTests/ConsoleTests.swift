@@ -178,3 +178,34 @@ extension ConsoleTests {
         }
     }
 }
+
+extension ConsoleTests {
+    /// The admin calls behind the console refuse bad input with Firebase-style errors, never a 500.
+    @Test func theConsolesAdminCallsRefuseBadInput() async throws {
+        let app = try await Self.app()
+        try await app.run { client in
+            let signedIn = try await Self.signIn(client, app)
+            let session = String(try #require(signedIn.headers[.setCookie]).split(separator: ";")[0])
+            let console: HTTPFields = [.cookie: session, HTTPField.Name("X-Hearth-CSRF")!: try #require(signedIn["csrf"] as? String)]
+            let base = "/identitytoolkit.googleapis.com/v1/projects/demo-project"
+            let cases: [(String, Reply)] = [
+                ("preview of an unknown email", try await client.post(base + "/emailTemplates:preview", ["type": "NOPE"], key: nil, headers: console)),
+                ("preview of no JSON", try await client.post(base + "/emailTemplates:preview", key: nil, raw: "[", headers: console)),
+                ("a test email to no address", try await client.post(base + "/emailTest", ["to": "not an address"], key: nil, headers: console)),
+                ("a test SMS to no number", try await client.post(base + "/smsTest", ["phoneNumber": "12345"], key: nil, headers: console)),
+                ("a test SMS with a number of the wrong type", try await client.post(base + "/smsTest", ["phoneNumber": 15555550100], key: nil, headers: console)),
+                ("stats over 0 days", try await client.send(.get, base + "/auditStats?days=0", key: nil, headers: console)),
+                ("a service account with no name", try await client.post(base + "/serviceAccounts", [:], key: nil, headers: console)),
+            ]
+            for (why, reply) in cases {
+                #expect(reply.status == 400 && reply.errorMessage != nil, "\(why): \(reply.status) \(reply.text)")
+            }
+            let unknown = try await client.post(base + "/outbox/nope:retry", [:], key: nil, headers: console)
+            #expect(unknown.status == 404, "\(unknown.text)")
+            let noVerb = try await client.post(base + "/outbox/nope", [:], key: nil, headers: console)
+            #expect(noVerb.status == 404, "\(noVerb.text)")
+            let stats = try await client.send(.get, base + "/auditStats?days=3", key: nil, headers: console)
+            #expect((stats["days"] as? [[String: Any]])?.count == 3, "\(stats.text)")
+        }
+    }
+}
