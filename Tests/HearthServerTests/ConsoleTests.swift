@@ -68,6 +68,11 @@ import Testing
             #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && !cookie.contains("Secure"), "plain http here: \(cookie)")
             let session = cookie.split(separator: ";")[0]
             let csrf = try #require(signedIn["csrf"] as? String)
+            // Another origin (even a sibling subdomain, to which SameSite=Strict still sends the cookie) cannot read
+            // the token: origins are reflected for the cookie-less API, but credentialed reads are never allowed.
+            let crossSite = try await client.send(.get, "/console/session", key: nil,
+                                                  headers: [.cookie: String(session), .origin: "https://evil.example.com"])
+            #expect(crossSite.headers[HTTPField.Name("Access-Control-Allow-Credentials")!] == nil)
             #expect(try await client.send(.get, "/console/session", key: nil, headers: [.cookie: String(session)])["csrf"] as? String == csrf)
 
             let lookup = "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:lookup"
