@@ -391,3 +391,28 @@ extension AccountServiceTests {
         #expect(try await store.user(projectID: project.id, tenantID: nil, localID: "i1")?.displayName == "One")
     }
 }
+
+extension UpdateAccountTests {
+    /// A token is never dated before the account's `validSince`, even when that moved past the instant the request
+    /// read the clock (a second boundary crossed mid-request): it would be born expired. Seen once as a flaky
+    /// `TOKEN_EXPIRED` in Firebase's emulator suite.
+    @Test func aNewTokenIsNeverBornExpired() async throws {
+        for emulator in [false, true] {
+            let store = InMemoryStore()
+            let clock = ManualClock(Date(timeIntervalSince1970: 1_700_000_000.9))
+            var accounts = AccountService(store: store, clock: clock, hashing: InlineWorkRunner())
+            accounts.emulatorRules = emulator
+            let project = try await ProjectDirectory(
+                store: store, clock: clock, defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
+                hashParameters: { .generate(memoryCost: 10) }
+            ).contextCreatingIfNeeded(for: "demo-one")
+            let created = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+            var user = try #require(try await store.user(projectID: project.id, tenantID: nil, localID: created.user.localID))
+            user.validSince = 1_700_000_001  // the next second, as a write after this request's clock read would set it
+            _ = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+            let signedIn = try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "secret1").signedIn()
+            let found = try await accounts.lookup(in: project, idToken: signedIn.tokens.idToken)
+            #expect(found.localID == created.user.localID, "emulator rules: \(emulator)")
+        }
+    }
+}

@@ -364,7 +364,10 @@ public struct AccountService: Sendable {
     /// revocation's second (it cannot tell those minted before from those minted after), so this keeps the tokens
     /// of the request that revoked (a password change) valid; only such requests ever wait.
     func tokenInstant(for user: UserRecord, now given: Date? = nil) async throws -> Date {
-        let now = given ?? clock.now()
+        var now = given ?? clock.now()
+        // A token is never dated before the account's `validSince` (seconds), which the same request may have moved
+        // after `now` was read, across a second boundary: such a token would be born expired (`TOKEN_EXPIRED`).
+        if now.epochSeconds < user.validSince { now = Date(timeIntervalSince1970: TimeInterval(user.validSince)) }
         guard !emulatorRules, let revoked = user.tokensValidAfter, now.epochSeconds <= revoked.epochSeconds,
               revoked.epochSeconds - now.epochSeconds < 2
         else { return now }

@@ -27,6 +27,9 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     public var inheritsEmailSending = false
     /// `emailPrivacyConfig.enableImprovedEmailPrivacy` (email-enumeration protection) for this tenant's clients.
     public var enableImprovedEmailPrivacy = false
+    /// Emulator mode only: `mfaConfig.enabledProviders` as the caller wrote it, `PROVIDER_UNSPECIFIED` included,
+    /// which Firebase's emulator echoes back (and its tests expect). Production keeps what the list means.
+    public var mfaProvidersAsGiven: [String]?
     /// Bumped by each write: an update names the version it read, so two racing updates cannot lose either.
     public var version: Int
 
@@ -48,7 +51,8 @@ public struct TenantRecord: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case projectID, id, displayName, allowPasswordSignup, enableEmailLinkSignin, enableAnonymousUser, disableAuth,
-             mfa, testPhoneNumbers, identityProviders, inheritsEmailSending, enableImprovedEmailPrivacy, version
+             mfa, testPhoneNumbers, identityProviders, inheritsEmailSending, enableImprovedEmailPrivacy, mfaProvidersAsGiven,
+             version
     }
 
     /// Reads records written before a field existed (each later field has its default).
@@ -67,6 +71,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
         inheritsEmailSending = try container.decodeIfPresent(Bool.self, forKey: .inheritsEmailSending) ?? false
         // A tenant stored before the field existed keeps email-enumeration protection on: the safe reading.
         enableImprovedEmailPrivacy = try container.decodeIfPresent(Bool.self, forKey: .enableImprovedEmailPrivacy) ?? true
+        mfaProvidersAsGiven = try container.decodeIfPresent([String].self, forKey: .mfaProvidersAsGiven)
         version = try container.decode(Int.self, forKey: .version)
     }
 

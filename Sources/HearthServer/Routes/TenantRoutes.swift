@@ -11,7 +11,7 @@ enum TenantRoutes {
         var tenant = TenantRecord(projectID: project.id, id: TenantRecord.newID(displayName: patch.displayName))
         // Email-enumeration protection starts as the project has it; the body may say otherwise.
         tenant.enableImprovedEmailPrivacy = project.record.settings.enableImprovedEmailPrivacy
-        try apply(patch, paths: patch.presentPaths, to: &tenant)
+        try apply(patch, paths: patch.presentPaths, to: &tenant, emulator: call.configuration.isEmulator)
         for _ in 0..<5 {  // a new id on the (unlikely) collision of the random suffix
             do {
                 try await call.services.store.insertTenant(tenant)
@@ -68,7 +68,7 @@ enum TenantRoutes {
         }
         for _ in 0..<20 {
             var tenant = try await tenant(call)
-            try apply(patch, paths: paths, to: &tenant)
+            try apply(patch, paths: paths, to: &tenant, emulator: call.configuration.isEmulator)
             do {
                 return json(resource(try await call.services.store.updateTenant(tenant)))
             } catch StoreError.conflict {
@@ -97,7 +97,7 @@ enum TenantRoutes {
         return tenant
     }
 
-    static func apply(_ patch: TenantPatch, paths: Set<String>, to tenant: inout TenantRecord) throws {
+    static func apply(_ patch: TenantPatch, paths: Set<String>, to tenant: inout TenantRecord, emulator: Bool) throws {
         for path in paths {
             let value = patch.values[path] ?? false
             switch path {
@@ -115,6 +115,7 @@ enum TenantRoutes {
             case "testPhoneNumbers": tenant.testPhoneNumbers = try testPhoneNumbers(patch.testPhoneNumbers)
             case let field where field.hasPrefix("mfaConfig."):
                 try tenant.mfa.apply(String(field.dropFirst("mfaConfig.".count)), patch.mfa)
+                if emulator, field == "mfaConfig.enabledProviders" { tenant.mfaProvidersAsGiven = patch.mfa?.enabledProviders }
             default: break
             }
         }
@@ -127,7 +128,9 @@ enum TenantRoutes {
             displayName: tenant.displayName, allowPasswordSignup: tenant.allowPasswordSignup,
             enableEmailLinkSignin: tenant.enableEmailLinkSignin, enableAnonymousUser: tenant.enableAnonymousUser,
             disableAuth: tenant.disableAuth,
-            mfaConfig: .init(state: mfa.state, enabledProviders: mfa.enabledProviders,
+            mfaConfig: .init(state: mfa.state,
+                             enabledProviders: tenant.mfaProvidersAsGiven.flatMap { $0.contains("PROVIDER_UNSPECIFIED") ? $0 : nil }
+                                 ?? mfa.enabledProviders,
                              providerConfigs: tenant.mfa.providers.contains(.totp) ? mfa.providerConfigs : nil),
             testPhoneNumbers: tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers,
             // Shown when set, as Google's JSON leaves out default values (and Firebase's emulator shows neither).
