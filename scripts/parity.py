@@ -216,9 +216,8 @@ def collect(tree, lines, found):
                 scope.append((depth, full, access in {"public", "open"}, access))
             else:
                 full = scope[-1][1] + "." + name if scope else name
-                # Protocol requirements and enum cases take their type's access.
+                # Protocol requirements take the protocol's access (enum cases take their enum's, below).
                 scope.append((depth, full, public and kind == "protocol_decl", access))
-                scope[-1] = scope[-1] if kind != "enum_decl" else (depth, full, False, access)
                 if public and not unavailable and not spi:
                     found.setdefault(full, []).append(kind.replace("_decl", ""))
             continue

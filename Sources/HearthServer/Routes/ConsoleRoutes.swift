@@ -27,7 +27,7 @@ enum ConsoleRoutes {
     }
 
     static func signIn(_ call: Call) async throws -> Response {
-        guard let body = try? JSONDecoder().decode(SignIn.self, from: Data(buffer: call.body)) else {
+        guard let body = call.jsonBody(SignIn.self) else {
             throw AuthFailure.invalidArgument("the body must be JSON: {\"email\", \"password\", \"code\"}")
         }
         let project = try await call.services.defaultProject()

@@ -129,18 +129,18 @@ enum IdpConfigRoutes {
 
     /// Applies `change` to the owner's providers and stores them. A tenant's write is compare-and-set: one that lost
     /// a race re-reads the tenant and applies `change` again, so two racing changes both land.
-    static func write(_ call: Call, _ change: ([String: IdentityProviderConfig]) throws -> [String: IdentityProviderConfig])
-        async throws -> Owner
-    {
+    static func write(_ call: Call, _ change: (inout [String: IdentityProviderConfig]) throws -> Void) async throws -> Owner {
         var owner = try await owner(call)
         guard var tenant = owner.tenant else {
             var record = owner.project.record
-            record.settings.identityProviders = try change(owner.providers)
+            var providers = owner.providers
+            try change(&providers)
+            record.settings.identityProviders = providers
             owner.project = try await call.services.projects.update(record)
             return owner
         }
         for _ in 0..<20 {
-            tenant.identityProviders = try change(tenant.identityProviders)
+            try change(&tenant.identityProviders)
             do {
                 owner.tenant = try await call.services.store.updateTenant(tenant)
                 return owner
@@ -154,15 +154,6 @@ enum IdpConfigRoutes {
             }
         }
         throw APIError.unavailable
-    }
-
-    /// `write` with a change made in place.
-    static func write(_ call: Call, _ change: (inout [String: IdentityProviderConfig]) throws -> Void) async throws -> Owner {
-        try await write(call) { (providers: [String: IdentityProviderConfig]) in
-            var copy = providers
-            try change(&copy)
-            return copy
-        }
     }
 
     /// A client id given on create or patch: present and not empty.

@@ -25,7 +25,7 @@ enum MessagingRoutes {
     /// the configured one for that type and language when given.
     static func preview(_ call: Call) async throws -> Response {
         let project = try await call.adminProject(nil)
-        guard let body = try? JSONDecoder().decode(PreviewRequest.self, from: Data(buffer: call.body)),
+        guard let body = call.jsonBody(PreviewRequest.self),
               let type = ActionCodeType(rawValue: body.type ?? "")
         else {
             let types = ActionCodeType.allCases.map(\.rawValue).joined(separator: ", ")
@@ -58,7 +58,7 @@ enum MessagingRoutes {
     static func emailTest(_ call: Call) async throws -> Response {
         struct Body: Decodable { var to: String? }
         let project = try await call.adminProject(nil)
-        guard let to = (try? JSONDecoder().decode(Body.self, from: Data(buffer: call.body)))?.to, EmailAddress.isValid(to) else {
+        guard let to = call.jsonBody(Body.self)?.to, EmailAddress.isValid(to) else {
             throw APIError.business(.invalidArgument, "to must be an email address")
         }
         let settings = call.configuration.emailConfiguration(for: project.id)
@@ -80,7 +80,7 @@ enum MessagingRoutes {
     static func smsTest(_ call: Call) async throws -> Response {
         struct Body: Decodable { var phoneNumber: String? }
         let project = try await call.adminProject(nil)
-        guard let number = (try? JSONDecoder().decode(Body.self, from: Data(buffer: call.body)))?.phoneNumber,
+        guard let number = call.jsonBody(Body.self)?.phoneNumber,
               PhoneNumber.isValid(number)
         else { throw APIError.business(.invalidArgument, "phoneNumber must be in E.164 form, like +15555550100") }
         do {

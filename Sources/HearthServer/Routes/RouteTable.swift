@@ -91,6 +91,12 @@ struct Call: Sendable {
     /// The caller's IP address (see `ServerConfiguration.trustForwardedFor`).
     var clientAddress: String { context.clientAddress(of: request, trustForwardedFor: configuration.trustForwardedFor) }
 
+    /// The body as a plain `Decodable` (Hearth's own admin calls, which have no Firebase wire shape), or nil when it
+    /// is not that JSON; the caller answers with its own `INVALID_ARGUMENT`.
+    func jsonBody<Body: Decodable>(_ type: Body.Type) -> Body? {
+        try? JSONDecoder().decode(type, from: Data(buffer: body))
+    }
+
     /// A path parameter (`{project}`, `{idp}`), percent-decoded.
     func parameter(_ name: String) -> String? { context.parameters.get(name)?.removingPercentEncoding }
 

@@ -26,7 +26,7 @@ enum ServiceAccountRoutes {
 
     static func create(_ call: Call) async throws -> Response {
         struct Body: Decodable { var name: String? }
-        guard let body = try? JSONDecoder().decode(Body.self, from: Data(buffer: call.body)), let name = body.name,
+        guard let body = call.jsonBody(Body.self), let name = body.name,
               ServiceAccountRecord.isValidName(name)
         else { throw APIError.business(.invalidArgument, "name must be 6 to 30 lowercase letters, digits or hyphens, starting with a letter") }
         let project = try await call.adminProject(nil)
