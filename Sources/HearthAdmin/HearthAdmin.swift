@@ -58,7 +58,7 @@ public struct HearthAdmin: Sendable {
     /// As ``verifyIDToken(_:checkRevoked:)`` for a session cookie (issuer `https://session.firebase.google.com/`).
     public func verifySessionCookie(_ cookie: String, checkRevoked: Bool = false) async throws -> VerifiedToken {
         try await verify(cookie, keys: sessionCookieKeys, issuer: "https://session.firebase.google.com/" + projectID,
-                         checkRevoked: checkRevoked)
+                         lifetime: 14 * 86400, checkRevoked: checkRevoked)
     }
 
     /// A session cookie for a recently signed-in user's ID token, valid for `expiresIn` (5 minutes to 14 days).
@@ -88,7 +88,10 @@ public struct HearthAdmin: Sendable {
         "firebase", "at_hash", "c_hash",
     ]
 
-    private func verify(_ token: String, keys cache: PublicKeyCache, issuer: String, checkRevoked: Bool) async throws
+    /// `lifetime`: the longest a token of this kind lives (`exp - iat`); a longer one was not made by Hearth's rules,
+    /// whatever key signed it.
+    private func verify(_ token: String, keys cache: PublicKeyCache, issuer: String, lifetime: Double = 3600,
+                        checkRevoked: Bool) async throws
         -> VerifiedToken
     {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
@@ -115,6 +118,9 @@ public struct HearthAdmin: Sendable {
         let current = now().timeIntervalSince1970
         guard standard.exp + clockSkew > current else { throw HearthAdminError.tokenExpired }
         guard standard.iat - clockSkew <= current else { throw HearthAdminError.invalidToken("issued in the future") }
+        guard standard.exp - standard.iat <= lifetime else {
+            throw HearthAdminError.invalidToken("exp - iat is longer than this kind of token lives (\(Int(lifetime)) s)")
+        }
         let authTime = standard.auth_time ?? standard.iat
         guard authTime - clockSkew <= current else { throw HearthAdminError.invalidToken("auth_time is in the future") }
         var signInProvider: String?

@@ -37,6 +37,7 @@ struct ConfigFile: Decodable {
     var recentLoginWindowSeconds: Double?
     var authorizedDomains: [String]?
     var emailEnumerationProtection: Bool?
+    var phoneSignIn: Bool?
     var maxBodyBytes: Int?
     var logLevel: String?
     var logFormat: String?
@@ -205,6 +206,7 @@ struct ConfigFile: Decodable {
         if let recentLoginWindowSeconds { configuration.recentLoginWindow = recentLoginWindowSeconds }
         if let authorizedDomains { configuration.authorizedDomains = authorizedDomains }
         if let emailEnumerationProtection { configuration.emailEnumerationProtection = emailEnumerationProtection }
+        if let phoneSignIn { configuration.phoneSignIn = phoneSignIn }
         if let maxBodyBytes { configuration.maxBodySize = maxBodyBytes }
         if let apiKey { configuration.initialAPIKey = apiKey }
         if let rateLimits { configuration.rateLimits.enabled = rateLimits }

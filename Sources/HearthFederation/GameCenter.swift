@@ -11,7 +11,8 @@ import _CryptoExtras
 ///
 /// - the public key comes from `publicKeyUrl`, which must be Apple's (`https://static.gc.apple.com/…`; the
 ///   provider's `issuer` can name another prefix, for tests), fetched over HTTPS, a certificate in force today;
-/// - the RSA PKCS#1 v1.5 SHA-256 signature covers the team player id (or, from older GameKit, the player id),
+/// - the RSA PKCS#1 v1.5 SHA-256 signature covers the id that becomes the identity: the team player id when one is
+///   sent, else (older GameKit) the player id;
 ///   the app's bundle id (the provider's `clientId`; several, comma-separated), the timestamp as a big-endian
 ///   64-bit number, and the salt;
 /// - the timestamp is within five minutes of now, and a signature is used once.
@@ -46,8 +47,10 @@ extension HTTPIdentityProviderVerifier {
         -> FederatedAssertion
     {
         func refuse(_ why: String) -> AuthFailure { AuthFailure.invalidIDPResponse(why) }
-        let candidates = [fields["teamPlayerId"], fields["playerId"]].compactMap { $0 }.filter { !$0.isEmpty }
-        guard let playerID = candidates.first else { throw refuse("playerId or teamPlayerId is required") }
+        // The id that becomes the identity, and the only one the signature may cover: a genuine signature over the
+        // caller's own `playerId` must not vouch for a `teamPlayerId` they merely name.
+        let identities = [fields["teamPlayerId"], fields["playerId"]].compactMap { $0 }.filter { !$0.isEmpty }
+        guard let playerID = identities.first else { throw refuse("playerId or teamPlayerId is required") }
         guard let keyURL = fields["publicKeyUrl"], let url = URL(string: keyURL),
               GameCenter.isAllowed(url, prefix: config.issuer ?? GameCenter.defaultKeyPrefix)
         else { throw refuse("publicKeyUrl is not Apple's Game Center key") }
@@ -63,13 +66,14 @@ extension HTTPIdentityProviderVerifier {
         let key = try await gameCenterKey(url, now: now)
         let bundleIDs = config.clientId.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let rsaSignature = _RSA.Signing.RSASignature(rawRepresentation: signature)
-        let verified = candidates.contains { player in
-            bundleIDs.contains { bundle in
-                key.isValidSignature(rsaSignature, for: GameCenter.signedPayload(
-                    playerID: player, bundleID: bundle, timestamp: milliseconds, salt: salt), padding: .insecurePKCS1v1_5)
-            }
+        let verified = bundleIDs.contains { bundle in
+            key.isValidSignature(rsaSignature, for: GameCenter.signedPayload(
+                playerID: playerID, bundleID: bundle, timestamp: milliseconds, salt: salt), padding: .insecurePKCS1v1_5)
         }
-        guard verified else { throw refuse("the Game Center signature does not verify for this app's bundle id") }
+        guard verified else {
+            throw refuse("the Game Center signature does not verify for this app's bundle id and "
+                + (fields["teamPlayerId"]?.isEmpty == false ? "teamPlayerId" : "playerId"))
+        }
         let fresh = try await store.useAssertionOnce(
             digest: storageDigest("gc:" + project.id + ":" + signature.base64EncodedString()),
             expiresAt: signedAt + GameCenter.window, now: now)

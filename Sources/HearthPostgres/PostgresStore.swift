@@ -175,10 +175,21 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         return try await self.project(id: project.id) ?? project
     }
 
-    public func updateProject(_ project: ProjectRecord) async throws {
-        let data = try RecordCoding.encode(project)
-        guard try await first("UPDATE projects SET data = \(data) WHERE id = \(project.id) RETURNING id") != nil
-        else { throw StoreError.notFound }
+    public func updateProject(_ project: ProjectRecord) async throws -> ProjectRecord {
+        var next = project
+        next.version += 1
+        let data = try RecordCoding.encode(next)
+        // The version lives in the JSON (records from before it read as 0): one statement compares and sets.
+        let updated = try await first("""
+            UPDATE projects SET data = \(data)
+            WHERE id = \(project.id) AND coalesce((data::jsonb ->> 'version')::bigint, 0) = \(project.version)
+            RETURNING id
+            """)
+        if updated == nil {
+            guard try await first("SELECT id FROM projects WHERE id = \(project.id)") != nil else { throw StoreError.notFound }
+            throw StoreError.conflict
+        }
+        return next
     }
 
     // MARK: Users

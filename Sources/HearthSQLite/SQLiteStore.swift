@@ -189,13 +189,20 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         return try RecordCoding.decode(ProjectRecord.self, from: stored ?? data)
     }
 
-    public func updateProject(_ project: ProjectRecord) async throws {
-        let data = try RecordCoding.encode(project)
+    public func updateProject(_ project: ProjectRecord) async throws -> ProjectRecord {
+        var next = project
+        next.version += 1
+        let binds: [SQLiteData] = [.text(try RecordCoding.encode(next)), .text(project.id), .integer(Int(project.version))]
         try await write { db in
-            let rows = try await db.query("UPDATE projects SET data = ? WHERE id = ? RETURNING id",
-                                          [.text(data), .text(project.id)])
-            if rows.isEmpty { throw StoreError.notFound }
+            // The version lives in the JSON (records from before it read as 0): one statement compares and sets.
+            let rows = try await db.query("""
+                UPDATE projects SET data = ? WHERE id = ? AND coalesce(json_extract(data, '$.version'), 0) = ? RETURNING id
+                """, binds)
+            guard rows.isEmpty else { return }
+            let exists = try await db.query("SELECT 1 FROM projects WHERE id = ?", [binds[1]])
+            throw exists.isEmpty ? StoreError.notFound : StoreError.conflict
         }
+        return next
     }
 
     // MARK: Users

@@ -36,28 +36,37 @@ public func buildApplication(
     // on every start, so turning email-enumeration protection on or off is a config change and a restart.
     // What the config file names wins over what is stored, key by key; what it does not name stays as the admin API
     // left it (a provider added through the API survives a restart). Said at start, so nobody wonders.
-    var project = try await services.defaultProject().record
-    let stored = project
+    let id = try await services.defaultProject().id
     var applied: [String] = []
-    if let protection = configuration.emailEnumerationProtection {
-        project.settings.enableImprovedEmailPrivacy = protection
-        applied.append("emailEnumerationProtection")
-    }
-    if let mfa = configuration.mfa { project.settings.mfa = mfa; applied.append("mfa") }
-    if let providers = configuration.identityProviders, !providers.isEmpty {
-        project.settings.identityProviders = (project.settings.identityProviders ?? [:]).merging(providers) { $1 }
-        applied.append("identityProviders " + providers.keys.sorted().joined(separator: ", "))
-    }
-    if let numbers = configuration.testPhoneNumbers {
-        project.settings.testPhoneNumbers = numbers.isEmpty ? nil : numbers
-        applied.append("testPhoneNumbers")
-    }
-    if project != stored { _ = try await services.projects.update(project) }
+    let project = try await services.projects.modify(id) { project in
+        applied = []
+        if let protection = configuration.emailEnumerationProtection {
+            project.settings.enableImprovedEmailPrivacy = protection
+            applied.append("emailEnumerationProtection")
+        }
+        if let phone = configuration.phoneSignIn {
+            project.settings.phoneSignInEnabled = phone
+            applied.append("phoneSignIn")
+        }
+        if let mfa = configuration.mfa { project.settings.mfa = mfa; applied.append("mfa") }
+        if let providers = configuration.identityProviders, !providers.isEmpty {
+            project.settings.identityProviders = (project.settings.identityProviders ?? [:]).merging(providers) { $1 }
+            applied.append("identityProviders " + providers.keys.sorted().joined(separator: ", "))
+        }
+        if let numbers = configuration.testPhoneNumbers {
+            project.settings.testPhoneNumbers = numbers.isEmpty ? nil : numbers
+            applied.append("testPhoneNumbers")
+        }
+    }.record
     if !applied.isEmpty {
         logger.info("config file settings applied over the stored project", metadata: [
             "keys": .string(applied.joined(separator: "; ")),
             "note": "other settings are as stored (the admin API's changes are kept)",
         ])
+    }
+    if !configuration.isEmulator, project.settings.phoneSignInEnabled == nil {
+        logger.notice("phone sign-in stays on for this project, made before signIn.phoneNumber.enabled existed (new projects start with it off)",
+                      metadata: ["hint": "PATCH v2/projects/\(project.id)/config?updateMask=signIn.phoneNumber.enabled with the value you want, or use the console's sign-in methods"])
     }
     if !configuration.isEmulator, configuration.sms == nil, sms == nil, project.settings.mfa?.providers.contains(.phoneSMS) == true {
         logger.warning("SMS multi-factor is enabled but no SMS provider is configured: set sms.webhook or sms.twilio in the config file, or HEARTH_SMS_WEBHOOK_URL")

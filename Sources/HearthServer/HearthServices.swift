@@ -73,6 +73,8 @@ public struct HearthServices: Sendable {
                 var settings = ProjectSettings(enableImprovedEmailPrivacy: protection)
                 // Firebase's emulator has SMS multi-factor on for every project; Hearth's adds TOTP.
                 if isEmulator { settings.mfa = MFASettings(state: .enabled, providers: [.phoneSMS, .totp]) }
+                // Firebase: a new project has phone sign-in off until it is turned on; its emulator has it on.
+                settings.phoneSignInEnabled = isEmulator
                 return settings
             },
             hashParameters: hashParameters ?? { [isEmulator = configuration.isEmulator] in

@@ -29,6 +29,9 @@ public struct ServerConfiguration: Sendable {
     public var continueURLDomains: [String]? { isEmulator ? nil : authorizedDomains }
     /// Email-enumeration protection for new projects; `nil` means the mode's default (on in production).
     public var emailEnumerationProtection: Bool?
+    /// Phone numbers as a first factor (`signIn.phoneNumber.enabled`), applied to the project at every start when
+    /// set; `nil` leaves the stored switch as the admin API left it (a new production project starts with it off).
+    public var phoneSignIn: Bool?
     /// API key given to a project created at first start (random when `nil`).
     public var initialAPIKey: String?
     /// Abuse limits; on in production, off in emulator mode (as Firebase's emulator has none) unless set.

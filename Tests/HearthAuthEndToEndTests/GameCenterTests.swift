@@ -63,6 +63,9 @@ struct GameCenterTests {
                 ("another app's bundle id", try await body(bundle: "com.evil.game"), "bundle id"),
                 ("ten minutes old", try await body(timestamp: now - 600_000), "too old"),
                 ("another player's id", try await body { $0["teamPlayerId"] = "T:victim" }, "does not verify"),
+                // A genuine signature over the attacker's own playerId, naming the victim's teamPlayerId.
+                ("own playerId signed, victim's teamPlayerId named", try await body(player: "G:attacker") {
+                    $0["playerId"] = "G:attacker"; $0["teamPlayerId"] = "T:victim" }, "does not verify"),
                 ("a key from elsewhere", try await body { $0["publicKeyUrl"] = "https://evil.example/gc.cer" }, "not Apple's"),
                 ("a path out of the key folder", try await body {
                     $0["publicKeyUrl"] = live.idp.issuer + "/gc/public-key/../../jwks" }, "not Apple's"),

@@ -24,7 +24,7 @@ import Testing
             var next = try await SigningKey.generate(now: app.clock.now())
             next.activatesAt = app.clock.now() + 100
             record.signingKeys.append(next)
-            try await app.store.updateProject(record)
+            record = try await app.store.updateProject(record)
             func jwks() async throws -> [String] {
                 ((try await client.send(.get, "/.well-known/jwks.json", key: nil)["keys"] as? [[String: Any]]) ?? [])
                     .compactMap { $0["kid"] as? String }

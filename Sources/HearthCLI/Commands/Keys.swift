@@ -2,19 +2,24 @@ import ArgumentParser
 import Foundation
 import HearthCore
 
-/// `hearth keys list|rotate|retire`: the project's token-signing keys, rotated without downtime.
+/// `hearth keys list|rotate|retire|revoke`: the project's token-signing keys, rotated without downtime, or revoked
+/// at once when one leaked.
 struct Keys: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "List, rotate and retire the keys that sign ID tokens and session cookies.",
+        abstract: "List, rotate, retire and revoke the keys that sign ID tokens and session cookies.",
         discussion: """
             Rotation without downtime:
               hearth keys rotate          # a new key is published now and starts signing in an hour
               hearth keys list            # … once it signs:
               hearth keys retire OLD_KID  # stops signing; stays published until its tokens have expired
             Every running instance reads the keys from the store (within 5 s) and switches at the same instant.
+            A key that leaked (its private half seen by anyone): revoke it instead. It is unpublished at once, every
+            token it signed stops verifying, and a new key signs from now; users keep their sessions (their refresh
+            tokens get new ID tokens), but verifiers that cached the JWKS refuse the new key's tokens until they refresh.
+              hearth keys revoke LEAKED_KID
             """,
-        subcommands: [List.self, Rotate.self, Retire.self])
+        subcommands: [List.self, Rotate.self, Retire.self, Revoke.self])
 
     /// What a key is doing at `now`, in words.
     static func state(of key: SigningKeyRecord, signing: String, now: Date) -> String {
@@ -87,6 +92,30 @@ struct Keys: AsyncParsableCommand {
                 record.signingKeys[index].retiredAt = now
             }
             print("\(kid) retired: it no longer signs, and verifies the tokens it signed until they expire")
+        }
+    }
+
+    struct Revoke: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Unpublish a leaked key now: its tokens stop verifying; a new key signs if it was signing.")
+        @Argument(help: "The key id (kid), from `hearth keys list`.") var kid: String
+        @OptionGroup var data: DataOptions
+
+        func run() async throws {
+            let now = Date()
+            let replacement = try await SigningKey.generate(now: now)
+            var replaced = false
+            try await ServiceAccounts.changing(data) { record in
+                guard let index = record.signingKeys.firstIndex(where: { $0.kid == kid }) else {
+                    throw CommandFailure("no key \(kid); `hearth keys list` shows them")
+                }
+                record.signingKeys.remove(at: index)
+                // Whatever is left must be able to sign now: if the revoked key was the signer, a new one starts.
+                replaced = !record.signingKeys.contains { $0.retiredAt == nil && ($0.activatesAt.map { $0 <= now } ?? true) }
+                if replaced { record.signingKeys.append(replacement) }
+            }
+            print("\(kid) revoked: unpublished, and no token it signed verifies (every instance within 5 s)")
+            if replaced { print("\(replacement.kid) signs from now; verifiers that cached the JWKS fetch it when they meet its kid") }
         }
     }
 }

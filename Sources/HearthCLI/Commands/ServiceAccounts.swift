@@ -13,9 +13,19 @@ struct ServiceAccounts: AsyncParsableCommand {
     static func changing(_ data: DataOptions, _ body: (inout ProjectRecord) throws -> Void) async throws {
         let (store, project, _) = try await data.open()
         do {
-            var record = project.record
-            try body(&record)
-            if record != project.record { try await store.updateProject(record) }
+            // Compare-and-set on the stored record: a running server's write in between is read again, not lost.
+            while true {
+                guard var record = try await store.project(id: project.id) else { throw StoreError.notFound }
+                let before = record
+                try body(&record)
+                guard record != before else { break }
+                do {
+                    try await store.updateProject(record)
+                    break
+                } catch StoreError.conflict {
+                    continue
+                }
+            }
         } catch {
             try? await store.close()
             throw error

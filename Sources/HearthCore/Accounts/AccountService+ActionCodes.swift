@@ -123,17 +123,25 @@ extension AccountService {
                          links: ActionLinkBase, deliver: Bool = true) async throws -> OutboxMessage {
         let now = clock.now()
         let code = SecureRandom.string(length: 54, alphabet: Self.codeAlphabet)
+        // The code lives in its user's tenant, not the call's: a call naming no tenant acts on a tenant user's ID
+        // token, and a code recorded in the project would then be redeemed on the project user with that uid.
+        var tenant = project.tenant
+        if let user, user.tenantID != tenant?.id {
+            tenant = try await user.tenantID.asyncMap { try await store.tenant(projectID: project.id, id: $0) } ?? nil
+            guard tenant?.id == user.tenantID else { throw AuthFailure.userNotFound }  // its tenant is gone
+        }
+        let tenantID = tenant?.id
         try await store.insertActionCode(ActionCodeRecord(
-            codeDigest: storageDigest(code), projectID: project.id, tenantID: project.tenantID, type: type,
+            codeDigest: storageDigest(code), projectID: project.id, tenantID: tenantID, type: type,
             localID: user?.localID, email: email, newEmail: newEmail, continueURL: continueURL,
             createdAt: now, expiresAt: now + type.lifetime))
         var message = OutboxMessage(
             projectID: project.id, type: type, recipient: recipient, newEmail: newEmail, code: code,
             link: Self.link(links, type: type, code: code, locale: locale, continueURL: continueURL,
-                            tenantID: project.tenantID),
+                            tenantID: tenantID),
             locale: locale, displayName: user?.displayName, createdAt: now)
         message.accountEmail = email
-        if let tenant = project.tenant {
+        if let tenant {
             message.tenantID = tenant.id
             message.builtInText = !tenant.inheritsEmailSending
         }
@@ -301,7 +309,8 @@ extension AccountService {
         else { throw AuthFailure.invalidOobCode }
         guard record.expiresAt > clock.now() else { throw AuthFailure.expiredOobCode }
         guard let localID = record.localID,
-              let user = try await store.user(projectID: project.id, tenantID: record.tenantID, localID: localID)
+              let user = try await store.user(projectID: project.id, tenantID: record.tenantID, localID: localID),
+              user.tenantID == project.tenantID  // the code's tenant is the call's (inspectActionCode), and the user's
         else { throw AuthFailure.invalidOobCode }
         guard !user.disabled else { throw AuthFailure.userDisabled }
         return (record, user)

@@ -36,6 +36,7 @@ public struct ProjectContext: Sendable {
         if let tenant {
             copy.settings.passwordSignInEnabled = tenant.allowPasswordSignup
             copy.settings.anonymousSignInEnabled = tenant.enableAnonymousUser
+            copy.settings.emailLinkSignInEnabled = tenant.enableEmailLinkSignin
             copy.settings.mfa = tenant.mfa
             copy.settings.testPhoneNumbers = tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers
             copy.settings.identityProviders = tenant.identityProviders.isEmpty ? nil : tenant.identityProviders
@@ -43,6 +44,19 @@ public struct ProjectContext: Sendable {
         }
         return copy
     }
+}
+
+extension ProjectContext {
+    /// Whether email links may be sent to sign in and redeemed: a tenant's `enableEmailLinkSignin`; in the project,
+    /// email sign-in on (`signIn.email.enabled`) without a required password (`passwordRequired: false`).
+    public var emailLinkSignInAllowed: Bool {
+        if tenant != nil { return settings.emailLinkSignInEnabled == true }
+        return settings.passwordSignInEnabled && settings.emailLinkSignInEnabled != false
+    }
+
+    /// Whether a phone number may be a first factor (`signIn.phoneNumber.enabled`; unset in older records: on). A
+    /// tenant follows its project's switch.
+    public var phoneSignInAllowed: Bool { settings.phoneSignInEnabled != false }
 }
 
 /// Loads, creates and caches ``ProjectContext``s.
@@ -104,10 +118,27 @@ public final class ProjectDirectory: @unchecked Sendable {
         return try remember(stored, now: now)
     }
 
-    /// Stores changed settings and refreshes the cache.
-    public func update(_ record: ProjectRecord) async throws -> ProjectContext {
-        try await store.updateProject(record)
-        return try remember(record, now: clock.now())
+    /// Applies `change` to the project as stored now, never to a cached copy, and stores it compare-and-set: a write
+    /// that lost a race (another request, instance or `hearth` command came first) reads again and applies `change`
+    /// again, so racing changes all land. Returns the stored project; `change` leaving it as it was writes nothing.
+    ///
+    /// ```swift
+    /// try await projects.modify("demo") { $0.settings.anonymousSignInEnabled = false }
+    /// ```
+    @discardableResult
+    public func modify(_ id: String, _ change: (inout ProjectRecord) throws -> Void) async throws -> ProjectContext {
+        for _ in 0..<32 {
+            guard var record = try await store.project(id: id) else { throw StoreError.notFound }
+            let before = record
+            try change(&record)
+            guard record != before else { return try remember(record, now: clock.now()) }
+            do {
+                return try remember(try await store.updateProject(record), now: clock.now())
+            } catch StoreError.conflict {
+                continue
+            }
+        }
+        throw StoreError.conflict
     }
 
     /// Forgets cached contexts (after a change made elsewhere).

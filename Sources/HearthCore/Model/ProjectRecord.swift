@@ -17,6 +17,9 @@ public struct ProjectRecord: Sendable, Codable, Equatable {
     public var serviceAccounts: [ServiceAccountRecord] = []
     /// Operators of the admin console (`hearth console-admins`).
     public var consoleAdmins: [ConsoleAdminRecord] = []
+    /// Moves on by one with every stored change: writes are compare-and-set on it (``IdentityStore/updateProject(_:)``),
+    /// so a server's cached copy or a CLI run cannot put back what another writer changed.
+    public var version: Int64 = 0
 
     public init(id: String, number: String, apiKeys: [String], signingKeys: [SigningKeyRecord],
                 hashConfig: FirebaseScryptParameters, settings: ProjectSettings, createdAt: Date) {
@@ -33,7 +36,7 @@ public struct ProjectRecord: Sendable, Codable, Equatable {
     public var activeSigningKey: SigningKeyRecord? { signingKeys.last { $0.retiredAt == nil } }
 
     enum CodingKeys: String, CodingKey {
-        case id, number, apiKeys, signingKeys, hashConfig, settings, createdAt, serviceAccounts, consoleAdmins
+        case id, number, apiKeys, signingKeys, hashConfig, settings, createdAt, serviceAccounts, consoleAdmins, version
     }
 
     /// Reads records written before a field existed (`serviceAccounts` defaults to none).
@@ -48,6 +51,7 @@ public struct ProjectRecord: Sendable, Codable, Equatable {
         createdAt = try container.decode(Date.self, forKey: .createdAt)
         serviceAccounts = try container.decodeIfPresent([ServiceAccountRecord].self, forKey: .serviceAccounts) ?? []
         consoleAdmins = try container.decodeIfPresent([ConsoleAdminRecord].self, forKey: .consoleAdmins) ?? []
+        version = try container.decodeIfPresent(Int64.self, forKey: .version) ?? 0
     }
 }
 
@@ -61,6 +65,13 @@ public struct ProjectSettings: Sendable, Codable, Equatable {
     public var passwordSignInEnabled: Bool
     /// `signIn.anonymous.enabled`.
     public var anonymousSignInEnabled: Bool
+    /// Email-link sign-in: `!signIn.email.passwordRequired` (a tenant's `enableEmailLinkSignin`). `nil`, in a record
+    /// stored before the switch existed, means on, as Hearth served it then.
+    public var emailLinkSignInEnabled: Bool?
+    /// `signIn.phoneNumber.enabled`: phone numbers as a first factor (MFA's SMS is the `mfa` config's). Off for a new
+    /// production project, as in Firebase; `nil`, in a record stored before the switch existed, means on (the start
+    /// log says so) until it is set.
+    public var phoneSignInEnabled: Bool?
     /// Multi-factor authentication (`mfa`); off unless configured.
     public var mfa: MFASettings?
     /// Identity providers by id (`google.com`, `github.com`, `oidc.acme`, …): Firebase's `defaultSupportedIdpConfigs`

@@ -21,7 +21,12 @@ public protocol IdentityStore: Sendable {
     func project(id: String) async throws -> ProjectRecord?
     /// Creates the project unless one with that id exists; returns the stored one either way.
     func createProjectIfAbsent(_ project: ProjectRecord) async throws -> ProjectRecord
-    func updateProject(_ project: ProjectRecord) async throws
+    /// Replaces the project if nobody wrote it since `project` was read: the stored ``ProjectRecord/version`` must
+    /// equal `project.version`, and the write moves it on by one. Returns what is now stored. Throws
+    /// ``StoreError/conflict`` when another write came first (nothing is written), ``StoreError/notFound`` when
+    /// there is no such project. Changes go through `ProjectDirectory.modify`, which reads again and retries.
+    @discardableResult
+    func updateProject(_ project: ProjectRecord) async throws -> ProjectRecord
 
     func user(projectID: String, tenantID: String?, localID: String) async throws -> UserRecord?
     /// The first account (by creation) with this email, compared case-insensitively.

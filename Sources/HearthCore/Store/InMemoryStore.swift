@@ -61,10 +61,14 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         }
     }
 
-    public func updateProject(_ project: ProjectRecord) async throws {
+    public func updateProject(_ project: ProjectRecord) async throws -> ProjectRecord {
         try withState { state in
-            guard state.projects[project.id] != nil else { throw StoreError.notFound }
-            state.projects[project.id] = project
+            guard let stored = state.projects[project.id] else { throw StoreError.notFound }
+            guard stored.version == project.version else { throw StoreError.conflict }
+            var next = project
+            next.version += 1
+            state.projects[project.id] = next
+            return next
         }
     }
 

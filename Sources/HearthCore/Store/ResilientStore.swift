@@ -125,7 +125,7 @@ public final class ResilientStore: IdentityStore, Sendable {
     public func createProjectIfAbsent(_ project: ProjectRecord) async throws -> ProjectRecord {
         try await call("createProject") { [base] in try await base.createProjectIfAbsent(project) }
     }
-    public func updateProject(_ project: ProjectRecord) async throws {
+    public func updateProject(_ project: ProjectRecord) async throws -> ProjectRecord {
         try await call("updateProject") { [base] in try await base.updateProject(project) }
     }
     public func user(projectID: String, tenantID: String?, localID: String) async throws -> UserRecord? {

@@ -148,7 +148,11 @@ public final class SealingStore: IdentityStore, Sendable {
     public func createProjectIfAbsent(_ project: ProjectRecord) async throws -> ProjectRecord {
         try opened(try await base.createProjectIfAbsent(sealed(project)))
     }
-    public func updateProject(_ project: ProjectRecord) async throws { try await base.updateProject(sealed(project)) }
+    public func updateProject(_ project: ProjectRecord) async throws -> ProjectRecord {
+        var stored = project
+        stored.version = try await base.updateProject(sealed(project)).version
+        return stored
+    }
     public func user(projectID: String, tenantID: String?, localID: String) async throws -> UserRecord? {
         try await base.user(projectID: projectID, tenantID: tenantID, localID: localID).map(opened)
     }

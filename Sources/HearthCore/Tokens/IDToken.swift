@@ -92,6 +92,10 @@ public struct IDTokenIssuer: Sendable {
         guard claims.iss == issuerPrefix + projectID else { throw .wrongIssuer }
         guard claims.exp > seconds else { throw .expired }
         guard claims.iat <= seconds + 300 else { throw .issuedInFuture }
+        // Hearth never mints a longer token, whatever key signed it; and a retired key signs nothing after its
+        // retirement, so a token claiming otherwise was made with a copy of the key.
+        guard claims.exp - claims.iat <= Int64(lifetime) else { throw .badSignature }
+        if let retired = keys.byKid[kid]?.retiredAt, claims.iat > retired.epochSeconds { throw .badSignature }
         cache.remember(claims, for: token, kid: kid)
         return claims
     }

@@ -11,6 +11,8 @@ public struct SigningKey: Sendable {
     public let certificatePEM: String
     /// The encoded JWS header of tokens this key signs: fixed, so it is built once and recognised by equality.
     public let headerSegment: String
+    /// When it stopped signing: tokens it verifies must be issued before.
+    public let retiredAt: Date?
     let privateKey: _RSA.Signing.PrivateKey
 
     /// Parses a stored key.
@@ -19,6 +21,7 @@ public struct SigningKey: Sendable {
         publicKey = privateKey.publicKey
         kid = record.kid
         certificatePEM = record.certificatePEM
+        retiredAt = record.retiredAt
         headerSegment = Base64URL.encode(Data(#"{"alg":"RS256","kid":"\#(record.kid)","typ":"JWT"}"#.utf8))
     }
 

@@ -24,6 +24,7 @@ struct ErrorEnvelopes: RouterMiddleware {
         switch error {
         case let error as APIError: return error
         case let failure as AuthFailure: return failure.apiError
+        case let malformed as WireDecodingError: return .invalidArgument(malformed)  // a body read outside `decode`
         case StoreError.unavailable:
             return .unavailable  // the cause is logged once by the store's circuit (see buildApplication)
         case is WorkQueueFull:

@@ -35,9 +35,22 @@ enum AccountRoutes {
 
     static func signInWithCustomToken(_ call: Call) async throws -> Response {
         let request = try call.decode(SignInWithCustomTokenRequest.self)
-        let outcome = try await call.services.accounts.signInWithCustomToken(
-            in: try call.clientProject, token: request.token, tenantID: request.tenantId,
-            allowUnsigned: call.configuration.isEmulator)
+        let project = try call.clientProject
+        let signIn = { (project: ProjectContext) in
+            try await call.services.accounts.signInWithCustomToken(
+                in: project, token: request.token, tenantID: request.tenantId, allowUnsigned: call.configuration.isEmulator)
+        }
+        let outcome: AccountService.SignInOutcome
+        do {
+            outcome = try await signIn(project)
+        } catch AuthFailure.credentialMismatch {
+            // A key the cached project does not know may be a service account created a moment ago: look once past
+            // the cache, as the admin guard does, so every name of this route accepts it at once.
+            guard let current = try await call.services.projects.reloaded(project.id), current.record != project.record else {
+                throw AuthFailure.credentialMismatch
+            }
+            outcome = try await signIn(current.scoped(to: project.tenant))
+        }
         return outcome.response { result in
             json(SignInWithCustomTokenResponse(
                 isNewUser: result.isNewUser, idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,

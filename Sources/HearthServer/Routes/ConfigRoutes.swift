@@ -17,6 +17,10 @@ enum ConfigRoutes {
         let patch = try call.decode(ProjectConfigPatch.self)
         let project = try await call.adminProject(nil)
         let emulator = call.configuration.isEmulator
+        if !emulator, let named = patch.readOnlyPresent.first {
+            throw APIError.business(.invalidArgument, "\(named) cannot be changed here: "
+                + (named == "authorizedDomains" ? "set authorizedDomains in the server configuration (hearth.json)" : "it is fixed when the project is created"))
+        }
         var mask: Set<String>
         if let given = call.request.uri.queryParameters["updateMask"], !given.isEmpty {
             mask = []
@@ -30,45 +34,47 @@ enum ConfigRoutes {
         } else {
             mask = emulator ? patch.presentPaths.union(ProjectConfigPatch.emulatorPaths) : patch.presentPaths
         }
-        var record = project.record
         let now = call.services.accounts.clock.now()
-        for path in mask {
-            let value = patch.values[path] ?? false  // in the mask but absent from the body: the default, as Google does
-            switch path {
-            case "signIn.email.enabled": record.settings.passwordSignInEnabled = value
-            case "signIn.anonymous.enabled": record.settings.anonymousSignInEnabled = value
-            case "signIn.allowDuplicateEmails": record.settings.allowDuplicateEmails = value
-            case "emailPrivacyConfig.enableImprovedEmailPrivacy": record.settings.enableImprovedEmailPrivacy = value
-            case "signIn.phoneNumber.testPhoneNumbers":
-                let numbers = try testPhoneNumbers(patch.testPhoneNumbers)
-                record.settings.testPhoneNumbers = numbers.isEmpty ? nil : numbers
-            case "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs":
-                var mfa = record.settings.mfa ?? MFASettings()
-                try mfa.apply(String(path.dropFirst("mfa.".count)), patch.mfa)
-                record.settings.mfa = mfa
-            case "blockingFunctions.triggers":
-                var blocking = record.settings.blockingFunctions ?? BlockingFunctions()
-                var triggers: [String: BlockingFunctions.Trigger] = [:]
-                for (event, uri) in patch.triggers ?? [:] {
-                    try BlockingFunctions.validate(event: event, functionURI: uri)
-                    triggers[event] = blocking.triggers[event].flatMap { $0.functionURI == uri ? $0 : nil }
-                        ?? BlockingFunctions.Trigger(functionURI: uri, updatedAt: now)
+        let updated = try await call.services.projects.modify(project.id) { record in
+            for path in mask {
+                let value = patch.values[path] ?? false  // in the mask but absent from the body: the default, as Google does
+                switch path {
+                case "signIn.email.enabled": record.settings.passwordSignInEnabled = value
+                case "signIn.email.passwordRequired": record.settings.emailLinkSignInEnabled = !value
+                case "signIn.phoneNumber.enabled": record.settings.phoneSignInEnabled = value
+                case "signIn.anonymous.enabled": record.settings.anonymousSignInEnabled = value
+                case "signIn.allowDuplicateEmails": record.settings.allowDuplicateEmails = value
+                case "emailPrivacyConfig.enableImprovedEmailPrivacy": record.settings.enableImprovedEmailPrivacy = value
+                case "signIn.phoneNumber.testPhoneNumbers":
+                    let numbers = try testPhoneNumbers(patch.testPhoneNumbers)
+                    record.settings.testPhoneNumbers = numbers.isEmpty ? nil : numbers
+                case "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs":
+                    var mfa = record.settings.mfa ?? MFASettings()
+                    try mfa.apply(String(path.dropFirst("mfa.".count)), patch.mfa)
+                    record.settings.mfa = mfa
+                case "blockingFunctions.triggers":
+                    var blocking = record.settings.blockingFunctions ?? BlockingFunctions()
+                    var triggers: [String: BlockingFunctions.Trigger] = [:]
+                    for (event, uri) in patch.triggers ?? [:] {
+                        try BlockingFunctions.validate(event: event, functionURI: uri)
+                        triggers[event] = blocking.triggers[event].flatMap { $0.functionURI == uri ? $0 : nil }
+                            ?? BlockingFunctions.Trigger(functionURI: uri, updatedAt: now)
+                    }
+                    blocking.triggers = triggers
+                    record.settings.blockingFunctions = blocking
+                case let forwarded where forwarded.hasPrefix("blockingFunctions.forwardInboundCredentials."):
+                    var blocking = record.settings.blockingFunctions ?? BlockingFunctions()
+                    switch forwarded.split(separator: ".").last {
+                    case "idToken": blocking.forwardIDToken = value
+                    case "accessToken": blocking.forwardAccessToken = value
+                    default: blocking.forwardRefreshToken = value
+                    }
+                    record.settings.blockingFunctions = blocking
+                default: break
                 }
-                blocking.triggers = triggers
-                record.settings.blockingFunctions = blocking
-            case let forwarded where forwarded.hasPrefix("blockingFunctions.forwardInboundCredentials."):
-                var blocking = record.settings.blockingFunctions ?? BlockingFunctions()
-                switch forwarded.split(separator: ".").last {
-                case "idToken": blocking.forwardIDToken = value
-                case "accessToken": blocking.forwardAccessToken = value
-                default: blocking.forwardRefreshToken = value
-                }
-                record.settings.blockingFunctions = blocking
-            default: break
             }
+            if record.settings.blockingFunctions == BlockingFunctions() { record.settings.blockingFunctions = nil }
         }
-        if record.settings.blockingFunctions == BlockingFunctions() { record.settings.blockingFunctions = nil }
-        let updated = try await call.services.projects.update(record)
         return json(resource(updated, call: call))
     }
 
@@ -77,13 +83,14 @@ enum ConfigRoutes {
         let hash = project.record.hashConfig
         return ProjectConfigResource(
             name: "projects/\(project.id)/config",
-            signIn: .init(email: .init(enabled: settings.passwordSignInEnabled, passwordRequired: true),
+            signIn: .init(email: .init(enabled: settings.passwordSignInEnabled,
+                                       passwordRequired: settings.emailLinkSignInEnabled == false),
                           anonymous: .init(enabled: settings.anonymousSignInEnabled),
                           allowDuplicateEmails: settings.allowDuplicateEmails,
                           hashConfig: .init(signerKey: hash.signerKey.base64EncodedString(),
                                             saltSeparator: hash.saltSeparator.base64EncodedString(),
                                             rounds: hash.rounds, memoryCost: hash.memoryCost),
-                          phoneNumber: .init(enabled: true, testPhoneNumbers: settings.testPhoneNumbers ?? [:])),
+                          phoneNumber: .init(enabled: project.phoneSignInAllowed, testPhoneNumbers: settings.testPhoneNumbers ?? [:])),
             emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings.enableImprovedEmailPrivacy),
             authorizedDomains: call.configuration.authorizedDomains,
             mfa: mfaResource(settings.mfa ?? MFASettings()),

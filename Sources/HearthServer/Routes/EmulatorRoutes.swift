@@ -36,10 +36,11 @@ enum EmulatorRoutes {
 
     static func patchConfig(_ call: Call) async throws -> Response {
         let patch = try call.decode(EmulatorConfigPatch.self)
-        var record = try await call.services.emulatorProject(try projectID(call)).record
-        if let value = patch.allowDuplicateEmails { record.settings.allowDuplicateEmails = value }
-        if let value = patch.enableImprovedEmailPrivacy { record.settings.enableImprovedEmailPrivacy = value }
-        let updated = try await call.services.projects.update(record)
+        let id = try await call.services.emulatorProject(try projectID(call)).id
+        let updated = try await call.services.projects.modify(id) { record in
+            if let value = patch.allowDuplicateEmails { record.settings.allowDuplicateEmails = value }
+            if let value = patch.enableImprovedEmailPrivacy { record.settings.enableImprovedEmailPrivacy = value }
+        }
         return json(EmulatorConfig(updated.settings))
     }
 

@@ -132,11 +132,11 @@ enum IdpConfigRoutes {
     static func write(_ call: Call, _ change: (inout [String: IdentityProviderConfig]) throws -> Void) async throws -> Owner {
         var owner = try await owner(call)
         guard var tenant = owner.tenant else {
-            var record = owner.project.record
-            var providers = owner.providers
-            try change(&providers)
-            record.settings.identityProviders = providers
-            owner.project = try await call.services.projects.update(record)
+            owner.project = try await call.services.projects.modify(owner.project.id) { record in
+                var providers = record.settings.identityProviders ?? [:]
+                try change(&providers)
+                record.settings.identityProviders = providers
+            }
             return owner
         }
         for _ in 0..<20 {

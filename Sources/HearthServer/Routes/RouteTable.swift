@@ -14,6 +14,18 @@ final class RouteTable {
     let services: HearthServices
     private var methods: [String: Set<HTTPRequest.Method>] = [:]
     private var order: [String] = []
+    /// Every route as registered, in order: what the alias test reads.
+    private(set) var entries: [Entry] = []
+
+    /// One registered route: its method and path, the guards around it (outermost first), its rules, and the line
+    /// it was declared on (its aliases share it).
+    struct Entry: Sendable {
+        let method: HTTPRequest.Method
+        let path: String
+        let guards: [String]
+        let rules: RouteRules
+        let line: Int
+    }
 
     init(router: Router<HearthRequestContext>, services: HearthServices) {
         self.router = router
@@ -24,18 +36,53 @@ final class RouteTable {
     func guarded(by guards: any MiddlewareProtocol<Request, Response, HearthRequestContext>...) -> Guarded {
         let routes = router.group()
         for middleware in guards { routes.add(middleware: middleware) }
-        return Guarded(table: self, routes: routes)
+        return Guarded(table: self, routes: routes, guards: guards.map(Self.label))
     }
 
-    fileprivate func register(_ method: HTTPRequest.Method, _ path: String, on routes: RouterGroup<HearthRequestContext>,
+    /// A guard's name for the route list: its type, and its policy or provider where it has one.
+    static func label(_ middleware: any MiddlewareProtocol<Request, Response, HearthRequestContext>) -> String {
+        switch middleware {
+        case let limit as RateLimited: "RateLimited(\(limit.policy))"
+        case let counter as CountsSignIns: "CountsSignIns(\(counter.label), \(counter.provider))"
+        default: String(describing: type(of: middleware))
+        }
+    }
+
+    fileprivate func register(_ method: HTTPRequest.Method, _ paths: [String], on guarded: Guarded,
                               _ handler: @escaping RouteHandler) {
-        if methods[path] == nil { order.append(path) }
-        methods[path, default: []].insert(method)
-        routes.on(RouterPath(path), method: method) { [services] request, context in
-            let body = try await request.body.collect(upTo: .max)  // collected (and limited) by BodyLimit
-            var context = context
-            try await TenantScope.apply(to: &context, body: body, path: path, services: services)
-            return try await handler(Call(request: request, context: context, body: body, services: services))
+        let line = (entries.last?.line ?? 0) + 1
+        let (rules, isEmulator) = (guarded.rules, services.configuration.isEmulator)
+        for path in paths {
+            if methods[path] == nil { order.append(path) }
+            methods[path, default: []].insert(method)
+            entries.append(Entry(method: method, path: path, guards: guarded.guards, rules: rules, line: line))
+            guarded.routes.on(RouterPath(path), method: method) { [services] request, context in
+                let body = try await request.body.collect(upTo: .max)  // collected (and limited) by BodyLimit
+                let serve = {
+                    var context = context
+                    try await TenantScope.apply(to: &context, body: body, services: services)
+                    try rules.check(context, body: body, isEmulator: isEmulator)
+                    return try await handler(Call(request: request, context: context, body: body, services: services, rules: rules))
+                }
+                guard context.isAdmin, method != .get, !rules.reads else { return try await serve() }
+                return try await Self.audited(request, context, path: path, services: services, serve)
+            }
+        }
+    }
+
+    /// Every change made with admin credentials is audited with its route, actor (``AuditScope``) and outcome.
+    private static func audited(_ request: Request, _ context: HearthRequestContext, path: String, services: HearthServices,
+                                _ serve: () async throws -> Response) async throws -> Response {
+        let projectID = context.project?.id ?? services.configuration.projectID  // v3 names: the body names it
+        let details = ["route": context.endpointPath ?? path, "method": request.method.rawValue]
+        do {
+            let response = try await serve()
+            await services.audit.record(kind: "admin-call", projectID: projectID, localID: nil,
+                                        outcome: response.status.code < 400 ? .success : .failure, details: details)
+            return response
+        } catch {
+            await services.audit.record(kind: "admin-call", projectID: projectID, localID: nil, outcome: .failure, details: details)
+            throw error
         }
     }
 
@@ -58,23 +105,34 @@ final class RouteTable {
     struct Guarded {
         let table: RouteTable
         let routes: RouterGroup<HearthRequestContext>
+        var guards: [String]
+        var rules = RouteRules.none
 
         /// The same routes with one more guard (a rate limit, say).
         func and(_ middleware: any MiddlewareProtocol<Request, Response, HearthRequestContext>) -> Guarded {
-            Guarded(table: table, routes: routes.group().add(middleware: middleware))
+            Guarded(table: table, routes: routes.group().add(middleware: middleware),
+                    guards: guards + [RouteTable.label(middleware)], rules: rules)
         }
 
-        /// The same handler under each of `paths` (a v1 name and its legacy v3 alias, say).
+        /// The same routes under `rules` (a sign-in switch, say).
+        func with(_ rules: RouteRules) -> Guarded {
+            var copy = self
+            copy.rules = rules
+            return copy
+        }
+
+        /// The same handler under each of `paths` (a v1 name and its legacy v3 alias, say), with the same guards
+        /// and rules.
         func post(_ paths: String..., to handler: @escaping RouteHandler) {
-            for path in paths { table.register(.post, path, on: routes, handler) }
+            table.register(.post, paths, on: self, handler)
         }
 
         func get(_ paths: String..., to handler: @escaping RouteHandler) {
-            for path in paths { table.register(.get, path, on: routes, handler) }
+            table.register(.get, paths, on: self, handler)
         }
 
         func on(_ method: HTTPRequest.Method, _ path: String, to handler: @escaping RouteHandler) {
-            table.register(method, path, on: routes, handler)
+            table.register(method, [path], on: self, handler)
         }
     }
 }
@@ -85,6 +143,8 @@ struct Call: Sendable {
     let context: HearthRequestContext
     let body: ByteBuffer
     let services: HearthServices
+    /// The rules of the route line the call came in on.
+    var rules = RouteRules.none
 
     var configuration: ServerConfiguration { services.configuration }
 

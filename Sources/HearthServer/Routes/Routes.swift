@@ -6,7 +6,9 @@ import Hummingbird
 ///
 /// Every request passes, outermost first: CORS, the request log, metrics, the error envelope, the audit scope; then its route's
 /// guards — `client` (API key), `admin` (bearer credential), `clientOrAdmin` (either: Admin SDKs call some client
-/// paths with a bearer) or `open` — and the body limit, then any rate limit.
+/// paths with a bearer) or `open` — and the body limit, then any rate limit; then its tenant (``TenantScope``) and
+/// its rules (``RouteRules``: the sign-in switch it needs, `reads` for admin calls that change nothing). A line with
+/// several paths gives each the same guards and rules: the v3 names cannot skip what the v1 names check.
 enum HearthRoutes {
     static let v1 = "/identitytoolkit.googleapis.com/v1"
     static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
@@ -43,46 +45,48 @@ enum HearthRoutes {
         clientOrAdmin.and(RateLimited(policy: .signUps, services: services))
             .and(CountsSignIns(label: "hearth_sign_ups_total", provider: "password"))
             .post("\(v1)/accounts:signUp", "\(v3)/signupNewUser", to: RouteTable.either(AccountRoutes.signUp, admin: AdminRoutes.create))
-        client.and(RateLimited(policy: .failedSignIns, services: services)).and(signIns("password"))
+        client.and(RateLimited(policy: .failedSignIns, services: services)).and(signIns("password")).with(.needs(.password))
             .post("\(v1)/accounts:signInWithPassword", "\(v3)/verifyPassword", to: AccountRoutes.signInWithPassword)
         client.and(signIns("custom")).post("\(v1)/accounts:signInWithCustomToken", "\(v3)/verifyCustomToken", to: AccountRoutes.signInWithCustomToken)
-        clientOrAdmin.post("\(v1)/accounts:lookup", "\(v3)/getAccountInfo", to: RouteTable.either(AccountRoutes.lookup, admin: AdminRoutes.lookup))
+        clientOrAdmin.with(.reads).post("\(v1)/accounts:lookup", "\(v3)/getAccountInfo", to: RouteTable.either(AccountRoutes.lookup, admin: AdminRoutes.lookup))
         clientOrAdmin.post("\(v1)/accounts:update", "\(v3)/setAccountInfo", to: RouteTable.either(AccountRoutes.update, admin: AdminRoutes.update))
         clientOrAdmin.post("\(v1)/accounts:delete", "\(v3)/deleteAccount", to: RouteTable.either(AccountRoutes.delete, admin: AdminRoutes.delete))
-        clientOrAdmin.and(RateLimited(policy: .emails, services: services))
+        clientOrAdmin.and(RateLimited(policy: .emails, services: services)).with(.needs(.emailLinkWhenRequested))
             .post("\(v1)/accounts:sendOobCode", "\(v3)/getOobConfirmationCode",
                   to: RouteTable.either(OobCodeRoutes.sendOobCode, admin: AdminRoutes.sendOobCode))
-        client.post("\(v1)/accounts:resetPassword", "\(v3)/resetPassword", to: OobCodeRoutes.resetPassword)
-        client.and(signIns("emailLink")).post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
+        client.with(.needs(.password)).post("\(v1)/accounts:resetPassword", "\(v3)/resetPassword", to: OobCodeRoutes.resetPassword)
+        client.and(signIns("emailLink")).with(.needs(.emailLink)).post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
         client.and(signIns("idp")).post("\(v1)/accounts:signInWithIdp", "\(v3)/verifyAssertion", to: FederatedRoutes.signInWithIdp)
         client.and(signIns("gameCenter")).post("\(v1)/accounts:signInWithGameCenter", to: FederatedRoutes.signInWithGameCenter)
         client.post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
         client.get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
         // Phone as a first factor, and multi-factor (v2). SMS are limited per number where the number is known.
-        client.post("\(v1)/accounts:sendVerificationCode", "\(v3)/sendVerificationCode", to: PhoneRoutes.sendVerificationCode)
-        client.and(signIns("phone")).post("\(v1)/accounts:signInWithPhoneNumber", "\(v3)/verifyPhoneNumber", to: PhoneRoutes.signInWithPhoneNumber)
-        client.post("\(v2)/accounts/mfaEnrollment:start", to: MFARoutes.startEnrollment)
-        client.post("\(v2)/accounts/mfaEnrollment:finalize", to: MFARoutes.finalizeEnrollment)
+        let phone = RouteRules(needs: .phone, emulatorRefusesInTenant: true)
+        client.with(phone).post("\(v1)/accounts:sendVerificationCode", "\(v3)/sendVerificationCode", to: PhoneRoutes.sendVerificationCode)
+        client.and(signIns("phone")).with(phone).post("\(v1)/accounts:signInWithPhoneNumber", "\(v3)/verifyPhoneNumber", to: PhoneRoutes.signInWithPhoneNumber)
+        let mfa = client.with(.needs(.tenantMFA))
+        mfa.post("\(v2)/accounts/mfaEnrollment:start", to: MFARoutes.startEnrollment)
+        mfa.post("\(v2)/accounts/mfaEnrollment:finalize", to: MFARoutes.finalizeEnrollment)
         client.post("\(v2)/accounts/mfaEnrollment:withdraw", to: MFARoutes.withdraw)
-        client.post("\(v2)/accounts/mfaSignIn:start", to: MFARoutes.startSignIn)
-        client.and(signIns("secondFactor")).post("\(v2)/accounts/mfaSignIn:finalize", to: MFARoutes.finalizeSignIn)
+        mfa.post("\(v2)/accounts/mfaSignIn:start", to: MFARoutes.startSignIn)
+        mfa.and(signIns("secondFactor")).post("\(v2)/accounts/mfaSignIn:finalize", to: MFARoutes.finalizeSignIn)
         client.post("\(v2)/accounts:revokeToken", to: FederatedRoutes.revokeToken)
         // Admin API: the path's {project}, or the body's targetProjectId for the v3 names.
         // The same calls on a tenant's users: /projects/{project}/tenants/{tenant}/… (TenantScope reads {tenant}).
         for scope in ["\(v1)/projects/{project}", "\(v1)/projects/{project}/tenants/{tenant}"] {
             admin.post("\(scope)/accounts", to: AdminRoutes.create)
-            admin.post("\(scope)/accounts:lookup", to: AdminRoutes.lookup)
+            admin.with(.reads).post("\(scope)/accounts:lookup", to: AdminRoutes.lookup)
             admin.post("\(scope)/accounts:update", to: AdminRoutes.update)
             admin.post("\(scope)/accounts:delete", to: AdminRoutes.delete)
             admin.get("\(scope)/accounts:batchGet", to: AdminRoutes.batchGet)
-            admin.post("\(scope)/accounts:query", "\(scope):queryAccounts", to: AdminRoutes.query)
+            admin.with(.reads).post("\(scope)/accounts:query", "\(scope):queryAccounts", to: AdminRoutes.query)
             admin.post("\(scope)/accounts:batchDelete", to: AdminRoutes.batchDelete)
             admin.post("\(scope)/accounts:batchCreate", to: AdminRoutes.batchCreate)
             admin.post("\(scope)/accounts:sendOobCode", to: AdminRoutes.sendOobCode)
             admin.post("\(scope):createSessionCookie", to: AdminRoutes.createSessionCookie)
         }
         admin.post("\(v3)/uploadAccount", to: AdminRoutes.batchCreate)
-        admin.post("\(v3)/downloadAccount", to: AdminRoutes.downloadAccount)
+        admin.with(.reads).post("\(v3)/downloadAccount", to: AdminRoutes.downloadAccount)
         admin.get("\(v1)/projects/{project}/auditEvents", to: AuditRoutes.list)
         admin.get("\(v1)/projects/{project}/auditStats", to: AuditRoutes.stats)
         admin.post("\(v1)/projects/{project}/emailTemplates:preview", to: MessagingRoutes.preview)

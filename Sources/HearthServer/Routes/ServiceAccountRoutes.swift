@@ -30,13 +30,13 @@ enum ServiceAccountRoutes {
               ServiceAccountRecord.isValidName(name)
         else { throw APIError.business(.invalidArgument, "name must be 6 to 30 lowercase letters, digits or hyphens, starting with a letter") }
         let project = try await call.adminProject(nil)
-        var record = project.record
-        guard !record.serviceAccounts.contains(where: { $0.name == name }) else {
-            throw APIError.business(.invalidArgument, "a service account named \(name) exists")
+        let key = try ServiceAccountKey.generate(name: name, projectID: project.id, now: call.services.accounts.clock.now())
+        try await call.services.projects.modify(project.id) { record in
+            guard !record.serviceAccounts.contains(where: { $0.name == name }) else {
+                throw APIError.business(.invalidArgument, "a service account named \(name) exists")
+            }
+            record.serviceAccounts.append(key.record)
         }
-        let key = try ServiceAccountKey.generate(name: name, projectID: record.id, now: call.services.accounts.clock.now())
-        record.serviceAccounts.append(key.record)
-        _ = try await call.services.projects.update(record)
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         headers[.contentDisposition] = "attachment; filename=\"\(name).json\""
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: key.keyFileJSON)))
@@ -44,12 +44,12 @@ enum ServiceAccountRoutes {
 
     static func delete(_ call: Call) async throws -> Response {
         let project = try await call.adminProject(nil)
-        var record = project.record
         let name = call.parameter("name") ?? ""
-        let before = record.serviceAccounts.count
-        record.serviceAccounts.removeAll { $0.name == name }
-        guard record.serviceAccounts.count < before else { throw APIError.notFound }
-        _ = try await call.services.projects.update(record)
+        try await call.services.projects.modify(project.id) { record in
+            let before = record.serviceAccounts.count
+            record.serviceAccounts.removeAll { $0.name == name }
+            guard record.serviceAccounts.count < before else { throw APIError.notFound }
+        }
         return json([String: String]())
     }
 }

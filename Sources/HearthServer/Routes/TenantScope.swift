@@ -6,13 +6,12 @@ import NIOCore
 
 /// Puts a call in the tenant it names: the path's `{tenant}` (the admin API's `…/tenants/{tenant}/accounts`) or the
 /// body's `tenantId` (every client call of a tenant-aware SDK). Handlers then see a ``ProjectContext`` scoped to the
-/// tenant: its users, its switches. Production refuses a tenant that does not exist (`TENANT_NOT_FOUND`) rather
+/// tenant: its users, its switches (which the route's ``RouteRules`` then check). Production refuses a tenant that does not exist (`TENANT_NOT_FOUND`) rather
 /// than acting in the project; emulator mode creates it with every sign-in method on, as Firebase's emulator does.
 enum TenantScope {
     static let marker = Array(#""tenantId""#.utf8)
 
-    static func apply(to context: inout HearthRequestContext, body: ByteBuffer, path: String,
-                      services: HearthServices) async throws {
+    static func apply(to context: inout HearthRequestContext, body: ByteBuffer, services: HearthServices) async throws {
         let fromPath = context.parameters.get("tenant")?.removingPercentEncoding
         // Most bodies name no tenant: a byte search spares them a parse (the lookup hot path among them). A call
         // that names none but carries a tenant's ID token acts on that token's user, in its tenant; the token's
@@ -26,42 +25,10 @@ enum TenantScope {
         if resolved == nil { resolved = try await adminProject(context, named?.targetProjectID, services) }
         guard let project = resolved else { return }
         let scoped = try await services.project(project, inTenant: id)
-        let tenant = scoped.tenant!
         if let idToken = named?.idToken, let claims = IDTokenPeek.claims(of: idToken), claims.firebase?.tenant != id {
             throw APIError.business(.tenantIDMismatch)
         }
-        let operation = String(path.split(separator: "/").last ?? "")
-        if !context.isAdmin, let refused = switches[operation]?(tenant, named?.requestType) {
-            throw refused
-        }
-        // Firebase's emulator has no phone sign-in in tenants, and its tests expect the refusal; production serves it.
-        if services.configuration.isEmulator, emulatorRefuses.contains(operation) {
-            throw APIError.business(.unsupportedTenantOperation)
-        }
         context.project = scoped
-    }
-
-    /// The tenant's switches, checked before the request's fields (as Firebase does): a call its tenant does not
-    /// allow is refused whatever it carries.
-    /// By the path's last segment; each gets the tenant and the body's `requestType`.
-    static let switches: [String: @Sendable (TenantRecord, String?) -> APIError?] = [
-        "accounts:signInWithPassword": { tenant, _ in tenant.allowPasswordSignup ? nil : .business(.passwordLoginDisabled) },
-        "accounts:resetPassword": { tenant, _ in tenant.allowPasswordSignup ? nil : .business(.passwordLoginDisabled) },
-        "accounts:signInWithEmailLink": { tenant, _ in tenant.enableEmailLinkSignin ? nil : .business(.operationNotAllowed) },
-        "accounts:sendOobCode": { tenant, type in
-            type == "EMAIL_SIGNIN" && !tenant.enableEmailLinkSignin ? .business(.operationNotAllowed) : nil
-        },
-        "mfaEnrollment:start": mfaEnabled, "mfaEnrollment:finalize": mfaEnabled,
-        "mfaSignIn:start": mfaEnabled, "mfaSignIn:finalize": mfaEnabled,
-    ]
-
-    /// What Firebase's emulator refuses in a tenant (`UNSUPPORTED_TENANT_OPERATION`).
-    static let emulatorRefuses: Set<String> = ["accounts:sendVerificationCode", "accounts:signInWithPhoneNumber"]
-
-    /// MFA calls need MFA on, with a second factor to use.
-    static let mfaEnabled: @Sendable (TenantRecord, String?) -> APIError? = { tenant, _ in
-        tenant.mfa.state == .disabled || tenant.mfa.providers.isEmpty
-            ? .business(.operationNotAllowed, "MFA is not enabled for this tenant") : nil
     }
 
     /// Whether `body` holds `needle`, over its raw bytes: the generic `firstRange(of:)` on a `ByteBufferView` cost

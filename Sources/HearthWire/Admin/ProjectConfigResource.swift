@@ -139,7 +139,8 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
 /// The writable fields of a `PATCH v2/projects/{id}/config`, by their `updateMask` paths.
 public struct ProjectConfigPatch: Sendable, Equatable {
     public static let writablePaths: Set<String> = [
-        "signIn.email.enabled", "signIn.anonymous.enabled", "signIn.allowDuplicateEmails",
+        "signIn.email.enabled", "signIn.email.passwordRequired", "signIn.anonymous.enabled", "signIn.allowDuplicateEmails",
+        "signIn.phoneNumber.enabled",
         "emailPrivacyConfig.enableImprovedEmailPrivacy", "signIn.phoneNumber.testPhoneNumbers",
         "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs", "blockingFunctions.triggers",
         "blockingFunctions.forwardInboundCredentials.idToken", "blockingFunctions.forwardInboundCredentials.accessToken",
@@ -157,6 +158,9 @@ public struct ProjectConfigPatch: Sendable, Equatable {
     }
     /// Switches present in the body, by path.
     public var values: [String: Bool] = [:]
+    /// Read-only fields the body names (`signIn.hashConfig`, `authorizedDomains`): production refuses them rather
+    /// than answer 200 and change nothing.
+    public var readOnlyPresent: [String] = []
     public var testPhoneNumbers: [String: String]?
     public var mfa: MFAConfigPatch?
     /// `blockingFunctions.triggers`: function URIs by event name.
@@ -181,7 +185,7 @@ extension ProjectConfigPatch: WireDecodable {
         if var signIn = try body.object("signIn") {
             if var email = try signIn.object("email") {
                 values["signIn.email.enabled"] = try email.bool("enabled")
-                email.ignore("passwordRequired")
+                values["signIn.email.passwordRequired"] = try email.bool("passwordRequired")
                 signIn.absorb(email)
             }
             if var anonymous = try signIn.object("anonymous") {
@@ -191,9 +195,10 @@ extension ProjectConfigPatch: WireDecodable {
             values["signIn.allowDuplicateEmails"] = try signIn.bool("allowDuplicateEmails")
             if var phone = try signIn.object("phoneNumber") {
                 testPhoneNumbers = try phone.stringMap("testPhoneNumbers")
-                phone.ignore("enabled")
+                values["signIn.phoneNumber.enabled"] = try phone.bool("enabled")
                 signIn.absorb(phone)
             }
+            if signIn.has("hashConfig") { readOnlyPresent.append("signIn.hashConfig") }
             signIn.ignore("hashConfig")
             body.absorb(signIn)
         }
@@ -223,6 +228,7 @@ extension ProjectConfigPatch: WireDecodable {
             }
             body.absorb(blocking)
         }
+        if body.has("authorizedDomains") { readOnlyPresent.append("authorizedDomains") }
         body.ignore("name", "authorizedDomains")
         values = values.compactMapValues { $0 }
     }
