@@ -111,6 +111,26 @@ public enum StoreContract {
             try expect(try await store.project(id: "p-one")?.settings.allowDuplicateEmails == true, "setting saved")
             try await expectThrows(.notFound) { try await store.updateProject(sampleProject("p-missing")) }
         },
+        StoreCheck("project updates are compare-and-set: a stale copy cannot overwrite a newer write") { store in
+            let created = try await store.createProjectIfAbsent(sampleProject("p-one"))
+            var first = created
+            first.serviceAccounts = [ServiceAccountRecord(name: "deleted-soon", clientEmail: "d@p-one.iam.hearth",
+                                                          keyID: "k1", publicKeyPEM: "pem", createdAt: epoch)]
+            let stored = try await store.updateProject(first)
+            try expect(stored.version == created.version + 1, "the write moves the version on")
+            var stale = created  // a cache from before: writing it would bring nothing back, or lose `first`
+            stale.settings.allowDuplicateEmails = true
+            try await expectThrows(.conflict) { try await store.updateProject(stale) }
+            let now = try await store.project(id: "p-one")
+            try expect(now?.serviceAccounts.map(\.name) == ["deleted-soon"] && now?.settings.allowDuplicateEmails == false,
+                       "the refused write changed nothing")
+            try expect(now?.version == stored.version, "the stored version reads back")
+            guard var next = now else { throw ContractViolation(description: "the project is gone") }
+            next.serviceAccounts = []
+            try await store.updateProject(next)
+            try await expectThrows(.conflict) { try await store.updateProject(stored) }
+            try expect(try await store.project(id: "p-one")?.serviceAccounts.isEmpty == true, "a deleted account stays deleted")
+        },
         StoreCheck("migrations are idempotent") { store in
             try await store.migrate()
             try await store.migrate()

@@ -16,7 +16,10 @@ enum HearthRoutes {
     static let secureToken = "/securetoken.googleapis.com/v1"
     static let googleKeys = "/www.googleapis.com"
 
-    static func router(services: HearthServices) -> Router<HearthRequestContext> {
+    static func router(services: HearthServices) -> Router<HearthRequestContext> { table(services: services).router }
+
+    /// The route table, with the router it fills (what the alias test walks).
+    static func table(services: HearthServices) -> RouteTable {
         let observability = services.configuration.observability
         let router = Router(context: HearthRequestContext.self)
         router.add(middleware: ReflectingCORS(allowPrivateNetwork: services.configuration.isEmulator))
@@ -152,6 +155,6 @@ enum HearthRoutes {
             open.get("/", to: HealthRoutes.home)
         }
         table.addMethodNotAllowed()
-        return router
+        return table
     }
 }

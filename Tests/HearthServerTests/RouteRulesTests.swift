@@ -1,0 +1,180 @@
+import Foundation
+import HearthCore
+@testable import HearthServer
+import HTTPTypes
+import Logging
+import Testing
+
+/// Every name of a route carries the rules of its line: the legacy v3 names get exactly the v1 names' guards,
+/// limits and switches, answer bad input alike, and a switch that is off refuses on every name, in a tenant and in
+/// the project.
+@Suite struct RouteRulesTests {
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+    static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
+
+    /// Each legacy v3 name and the route it is another name of (method, path).
+    static let twins: [String: (HTTPRequest.Method, String)] = [
+        "signupNewUser": (.post, "\(v1)/accounts:signUp"),
+        "verifyPassword": (.post, "\(v1)/accounts:signInWithPassword"),
+        "verifyCustomToken": (.post, "\(v1)/accounts:signInWithCustomToken"),
+        "getAccountInfo": (.post, "\(v1)/accounts:lookup"),
+        "setAccountInfo": (.post, "\(v1)/accounts:update"),
+        "deleteAccount": (.post, "\(v1)/accounts:delete"),
+        "getOobConfirmationCode": (.post, "\(v1)/accounts:sendOobCode"),
+        "resetPassword": (.post, "\(v1)/accounts:resetPassword"),
+        "emailLinkSignin": (.post, "\(v1)/accounts:signInWithEmailLink"),
+        "verifyAssertion": (.post, "\(v1)/accounts:signInWithIdp"),
+        "createAuthUri": (.post, "\(v1)/accounts:createAuthUri"),
+        "getProjectConfig": (.get, "\(v1)/projects"),
+        "sendVerificationCode": (.post, "\(v1)/accounts:sendVerificationCode"),
+        "verifyPhoneNumber": (.post, "\(v1)/accounts:signInWithPhoneNumber"),
+        "getRecaptchaParam": (.get, "\(v1)/recaptchaParams"),
+        "publicKeys": (.get, "/www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"),
+        "uploadAccount": (.post, "\(v1)/projects/{project}/accounts:batchCreate"),
+        "downloadAccount": (.get, "\(v1)/projects/{project}/accounts:batchGet"),
+    ]
+
+    static func table(_ mode: ServerConfiguration.Mode) -> RouteTable {
+        let configuration = ServerConfiguration(mode: mode, port: 0, projectID: "demo-project")
+        let services = HearthServices(configuration: configuration, store: InMemoryStore(), clock: ManualClock(Date()),
+                                      hashing: InlineWorkRunner(), logger: Logger(label: "test"))
+        return HearthRoutes.table(services: services)
+    }
+
+    @Test(arguments: [ServerConfiguration.Mode.production, .emulator])
+    func everyV3NameCarriesItsTwinsGuardsLimitsAndRules(_ mode: ServerConfiguration.Mode) {
+        let entries = Self.table(mode).entries
+        let v3 = entries.filter { $0.path.hasPrefix(Self.v3) }
+        #expect(v3.count >= 16, "the v3 names are registered")
+        for entry in v3 {
+            let name = String(entry.path.dropFirst(Self.v3.count + 1))
+            guard let (method, path) = Self.twins[name] else {
+                Issue.record("\(name) has no known twin: add it to RouteRulesTests.twins")
+                continue
+            }
+            guard let twin = entries.first(where: { $0.method == method && $0.path == path }) else {
+                Issue.record("\(name)'s twin \(path) is not registered")
+                continue
+            }
+            #expect(entry.guards == twin.guards, "\(name): \(entry.guards) vs \(path): \(twin.guards)")
+            // downloadAccount is a POST that reads; its twin a GET, which reads by its method.
+            let rules = name == "downloadAccount" ? RouteRules.reads : twin.rules
+            #expect(entry.rules == rules, "\(name): \(entry.rules) vs \(path): \(rules)")
+        }
+    }
+
+    @Test func theSwitchedRoutesDeclareTheirSwitch() {
+        let entries = Self.table(.production).entries
+        func rules(_ path: String) -> RouteRules? { entries.first { $0.path == path }?.rules }
+        #expect(rules("\(Self.v3)/verifyPassword")?.needs == .password)
+        #expect(rules("\(Self.v3)/resetPassword")?.needs == .password)
+        #expect(rules("\(Self.v3)/emailLinkSignin")?.needs == .emailLink)
+        #expect(rules("\(Self.v3)/getOobConfirmationCode")?.needs == .emailLinkWhenRequested)
+        #expect(rules("\(Self.v3)/sendVerificationCode")?.needs == .phone)
+        #expect(rules("\(Self.v3)/verifyPhoneNumber")?.needs == .phone)
+        #expect(rules("\(Self.v3)/getAccountInfo")?.reads == true && rules("\(Self.v1)/accounts:update")?.reads == false)
+    }
+
+    /// Today's bypass: a tenant with every sign-in method off, reached by the v3 names.
+    @Test func aTenantWithEveryMethodOffRefusesOnEveryName() async throws {
+        let app = TestApp(protection: false)
+        try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "t-off"))
+        try await app.run { client in
+            for (v1, v3) in [("accounts:sendOobCode", "getOobConfirmationCode"), ("accounts:signInWithEmailLink", "emailLinkSignin"),
+                             ("accounts:signInWithPassword", "verifyPassword"), ("accounts:resetPassword", "resetPassword")] {
+                let body: [String: Any] = ["tenantId": "t-off", "requestType": "EMAIL_SIGNIN", "email": "eve@example.com",
+                                           "oobCode": "whatever", "password": "secret1", "newPassword": "secret2"]
+                var strict = body  // production refuses unknown fields: each call gets only its own
+                switch v1 {
+                case "accounts:sendOobCode": strict = body.filter { ["tenantId", "requestType", "email"].contains($0.key) }
+                case "accounts:signInWithEmailLink": strict = body.filter { ["tenantId", "email", "oobCode"].contains($0.key) }
+                case "accounts:signInWithPassword": strict = body.filter { ["tenantId", "email", "password"].contains($0.key) }
+                default: strict = body.filter { ["tenantId", "oobCode", "newPassword"].contains($0.key) }
+                }
+                let expected = v1.hasSuffix("Password") || v1.hasSuffix("resetPassword") ? "PASSWORD_LOGIN_DISABLED" : "OPERATION_NOT_ALLOWED"
+                for path in ["\(Self.v1)/\(v1)", "\(Self.v3)/\(v3)"] {
+                    let reply = try await client.post(path, strict)
+                    #expect(reply.status == 400 && reply.errorMessage?.hasPrefix(expected) == true, "\(path): \(reply.text)")
+                }
+            }
+            #expect(try await app.store.outboxMessages(projectID: "demo-project").isEmpty, "no link was sent")
+        }
+    }
+
+    /// The project's own switches hold on every name: email off stops links too; passwordRequired stops links
+    /// alone; phone off stops phone sign-in.
+    @Test func theProjectsSwitchesHoldOnEveryName() async throws {
+        let app = TestApp(protection: false)
+        try await app.run { client in
+            _ = try await client.signUp("ada@example.com")
+            func set(_ change: (inout ProjectSettings) -> Void) async throws {
+                var record = try #require(try await app.store.project(id: "demo-project"))
+                change(&record.settings)
+                try await app.store.updateProject(record)
+                app.clock.advance(by: 10)  // past the project cache
+            }
+            func refusals(_ v1: String, _ v3: String, _ body: [String: Any]) async throws -> [String] {
+                var messages: [String] = []
+                for path in ["\(Self.v1)/\(v1)", "\(Self.v3)/\(v3)"] {
+                    messages.append(try await client.post(path, body).errorMessage ?? "OK")
+                }
+                return messages
+            }
+            let link: [String: Any] = ["requestType": "EMAIL_SIGNIN", "email": "ada@example.com",
+                                       "continueUrl": "http://localhost/done"]
+            let password: [String: Any] = ["email": "ada@example.com", "password": "secret1"]
+            let phone: [String: Any] = ["phoneNumber": "+15555550100"]
+
+            try await set { $0.emailLinkSignInEnabled = false }
+            #expect(try await refusals("accounts:sendOobCode", "getOobConfirmationCode", link).allSatisfy { $0.hasPrefix("OPERATION_NOT_ALLOWED") })
+            #expect(try await refusals("accounts:signInWithEmailLink", "emailLinkSignin", ["email": "ada@example.com", "oobCode": "x"])
+                .allSatisfy { $0.hasPrefix("OPERATION_NOT_ALLOWED") })
+            #expect(try await refusals("accounts:signInWithPassword", "verifyPassword", password) == ["OK", "OK"],
+                    "passwords still work")
+            let reset: [String: Any] = ["requestType": "PASSWORD_RESET", "email": "ada@example.com"]
+            #expect(try await refusals("accounts:sendOobCode", "getOobConfirmationCode", reset) == ["OK", "OK"])
+
+            try await set { $0.emailLinkSignInEnabled = nil; $0.passwordSignInEnabled = false }
+            #expect(try await refusals("accounts:sendOobCode", "getOobConfirmationCode", link).allSatisfy { $0.hasPrefix("OPERATION_NOT_ALLOWED") },
+                    "email off stops links too")
+            #expect(try await refusals("accounts:signInWithPassword", "verifyPassword", password)
+                .allSatisfy { $0.hasPrefix("PASSWORD_LOGIN_DISABLED") })
+
+            try await set { $0.passwordSignInEnabled = true; $0.phoneSignInEnabled = false }
+            #expect(try await refusals("accounts:sendVerificationCode", "sendVerificationCode", phone)
+                .allSatisfy { $0.hasPrefix("OPERATION_NOT_ALLOWED") })
+            #expect(try await refusals("accounts:signInWithPhoneNumber", "verifyPhoneNumber", ["sessionInfo": "x", "code": "123456"])
+                .allSatisfy { $0.hasPrefix("OPERATION_NOT_ALLOWED") })
+            #expect(app.sms.messages.isEmpty, "no SMS was sent")
+            try await set { $0.phoneSignInEnabled = true }
+            #expect(try await client.post("\(Self.v3)/sendVerificationCode", phone).status == 200)
+        }
+    }
+
+    /// Bad input is answered alike by both names: malformed JSON is a 400 with the same message, never a 500.
+    @Test(arguments: [ServerConfiguration.Mode.production, .emulator])
+    func badInputIsAnsweredAlikeOnEveryName(_ mode: ServerConfiguration.Mode) async throws {
+        let app = TestApp(mode: mode)
+        try await app.run { client in
+            for (name, twin) in Self.twins where twin.0 == .post && !twin.1.contains("{project}") {
+                var answers: [String] = []
+                for path in ["\(Self.v3)/\(name)", twin.1] {
+                    let reply = try await client.post(path, raw: "{\"email\": ")
+                    #expect(reply.status == 400, "\(path): \(reply.status) \(reply.text)")
+                    answers.append("\(reply.status) \(reply.errorMessage ?? reply.text)")
+                }
+                #expect(answers[0] == answers[1], "\(name): \(answers)")
+            }
+        }
+        var emulator = TestApp(mode: .emulator)
+        emulator.configuration.projectID = "demo-project"
+        try await emulator.run { client in
+            let owner: HTTPFields = [.authorization: "Bearer owner"]
+            for path in ["\(Self.v3)/downloadAccount", "\(Self.v3)/uploadAccount",
+                         "\(Self.v1)/projects/demo-project/accounts:batchCreate"] {
+                let reply = try await client.post(path, raw: "{\"targetProjectId\": ", headers: owner)
+                #expect(reply.status == 400 && reply.text.contains("INVALID_ARGUMENT"), "\(path): \(reply.status) \(reply.text)")
+            }
+        }
+    }
+}
