@@ -47,6 +47,10 @@ public enum ImportHashing: Sendable {
             guard let p = parallelization, (1...64).contains(p) else {
                 throw AuthFailure.invalidImportParameter("INVALID_HASH_PARALLELIZATION")
             }
+            // Every sign-in of these users would pay this: refused above the budget (see HashBudget).
+            guard (try? HashBudget.check(scryptN: n, r: r, p: p)) != nil else {
+                throw AuthFailure.invalidImportParameter("INVALID_HASH_MEMORY_COST")
+            }
             self = .imported { _ in .standardScrypt(n: n, r: r, p: p) }
         case "BCRYPT":
             self = .bcrypt
@@ -309,8 +313,10 @@ extension AccountService {
         }
         if let hash = user.passwordHash {
             guard let hashing else { throw ImportProblem("hashAlgorithm is missing for a user with a passwordHash") }
-            if case .bcrypt = hashing, !BcryptHash.isBcrypt(String(decoding: hash, as: UTF8.self)) {
-                throw ImportProblem("passwordHash is not a bcrypt hash")
+            if case .bcrypt = hashing {
+                let text = String(decoding: hash, as: UTF8.self)
+                guard BcryptHash.isBcrypt(text) else { throw ImportProblem("passwordHash is not a bcrypt hash") }
+                do { try HashBudget.check(bcrypt: text) } catch { throw ImportProblem("passwordHash: \(error)") }
             }
             passwordHash = hashing.stored(hash: hash, salt: user.salt)
         }

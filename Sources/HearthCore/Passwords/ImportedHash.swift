@@ -119,11 +119,13 @@ public struct ImportedHash: Sendable, Equatable {
                                                         outputByteCount: hash.count, unsafeUncheckedRounds: rounds)
             return key.withUnsafeBytes { Data($0) }
         case .standardScrypt(let n, let r, let p):
-            guard n > 1, n & (n - 1) == 0, n <= 1 << 20, (1...32).contains(r), (1...64).contains(p) else {
-                throw PasswordHashError.unsupportedParameters
-            }
+            guard n > 1, n & (n - 1) == 0, n <= 1 << 20, (1...32).contains(r), (1...64).contains(p),
+                  (try? HashBudget.check(scryptN: n, r: r, p: p)) != nil
+            else { throw PasswordHashError.unsupportedParameters }
+            // The cap is passed down too, so the library itself refuses rather than allocates past the budget.
             let key = try KDF.Scrypt.deriveKey(from: secret, salt: salt, outputByteCount: hash.count, rounds: n,
-                                               blockSize: r, parallelism: p)
+                                               blockSize: r, parallelism: p,
+                                               maxMemory: HashBudget.maximumScryptBytes + 128 * r * (p + 2))
             return key.withUnsafeBytes { Data($0) }
         }
     }

@@ -30,6 +30,7 @@ public enum PasswordHash {
         if let fake = EmulatorFakeHash(stored) { return constantTimeEquals(Data(password.utf8), Data(fake.password.utf8)) }
         if BcryptHash.isBcrypt(stored) {
             guard let bcrypt else { throw PasswordHashError.unsupportedAlgorithm }
+            guard (try? HashBudget.check(bcrypt: stored)) != nil else { throw PasswordHashError.unsupportedParameters }
             return bcrypt.verify(password, against: BcryptHash.normalized(stored))
         }
         throw PasswordHashError.malformed
