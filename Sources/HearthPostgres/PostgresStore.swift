@@ -667,14 +667,14 @@ extension PostgresStore {
         return (0, 0)
     }
 
-    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int {
+    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int) async throws -> Int {
         let (start, expiry) = (windowStart.epochSeconds, expiresAt.epochSeconds)
         let rows = try await client.query("""
-            INSERT INTO rate_counters (counter_key, window_start, expires_at, count) VALUES (\(key), \(start), \(expiry), 1)
-            ON CONFLICT (counter_key, window_start) DO UPDATE SET count = rate_counters.count + 1 RETURNING count
+            INSERT INTO rate_counters (counter_key, window_start, expires_at, count) VALUES (\(key), \(start), \(expiry), \(delta))
+            ON CONFLICT (counter_key, window_start) DO UPDATE SET count = rate_counters.count + \(delta) RETURNING count
             """, logger: logger)
         for try await count in rows.decode(Int.self) { return count }
-        return 1
+        return delta
     }
 
     public func rateCounter(key: String, windowStart: Date) async throws -> Int {

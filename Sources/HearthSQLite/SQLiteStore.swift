@@ -638,13 +638,14 @@ extension SQLiteStore {
         return (row?.column("pending")?.integer ?? 0, row?.column("given_up")?.integer ?? 0)
     }
 
-    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int {
-        let binds: [SQLiteData] = [.text(key), .integer(Int(windowStart.epochSeconds)), .integer(Int(expiresAt.epochSeconds))]
+    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int) async throws -> Int {
+        let binds: [SQLiteData] = [.text(key), .integer(Int(windowStart.epochSeconds)), .integer(Int(expiresAt.epochSeconds)),
+                                   .integer(delta), .integer(delta)]
         return try await write { db in
             try await db.query("""
-                INSERT INTO rate_counters (counter_key, window_start, expires_at, count) VALUES (?, ?, ?, 1)
-                ON CONFLICT (counter_key, window_start) DO UPDATE SET count = count + 1 RETURNING count
-                """, binds).first?.column("count")?.integer ?? 1
+                INSERT INTO rate_counters (counter_key, window_start, expires_at, count) VALUES (?, ?, ?, ?)
+                ON CONFLICT (counter_key, window_start) DO UPDATE SET count = count + ? RETURNING count
+                """, binds).first?.column("count")?.integer ?? delta
         }
     }
 

@@ -130,7 +130,7 @@ public protocol IdentityStore: Sendable {
 
     /// Counts one event under `key` in the fixed window that starts at `windowStart` (kept until `expiresAt`) and
     /// returns the window's count including it. Atomic: instances sharing the store share the counter.
-    func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int
+    func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int) async throws -> Int
     /// The count under `key` in the window that starts at `windowStart` (0 if none).
     func rateCounter(key: String, windowStart: Date) async throws -> Int
 
@@ -230,5 +230,13 @@ public struct SignInStamp: Sendable, Equatable {
         if let rehash { user.passwordHash = rehash }
         user.version = (user.version ?? 0) + 1
         return true
+    }
+}
+
+extension IdentityStore {
+    /// Counts one event: ``incrementRateCounter(key:windowStart:expiresAt:by:)`` by one.
+    @discardableResult
+    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int {
+        try await incrementRateCounter(key: key, windowStart: windowStart, expiresAt: expiresAt, by: 1)
     }
 }

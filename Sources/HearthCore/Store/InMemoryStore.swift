@@ -350,10 +350,10 @@ extension InMemoryStore {
         }
     }
 
-    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int {
+    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int) async throws -> Int {
         withState { state in
             let slot = key + "@" + String(windowStart.epochSeconds)
-            let count = (state.counters[slot]?.count ?? 0) + 1
+            let count = (state.counters[slot]?.count ?? 0) + delta
             state.counters[slot] = (count, expiresAt)
             return count
         }

@@ -255,9 +255,9 @@ public final class ResilientStore: IdentityStore, Sendable {
         }
         return (counts[0], counts[1])
     }
-    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int {
+    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int) async throws -> Int {
         try await call("incrementRateCounter") { [base] in
-            try await base.incrementRateCounter(key: key, windowStart: windowStart, expiresAt: expiresAt)
+            try await base.incrementRateCounter(key: key, windowStart: windowStart, expiresAt: expiresAt, by: delta)
         }
     }
     public func rateCounter(key: String, windowStart: Date) async throws -> Int {

@@ -262,8 +262,8 @@ public final class SealingStore: IdentityStore, Sendable {
     public func outboxStatus(projectID: String, limit: Int) async throws -> [OutboxStatus] {
         try await base.outboxStatus(projectID: projectID, limit: limit)
     }
-    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int {
-        try await base.incrementRateCounter(key: key, windowStart: windowStart, expiresAt: expiresAt)
+    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int) async throws -> Int {
+        try await base.incrementRateCounter(key: key, windowStart: windowStart, expiresAt: expiresAt, by: delta)
     }
     public func rateCounter(key: String, windowStart: Date) async throws -> Int {
         try await base.rateCounter(key: key, windowStart: windowStart)

@@ -31,6 +31,8 @@ public final class RateLimiter: @unchecked Sendable {
     private let lock = NSLock()
     /// Keys known to be at their limit, until their window ends.
     private var blocked: [String: Date] = [:]
+    /// Keys whose refusal was audited in this window: one event per key and window, not one per refused request.
+    private var reported: [String: Date] = [:]
 
     public init(store: any IdentityStore, clock: any HearthClock) {
         self.store = store
@@ -57,6 +59,52 @@ public final class RateLimiter: @unchecked Sendable {
         let count = try await store.incrementRateCounter(key: key, windowStart: window.start,
                                                          expiresAt: window.end + window.length)
         if count >= rule.limit { block(key, until: window.end) }
+    }
+
+    /// A slot taken by ``reserve(_:_:)``: given back with ``release(_:)`` when the event turns out not to count.
+    public struct Reservation: Sendable {
+        let key: String
+        let windowStart: Date
+        let expiresAt: Date
+    }
+
+    /// Takes one event under `key` before the work it limits, or `nil` (nothing taken) when that would exceed
+    /// `rule`. Checking first and counting after lets every request that races past the check do the work (sixty
+    /// concurrent password guesses all hashed); a slot counted before is one a racing request cannot also have.
+    public func reserve(_ key: String, _ rule: Rule) async throws -> Reservation? {
+        let now = clock.now()
+        if isBlocked(key, now: now) { return nil }
+        let window = Self.window(rule, at: now)
+        let reservation = Reservation(key: key, windowStart: window.start, expiresAt: window.end + window.length)
+        let count = try await store.incrementRateCounter(key: key, windowStart: window.start,
+                                                         expiresAt: reservation.expiresAt, by: 1)
+        let previous = count > rule.limit ? 0 : try await store.rateCounter(key: key, windowStart: window.start - window.length)
+        // The same test as isAllowed, on the count before this event.
+        guard count <= rule.limit, Self.estimate(current: count - 1, previous: previous, window: window, now: now) < Double(rule.limit)
+        else {
+            try await release(reservation)
+            if count > rule.limit { block(key, until: window.end) }
+            return nil
+        }
+        return reservation
+    }
+
+    /// Whether a refusal under `key` is the first this process has seen in its window (the one to audit).
+    public func isFirstRefusal(_ key: String, _ rule: Rule) -> Bool {
+        let now = clock.now()
+        let end = Self.window(rule, at: now).end
+        return lock.withLock {
+            if reported.count >= 10_000 { reported = reported.filter { $0.value > now } }
+            if let until = reported[key], until > now { return false }
+            reported[key] = end
+            return true
+        }
+    }
+
+    /// Gives a reserved slot back (the sign-in it held succeeded, so it is not a failure to count).
+    public func release(_ reservation: Reservation) async throws {
+        _ = try await store.incrementRateCounter(key: reservation.key, windowStart: reservation.windowStart,
+                                                 expiresAt: reservation.expiresAt, by: -1)
     }
 
     /// Events in the last window's length: this window's, plus the previous window's weighed by how much of it

@@ -30,22 +30,29 @@ struct RateLimited: RouterMiddleware {
                 next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
         let limits = services.configuration.rateLimits
         guard limits.enabled, !context.isAdmin else { return try await next(request, context) }  // admins are not limited
-        let fields = try await request.collectedStrings("email", "newEmail", "idToken", "tenantId")
+        let fields = try await request.collectedStrings("email", "newEmail", "idToken", "tenantId", "requestType")
+        let tenant = fields["tenantId"].flatMap { $0.isEmpty ? nil : $0 }  // "" is no tenant, as everywhere else
         let address = RateLimitKey.address(
             context.clientAddress(of: request, trustForwardedFor: services.configuration.trustForwardedFor))
         switch policy {
         case .failedSignIns:
             // Per account, and an account lives in its tenant: one tenant's guesser cannot lock another's user out.
-            let account = (fields["tenantId"].map { "tenant/\($0)/" } ?? "") + EmailAddress.normalized(fields["email"] ?? "")
+            let account = (tenant.map { "tenant/\($0)/" } ?? "") + EmailAddress.normalized(fields["email"] ?? "")
             let keys = [("signin-failed-email:" + account, limits.failedSignInsPerEmail),
                         ("signin-failed-address:" + address, limits.failedSignInsPerAddress)]
-            try await enforce(keys, in: context.project)
+            // Reserved before the password is hashed; a sign-in that did not fail on its credentials gives them back.
+            let check = LimitCheck(services: services, project: context.project)
+            let reserved = try await check.reserve(keys)
             do {
-                return try await next(request, context)
+                let response = try await next(request, context)
+                await check.release(reserved)
+                return response
             } catch let failure as AuthFailure
                 where [.invalidPassword, .emailNotFound, .invalidLoginCredentials].contains(failure) {
-                await count(keys)
-                throw failure
+                throw failure  // the reserved slots count it
+            } catch {
+                await check.release(reserved)
+                throw error
             }
         case .signUps:
             guard fields["idToken"] == nil else { return try await next(request, context) }
@@ -68,7 +75,14 @@ struct RateLimited: RouterMiddleware {
             // Keyed by the address the email goes to: keyed by an ID token it would start afresh with every
             // refresh, letting one account flood any address it sets as its own. An inbox is one inbox whatever
             // tenant writes to it, so this key is deliberately not per tenant.
-            var recipient = fields["newEmail"] ?? fields["email"]
+            // The address the message goes to, by the request's type: a decoy `email` beside an ID token must not
+            // move the count to an inbox that receives nothing.
+            var recipient: String?
+            switch fields["requestType"] {
+            case "VERIFY_AND_CHANGE_EMAIL": recipient = fields["newEmail"]
+            case "VERIFY_EMAIL" where fields["idToken"] != nil: recipient = nil
+            default: recipient = fields["email"]
+            }
             if recipient == nil, let idToken = fields["idToken"], let project = context.project {
                 recipient = try? await services.accounts.lookup(in: project, idToken: idToken).email
             }
@@ -105,12 +119,43 @@ struct LimitCheck {
     /// and audited (`rate-limited`), naming the rule, never the key's value (an email, an address).
     func enforce(_ keys: [(String, RateLimiter.Rule)], else failure: AuthFailure = .tooManyAttempts) async throws {
         for (key, rule) in keys where try await !services.limiter.isAllowed(key, rule) {
-            let name = Self.rule(of: key)
-            Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", name)]).increment()
-            await services.audit.record(kind: "rate-limited", projectID: project?.id ?? services.configuration.projectID,
-                                        localID: nil, outcome: .failure, details: ["limit": name])
+            await refuse(key, rule)
             throw failure
         }
+    }
+
+    /// As ``enforce(_:else:)``, but each key's slot is taken before the work (``RateLimiter/reserve(_:_:)``), so
+    /// racing requests cannot all pass: the caller releases them when the event turns out not to count.
+    func reserve(_ keys: [(String, RateLimiter.Rule)]) async throws -> [RateLimiter.Reservation] {
+        var taken: [RateLimiter.Reservation] = []
+        for (key, rule) in keys {
+            guard let reservation = try await services.limiter.reserve(key, rule) else {
+                await release(taken)
+                await refuse(key, rule)
+                throw AuthFailure.tooManyAttempts
+            }
+            taken.append(reservation)
+        }
+        return taken
+    }
+
+    func release(_ reservations: [RateLimiter.Reservation]) async {
+        for reservation in reservations {
+            do {
+                try await services.limiter.release(reservation)
+            } catch {
+                services.logger.warning("rate-limit slot not given back", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Counted every time; audited once per key and window, so a flood of refusals cannot flood the audit log.
+    private func refuse(_ key: String, _ rule: RateLimiter.Rule) async {
+        let name = Self.rule(of: key)
+        Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", name)]).increment()
+        guard services.limiter.isFirstRefusal(key, rule) else { return }
+        await services.audit.record(kind: "rate-limited", projectID: project?.id ?? services.configuration.projectID,
+                                    localID: nil, outcome: .failure, details: ["limit": name])
     }
 
     /// Counts the keys. A store that cannot count is logged, not passed on: the request itself went through.
@@ -135,6 +180,14 @@ enum RateLimitKey {
         guard address.contains(":"), case .v6(let socket)? = try? SocketAddress(ipAddress: address, port: 0) else {
             return address
         }
+        // An IPv4 client of a dual-stack listener arrives as ::ffff:a.b.c.d, and one behind NAT64 as 64:ff9b::a.b.c.d:
+        // each is its IPv4 address, not one /64 that every IPv4 client would share.
+        let embedded: String? = withUnsafeBytes(of: socket.address.sin6_addr) { bytes in
+            let mapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xff && bytes[11] == 0xff
+            let nat64 = [0x00, 0x64, 0xff, 0x9b].elementsEqual(bytes[0..<4]) && bytes[4..<12].allSatisfy { $0 == 0 }
+            return mapped || nat64 ? bytes[12..<16].map(String.init).joined(separator: ".") : nil
+        }
+        if let embedded { return embedded }
         let prefix = withUnsafeBytes(of: socket.address.sin6_addr) { bytes in
             stride(from: 0, to: 8, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
         }
