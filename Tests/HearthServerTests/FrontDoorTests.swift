@@ -44,6 +44,7 @@ import Testing
             #expect(home.status == 200)
             #expect(home.headers[.contentType] == "text/html; charset=utf-8")
             #expect(home.text.contains("Hearth") && home.text.contains("production") && home.text.contains("/healthz"))
+            #expect(home.text.contains(#"<a href="/console">"#) && !home.text.contains("not available"), "the console is named")
             #expect(try await client.send(.get, "/metrics", key: nil).status == 404, "metrics are off unless configured")
         }
         try await TestApp(mode: .emulator).run { client in

@@ -14,18 +14,7 @@ struct ServiceAccounts: AsyncParsableCommand {
         let (store, project, _) = try await data.open()
         do {
             // Compare-and-set on the stored record: a running server's write in between is read again, not lost.
-            while true {
-                guard var record = try await store.project(id: project.id) else { throw StoreError.notFound }
-                let before = record
-                try body(&record)
-                guard record != before else { break }
-                do {
-                    try await store.updateProject(record)
-                    break
-                } catch StoreError.conflict {
-                    continue
-                }
-            }
+            try await store.modifyProject(project.id, body)
         } catch {
             try? await store.close()
             throw error

@@ -127,18 +127,7 @@ public final class ProjectDirectory: @unchecked Sendable {
     /// ```
     @discardableResult
     public func modify(_ id: String, _ change: (inout ProjectRecord) throws -> Void) async throws -> ProjectContext {
-        for _ in 0..<32 {
-            guard var record = try await store.project(id: id) else { throw StoreError.notFound }
-            let before = record
-            try change(&record)
-            guard record != before else { return try remember(record, now: clock.now()) }
-            do {
-                return try remember(try await store.updateProject(record), now: clock.now())
-            } catch StoreError.conflict {
-                continue
-            }
-        }
-        throw StoreError.conflict
+        try remember(try await store.modifyProject(id, change), now: clock.now())
     }
 
     /// Forgets cached contexts (after a change made elsewhere).
@@ -152,7 +141,11 @@ public final class ProjectDirectory: @unchecked Sendable {
         }
         let dummy = try PasswordHash.firebaseScrypt(password: SecureRandom.token(), parameters: record.hashConfig)
         let context = ProjectContext(record: record, keys: try KeyRing(record.signingKeys, now: now), dummyPasswordHash: dummy)
-        lock.withLock { cache[record.id] = (context, now) }
+        lock.withLock {
+            // Racing writes finish in any order: a newer version already cached is not replaced by an older one.
+            if let cached = cache[record.id], cached.context.record.version > record.version { return }
+            cache[record.id] = (context, now)
+        }
         return context
     }
 

@@ -240,3 +240,24 @@ extension IdentityStore {
         try await incrementRateCounter(key: key, windowStart: windowStart, expiresAt: expiresAt, by: 1)
     }
 }
+
+extension IdentityStore {
+    /// Applies `change` to the project as stored now and writes it compare-and-set; a write that lost a race reads
+    /// again and applies `change` again, so racing changes (requests, instances, `hearth` commands) all land. Returns
+    /// what is stored; a `change` that leaves the record as it was writes nothing.
+    @discardableResult
+    public func modifyProject(_ id: String, _ change: (inout ProjectRecord) throws -> Void) async throws -> ProjectRecord {
+        for _ in 0..<32 {
+            guard var record = try await project(id: id) else { throw StoreError.notFound }
+            let before = record
+            try change(&record)
+            guard record != before else { return record }
+            do {
+                return try await updateProject(record)
+            } catch StoreError.conflict {
+                continue
+            }
+        }
+        throw StoreError.conflict
+    }
+}

@@ -59,7 +59,7 @@ enum HealthRoutes {
         <ul>
         <li>Health: <a href="/healthz">/healthz</a>, readiness: <a href="/readyz">/readyz</a></li>
         <li>Token signing keys: <a href="/.well-known/jwks.json">/.well-known/jwks.json</a></li>
-        <li>Console: not available yet</li>
+        <li>Console: <a href="/console">/console</a> (operators: <code>hearth console-admins create</code>)</li>
         <li>Documentation: the README of Hearth's repository (Quick start, Operations)</li>
         </ul></body></html>
 
