@@ -23,10 +23,13 @@ public struct HearthRequestContext: RequestContext {
     /// (behind one proxy you run), the last `X-Forwarded-For` entry: the one that proxy added. Earlier entries are
     /// whatever the client sent (nginx's `$proxy_add_x_forwarded_for` and Caddy append to them), so trusting the
     /// first would let anyone pick the address their limits are counted under.
+    /// The entry must be an IP address (it is stored in audit events and keys limits): anything else is ignored, and
+    /// the peer counts instead.
     func clientAddress(of request: Request, trustForwardedFor: Bool) -> String {
         if trustForwardedFor, let forwarded = request.headers[.xForwardedFor],
-           let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty {
-            return last
+           let last = forwarded.split(separator: ",").last?.trimmingCharacters(in: .whitespaces), !last.isEmpty,
+           last.utf8.count <= 45, let parsed = try? SocketAddress(ipAddress: last, port: 0), let address = parsed.ipAddress {
+            return address
         }
         return peerAddress ?? "unknown"
     }

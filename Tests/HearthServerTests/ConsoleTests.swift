@@ -28,8 +28,21 @@ import Testing
     }
 
     static func signIn(_ client: Client, _ app: TestApp, password: String = password, code: String? = nil) async throws -> Reply {
-        try await client.post("/console/session", ["email": operatorEmail, "password": password,
-                                                    "code": code ?? TOTP.code(secret: secret, at: app.clock.now())], key: nil)
+        try await post(client, ["email": operatorEmail, "password": password,
+                                 "code": code ?? TOTP.code(secret: secret, at: app.clock.now())])
+    }
+
+    /// A sign-in as the page makes it: the signed-out `GET`'s token, repeated in the header beside its cookie.
+    static func post(_ client: Client, _ body: [String: String]) async throws -> Reply {
+        let (cookie, token) = try await signInToken(client)
+        return try await client.post("/console/session", body, key: nil,
+                                     headers: [.cookie: cookie, HTTPField.Name("X-Hearth-CSRF")!: token])
+    }
+
+    static func signInToken(_ client: Client) async throws -> (cookie: String, token: String) {
+        let signedOut = try await client.send(.get, "/console/session", key: nil)
+        let cookie = try #require(signedOut.headers[.setCookie]).split(separator: ";")[0]
+        return (String(cookie), try #require(signedOut.headers[HTTPField.Name("X-Hearth-CSRF")!]))
     }
 
     @Test func thePageIsSmallAndRunsNoInlineCode() async throws {
@@ -56,8 +69,8 @@ import Testing
             let user = try await client.signUp("someone@example.com")
             for (why, reply) in [("wrong password", try await Self.signIn(client, app, password: "wrong password!!")),
                                  ("wrong code", try await Self.signIn(client, app, code: "000000")),
-                                 ("no code", try await client.post("/console/session", ["email": Self.operatorEmail, "password": Self.password], key: nil)),
-                                 ("unknown operator", try await client.post("/console/session", ["email": "nobody@example.com", "password": Self.password, "code": "123456"], key: nil))] {
+                                 ("no code", try await Self.post(client, ["email": Self.operatorEmail, "password": Self.password])),
+                                 ("unknown operator", try await Self.post(client, ["email": "nobody@example.com", "password": Self.password, "code": "123456"]))] {
                 #expect(reply.errorMessage == "INVALID_LOGIN_CREDENTIALS", "\(why): \(reply.text)")
             }
             let signedIn = try await Self.signIn(client, app)
@@ -92,9 +105,79 @@ import Testing
                     "the change is audited under the operator's name")
             #expect(events.contains { $0.kind == "console-sign-in" && $0.outcome == .failure })
 
-            #expect(try await client.send(.delete, "/console/session", key: nil, headers: [.cookie: String(session)]).status == 200)
+            let forged = try await client.send(.delete, "/console/session", key: nil, headers: [.cookie: String(session)])
+            #expect(forged.status == 400 || forged.status == 403, "a sign-out without the token is refused: \(forged.text)")
+            #expect(try await client.send(.delete, "/console/session", key: nil, headers: console).status == 200)
             let after = try await client.post(lookup, body, key: nil, headers: console)
             #expect(after.status == 401, "signed out: the session is gone: \(after.text)")
+        }
+    }
+
+    /// Signing in takes the signed-out page's token and a JSON body type (no other site's form can sign a browser in
+    /// as somebody else), and a session ends with the operator record it was made for: deleting and re-creating the
+    /// operator, the way to recover from a stolen session, does not revive it.
+    @Test func signInNeedsItsTokenAndSessionsEndWithTheirOperatorRecord() async throws {
+        let app = try await Self.app()
+        try await app.run { client in
+            let body = ["email": Self.operatorEmail, "password": Self.password, "code": TOTP.code(secret: Self.secret, at: app.clock.now())]
+            let noToken = try await client.post("/console/session", body, key: nil)
+            #expect(noToken.status == 403, "\(noToken.text)")
+            let (cookie, token) = try await Self.signInToken(client)
+            let otherCookie = try await client.post("/console/session", body, key: nil,
+                                                    headers: [HTTPField.Name("X-Hearth-CSRF")!: token])
+            #expect(otherCookie.status == 403, "the header without its cookie: \(otherCookie.text)")
+            let asForm = try await client.post("/console/session", key: nil, raw: try String(data: JSONSerialization.data(withJSONObject: body), encoding: .utf8)!,
+                                               headers: [.cookie: cookie, HTTPField.Name("X-Hearth-CSRF")!: token, .contentType: "text/plain"])
+            #expect(asForm.status == 400, "a body a form could send: \(asForm.text)")
+
+            let signedIn = try await Self.signIn(client, app)
+            let session = String(try #require(signedIn.headers[.setCookie]).split(separator: ";")[0])
+            let console: HTTPFields = [.cookie: session, HTTPField.Name("X-Hearth-CSRF")!: try #require(signedIn["csrf"] as? String)]
+            let lookup = "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:lookup"
+            #expect(try await client.post(lookup, ["localId": ["nobody"]], key: nil, headers: console).status == 200)
+
+            // The operator is deleted and made again (same email, new password): the old session is dead.
+            try await app.store.modifyProject("demo-project") { record in
+                record.consoleAdmins = [ConsoleAdminRecord(
+                    email: Self.operatorEmail, passwordHash: try PasswordHash.firebaseScrypt(password: "a brand new password", parameters: record.hashConfig),
+                    totpSecret: Base32.encode(Self.secret), createdAt: app.clock.now() + 1)]
+            }
+            app.clock.advance(by: 10)  // past the project cache
+            let revived = try await client.post(lookup, ["localId": ["nobody"]], key: nil, headers: console)
+            #expect(revived.status == 401, "\(revived.text)")
+        }
+    }
+
+    /// What a signed-out visitor types ends up in audit events and log lines: one line each, bounded; a forwarded
+    /// address is stored only when it is an address; and a key an operator makes names the operator.
+    @Test func typedTextIsEscapedAndKeysNameTheirMaker() async throws {
+        let app: TestApp = try await {
+            var app = try await Self.app()
+            app.configuration.trustForwardedFor = true
+            return app
+        }()
+        let store = app.store
+        try await app.run { client in
+            let (cookie, token) = try await Self.signInToken(client)
+            let forged = "x@example.com\r\n2026-01-01 notice hearth.audit: console-sign-in outcome=success" + String(repeating: "a", count: 200_000)
+            let reply = try await client.post("/console/session", ["email": forged, "password": "whatever-password", "code": "123456"], key: nil,
+                                              headers: [.cookie: cookie, HTTPField.Name("X-Hearth-CSRF")!: token,
+                                                        HTTPField.Name("X-Forwarded-For")!: "203.0.113.9, <script>not-an-address"])
+            #expect(reply.errorMessage == "INVALID_LOGIN_CREDENTIALS", "\(reply.text)")
+            let event = try #require(try await store.auditEvents(projectID: "demo-project", AuditQuery(kinds: ["console-sign-in"], limit: 5)).first)
+            let actor = try #require(event.details["actor"])
+            #expect(!actor.contains("\r") && !actor.contains("\n") && actor.contains("\\x0d\\x0a"), "\(actor.prefix(80))")
+            #expect(actor.count <= 260, "bounded: \(actor.count) characters")
+            #expect(event.clientAddress != "<script>not-an-address", "an entry that is no address is not stored: \(event.clientAddress ?? "")")
+
+            let signedIn = try await Self.signIn(client, app)
+            let session = String(try #require(signedIn.headers[.setCookie]).split(separator: ";")[0])
+            let console: HTTPFields = [.cookie: session, HTTPField.Name("X-Hearth-CSRF")!: try #require(signedIn["csrf"] as? String)]
+            let base = "/identitytoolkit.googleapis.com/v1/projects/demo-project/serviceAccounts"
+            _ = try await client.post(base, ["name": "made-by-ops"], key: nil, headers: console)
+            let listed = try await client.send(.get, base, key: nil, headers: console)
+            #expect((listed["serviceAccounts"] as? [[String: Any]])?.first?["createdBy"] as? String == "console:" + Self.operatorEmail,
+                    "\(listed.text)")
         }
     }
 
@@ -104,7 +187,9 @@ import Testing
             for _ in 0..<10 { _ = try await Self.signIn(client, app, password: "wrong password!!") }
             let locked = try await Self.signIn(client, app)
             #expect(locked.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true, "\(locked.text)")
-            let bad = try await client.post("/console/session", key: nil, raw: "not json")
+            let (cookie, token) = try await Self.signInToken(client)
+            let bad = try await client.post("/console/session", key: nil, raw: "not json",
+                                            headers: [.cookie: cookie, HTTPField.Name("X-Hearth-CSRF")!: token])
             #expect(bad.status == 400 || bad.status == 429, "\(bad.text)")
         }
     }

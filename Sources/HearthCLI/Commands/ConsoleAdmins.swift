@@ -2,12 +2,27 @@ import ArgumentParser
 import Foundation
 import HearthCore
 
-/// `hearth console-admins create|list|delete`: the operators who sign in to `/console`.
+/// `hearth console-admins create|list|reset|delete`: the operators who sign in to `/console`.
 struct ConsoleAdmins: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "console-admins",
-        abstract: "Create, list and delete the operators of the admin console (/console).",
-        subcommands: [Create.self, List.self, Delete.self])
+        abstract: "Create, list, reset and delete the operators of the admin console (/console).",
+        subcommands: [Create.self, List.self, Reset.self, Delete.self])
+
+    /// The password from HEARTH_CONSOLE_PASSWORD or standard input's first line, at least 12 characters.
+    static func newPassword() throws -> String {
+        let password = ProcessInfo.processInfo.environment["HEARTH_CONSOLE_PASSWORD"] ?? readLine(strippingNewline: true) ?? ""
+        guard password.count >= 12 else {
+            throw ValidationError("the password must have at least 12 characters (HEARTH_CONSOLE_PASSWORD or standard input)")
+        }
+        return password
+    }
+
+    static func printSecret(_ secret: String, email: String, project: String) {
+        let label = "Hearth%20\(project):\(email.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? email)"
+        print("authenticator secret (shown once): \(secret)")
+        print("otpauth://totp/\(label)?secret=\(secret)&issuer=Hearth")
+    }
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -28,22 +43,19 @@ struct ConsoleAdmins: AsyncParsableCommand {
 
         func run() async throws {
             guard EmailAddress.isValid(email) else { throw ValidationError("'\(email)' is not an email address") }
-            let password = ProcessInfo.processInfo.environment["HEARTH_CONSOLE_PASSWORD"] ?? readLine(strippingNewline: true) ?? ""
-            guard password.count >= 12 else {
-                throw ValidationError("the password must have at least 12 characters (HEARTH_CONSOLE_PASSWORD or standard input)")
-            }
+            let password = try ConsoleAdmins.newPassword()
             let secret = Base32.encode(TOTP.newSecret())
+            var project = ""
             try await ServiceAccounts.changing(data) { record in
                 guard !record.consoleAdmins.contains(where: { EmailAddress.normalized($0.email) == EmailAddress.normalized(email) }) else {
                     throw ValidationError("project \(record.id) already has a console operator \(email)")
                 }
                 let hash = try PasswordHash.firebaseScrypt(password: password, parameters: record.hashConfig)
                 record.consoleAdmins.append(ConsoleAdminRecord(email: email, passwordHash: hash, totpSecret: secret, createdAt: Date()))
-                let label = "Hearth%20\(record.id):\(email.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? email)"
-                print("created console operator \(email) for project \(record.id)")
-                print("authenticator secret (shown once): \(secret)")
-                print("otpauth://totp/\(label)?secret=\(secret)&issuer=Hearth")
+                project = record.id
             }
+            print("created console operator \(email) for project \(project)")
+            ConsoleAdmins.printSecret(secret, email: email, project: project)
         }
     }
 
@@ -60,6 +72,40 @@ struct ConsoleAdmins: AsyncParsableCommand {
                     print("\(admin.email)\t\(admin.totpSecret == nil ? "no second factor" : "TOTP")\tcreated \(formatter.string(from: admin.createdAt))")
                 }
             }
+        }
+    }
+
+    struct Reset: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give an operator a new password, a new authenticator, or both; their sessions end at once.",
+            discussion: """
+                For a lost authenticator or a forgotten password, and after a stolen session: every session the
+                operator had ends. The password comes as for `create`. Example:
+
+                  hearth console-admins reset ops@example.com --authenticator
+                """)
+
+        @Argument var email: String
+        @Flag(help: "Set a new password (HEARTH_CONSOLE_PASSWORD or standard input).") var password = false
+        @Flag(help: "Make a new authenticator secret, printed once.") var authenticator = false
+        @OptionGroup var data: DataOptions
+
+        func run() async throws {
+            guard password || authenticator else { throw ValidationError("say what to reset: --password, --authenticator, or both") }
+            let newPassword = password ? try ConsoleAdmins.newPassword() : nil
+            let secret = authenticator ? Base32.encode(TOTP.newSecret()) : nil
+            var project = ""
+            try await ServiceAccounts.changing(data) { record in
+                guard let index = record.consoleAdmins.firstIndex(where: { EmailAddress.normalized($0.email) == EmailAddress.normalized(email) })
+                else { throw ValidationError("no console operator \(email); `hearth console-admins list` shows them") }
+                if let newPassword {
+                    record.consoleAdmins[index].passwordHash = try PasswordHash.firebaseScrypt(password: newPassword, parameters: record.hashConfig)
+                }
+                if let secret { record.consoleAdmins[index].totpSecret = secret }
+                project = record.id
+            }
+            print("reset \([password ? "password" : nil, authenticator ? "authenticator" : nil].compactMap { $0 }.joined(separator: " and ")) of \(email); their console sessions have ended")
+            if let secret { ConsoleAdmins.printSecret(secret, email: email, project: project) }
         }
     }
 

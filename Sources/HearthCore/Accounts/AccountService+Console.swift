@@ -36,21 +36,24 @@ extension AccountService {
             guard fresh else { throw AuthFailure.invalidLoginCredentials }
         }
         let token = SecureRandom.token(byteCount: 32)
-        let session = ConsoleSession(email: admin.email, csrf: SecureRandom.token(byteCount: 24))
+        var session = ConsoleSession(email: admin.email, csrf: SecureRandom.token(byteCount: 24))
+        session.operatorStamp = admin.sessionStamp
         try await store.insertPending(PendingRecord(
             digest: storageDigest("console:" + token), projectID: project.id, kind: .consoleSession,
             payload: try RecordCoding.encode(session), expiresAt: now + Self.consoleSessionLifetime), now: now)
         return (token, session)
     }
 
-    /// The live session of a cookie, or nil. An operator removed since signing in has no session.
+    /// The live session of a cookie, or nil. An operator removed since signing in has no session, and neither has one
+    /// deleted and made again, or whose password or authenticator was reset: the session names the record it was for.
     public func consoleSession(in project: ProjectContext, token: String) async throws -> ConsoleSession? {
         guard token.utf8.count <= 256,
               let record = try await store.pending(projectID: project.id, digest: storageDigest("console:" + token),
                                                    now: clock.now()),
               record.kind == .consoleSession,
               let session = try? RecordCoding.decode(ConsoleSession.self, from: record.payload),
-              project.record.consoleAdmins.contains(where: { $0.email == session.email })
+              let stamp = session.operatorStamp,
+              project.record.consoleAdmins.contains(where: { $0.email == session.email && $0.sessionStamp == stamp })
         else { return nil }
         return session
     }

@@ -22,6 +22,12 @@ public struct ConsoleAdminRecord: Sendable, Codable, Equatable {
         self.totpSecret = totpSecret
         self.createdAt = createdAt
     }
+
+    /// What a session is bound to: this record's identity and credentials. Changes with any of them.
+    public var sessionStamp: String {
+        let material = [email, String(Int64(createdAt.timeIntervalSince1970 * 1000)), passwordHash, totpSecret ?? ""]
+        return storageDigest("console-operator:" + material.joined(separator: "|"))
+    }
 }
 
 /// A signed-in console operator: who, and the token every changing request must repeat (CSRF), kept with the
@@ -29,6 +35,9 @@ public struct ConsoleAdminRecord: Sendable, Codable, Equatable {
 public struct ConsoleSession: Sendable, Codable, Equatable {
     public var email: String
     public var csrf: String
+    /// The operator record it was made for (``ConsoleAdminRecord/sessionStamp``): deleting and re-creating the
+    /// operator, or resetting their password or authenticator, ends every session made before.
+    public var operatorStamp: String?
 
     public init(email: String, csrf: String) {
         self.email = email

@@ -15,6 +15,9 @@ public struct ServiceAccountRecord: Sendable, Codable, Equatable {
     /// SubjectPublicKeyInfo PEM of the RSA-2048 key.
     public var publicKeyPEM: String
     public var createdAt: Date
+    /// Who made it through the admin API (`console:ops@example.com`, or another service account); `nil` for the
+    /// command line. The key outlives its maker: deleting a console operator does not delete the keys they made.
+    public var createdBy: String?
 
     public init(name: String, clientEmail: String, keyID: String, publicKeyPEM: String, createdAt: Date) {
         self.name = name

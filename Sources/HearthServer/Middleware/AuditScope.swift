@@ -33,6 +33,20 @@ struct AuditRecorder: Sendable {
     let clock: any HearthClock
     let logger: Logger
 
+    /// `text` with control characters escaped (a CR or LF cannot start a forged log line) and cut to 256 characters.
+    static func printable(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            guard out.count < 256 else { return String(out) + "…" }
+            if scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}" {
+                out.append(contentsOf: String(format: scalar.value < 0x80 ? "\\x%02x" : "\\u{%x}", scalar.value).unicodeScalars)
+            } else {
+                out.append(scalar)
+            }
+        }
+        return String(out)
+    }
+
     init(store: any IdentityStore, clock: any HearthClock, logger: Logger) {
         self.store = store
         self.clock = clock
@@ -51,6 +65,8 @@ struct AuditRecorder: Sendable {
         let scope = AuditScope.current
         var details = details
         if let actor = scope?.actor { details["actor"] = actor }
+        // Values may be typed by anyone (a console sign-in's email): one line each, and a bounded size.
+        details = details.mapValues(Self.printable)
         let event = AuditEvent(projectID: projectID, at: clock.now(), kind: kind, localID: localID, outcome: outcome,
                                clientAddress: scope?.clientAddress, details: details)
         var metadata: Logger.Metadata = ["project": "\(projectID)", "outcome": "\(outcome.rawValue)"]

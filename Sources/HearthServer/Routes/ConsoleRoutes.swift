@@ -9,9 +9,26 @@ import Hummingbird
 /// `HttpOnly`, `SameSite=Strict` cookie (`Secure` behind https); with it and the token, the console calls the admin
 /// API like any administrator (``AdminGuard``), audited under `console:<email>`. Emulator mode needs no sign-in, as
 /// Firebase's Emulator UI, and the console says so in its banner.
+///
+/// Signing in and out are protected against cross-site requests too: both take a JSON body type (which no form can
+/// send), sign-in repeats in `X-Hearth-CSRF` the sign-in token a signed-out `GET` hands out with its own cookie, and
+/// sign-out repeats the session's token.
 enum ConsoleRoutes {
     static let cookie = "hearth_console"
+    /// The signed-out page's token for its sign-in (double-submitted: cookie and header must agree).
+    static let signInCookie = "hearth_console_signin"
     static let csrfHeader = HTTPField.Name("X-Hearth-CSRF")!
+
+    /// Refuses a body that is not declared JSON, and an `X-Hearth-CSRF` other than `expected`.
+    static func requireSameSite(_ call: Call, token expected: String?) throws {
+        let type = call.request.headers[.contentType]?.lowercased() ?? ""
+        guard type.hasPrefix("application/json") else {
+            throw APIError.business(.invalidArgument, "the console's session calls take Content-Type: application/json")
+        }
+        guard let expected, !expected.isEmpty, let given = call.request.headers[csrfHeader],
+              constantTimeEquals(Array(given.utf8), Array(expected.utf8))
+        else { throw APIError.permissionDenied }
+    }
 
     struct SignIn: Decodable {
         var email: String?
@@ -27,6 +44,7 @@ enum ConsoleRoutes {
     }
 
     static func signIn(_ call: Call) async throws -> Response {
+        try requireSameSite(call, token: ActionPage.cookie(named: signInCookie, in: call.request))
         guard let body = call.jsonBody(SignIn.self) else {
             throw AuthFailure.invalidArgument("the body must be JSON: {\"email\", \"password\", \"code\"}")
         }
@@ -40,6 +58,7 @@ enum ConsoleRoutes {
             await record(call, project: project, email: session.email, outcome: .success)
             var response = json(SessionInfo(email: session.email, csrf: session.csrf, projectId: project.id, emulator: false))
             response.headers[.setCookie] = cookieHeader(token, call: call, maxAge: Int(AccountService.consoleSessionLifetime))
+            response.headers.append(HTTPField(name: .setCookie, value: cookieHeader("", call: call, maxAge: 0, name: signInCookie)))
             response.headers[.cacheControl] = "no-store"
             return response
         } catch let failure as AuthFailure {
@@ -55,7 +74,15 @@ enum ConsoleRoutes {
         }
         guard let token = ActionPage.cookie(named: cookie, in: call.request),
               let session = try await call.services.accounts.consoleSession(in: project, token: token)
-        else { throw APIError.unauthenticated }
+        else {
+            // Signed out: the sign-in form's token, in a header the page reads and a cookie only this site gets.
+            let signInToken = SecureRandom.token(byteCount: 24)
+            var response = try APIError.unauthenticated.response(from: call.request, context: call.context)
+            response.headers[csrfHeader] = signInToken
+            response.headers[.setCookie] = cookieHeader(signInToken, call: call, maxAge: 3600, name: signInCookie)
+            response.headers[.cacheControl] = "no-store"
+            return response
+        }
         var response = json(SessionInfo(email: session.email, csrf: session.csrf, projectId: project.id, emulator: false))
         response.headers[.cacheControl] = "no-store"
         return response
@@ -64,6 +91,10 @@ enum ConsoleRoutes {
     static func signOut(_ call: Call) async throws -> Response {
         let project = try await call.services.defaultProject()
         if let token = ActionPage.cookie(named: cookie, in: call.request) {
+            // A live session's sign-out repeats its token; a dead one's cookie is just cleared.
+            if let session = try await call.services.accounts.consoleSession(in: project, token: token) {
+                try requireSameSite(call, token: session.csrf)
+            }
             try await call.services.accounts.consoleSignOut(in: project, token: token)
         }
         var response = json([String: String]())
@@ -86,9 +117,9 @@ enum ConsoleRoutes {
         return session.email
     }
 
-    static func cookieHeader(_ value: String, call: Call, maxAge: Int) -> String {
+    static func cookieHeader(_ value: String, call: Call, maxAge: Int, name: String = cookie) -> String {
         let secure = call.configuration.publicURL?.lowercased().hasPrefix("https:") ?? false
-        return "\(cookie)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+        return "\(name)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
     }
 
     private static func record(_ call: Call, project: ProjectContext, email: String, outcome: AuditEvent.Outcome) async {

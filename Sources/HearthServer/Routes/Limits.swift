@@ -37,7 +37,7 @@ struct RateLimited: RouterMiddleware {
         switch policy {
         case .failedSignIns:
             // Per account, and an account lives in its tenant: one tenant's guesser cannot lock another's user out.
-            let account = (tenant.map { "tenant/\($0)/" } ?? "") + EmailAddress.normalized(fields["email"] ?? "")
+            let account = (tenant.map { "tenant/\($0)/" } ?? "") + RateLimitKey.email(fields["email"])
             let keys = [("signin-failed-email:" + account, limits.failedSignInsPerEmail),
                         ("signin-failed-address:" + address, limits.failedSignInsPerAddress)]
             // Reserved before the password is hashed; a sign-in that did not fail on its credentials gives them back.
@@ -62,7 +62,7 @@ struct RateLimited: RouterMiddleware {
             await count(keys)
             return response
         case .consoleSignIns:
-            let keys = [("console-failed-email:" + EmailAddress.normalized(fields["email"] ?? ""), limits.failedSignInsPerEmail),
+            let keys = [("console-failed-email:" + RateLimitKey.email(fields["email"]), limits.failedSignInsPerEmail),
                         ("console-failed-address:" + address, limits.failedSignInsPerAddress)]
             try await enforce(keys, in: context.project)
             do {
@@ -86,7 +86,7 @@ struct RateLimited: RouterMiddleware {
             if recipient == nil, let idToken = fields["idToken"], let project = context.project {
                 recipient = try? await services.accounts.lookup(in: project, idToken: idToken).email
             }
-            let keys = [("email-recipient:" + EmailAddress.normalized(recipient ?? ""), limits.emailsPerRecipient),
+            let keys = [("email-recipient:" + RateLimitKey.email(recipient), limits.emailsPerRecipient),
                         ("email-address:" + address, limits.emailsPerAddress)]
             try await enforce(keys, in: context.project)
             do {
@@ -176,6 +176,12 @@ struct LimitCheck {
 /// How addresses are counted: IPv4 as is, IPv6 per /64 (one subscriber's prefix; counting single addresses would
 /// let a client rotate through 2^64 of them).
 enum RateLimitKey {
+    /// An email as a key: normalized, and a digest when longer than any address (a 200 KB "email" makes no 200 KB row).
+    static func email(_ given: String?) -> String {
+        let normalized = EmailAddress.normalized(given ?? "")
+        return normalized.utf8.count <= 320 ? normalized : "sha256:" + storageDigest(normalized)
+    }
+
     static func address(_ address: String) -> String {
         guard address.contains(":"), case .v6(let socket)? = try? SocketAddress(ipAddress: address, port: 0) else {
             return address

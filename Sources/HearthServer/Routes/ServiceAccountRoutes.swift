@@ -12,6 +12,7 @@ enum ServiceAccountRoutes {
             var clientEmail: String
             var keyId: String
             var createTime: String
+            var createdBy: String?
         }
         var serviceAccounts: [Account]
     }
@@ -20,7 +21,8 @@ enum ServiceAccountRoutes {
         let project = try await call.adminProject(nil)
         let formatter = ISO8601DateFormatter()
         return json(Listed(serviceAccounts: project.record.serviceAccounts.map {
-            .init(name: $0.name, clientEmail: $0.clientEmail, keyId: $0.keyID, createTime: formatter.string(from: $0.createdAt))
+            .init(name: $0.name, clientEmail: $0.clientEmail, keyId: $0.keyID, createTime: formatter.string(from: $0.createdAt),
+                  createdBy: $0.createdBy)
         }))
     }
 
@@ -31,11 +33,13 @@ enum ServiceAccountRoutes {
         else { throw APIError.business(.invalidArgument, "name must be 6 to 30 lowercase letters, digits or hyphens, starting with a letter") }
         let project = try await call.adminProject(nil)
         let key = try ServiceAccountKey.generate(name: name, projectID: project.id, now: call.services.accounts.clock.now())
-        try await call.services.projects.modify(project.id) { record in
+        var made = key.record
+        made.createdBy = AuditScope.current?.actor  // the operator or service account: named in the list and the audit
+        try await call.services.projects.modify(project.id) { [made] record in
             guard !record.serviceAccounts.contains(where: { $0.name == name }) else {
                 throw APIError.business(.invalidArgument, "a service account named \(name) exists")
             }
-            record.serviceAccounts.append(key.record)
+            record.serviceAccounts.append(made)
         }
         var headers: HTTPFields = [.contentType: "application/json", .cacheControl: "no-store"]
         headers[.contentDisposition] = "attachment; filename=\"\(name).json\""

@@ -4,7 +4,7 @@ extension ConsoleAssets {
     "use strict";
     // The console talks only to this server: its admin API, with the operator's session cookie and CSRF token (or,
     // in emulator mode, the emulator's `Bearer owner`).
-    const state = { csrf: "", project: "", emulator: false, next: "", user: null };
+    const state = { csrf: "", signin: "", project: "", emulator: false, next: "", user: null };
     const $ = (selector) => document.querySelector(selector);
     const admin = () => "/identitytoolkit.googleapis.com/v1/projects/" + encodeURIComponent(state.project);
     const messages = {
@@ -43,13 +43,21 @@ extension ConsoleAssets {
       const response = await fetch(path, { method, headers, credentials: "same-origin",
                                            body: body === undefined ? undefined : JSON.stringify(body) });
       const data = await response.json().catch(() => ({}));
-      if (response.status === 401) { show("signin"); }
+      if (response.status === 401 && !(await refreshSignIn())) { show("signin"); }
       if (!response.ok) throw new Error(explain(data, response.status));
       return data;
     }
 
     async function run(work) {
       try { say(""); await work(); } catch (error) { say(error.message, true); }
+    }
+
+    // Signed in: enters the console. Signed out: keeps the sign-in form's token (the server's answer carries it).
+    async function refreshSignIn() {
+      const response = await fetch("/console/session", { credentials: "same-origin" });
+      if (response.ok) { enter(await response.json()); return true; }
+      state.signin = response.headers.get("X-Hearth-CSRF") || "";
+      return false;
     }
 
     function enter(session) {
@@ -361,7 +369,8 @@ extension ConsoleAssets {
           await loadSettings();
           say(account.name + " deleted.");
         }));
-        li.append(account.clientEmail + " (key " + account.keyId.slice(0, 12) + "…, " + account.createTime + ") ", remove);
+        li.append(account.clientEmail + " (key " + account.keyId.slice(0, 12) + "…, " + account.createTime
+                  + (account.createdBy ? ", made by " + account.createdBy : "") + ") ", remove);
         accountList.appendChild(li);
       }
       if (!accountList.children.length) items(accountList, ["none"]);
@@ -455,7 +464,8 @@ extension ConsoleAssets {
         event.preventDefault();
         run(async () => {
           const response = await fetch("/console/session", {
-            method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" },
+            method: "POST", credentials: "same-origin",
+            headers: { "Content-Type": "application/json", "X-Hearth-CSRF": state.signin },
             body: JSON.stringify({ email: $("#email").value, password: $("#password").value, code: $("#code").value }) });
           const data = await response.json().catch(() => ({}));
           if (!response.ok) throw new Error(explain(data, response.status));
@@ -465,7 +475,9 @@ extension ConsoleAssets {
         });
       });
       $("#signout").addEventListener("click", () => run(async () => {
-        await fetch("/console/session", { method: "DELETE", credentials: "same-origin" });
+        await fetch("/console/session", { method: "DELETE", credentials: "same-origin",
+                                          headers: { "Content-Type": "application/json", "X-Hearth-CSRF": state.csrf } });
+        await refreshSignIn();
         $("#who").textContent = "";
         $("#signout").hidden = true;
         show("signin");
@@ -575,8 +587,7 @@ extension ConsoleAssets {
         await listUsers("");
       }));
       run(async () => {
-        const response = await fetch("/console/session", { credentials: "same-origin" });
-        if (response.ok) return enter(await response.json());
+        if (await refreshSignIn()) return;
         show("signin");
       });
     });
