@@ -605,7 +605,9 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws {
         let next = nextAttemptAt?.epochMilliseconds
         try await client.query("""
-            UPDATE outbox SET attempts = \(attempts), next_attempt_at = \(next), last_error = \(lastError)
+            UPDATE outbox SET attempts = \(attempts), next_attempt_at = \(next), last_error = \(lastError),
+                data = CASE WHEN \(next)::bigint IS NULL
+                            THEN jsonb_set(jsonb_set(data::jsonb, '{code}', '""'), '{link}', '""')::text ELSE data END
             WHERE id = \(id)
             """, logger: logger)
     }

@@ -39,7 +39,9 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             _ = FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         let writer = try await SQLiteConnection.open(storage: .file(path: path))
-        for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=5000"] {
+        // secure_delete: deleted rows (delivered emails' codes) are overwritten with zeros, not left in free pages.
+        for pragma in ["PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA busy_timeout=5000",
+                       "PRAGMA secure_delete=ON"] {
             _ = try await writer.query(pragma)
         }
         var readers: [SQLiteConnection] = []
@@ -569,15 +571,24 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     }
 
     public func deleteOutboxMessage(id: String) async throws {
-        try await write { db in _ = try await db.query("DELETE FROM outbox WHERE id = ?", [.text(id)]) }
+        try await write { db in
+            _ = try await db.query("DELETE FROM outbox WHERE id = ?", [.text(id)])  // secure_delete zeroes the row
+        }
+        // The log still holds the page as it was, code and all: copy the zeroed page home and empty the log. It runs
+        // on a reader's connection (outside any transaction, without holding up writers); a reader in the middle of
+        // a query can keep the log from emptying, and the next delivery tries again.
+        _ = try? await read("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 
     public func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws {
         let next: SQLiteData = nextAttemptAt.map { .integer(Int($0.epochMilliseconds)) } ?? .null
-        let binds: [SQLiteData] = [.integer(attempts), next, .text(lastError), .text(id)]
+        let binds: [SQLiteData] = [.integer(attempts), next, .text(lastError), next, .text(id)]
         try await write { db in
-            _ = try await db.query("UPDATE outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?",
-                                   binds)
+            _ = try await db.query("""
+                UPDATE outbox SET attempts = ?, next_attempt_at = ?, last_error = ?,
+                    data = CASE WHEN ? IS NULL THEN json_set(data, '$.code', '', '$.link', '') ELSE data END
+                WHERE id = ?
+                """, binds)
         }
     }
 

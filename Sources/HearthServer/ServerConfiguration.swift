@@ -88,6 +88,9 @@ public struct ServerConfiguration: Sendable {
         /// Verification SMS (sign-in, enrollment, second-factor sign-in), so an endpoint cannot be used to pump SMS.
         public var smsPerNumber: RateLimiter.Rule = .init(limit: 5, window: 3600)
         public var smsPerAddress: RateLimiter.Rule = .init(limit: 50, window: 3600)
+        /// Redirect sign-ins started (`createAuthUri` with a `providerId`), each a stored session: an unauthenticated
+        /// caller cannot fill the store with them.
+        public var redirectSessionsPerAddress: RateLimiter.Rule = .init(limit: 60, window: 600)
 
         public init(enabled: Bool, failedSignInsPerEmail: RateLimiter.Rule = .init(limit: 10, window: 600),
                     failedSignInsPerAddress: RateLimiter.Rule = .init(limit: 100, window: 600),

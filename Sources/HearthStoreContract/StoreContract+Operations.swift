@@ -90,6 +90,10 @@ extension StoreContract {
             try await store.rescheduleOutboxMessage(id: "c", attempts: 5, nextAttemptAt: nil, lastError: "refused")
             let backlog = try await store.outboxBacklog()
             try expect(backlog.pending == 2 && backlog.givenUp == 1, "backlog \(backlog)")
+            let kept = try await store.outboxMessages(projectID: "p-one")
+            try expect(kept.first { $0.id == "c" }.map { $0.code.isEmpty && $0.link.isEmpty && $0.isRedacted } == true,
+                       "a given-up message keeps no code or link: \(kept)")
+            try expect(kept.first { $0.id == "a" }?.code == "c", "a pending one keeps its code")
         },
         StoreCheck("the outbox status lists a project's messages with attempts, next try and last error") { store in
             for (index, id) in ["a", "b", "c"].enumerated() {

@@ -54,6 +54,24 @@ import Testing
         try await second.close()
     }
 
+    /// A delivered email's code is gone from the database file and its write-ahead log, not just from the table.
+    @Test func aDeliveredCodeLeavesNoCopyOnDisk() async throws {
+        let store = try await SQLiteStore.temporary()
+        try await store.migrate()
+        let code = "CODE" + UUID().uuidString.replacingOccurrences(of: "-", with: "")
+        try await store.enqueueOutboxMessage(OutboxMessage(id: "m1", projectID: "p-one", type: .passwordReset,
+            recipient: "a@example.com", code: code, link: "https://x/?oobCode=" + code, createdAt: Date()))
+        func onDisk() -> Bool {
+            ["", "-wal"].contains { suffix in
+                (FileManager.default.contents(atPath: store.path + suffix) ?? Data()).range(of: Data(code.utf8)) != nil
+            }
+        }
+        #expect(onDisk(), "the queued message holds its code (the check can see it)")
+        try await store.deleteOutboxMessage(id: "m1")
+        #expect(!onDisk(), "delivered: no copy in the file or its log")
+        try await store.close()
+    }
+
     @Test func dataSurvivesReopeningTheFile() async throws {
         let first = try await SQLiteStore.temporary()
         try await first.migrate()

@@ -270,6 +270,35 @@ extension ConsoleTests {
 }
 
 extension ConsoleTests {
+    /// A given-up email keeps no code; retrying it sends a new code that works, and the discarded one never does.
+    @Test func aGivenUpEmailIsRetriedWithANewCode() async throws {
+        let app = try await Self.app()
+        try await app.run { client in
+            _ = try await client.signUp("lost@example.com")
+            _ = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:sendOobCode",
+                                      ["requestType": "PASSWORD_RESET", "email": "lost@example.com"])
+            let queued = try #require(try await app.store.outboxMessages(projectID: "demo-project").last)
+            try await app.store.rescheduleOutboxMessage(id: queued.id, attempts: 8, nextAttemptAt: nil, lastError: "550 no such mailbox")
+            let givenUp = try #require(try await app.store.outboxMessages(projectID: "demo-project").first { $0.id == queued.id })
+            #expect(givenUp.code.isEmpty && givenUp.link.isEmpty, "the row keeps no code")
+
+            let signedIn = try await Self.signIn(client, app)
+            let session = String(try #require(signedIn.headers[.setCookie]).split(separator: ";")[0])
+            let console: HTTPFields = [.cookie: session, HTTPField.Name("X-Hearth-CSRF")!: try #require(signedIn["csrf"] as? String)]
+            let retried = try await client.post("/identitytoolkit.googleapis.com/v1/projects/demo-project/outbox/\(queued.id):retry",
+                                                [:], key: nil, headers: console)
+            #expect(retried.status == 200, "\(retried.text)")
+            let messages = try await app.store.outboxMessages(projectID: "demo-project")
+            let fresh = try #require(messages.last)
+            #expect(!messages.contains { $0.id == queued.id } && fresh.code != queued.code && !fresh.code.isEmpty)
+            #expect(fresh.recipient == "lost@example.com" && fresh.type == .passwordReset)
+            let reset = "/identitytoolkit.googleapis.com/v1/accounts:resetPassword"
+            #expect(try await client.post(reset, ["oobCode": fresh.code, "newPassword": "brand-new-1"]).status == 200)
+        }
+    }
+}
+
+extension ConsoleTests {
     /// The admin calls behind the console refuse bad input with Firebase-style errors, never a 500.
     @Test func theConsolesAdminCallsRefuseBadInput() async throws {
         let app = try await Self.app()

@@ -78,4 +78,24 @@ import Testing
             #expect(mailed == Array(repeating: "ada@example.com", count: 3))
         }
     }
+
+    /// Unauthenticated `createAuthUri` with a `providerId` stores a session per call: bounded per address (and each
+    /// expires in ten minutes); the calls that store none are not counted.
+    @Test func redirectSessionsAreBoundedPerAddress() async throws {
+        var app = TestApp()
+        app.configuration.identityProviders = ["google.com": IdentityProviderConfig(clientId: "client.apps.example")]
+        app.configuration.rateLimits = .init(enabled: true)
+        app.configuration.rateLimits.redirectSessionsPerAddress = .init(limit: 5, window: 600)
+        try await app.run { client in
+            var answers: [Int] = []
+            for _ in 0..<8 {
+                answers.append(try await client.post(Self.v1 + "/accounts:createAuthUri",
+                                                     ["providerId": "google.com", "continueUri": "http://localhost/done"]).status)
+            }
+            #expect(answers == [200, 200, 200, 200, 200, 400, 400, 400], "\(answers)")
+            let lookup = try await client.post(Self.v1 + "/accounts:createAuthUri",
+                                               ["identifier": "a@example.com", "continueUri": "http://localhost/done"])
+            #expect(lookup.status == 200, "a sign-in-methods lookup stores no session: \(lookup.text)")
+        }
+    }
 }

@@ -141,12 +141,29 @@ extension AccountService {
                             tenantID: tenantID),
             locale: locale, displayName: user?.displayName, createdAt: now)
         message.accountEmail = email
+        message.continueURL = continueURL
         if let tenant {
             message.tenantID = tenant.id
             message.builtInText = !tenant.inheritsEmailSending
         }
         if deliver { try await store.enqueueOutboxMessage(message) }
         return message
+    }
+
+    /// A given-up message sent again: the outbox discarded its code, so it gets a new one, for the same account,
+    /// address, tenant and continue URL. The new message is queued; the caller removes the old one.
+    public func reissue(_ message: OutboxMessage, in project: ProjectContext, links: ActionLinkBase) async throws
+        -> OutboxMessage
+    {
+        let tenant = try await message.tenantID.asyncMap { try await store.tenant(projectID: project.id, id: $0) } ?? nil
+        guard tenant?.id == message.tenantID else { throw AuthFailure.userNotFound }  // its tenant is gone
+        let scoped = project.scoped(to: tenant)
+        let email = message.accountEmail ?? message.recipient
+        let user = try await store.user(projectID: project.id, tenantID: message.tenantID, email: email)
+        guard user != nil || message.type == .emailSignIn else { throw AuthFailure.userNotFound }
+        return try await queueActionCode(message.type, in: scoped, user: user, email: email, newEmail: message.newEmail,
+                                         recipient: message.recipient, continueURL: message.continueURL,
+                                         locale: message.locale, links: links)
     }
 
     /// After a verified address was replaced, tells it so with a RECOVER_EMAIL link that puts it back: the

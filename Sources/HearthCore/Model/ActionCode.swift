@@ -82,6 +82,12 @@ public struct OutboxMessage: Sendable, Codable, Equatable {
     /// Rendered with the built-in text, not the project's templates: a tenant's message when the tenant does not
     /// inherit the project's email settings (`inheritance.emailSendingConfig` off, Firebase's default).
     public var builtInText: Bool? = nil
+    /// The link's `continueUrl`, kept apart so a given-up message (whose code and link the outbox discards) can be
+    /// sent again with a new code.
+    public var continueURL: String? = nil
+
+    /// Whether the outbox discarded its code and link (it gave up): sending it again takes a new code.
+    public var isRedacted: Bool { code.isEmpty }
 
     public init(id: String = UUID().uuidString, projectID: String, type: ActionCodeType, recipient: String,
                 newEmail: String? = nil, code: String, link: String, locale: String? = nil, displayName: String? = nil,

@@ -327,6 +327,10 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
             if state.delivery[id] != nil {
                 state.delivery[id] = (attempts, nextAttemptAt)
                 state.deliveryErrors[id] = lastError.isEmpty ? nil : lastError
+                if nextAttemptAt == nil, let index = state.outbox.firstIndex(where: { $0.id == id }) {
+                    state.outbox[index].code = ""
+                    state.outbox[index].link = ""
+                }
             }
         }
     }

@@ -21,6 +21,8 @@ struct RateLimited: RouterMiddleware {
         case emails
         /// Failed console sign-ins, per operator and per address: the operator is locked out for the window.
         case consoleSignIns
+        /// Redirect sign-ins started per address (`createAuthUri` with a `providerId` stores a session each).
+        case redirectSessions
     }
 
     let policy: Policy
@@ -30,7 +32,7 @@ struct RateLimited: RouterMiddleware {
                 next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
         let limits = services.configuration.rateLimits
         guard limits.enabled, !context.isAdmin else { return try await next(request, context) }  // admins are not limited
-        let fields = try await request.collectedStrings("email", "newEmail", "idToken", "tenantId", "requestType")
+        let fields = try await request.collectedStrings("email", "newEmail", "idToken", "tenantId", "requestType", "providerId")
         let tenant = fields["tenantId"].flatMap { $0.isEmpty ? nil : $0 }  // "" is no tenant, as everywhere else
         let address = RateLimitKey.address(
             context.clientAddress(of: request, trustForwardedFor: services.configuration.trustForwardedFor))
@@ -61,6 +63,12 @@ struct RateLimited: RouterMiddleware {
             let response = try await next(request, context)
             await count(keys)
             return response
+        case .redirectSessions:
+            guard fields["providerId"] != nil else { return try await next(request, context) }  // no session stored
+            let keys = [("redirect-session-address:" + address, limits.redirectSessionsPerAddress)]
+            let check = LimitCheck(services: services, project: context.project)
+            _ = try await check.reserve(keys)  // counted whatever the outcome: a refused start costs little, but counts
+            return try await next(request, context)
         case .consoleSignIns:
             let keys = [("console-failed-email:" + RateLimitKey.email(fields["email"]), limits.failedSignInsPerEmail),
                         ("console-failed-address:" + address, limits.failedSignInsPerAddress)]

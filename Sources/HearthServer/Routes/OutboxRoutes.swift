@@ -39,9 +39,16 @@ enum OutboxRoutes {
               let entry = try await call.services.store.outboxStatus(projectID: project.id, limit: 10_000)
                   .first(where: { $0.message.id == id })
         else { throw APIError.notFound }
-        try await call.services.store.rescheduleOutboxMessage(id: id, attempts: entry.attempts,
-                                                               nextAttemptAt: call.services.accounts.clock.now(), lastError: "")
-        call.services.emailQueued(entry.message)
+        guard entry.message.isRedacted else {
+            try await call.services.store.rescheduleOutboxMessage(id: id, attempts: entry.attempts,
+                                                                   nextAttemptAt: call.services.accounts.clock.now(), lastError: "")
+            call.services.emailQueued(entry.message)
+            return json([String: String]())
+        }
+        // Given up: its code was discarded with it, so it goes again as a new message with a new code.
+        let fresh = try await call.services.accounts.reissue(entry.message, in: project, links: call.actionLinks(project))
+        try await call.services.store.deleteOutboxMessage(id: id)
+        call.services.emailQueued(fresh)
         return json([String: String]())
     }
 }

@@ -61,7 +61,8 @@ enum HearthRoutes {
         client.and(signIns("emailLink")).with(.needs(.emailLink)).post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
         client.and(signIns("idp")).post("\(v1)/accounts:signInWithIdp", "\(v3)/verifyAssertion", to: FederatedRoutes.signInWithIdp)
         client.and(signIns("gameCenter")).post("\(v1)/accounts:signInWithGameCenter", to: FederatedRoutes.signInWithGameCenter)
-        client.post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
+        client.and(RateLimited(policy: .redirectSessions, services: services))
+            .post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
         client.get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
         // Phone as a first factor, and multi-factor (v2). SMS are limited per number where the number is known.
         let phone = RouteRules(needs: .phone, emulatorRefusesInTenant: true)
