@@ -161,6 +161,29 @@ import Testing
         #expect(clock.now().epochSeconds == 1_700_000_001, "they are dated the next second")
     }
 
+    /// A password change is dated when it is made and stored a moment later; a sign-in with the old password on
+    /// another instance lands in between, across a second boundary (its tokens dated after the change's instant).
+    /// Once the change is stored, neither that sign-in's ID token nor its refresh token works.
+    @Test func aSignInBetweenAChangesInstantAndItsWriteKeepsNoSession() async throws {
+        let accounts = service()
+        let project = try await project()
+        _ = try await accounts.signUp(in: project, email: "w@example.com", password: "old-pass")
+        let stored = try #require(try await store.user(projectID: project.id, tenantID: nil, email: "w@example.com"))
+        let newHash = try PasswordHash.firebaseScrypt(password: "new-pass", parameters: project.record.hashConfig)
+        let changedAt = clock.now()  // ….25: the change takes its instant, then its write waits on the database
+        clock.advance(by: 1)         // the next second
+        let racing = try await accounts.signInWithPassword(in: project, email: "w@example.com", password: "old-pass").signedIn()
+        _ = try await accounts.modifyUser(stored, in: project, revokeRefreshTokens: true) { user in
+            user.passwordHash = newHash
+            user.passwordUpdatedAt = changedAt
+            user.validSince = changedAt.epochSeconds
+            user.tokensValidAfter = changedAt
+        }
+        await #expect(throws: AuthFailure.tokenExpired) { try await accounts.lookup(in: project, idToken: racing.tokens.idToken) }
+        await #expect(throws: (any Error).self) { try await accounts.refresh(in: project, refreshToken: racing.tokens.refreshToken) }
+        _ = try await accounts.signInWithPassword(in: project, email: "w@example.com", password: "new-pass").signedIn()
+    }
+
     // MARK: 6. Pre-registered accounts
 
     @Test func aPreRegisteredAccountLosesItsPasswordWhenTheOwnerSignsInByLink() async throws {

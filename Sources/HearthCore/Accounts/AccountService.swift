@@ -395,7 +395,10 @@ public struct AccountService: Sendable {
             var changed = current
             try change(&changed)
             do {
-                let saved = try await save(changed, project: project, revokeRefreshTokens: revokeRefreshTokens)
+                var saved = try await save(changed, project: project, revokeRefreshTokens: revokeRefreshTokens)
+                if let revoked = saved.tokensValidAfter, revoked != current.tokensValidAfter {
+                    saved = try await revocationStored(saved, revokedAt: revoked, project: project)
+                }
                 if let report = securityEvents {
                     for event in SecurityEvent.changes(from: current, to: saved, projectID: project.id) { await report(event) }
                 }
@@ -405,6 +408,30 @@ public struct AccountService: Sendable {
                                                        localID: user.localID)
                 else { throw AuthFailure.userNotFound }
                 current = fresh
+            }
+        }
+        throw AuthFailure.tooManyAttempts
+    }
+
+    /// A revocation is dated when its change was made but takes effect when it is stored. A token minted in between
+    /// (a sign-in on another instance, hashing the old password) is dated after the revocation once a second has
+    /// turned, and would outlive it. So when the clock has passed the revocation's second by the time it is stored,
+    /// the revocation moves to now (and the refresh tokens made meanwhile go): every token minted before the change
+    /// was stored is refused, however the seconds fall.
+    private func revocationStored(_ saved: UserRecord, revokedAt: Date, project: ProjectContext) async throws -> UserRecord {
+        var user = saved
+        for _ in 0..<Self.writeAttempts {
+            let now = clock.now()
+            guard now.epochSeconds > (user.tokensValidAfter ?? revokedAt).epochSeconds else { return user }
+            var moved = user
+            moved.tokensValidAfter = now
+            moved.validSince = max(moved.validSince, now.epochSeconds)
+            do {
+                return try await save(moved, project: project, revokeRefreshTokens: true)
+            } catch StoreError.conflict {
+                guard let fresh = try await store.user(projectID: user.projectID, tenantID: user.tenantID, localID: user.localID)
+                else { throw AuthFailure.userNotFound }
+                user = fresh
             }
         }
         throw AuthFailure.tooManyAttempts
