@@ -769,6 +769,12 @@ extension PostgresStore {
         if let error = error as? PostgresTransactionError {
             return [error.beginError, error.closureError, error.commitError].contains { $0.map(isUnavailable) ?? false }
         }
+        // The pool's own refusals (shut down because the circuit swapped it for a fresh one, a lease cancelled, no
+        // connection made in time) mean no database as much as a refused connection does. They come from postgres-nio's
+        // underscored pool module, matched by type name rather than imported. Left out, they answered 500 and closed
+        // the circuit again mid-outage.
+        if String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") { return true }
+        if error is CancellationError, !Task.isCancelled { return true }  // the old pool's runner, not the request, was cancelled
         return error is ChannelError || error is IOError
     }
 

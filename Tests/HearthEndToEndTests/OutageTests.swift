@@ -66,6 +66,57 @@ import Testing
         try? cluster.stop()
     }
 
+    /// The same outage under concurrent load, as production sees it: every answer during it is 200 or 503 (never
+    /// 500), most come at once, and the service is back within seconds of the database.
+    @Test(.enabled(if: TemporaryPostgres.skipReason == nil, "needs PostgreSQL: \(TemporaryPostgres.skipReason ?? "")"))
+    func postgresDownUnderConcurrentLoadNeverAnswers500() async throws {
+        let cluster = try #require(TemporaryPostgres.Cluster.start(), "a dedicated PostgreSQL cluster")
+        let store = try PostgresStore(url: cluster.url)
+        try await store.migrate()
+        let app = try await buildApplication(configuration: Self.configuration(), store: store, hashing: InlineWorkRunner(),
+                                             logger: CapturedLogs().logger, hashParameters: { .generate(memoryCost: 10) })
+        try await app.test(.router) { client in
+            let user = try await Self.post(client, Self.signUp, ["email": "load@example.com", "password": "secret1"])
+            let idToken = try #require(user.json["idToken"] as? String)
+            let outage = OutageFlag()
+            // 12 clients, each sending lookups one after another, 120 rounds each: across the stop and the restart.
+            let answers = try await withThrowingTaskGroup(of: [(UInt, Bool, Duration)].self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        var seen: [(UInt, Bool, Duration)] = []
+                        for _ in 0..<120 {
+                            let started = ContinuousClock.now
+                            let reply = try await Self.post(client, Self.lookup, ["idToken": idToken])
+                            seen.append((UInt(reply.status.code), outage.value, ContinuousClock.now - started))
+                            try await Task.sleep(for: .milliseconds(20))
+                        }
+                        return seen
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: .milliseconds(300))
+                    outage.value = true
+                    try cluster.stop()
+                    try await Task.sleep(for: .seconds(2))
+                    try cluster.restart()
+                    outage.value = false
+                    return []
+                }
+                return try await group.reduce(into: []) { $0 += $1 }
+            }
+            let during = answers.filter { $0.1 }
+            #expect(!answers.contains { $0.0 >= 500 && $0.0 != 503 }, "no 500: \(Dictionary(grouping: answers, by: \.0).mapValues(\.count))")
+            #expect(during.contains { $0.0 == 503 }, "the outage was seen: \(during.count) answers during it")
+            let fast = during.filter { $0.2 < .seconds(1) }.count
+            #expect(fast * 4 >= during.count * 3, "three in four answers during the outage within a second (most at once): \(fast) of \(during.count)")
+            // Back within seconds: the last answers of every client are 200 again.
+            let recovered = try await Self.post(client, Self.lookup, ["idToken": idToken])
+            #expect(recovered.status == .ok, "\(recovered.text)")
+        }
+        try await store.close()
+        try? cluster.stop()
+    }
+
     @Test func aFullDiskAnswers503WritesNothingHalfAndRecoversWhenSpaceReturns() async throws {
         let disk = try TinyDisk()
         defer { disk.remove() }
@@ -190,5 +241,15 @@ final class CapturedLogs: @unchecked Sendable {
             let all = self.metadata.merging(explicit ?? [:]) { $1 }
             sink.append(level, "\(message) " + all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))
         }
+    }
+}
+
+/// Whether the database is down right now, as the outage task sets it and the clients read it.
+final class OutageFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var down = false
+    var value: Bool {
+        get { lock.withLock { down } }
+        set { lock.withLock { down = newValue } }
     }
 }
