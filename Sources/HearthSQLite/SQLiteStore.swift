@@ -754,6 +754,17 @@ extension SQLiteStore {
         }
     }
 
+    public func failureSparesReads(_ error: any Error) -> Bool {
+        guard let error = error as? SQLiteError else { return false }
+        switch error.reason {
+        case .full, .readOnly, .readonlyCantLock, .readonlyDirectory, .ioErrorFailedWrite, .ioErrorFailedSync,
+             .ioErrorFailedTruncate:
+            return true
+        default:
+            return error.message.localizedCaseInsensitiveContains("disk is full")
+        }
+    }
+
     /// Caps the database at `pages` pages (`PRAGMA max_page_count`): past it every write fails as on a full disk.
     /// For fault tests; `nil` lifts the cap.
     public func limitPages(_ pages: Int?) async throws {

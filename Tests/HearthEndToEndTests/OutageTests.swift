@@ -126,7 +126,9 @@ import Testing
         let app = try await buildApplication(configuration: Self.configuration(), store: store, hashing: InlineWorkRunner(),
                                              logger: logs.logger, hashParameters: { .generate(memoryCost: 10) })
         try await app.test(.router) { client in
-            #expect(try await Self.post(client, Self.signUp, ["email": "first@example.com", "password": "secret1"]).status == .ok)
+            let first = try await Self.post(client, Self.signUp, ["email": "first@example.com", "password": "secret1"])
+            let idToken = try #require(first.json["idToken"] as? String)
+            let refreshToken = try #require(first.json["refreshToken"] as? String)
             try await disk.fill(store)
             var refused: String?
             for index in 0..<400 {
@@ -143,6 +145,17 @@ import Testing
             }
             let email = try #require(refused, "the disk never filled (\(disk.kind))")
             #expect(logs.contains(level: .error, "store unavailable"), "a clear log line")
+            // The data is all there: lookups and token refreshes keep working while writes are refused.
+            var reads: [UInt] = []
+            for _ in 0..<20 {
+                reads.append(UInt(try await Self.post(client, Self.lookup, ["idToken": idToken]).status.code))
+                let refreshed = try await Self.post(client, "/securetoken.googleapis.com/v1/token?key=outage-key",
+                                                    ["grant_type": "refresh_token", "refresh_token": refreshToken])
+                reads.append(UInt(refreshed.status.code))
+            }
+            #expect(reads.allSatisfy { $0 == 200 }, "reads on a full disk: \(reads)")
+            let stillFull = try await Self.post(client, Self.signUp, ["email": "later@example.com", "password": "secret1"])
+            #expect(stillFull.status == .serviceUnavailable, "writes are still refused: \(stillFull.text)")
 
             try await disk.free(store)
             try await Task.sleep(for: .milliseconds(600))  // past the circuit's probe interval

@@ -146,6 +146,9 @@ public protocol IdentityStore: Sendable {
     /// Whether `error` (thrown by this store) means the database cannot be reached or written (down, disk full),
     /// as opposed to a fault in the request: ``ResilientStore`` answers those with ``StoreError/unavailable(_:)``.
     func isUnavailable(_ error: any Error) -> Bool
+    /// Whether an unavailability leaves reads working (a full or read-only disk: the data is there, it cannot grow),
+    /// so ``ResilientStore`` keeps serving reads (lookups, token checks) while it refuses writes.
+    func failureSparesReads(_ error: any Error) -> Bool
     /// Drops connections and starts afresh (a pool that backs off after an outage would otherwise stay away long
     /// after the database is back). No-op for stores without connections.
     func reconnect() async
@@ -155,6 +158,7 @@ public protocol IdentityStore: Sendable {
 
 extension IdentityStore {
     public func isUnavailable(_ error: any Error) -> Bool { false }
+    public func failureSparesReads(_ error: any Error) -> Bool { false }
     /// The project's own users (no tenant's), in `localId` order.
     public func users(projectID: String, after localID: String?, limit: Int) async throws -> [UserRecord] {
         try await users(projectID: projectID, tenantID: nil, after: localID, limit: limit)

@@ -34,7 +34,16 @@ public final class ResilientStore: IdentityStore, Sendable {
         var openUntil: ContinuousClock.Instant?
         var openedAt: ContinuousClock.Instant?
         var reason = ""
+        /// The store cannot write but can read (a full disk): reads go through while the circuit is open.
+        var readsServed = false
     }
+
+    /// The calls that only read: served through an outage that spares reads.
+    private static let reads: Set<String> = [
+        "project", "userByID", "userByEmail", "tenant", "tenants", "users", "userByPhone", "userByIdentity",
+        "usersByIdentityEmail", "queryUsers", "pending", "refreshToken", "actionCode", "outboxMessages",
+        "outboxStatus", "outboxBacklog", "rateCounter", "auditEvents",
+    ]
 
     /// `timeout` applies only to stores whose calls can hang (``IdentityStore/needsDeadline``).
     public init(_ base: any IdentityStore, timeout: Duration, probeInterval: Duration = .milliseconds(500),
@@ -50,10 +59,12 @@ public final class ResilientStore: IdentityStore, Sendable {
     /// Runs one store call through the circuit.
     private func call<T: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let now = onCall == nil ? nil : ContinuousClock.now
+        let isRead = Self.reads.contains(operation)
         if open.load(ordering: .relaxed) {
             let instant = ContinuousClock.now
             let refused: String? = state.withLock { circuit in
                 guard let until = circuit.openUntil else { return nil }
+                if isRead, circuit.readsServed { return nil }  // a full disk still reads
                 if instant < until { return circuit.reason }
                 circuit.openUntil = instant + probeInterval  // this call probes; others keep failing fast meanwhile
                 return nil
@@ -64,33 +75,34 @@ public final class ResilientStore: IdentityStore, Sendable {
             let value: T
             if let timeout { value = try await withDeadline(timeout, body) } else { value = try await body() }
             if let now { onCall?(operation, ContinuousClock.now - now, false) }
-            if open.load(ordering: .relaxed) { closeCircuit() }
+            if open.load(ordering: .relaxed) { closeCircuit(byRead: isRead) }
             return value
         } catch let error as StoreError {
             if let now { onCall?(operation, ContinuousClock.now - now, true) }
-            if case .unavailable(let reason) = error { await openCircuit(reason) }
+            if case .unavailable(let reason) = error { await openCircuit(reason, sparesReads: false) }
             throw error
         } catch is DeadlineExceeded {
             if let now { onCall?(operation, ContinuousClock.now - now, true) }
             let reason = "no answer within \(timeout ?? .zero)"
-            await openCircuit(reason)
+            await openCircuit(reason, sparesReads: false)
             throw StoreError.unavailable(reason)
         } catch where base.isUnavailable(error) {
             if let now { onCall?(operation, ContinuousClock.now - now, true) }
             let reason = String(describing: error)
-            await openCircuit(reason)
+            await openCircuit(reason, sparesReads: !isRead && base.failureSparesReads(error))
             throw StoreError.unavailable(reason)
         } catch {
             if let now { onCall?(operation, ContinuousClock.now - now, true) }
-            if open.load(ordering: .relaxed) { closeCircuit() }  // the database answered, with an error of the request's own
+            if open.load(ordering: .relaxed) { closeCircuit(byRead: isRead) }  // the database answered, with an error of the request's own
             throw error
         }
     }
 
-    private func openCircuit(_ reason: String) async {
+    private func openCircuit(_ reason: String, sparesReads: Bool) async {
         let now = ContinuousClock.now
         let opened = state.withLock { circuit in
             let first = circuit.openedAt == nil
+            circuit.readsServed = first ? sparesReads : circuit.readsServed && sparesReads
             circuit.openedAt = circuit.openedAt ?? now
             circuit.openUntil = now + probeInterval
             circuit.reason = reason
@@ -101,9 +113,10 @@ public final class ResilientStore: IdentityStore, Sendable {
         await base.reconnect()
     }
 
-    private func closeCircuit() {
+    /// A read that succeeded proves nothing while only writes fail: then only a write closes the circuit.
+    private func closeCircuit(byRead: Bool) {
         let since: ContinuousClock.Instant? = state.withLock { circuit in
-            guard let opened = circuit.openedAt else { return nil }
+            guard let opened = circuit.openedAt, !(byRead && circuit.readsServed) else { return nil }
             circuit = Circuit()
             open.store(false, ordering: .relaxed)
             return opened
@@ -116,6 +129,7 @@ public final class ResilientStore: IdentityStore, Sendable {
     public func migrate() async throws { try await base.migrate() }
     public func close() async throws { try await base.close() }
     public func isUnavailable(_ error: any Error) -> Bool { base.isUnavailable(error) }
+    public func failureSparesReads(_ error: any Error) -> Bool { base.failureSparesReads(error) }
     public func reconnect() async { await base.reconnect() }
     public var needsDeadline: Bool { base.needsDeadline }
 

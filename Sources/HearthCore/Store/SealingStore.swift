@@ -206,6 +206,7 @@ public final class SealingStore: IdentityStore, Sendable {
     public func migrate() async throws { try await base.migrate() }
     public func close() async throws { try await base.close() }
     public func isUnavailable(_ error: any Error) -> Bool { base.isUnavailable(error) }
+    public func failureSparesReads(_ error: any Error) -> Bool { base.failureSparesReads(error) }
     public func reconnect() async { await base.reconnect() }
     public var needsDeadline: Bool { base.needsDeadline }
     public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
