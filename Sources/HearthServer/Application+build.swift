@@ -72,6 +72,7 @@ public func buildApplication(
         logger.warning("SMS multi-factor is enabled but no SMS provider is configured: set sms.webhook or sms.twilio in the config file, or HEARTH_SMS_WEBHOOK_URL")
     }
     var background: [any Service] = mail.map { [OutboxService(worker: $0)] } ?? []
+    background.append(HashingStopsAtShutdown(hashing: hashing))
     background.append(Housekeeper(store: store, clock: clock, interval: configuration.housekeepingInterval,
                                   auditRetention: configuration.auditRetention, logger: logger))
     let observability = configuration.observability
@@ -156,6 +157,18 @@ func makeOutboxWorker(configuration: ServerConfiguration, store: any IdentitySto
 
 /// Runs the outbox sender beside the HTTP server; stops with it. Described by name only: ServiceLifecycle logs
 /// its services at debug level, and the worker holds SMTP credentials.
+/// When shutdown starts, password hashing takes no new work: requests waiting in its queue are answered 503 at once
+/// instead of holding the shutdown (SIGTERM once waited behind every queued hash).
+struct HashingStopsAtShutdown: Service, CustomStringConvertible {
+    let hashing: any BlockingWorkRunner
+    var description: String { "HashingStopsAtShutdown" }
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        hashing.stopAcceptingWork()
+    }
+}
+
 struct OutboxService: Service, CustomStringConvertible {
     let worker: OutboxWorker
     var description: String { "OutboxService" }

@@ -88,6 +88,23 @@ import Testing
         try await runner.shutdown()
     }
 
+    /// Shutdown does not wait for hashing: what is queued is refused at once, and `shutdown()` returns while a hash
+    /// still runs (the gate opens only after it returned; waiting would never end).
+    @Test func shutdownRefusesQueuedHashingAndDoesNotWaitForTheRunningOne() async throws {
+        let runner = ThreadPoolWorkRunner(threads: 1, queueLimit: 4)
+        let gate = Gate()
+        let started = Gate()
+        let running = Task { try await runner.run { started.open(); gate.wait() } }
+        started.wait()  // the hash is running
+        let queued = Task { try await runner.run { () } }
+        try await Task.sleep(for: .milliseconds(200))  // queued behind it
+        try await runner.shutdown()
+        await #expect(throws: WorkStopped.self) { try await queued.value }
+        await #expect(throws: WorkStopped.self) { try await runner.run { () } }
+        gate.open()
+        try await running.value
+    }
+
     @Test func aFullHashingQueueIsAnsweredTooManyAttempts() async throws {
         var app = TestApp()
         app.configuration.hashQueueLimit = 0

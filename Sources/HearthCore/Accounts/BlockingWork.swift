@@ -3,6 +3,18 @@
 /// The core stays free of NIO: the server passes a runner backed by `NIOThreadPool`; tests may run inline.
 public protocol BlockingWorkRunner: Sendable {
     func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T
+    /// The server is shutting down: work not yet started is refused (``WorkStopped``), so the requests waiting for
+    /// it end at once instead of holding the shutdown.
+    func stopAcceptingWork()
+}
+
+extension BlockingWorkRunner {
+    public func stopAcceptingWork() {}
+}
+
+/// Thrown for work refused because the server is shutting down (answered 503).
+public struct WorkStopped: Error, Sendable, Equatable {
+    public init() {}
 }
 
 /// Runs the work on the calling task. For tests and tools, not for a server.

@@ -27,6 +27,8 @@ struct ErrorEnvelopes: RouterMiddleware {
         case let malformed as WireDecodingError: return .invalidArgument(malformed)  // a body read outside `decode`
         case StoreError.unavailable:
             return .unavailable  // the cause is logged once by the store's circuit (see buildApplication)
+        case is WorkStopped:
+            return .unavailable  // shutting down: another instance, or this one restarted, will answer
         case is WorkQueueFull:
             context.logger.notice("password hashing queue full: request refused",
                                   metadata: ["hint": "raise hashQueueLimit or add CPU if this is regular traffic"])

@@ -16,6 +16,7 @@ public final class ThreadPoolWorkRunner: BlockingWorkRunner {
     private let pool: NIOThreadPool
     private let capacity: Int
     private let inFlight = Atomic<Int>(0)
+    private let stopping = Atomic<Bool>(false)
 
     public init(threads: Int = System.coreCount, queueLimit: Int = 64) {
         pool = NIOThreadPool(numberOfThreads: threads)
@@ -24,6 +25,7 @@ public final class ThreadPoolWorkRunner: BlockingWorkRunner {
     }
 
     public func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        guard !stopping.load(ordering: .relaxed) else { throw WorkStopped() }
         let admitted = inFlight.add(1, ordering: .relaxed).newValue
         defer { report(inFlight.subtract(1, ordering: .relaxed).newValue) }
         guard admitted <= capacity else {
@@ -32,16 +34,28 @@ public final class ThreadPoolWorkRunner: BlockingWorkRunner {
         }
         report(admitted)
         let queued = DispatchTime.now().uptimeNanoseconds
-        return try await pool.runIfActive {
-            Timer(label: "hearth_hash_queue_wait_seconds", preferredDisplayUnit: .seconds)
-                .recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - queued))
-            return try work()
+        do {
+            return try await pool.runIfActive {
+                guard !self.stopping.load(ordering: .relaxed) else { throw WorkStopped() }  // queued before the shutdown
+                Timer(label: "hearth_hash_queue_wait_seconds", preferredDisplayUnit: .seconds)
+                    .recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - queued))
+                return try work()
+            }
+        } catch is CancellationError where stopping.load(ordering: .relaxed) {
+            throw WorkStopped()  // dropped from the queue by the pool's shutdown
         }
     }
+
+    public func stopAcceptingWork() { stopping.store(true, ordering: .relaxed) }
 
     private func report(_ depth: Int) {
         Gauge(label: "hearth_hash_queue_depth").record(max(depth, 0))
     }
 
-    public func shutdown() async throws { try await pool.shutdownGracefully() }
+    /// Refuses what has not started and returns without waiting for the hashes running now (at most one per thread,
+    /// each within ``HashBudget``): they finish, or end with the process.
+    public func shutdown() async throws {
+        stopAcceptingWork()
+        pool.shutdownGracefully { _ in }
+    }
 }
