@@ -5,6 +5,24 @@ import HearthCore
 /// with a barrier — both sides read before either writes — so it happens on every run, not by luck.
 extension StoreContract {
     public static let races: [StoreCheck] = [
+        StoreCheck("racing project changes all land (a server's writes and a CLI's, through modifyProject)") { store in
+            _ = try await store.createProjectIfAbsent(sampleProject("p-one"))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        try await store.modifyProject("p-one") { record in
+                            record.serviceAccounts.append(ServiceAccountRecord(
+                                name: "racer-\(index)", clientEmail: "racer-\(index)@p-one.iam.hearth", keyID: "k\(index)",
+                                publicKeyPEM: "pem", createdAt: epoch))
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let names = Set(try await store.project(id: "p-one")?.serviceAccounts.map(\.name) ?? [])
+            try expect(names == Set((0..<8).map { "racer-\($0)" }), "every change landed: \(names.sorted())")
+            try expect(try await store.project(id: "p-one")?.version == 8, "one version per change")
+        },
         StoreCheck("an update based on a stale read is refused and writes nothing") { store in
             try await store.insertUser(sampleUser("u1", email: "a@example.com"), uniqueEmail: true)
             let read = try await store.user(projectID: "p-one", tenantID: nil, localID: "u1")!
