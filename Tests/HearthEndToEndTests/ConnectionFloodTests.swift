@@ -30,7 +30,9 @@ struct ConnectionFloodTests {
         let answer = await probe.read()
         let waited = ContinuousClock.now - started
         #expect(answer.hasPrefix("HTTP/1.1 200"), "the server still answers: \(answer.prefix(40))")
-        #expect(waited < .seconds(5), "within the header timeout that frees the slots: \(waited)")
+        // Freed by the 2 s header timeout; the bound only tells "freed by the timeout" from "never" (a busy CI machine
+        // took 6.4 s once), so it is far above the timeout rather than just above it.
+        #expect(waited < .seconds(30), "within the header timeout that frees the slots: \(waited)")
         let closed = await flood[0].closedWithin(seconds: 3)
         #expect(closed, "a half-sent request is cut off")
         flood.removeAll()
