@@ -62,7 +62,7 @@ final class RouteTable {
                     var context = context
                     try await TenantScope.apply(to: &context, body: body, services: services)
                     try rules.check(context, body: body, isEmulator: isEmulator)
-                    return try await handler(Call(request: request, context: context, body: body, services: services, rules: rules))
+                    return try await handler(Call(request: request, context: context, body: body, services: services))
                 }
                 guard context.isAdmin, method != .get, !rules.reads else { return try await serve() }
                 return try await Self.audited(request, context, path: path, services: services, serve)
@@ -143,8 +143,6 @@ struct Call: Sendable {
     let context: HearthRequestContext
     let body: ByteBuffer
     let services: HearthServices
-    /// The rules of the route line the call came in on.
-    var rules = RouteRules.none
 
     var configuration: ServerConfiguration { services.configuration }
 
