@@ -93,6 +93,48 @@ struct CLIStoreTests {
         #expect(unreadable.status != 0 && unreadable.output.contains("cannot read missing.json"), "\(unreadable.output)")
     }
 
+    /// The server's admin writes and the command line's changes race on the project record: a server that cached
+    /// the record a moment before `hearth service-accounts delete` and `hearth keys rotate` writes its own change
+    /// without putting the old record back (the deleted account's key stays dead, the new signing key stays).
+    @Test func serverWritesNeverUndoTheCommandLinesChanges() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-cas-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = "sqlite:" + folder.appendingPathComponent("hearth-data/hearth.sqlite").path
+        let (base, stop) = try await TwoInstanceRaceTests.startHearth(store: store)
+        defer { stop() }
+        for name in ["backend-api", "deleted-soon"] {
+            #expect(try await Self.hearth(["service-accounts", "create", name], in: folder).status == 0)
+        }
+        func admin(_ method: String, _ path: String, _ body: String, keyFile: String) async throws -> Int {
+            let minted = try await Self.hearth(["admin-token", "--key-file", keyFile, "--url", base], in: folder)
+            var request = URLRequest(url: URL(string: base + "/identitytoolkit.googleapis.com" + path)!)
+            request.httpMethod = method
+            request.setValue("Bearer " + minted.output.trimmingCharacters(in: .whitespacesAndNewlines), forHTTPHeaderField: "Authorization")
+            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.httpBody = Data(body.utf8)
+            let (_, response) = try await URLSession.shared.data(for: request)
+            return (response as? HTTPURLResponse)?.statusCode ?? 0
+        }
+        let lookup = "/v1/projects/hearth-local/accounts:lookup"
+        // The server now holds the record with both accounts and one key.
+        #expect(try await admin("POST", lookup, #"{"localId": ["nobody"]}"#, keyFile: "backend-api.json") == 200)
+        #expect(try await admin("POST", lookup, #"{"localId": ["nobody"]}"#, keyFile: "deleted-soon.json") == 200)
+        #expect(try await Self.hearth(["service-accounts", "delete", "deleted-soon"], in: folder).status == 0)
+        #expect(try await Self.hearth(["keys", "rotate"], in: folder).status == 0)
+        // Within the server's cache lifetime, an admin write.
+        let patched = try await admin("PATCH", "/v2/projects/hearth-local/config?updateMask=signIn.anonymous.enabled",
+                                      #"{"signIn": {"anonymous": {"enabled": false}}}"#, keyFile: "backend-api.json")
+        #expect(patched == 200)
+        try await Task.sleep(for: .seconds(6))  // past the server's project cache: what it uses is what is stored
+        #expect(try await admin("POST", lookup, #"{"localId": ["nobody"]}"#, keyFile: "deleted-soon.json") == 401,
+                "the deleted account's key stays dead")
+        let listed = try await Self.hearth(["service-accounts", "list"], in: folder).output
+        #expect(listed.contains("backend-api") && !listed.contains("deleted-soon"), "\(listed)")
+        let keys = try await Self.hearth(["keys", "list"], in: folder).output
+        #expect(keys.split(separator: "\n").filter { $0.contains("created") }.count == 2, "the rotated key stays: \(keys)")
+    }
+
     /// `hearth users`: the Admin SDKs' user calls from a shell, with Firebase's refusals in words and `--json` for
     /// scripts.
     @Test func usersAreManagedFromTheCommandLine() async throws {
