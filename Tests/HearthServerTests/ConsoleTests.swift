@@ -294,6 +294,26 @@ extension ConsoleTests {
             #expect(fresh.recipient == "lost@example.com" && fresh.type == .passwordReset)
             let reset = "/identitytoolkit.googleapis.com/v1/accounts:resetPassword"
             #expect(try await client.post(reset, ["oobCode": fresh.code, "newPassword": "brand-new-1"]).status == 200)
+
+            // A recovery notice goes to an address the account no longer has: re-issued for the same account.
+            let moved = try await client.signUp("moved@example.com")
+            var verified = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, email: "moved@example.com"))
+            verified.emailVerified = true
+            try await app.store.updateUser(verified, uniqueEmail: true, revokeRefreshTokens: false)
+            let changed = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:update",
+                                                ["idToken": moved["idToken"] as! String, "email": "elsewhere@example.com"])
+            #expect(changed.status == 200, "\(changed.text)")
+            let notice = try #require(try await app.store.outboxMessages(projectID: "demo-project").last { $0.type == .recoverEmail })
+            try await app.store.rescheduleOutboxMessage(id: notice.id, attempts: 8, nextAttemptAt: nil, lastError: "421 try later")
+            let again = try await client.post("/identitytoolkit.googleapis.com/v1/projects/demo-project/outbox/\(notice.id):retry",
+                                              [:], key: nil, headers: console)
+            #expect(again.status == 200, "\(again.text)")
+            let renewed = try #require(try await app.store.outboxMessages(projectID: "demo-project").last { $0.type == .recoverEmail })
+            #expect(renewed.id != notice.id && renewed.recipient == "moved@example.com" && !renewed.code.isEmpty)
+            let recovered = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:update", ["oobCode": renewed.code])
+            #expect(recovered.status == 200, "\(recovered.text)")
+            #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: moved["localId"] as! String)?.email
+                    == "moved@example.com", "the owner has the address back")
         }
     }
 }

@@ -142,6 +142,7 @@ extension AccountService {
             locale: locale, displayName: user?.displayName, createdAt: now)
         message.accountEmail = email
         message.continueURL = continueURL
+        message.localID = user?.localID
         if let tenant {
             message.tenantID = tenant.id
             message.builtInText = !tenant.inheritsEmailSending
@@ -159,7 +160,12 @@ extension AccountService {
         guard tenant?.id == message.tenantID else { throw AuthFailure.userNotFound }  // its tenant is gone
         let scoped = project.scoped(to: tenant)
         let email = message.accountEmail ?? message.recipient
-        let user = try await store.user(projectID: project.id, tenantID: message.tenantID, email: email)
+        var user: UserRecord?
+        if let localID = message.localID {
+            user = try await store.user(projectID: project.id, tenantID: message.tenantID, localID: localID)
+        } else {
+            user = try await store.user(projectID: project.id, tenantID: message.tenantID, email: email)
+        }
         guard user != nil || message.type == .emailSignIn else { throw AuthFailure.userNotFound }
         return try await queueActionCode(message.type, in: scoped, user: user, email: email, newEmail: message.newEmail,
                                          recipient: message.recipient, continueURL: message.continueURL,

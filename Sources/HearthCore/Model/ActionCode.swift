@@ -85,6 +85,8 @@ public struct OutboxMessage: Sendable, Codable, Equatable {
     /// The link's `continueUrl`, kept apart so a given-up message (whose code and link the outbox discards) can be
     /// sent again with a new code.
     public var continueURL: String? = nil
+    /// The account it is for (a RECOVER_EMAIL notice goes to an address the account no longer has).
+    public var localID: String? = nil
 
     /// Whether the outbox discarded its code and link (it gave up): sending it again takes a new code.
     public var isRedacted: Bool { code.isEmpty }
