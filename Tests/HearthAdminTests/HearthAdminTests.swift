@@ -1,5 +1,6 @@
 import Foundation
 @testable import HearthAdmin
+import HearthCore
 import HearthWire
 import Testing
 
@@ -108,6 +109,23 @@ import Testing
             let parts = idToken.split(separator: ".").map(String.init)
             let forged = parts[0] + "." + parts[1] + "." + String(parts[2].reversed())
             await #expect(throws: HearthAdminError.self) { try await admin.verifyIDToken(forged) }
+        }
+    }
+
+    /// A token signed with Hearth's own published key but living longer than its kind (an ID token over an hour) was
+    /// not made by Hearth's rules: refused, whatever signed it.
+    @Test func tokensLongerThanTheirKindAreRefused() async throws {
+        try await LiveHearth.run { hearth in
+            let admin = HearthAdmin(baseURL: hearth.baseURL, credentials: try ServiceAccountCredentials(keyFile: hearth.keyFile))
+            let signIn = try await hearth.client("\(Self.v1)/accounts:signInWithCustomToken",
+                                                 ["token": try await admin.createCustomToken(uid: "long-user")])
+            _ = try await admin.verifyIDToken(try #require(signIn["idToken"] as? String))
+            let record = try #require(try await hearth.store.project(id: LiveHearth.projectID))
+            let user = try #require(try await hearth.store.user(projectID: LiveHearth.projectID, tenantID: nil, localID: "long-user"))
+            let long = try IDTokenIssuer(lifetime: 30 * 86400).mint(
+                for: user, session: SignInSession(signInProvider: "custom", authTime: Date()), projectID: LiveHearth.projectID,
+                keys: try KeyRing(record.signingKeys), now: Date())
+            await #expect(throws: HearthAdminError.self) { try await admin.verifyIDToken(long) }
         }
     }
 }
