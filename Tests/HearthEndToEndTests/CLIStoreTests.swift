@@ -182,6 +182,16 @@ struct CLIStoreTests {
         let listed = try await Self.hearth(["keys", "list"], in: folder).output
         #expect(listed.contains("\(oldKid)\t") && listed.contains("retired, published until"), "\(listed)")
         #expect(listed.split(separator: "\n").filter { $0.hasSuffix("\tsigning") }.count == 1, "\(listed)")
+
+        // A leaked key is revoked: gone from the list (unpublished) at once; revoking the signer starts a new one.
+        let signer = try #require(listed.split(separator: "\n").first { $0.hasSuffix("\tsigning") }?.split(separator: "\t").first)
+        let revoked = try await Self.hearth(["keys", "revoke", String(signer)], in: folder)
+        #expect(revoked.status == 0 && revoked.output.contains("signs from now"), "\(revoked.output)")
+        let after = try await Self.hearth(["keys", "list"], in: folder).output
+        #expect(!after.contains(String(signer)), "unpublished: \(after)")
+        #expect(after.split(separator: "\n").filter { $0.hasSuffix("\tsigning") }.count == 1, "another key signs: \(after)")
+        let unknown = try await Self.hearth(["keys", "revoke", "no-such-kid"], in: folder)
+        #expect(unknown.status != 0 && unknown.output.contains("no key no-such-kid"), "\(unknown.output)")
     }
 
     /// `hearth backup` copies the SQLite store while a server takes sign-ups: the copy is a complete store that
@@ -338,6 +348,19 @@ extension CLIStoreTests {
         let listed = try await Self.hearth(["console-admins", "list"], in: folder)
         #expect(listed.status == 0 && listed.output.contains("ops@example.com") && listed.output.contains("TOTP"), "\(listed.output)")
         #expect(!listed.output.contains("secret"), "the secret is shown once, at creation")
+        // A lost authenticator and a forgotten password: reset, with a new secret shown once.
+        let nothing = try await runHearth(["console-admins", "reset", "ops@example.com"], in: folder, environment: environment)
+        #expect(nothing.status != 0 && nothing.output.contains("--password, --authenticator"), "\(nothing.output)")
+        let oldSecret = created.output.split(separator: "\n").first { $0.contains("shown once") }
+        environment["HEARTH_CONSOLE_PASSWORD"] = "another horse battery"
+        let reset = try await runHearth(["console-admins", "reset", "ops@example.com", "--password", "--authenticator"],
+                                        in: folder, environment: environment)
+        let newSecret = reset.output.split(separator: "\n").first { $0.contains("shown once") }
+        #expect(reset.status == 0 && reset.output.contains("sessions have ended") && newSecret != nil && newSecret != oldSecret,
+                "\(reset.output)")
+        let stranger = try await runHearth(["console-admins", "reset", "nobody@example.com", "--authenticator"], in: folder,
+                                           environment: environment)
+        #expect(stranger.status != 0 && stranger.output.contains("no console operator"), "\(stranger.output)")
         let deleted = try await Self.hearth(["console-admins", "delete", "ops@example.com"], in: folder)
         #expect(deleted.status == 0, "\(deleted.output)")
         #expect(try await Self.hearth(["console-admins", "list"], in: folder).output.contains("no console operators"))
