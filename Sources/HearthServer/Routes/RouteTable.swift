@@ -17,14 +17,12 @@ final class RouteTable {
     /// Every route as registered, in order: what the alias test reads.
     private(set) var entries: [Entry] = []
 
-    /// One registered route: its method and path, the guards around it (outermost first), its rules, and the line
-    /// it was declared on (its aliases share it).
+    /// One registered route: its method and path, the guards around it (outermost first) and its rules.
     struct Entry: Sendable {
         let method: HTTPRequest.Method
         let path: String
         let guards: [String]
         let rules: RouteRules
-        let line: Int
     }
 
     init(router: Router<HearthRequestContext>, services: HearthServices) {
@@ -50,12 +48,11 @@ final class RouteTable {
 
     fileprivate func register(_ method: HTTPRequest.Method, _ paths: [String], on guarded: Guarded,
                               _ handler: @escaping RouteHandler) {
-        let line = (entries.last?.line ?? 0) + 1
         let (rules, isEmulator) = (guarded.rules, services.configuration.isEmulator)
         for path in paths {
             if methods[path] == nil { order.append(path) }
             methods[path, default: []].insert(method)
-            entries.append(Entry(method: method, path: path, guards: guarded.guards, rules: rules, line: line))
+            entries.append(Entry(method: method, path: path, guards: guarded.guards, rules: rules))
             guarded.routes.on(RouterPath(path), method: method) { [services] request, context in
                 let body = try await request.body.collect(upTo: .max)  // collected (and limited) by BodyLimit
                 let serve = {
