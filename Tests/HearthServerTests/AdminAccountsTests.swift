@@ -192,7 +192,7 @@ import Testing
             let path = "\(Self.base):createSessionCookie"
             func call(_ body: [String: Any]) async throws -> Reply {
                 try await client.post(path, body, key: nil,
-                                      headers: AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience)))
+                                      headers: AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience, now: app.clock.now())))
             }
             let reply = try await call(["idToken": idToken, "validDuration": "604800"])
             #expect(reply.status == 200, "\(reply.text)")
@@ -279,7 +279,7 @@ import Testing
         let app = AdminAuthTests.productionApp()
         let signer = try await AdminAuthTests.register(app)
         try await app.run { client in
-            let token = try await signer.assertion(audience: AdminAuthTests.audience)
+            let token = try await signer.assertion(audience: AdminAuthTests.audience, now: app.clock.now())
             let readOnly = try await client.send(.patch, path + "?updateMask=signIn.hashConfig", ["signIn": ["hashConfig": ["rounds": 1]]],
                                                  key: nil, headers: AdminAuthTests.bearer(token))
             #expect(readOnly.status == 400 && readOnly.errorMessage?.contains("signIn.hashConfig") == true, "\(readOnly.text)")

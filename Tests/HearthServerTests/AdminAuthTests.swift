@@ -34,7 +34,7 @@ import Testing
         let app = Self.productionApp()
         let signer = try await Self.register(app)
         try await app.run { client in
-            let token = try await signer.assertion(audience: Self.audience)
+            let token = try await signer.assertion(audience: Self.audience, now: app.clock.now())
             let ok = try await client.post(Self.lookup, ["localId": ["nobody"]], key: nil, headers: Self.bearer(token))
             #expect(ok.status == 200, "\(ok.text)")
             let replay = try await client.post(Self.lookup, ["localId": ["nobody"]], key: nil, headers: Self.bearer(token))
@@ -63,7 +63,7 @@ import Testing
 
             let other = try await client.post("/identitytoolkit.googleapis.com/v1/projects/other-project/accounts:lookup",
                                               ["localId": ["x"]], key: nil,
-                                              headers: Self.bearer(try await signer.assertion(audience: Self.audience)))
+                                              headers: Self.bearer(try await signer.assertion(audience: Self.audience, now: app.clock.now())))
             #expect(other.status == 403 && other.text.contains("PERMISSION_DENIED"))
         }
     }

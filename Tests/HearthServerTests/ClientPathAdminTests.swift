@@ -46,8 +46,9 @@ import Testing
         var app = AdminAuthTests.productionApp()
         app.configuration.rateLimits = .init(enabled: true, signUpsPerAddress: .init(limit: 1, window: 3600))
         let signer = try await AdminAuthTests.register(app)
+        let clock = app.clock
         try await app.run { client in
-            func bearer() async throws -> HTTPFields { AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience)) }
+            func bearer() async throws -> HTTPFields { AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience, now: clock.now())) }
             let owner = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["x"]], key: nil,
                                               headers: [.authorization: "Bearer owner"])
             #expect(owner.status == 401, "owner is emulator-only: \(owner.text)")

@@ -238,7 +238,7 @@ import Testing
             let patch = try await client.send(.patch, "\(Self.v2)/projects/demo-project/config?updateMask=mfa.state,mfa.enabledProviders,signIn.phoneNumber.testPhoneNumbers",
                                               ["mfa": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]],
                                                "signIn": ["phoneNumber": ["testPhoneNumbers": ["+15555550999": "123456"]]]],
-                                              key: nil, headers: AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience)))
+                                              key: nil, headers: AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience, now: app.clock.now())))
             #expect(patch.status == 200, "\(patch.text)")
             #expect((patch["mfa"] as? [String: Any])?["state"] as? String == "ENABLED")
 

@@ -149,7 +149,7 @@ import Testing
             let signer = try await AdminAuthTests.register(app)  // into the project the server made
             let path = "/identitytoolkit.googleapis.com/v2/projects/demo-project/config"
             func admin() async throws -> HTTPFields {
-                AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience))
+                AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience, now: app.clock.now()))
             }
             func section(_ reply: Reply, _ name: String) -> [String: Any]? {
                 ((reply["signIn"] as? [String: Any])?[name]) as? [String: Any]
