@@ -95,7 +95,7 @@ import Testing
         let gate = Gate()
         let started = Gate()
         let running = Task { try await runner.run { started.open(); gate.wait() } }
-        started.wait()  // the hash is running
+        while !started.isOpen { try await Task.sleep(for: .milliseconds(10)) }  // the hash is running
         let queued = Task { try await runner.run { () } }
         try await Task.sleep(for: .milliseconds(200))  // queued behind it
         try await runner.shutdown()
@@ -173,6 +173,7 @@ final class Gate: @unchecked Sendable {
         lock.lock(); let isOpen = opened; lock.unlock()
         if !isOpen { semaphore.wait(); semaphore.signal() }
     }
+    var isOpen: Bool { lock.lock(); defer { lock.unlock() }; return opened }
     func open() {
         lock.lock(); opened = true; lock.unlock()
         semaphore.signal()
