@@ -13,6 +13,8 @@ public struct HearthRequestContext: RequestContext {
     var project: ProjectContext?
     /// Whether the call carries admin credentials (a client path called by an Admin SDK, or an admin path).
     var isAdmin = false
+    /// The body, parsed once by ``BodyLimit``; empty before it runs.
+    var body = RequestBody.empty
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

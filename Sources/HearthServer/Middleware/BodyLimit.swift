@@ -6,7 +6,8 @@ import NIOCore
 import NIOFoundationCompat
 
 /// Collects the body up to the configured size before the handler runs: larger bodies are a 413 in Google's
-/// shape, and a client that hangs up mid-body a 400.
+/// shape, and a client that hangs up mid-body a 400. It parses the body once (``RequestBody``) and puts it on the
+/// context: guards, limits and the tenant scope peek at it, and the handler decodes its typed request from it.
 struct BodyLimit: RouterMiddleware {
     typealias Context = HearthRequestContext
     let limit: Int
@@ -15,8 +16,9 @@ struct BodyLimit: RouterMiddleware {
     func handle(_ request: Request, context: HearthRequestContext,
                 next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
         var request = request
+        let buffer: ByteBuffer
         do {
-            _ = try await request.collectBody(upTo: limit)
+            buffer = try await request.collectBody(upTo: limit)
         } catch is NIOTooManyBytesError {
             throw APIError.payloadTooLarge(limit)
         } catch {
@@ -25,19 +27,70 @@ struct BodyLimit: RouterMiddleware {
                 "path": .string(request.uri.path), "error": .string(String(describing: error))])
             throw APIError.incompleteBody
         }
+        var context = context
+        context.body = RequestBody(buffer, contentType: request.headers[.contentType])
         return try await next(request, context)
     }
 }
 
-extension Request {
-    /// String fields of the JSON body that ``BodyLimit`` collected, for middleware that must peek before the handler
-    /// decodes (a rate-limit key, an admin call's `targetProjectId`). A body that is not a JSON object has none;
-    /// the handler refuses it.
-    func collectedStrings(_ names: String...) async throws -> [String: String] {
-        let buffer = try await body.collect(upTo: .max)  // already collected: returns the buffer
-        guard var object = try? WireObject(json: Data(buffer: buffer, byteTransferStrategy: .noCopy)) else { return [:] }
-        var fields: [String: String] = [:]
-        for name in names { if let value = (try? object.string(name)) ?? nil { fields[name] = value } }
-        return fields
+/// A request body, collected and parsed once. JSON whatever the content type says (as curl users expect), or
+/// form-encoded when it says so and is not JSON (the Secure Token API takes forms). Not JSON at all (a hosted
+/// page's form post, an empty GET), it has no object, and a handler that decodes says why.
+struct RequestBody: Sendable {
+    let bytes: ByteBuffer
+    let object: Result<WireObject, WireDecodingError>
+    let isForm: Bool
+    static let empty = RequestBody(ByteBuffer(), contentType: nil)
+
+    init(_ bytes: ByteBuffer, contentType: String?) {
+        self.bytes = bytes
+        let data = Data(buffer: bytes, byteTransferStrategy: .noCopy)
+        let firstByte = bytes.readableBytesView.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        isForm = contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true && firstByte != UInt8(ascii: "{")
+        object = isForm ? .success(WireObject(form: data)) : Result { () throws(WireDecodingError) in try WireObject(json: data) }
+    }
+
+    /// A string field, for middleware that acts before the handler decodes (see ``WireObject/peek(_:)``).
+    func peek(_ key: String) -> String? { (try? object.get())?.peek(key) }
+
+    /// `sendOobCode`'s `requestType` by name, also when sent as its proto number (Android's `6` is `EMAIL_SIGNIN`).
+    var oobRequestType: String? {
+        guard let type = peek("requestType") else { return nil }
+        let names = SendOobCodeRequest.RequestType.protoNames
+        if let number = Int(type), names.indices.contains(number) { return names[number] }
+        return type
+    }
+
+    /// Whether the body has the field at all.
+    func has(_ key: String) -> Bool { (try? object.get())?.has(key) == true }
+}
+
+/// Decodes a route's typed request from the body ``BodyLimit`` parsed, with Google's rules (``WireDecoder``):
+/// unknown fields are refused in production and ignored in emulator mode, as each of Firebase's servers does.
+/// Every call may name its tenant (``TenantScope`` has acted on it); only an admin may name another project.
+struct WireRequestDecoder: RequestDecoder {
+    let strict: Bool
+
+    func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+        guard let context = context as? HearthRequestContext else { throw APIError.internalError }
+        return try Self.decode(type, context: context, strict: strict, allowForm: false)
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, context: HearthRequestContext, strict: Bool,
+                                     allowForm: Bool) throws(APIError) -> T {
+        let body = context.body
+        let object: WireObject
+        switch body.object {
+        case .success(let parsed) where !body.isForm || allowForm: object = parsed
+        case .success:  // a form where only JSON is taken: say what is wrong with it as JSON
+            do throws(WireDecodingError) {
+                object = try WireObject(json: Data(buffer: body.bytes, byteTransferStrategy: .noCopy))
+            } catch { throw .invalidArgument(error) }
+        case .failure(let error): throw .invalidArgument(error)
+        }
+        if !context.isAdmin, object.has("targetProjectId") { throw .adminNeedsCredentials }
+        do throws(WireDecodingError) {
+            return try WireDecoder(strict: strict, alsoIgnoring: ["tenantId"]).decode(type, from: object)
+        } catch { throw .invalidArgument(error) }
     }
 }

@@ -130,7 +130,7 @@ struct APIKeyOrAdminGuard: RouterMiddleware {
         guard request.headers[.authorization]?.lowercased().hasPrefix("bearer ") == true else {
             return try await APIKeyGuard(services: services).handle(request, context: context, next: next)
         }
-        let target = try await request.collectedStrings("targetProjectId")["targetProjectId"]
+        let target = context.body.peek("targetProjectId")
         return try await AdminGuard(services: services).handle(request, context: context, projectID: target, next: next)
     }
 }

@@ -156,8 +156,8 @@ extension UpdateAccountResponse {
 
 extension ProviderUserInfo {
     /// An identity as a request describes it (`linkProviderUserInfo`); a missing raw id is empty, and refused.
-    init(_ wire: ProviderUserInfoWire) {
-        self.init(providerID: wire.providerId, rawID: wire.rawId ?? "", federatedID: wire.federatedId, email: wire.email,
+    init(_ wire: ProviderUserInfoInput) {
+        self.init(providerID: wire.providerId ?? "", rawID: wire.rawId ?? "", federatedID: wire.federatedId, email: wire.email,
                   displayName: wire.displayName, photoURL: wire.photoUrl, phoneNumber: wire.phoneNumber,
                   screenName: wire.screenName)
     }

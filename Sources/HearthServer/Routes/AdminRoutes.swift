@@ -94,11 +94,10 @@ enum AdminRoutes {
 
     /// Legacy v3 `downloadAccount`: `batchGet` with its fields in the body, in the body's `targetProjectId`.
     static func downloadAccount(_ call: Call) async throws -> Response {
-        var body = try WireObject(json: Data(buffer: call.body, byteTransferStrategy: .noCopy))
-        let target = try legacyTarget(call, (try? body.string("targetProjectId")) ?? nil)
-        let maxResults = (try? body.string("maxResults")) ?? nil
-        return try await usersPage(call, project: try await call.adminProject(target), maxResults: maxResults,
-                                   after: (try? body.string("nextPageToken")) ?? nil)
+        let request = try call.decode(DownloadAccountRequest.self)
+        let target = try legacyTarget(call, request.targetProjectId)
+        return try await usersPage(call, project: try await call.adminProject(target), maxResults: request.maxResults,
+                                   after: request.nextPageToken)
     }
 
     /// The legacy v3 names need `targetProjectId`; without it Google answers `INSUFFICIENT_PERMISSION`.
@@ -207,6 +206,7 @@ enum AdminRoutes {
 
     static func batchCreate(_ call: Call) async throws -> Response {
         let request = try call.decode(BatchCreateRequest.self)
+        if let invalid = request.invalidBytes { throw APIError.invalidArgument(invalid) }
         let project = try await call.adminProject(try legacyTarget(call, request.targetProjectId))
         let hashing = try request.hashAlgorithm.map { name in
             try ImportHashing(
@@ -219,14 +219,14 @@ enum AdminRoutes {
         let users = request.users.map { user in
             var imported = ImportUser(localID: user.localId, email: user.email)
             imported.emailVerified = user.emailVerified ?? false
-            imported.passwordHash = user.passwordHash
-            imported.salt = user.salt
+            imported.passwordHash = user.passwordHashBytes
+            imported.salt = user.saltBytes
             imported.displayName = user.displayName
             imported.photoURL = user.photoUrl
             imported.phoneNumber = user.phoneNumber
             imported.disabled = user.disabled ?? false
             imported.createdAt = user.createdAt.map { Date(timeIntervalSince1970: Double($0) / 1000) }
-            imported.lastLoginAt = user.lastLoginAt.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            imported.lastLoginAt = user.lastSignIn.map { Date(timeIntervalSince1970: Double($0) / 1000) }
             imported.customAttributes = user.customAttributes
             if let incomplete = user.providerUserInfo.first(where: { $0.providerId == nil || $0.rawId == nil }) {
                 imported.incompleteIdentity = incomplete.federatedId == nil ? .missingIDs : .federatedIDOnly

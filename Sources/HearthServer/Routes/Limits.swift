@@ -32,14 +32,14 @@ struct RateLimited: RouterMiddleware {
                 next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
         let limits = services.configuration.rateLimits
         guard limits.enabled, !context.isAdmin else { return try await next(request, context) }  // admins are not limited
-        let fields = try await request.collectedStrings("email", "newEmail", "idToken", "tenantId", "requestType", "providerId")
-        let tenant = fields["tenantId"].flatMap { $0.isEmpty ? nil : $0 }  // "" is no tenant, as everywhere else
+        let body = context.body
+        let tenant = body.peek("tenantId").flatMap { $0.isEmpty ? nil : $0 }  // "" is no tenant, as everywhere else
         let address = RateLimitKey.address(
             context.clientAddress(of: request, trustForwardedFor: services.configuration.trustForwardedFor))
         switch policy {
         case .failedSignIns:
             // Per account, and an account lives in its tenant: one tenant's guesser cannot lock another's user out.
-            let account = (tenant.map { "tenant/\($0)/" } ?? "") + RateLimitKey.email(fields["email"])
+            let account = (tenant.map { "tenant/\($0)/" } ?? "") + RateLimitKey.email(body.peek("email"))
             let perAccount = [("signin-failed-email:" + account, limits.failedSignInsPerEmail)]
             let perAddress = [("signin-failed-address:" + address, limits.failedSignInsPerAddress)]
             // The account's slot is reserved before the password is hashed (racing guesses cannot all be checked) and
@@ -61,20 +61,20 @@ struct RateLimited: RouterMiddleware {
                 throw error
             }
         case .signUps:
-            guard fields["idToken"] == nil else { return try await next(request, context) }
+            guard body.peek("idToken") == nil else { return try await next(request, context) }
             let keys = [("signup-address:" + address, limits.signUpsPerAddress)]
             try await enforce(keys, in: context.project)
             let response = try await next(request, context)
             await count(keys)
             return response
         case .redirectSessions:
-            guard fields["providerId"] != nil else { return try await next(request, context) }  // no session stored
+            guard body.peek("providerId") != nil else { return try await next(request, context) }  // no session stored
             let keys = [("redirect-session-address:" + address, limits.redirectSessionsPerAddress)]
             let check = LimitCheck(services: services, project: context.project)
             _ = try await check.reserve(keys)  // counted whatever the outcome: a refused start costs little, but counts
             return try await next(request, context)
         case .consoleSignIns:
-            let keys = [("console-failed-email:" + RateLimitKey.email(fields["email"]), limits.failedSignInsPerEmail),
+            let keys = [("console-failed-email:" + RateLimitKey.email(body.peek("email")), limits.failedSignInsPerEmail),
                         ("console-failed-address:" + address, limits.failedSignInsPerAddress)]
             try await enforce(keys, in: context.project)
             do {
@@ -90,12 +90,12 @@ struct RateLimited: RouterMiddleware {
             // The address the message goes to, by the request's type: a decoy `email` beside an ID token must not
             // move the count to an inbox that receives nothing.
             var recipient: String?
-            switch fields["requestType"] {
-            case "VERIFY_AND_CHANGE_EMAIL": recipient = fields["newEmail"]
-            case "VERIFY_EMAIL" where fields["idToken"] != nil: recipient = nil
-            default: recipient = fields["email"]
+            switch body.oobRequestType {
+            case "VERIFY_AND_CHANGE_EMAIL": recipient = body.peek("newEmail")
+            case "VERIFY_EMAIL" where body.peek("idToken") != nil: recipient = nil
+            default: recipient = body.peek("email")
             }
-            if recipient == nil, let idToken = fields["idToken"], let project = context.project {
+            if recipient == nil, let idToken = body.peek("idToken"), let project = context.project {
                 recipient = try? await services.accounts.lookup(in: project, idToken: idToken).email
             }
             let keys = [("email-recipient:" + RateLimitKey.email(recipient), limits.emailsPerRecipient),

@@ -29,12 +29,12 @@ struct RouteRules: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Refuses a client call whose method is off where it acts: checked before its fields, as Firebase does.
-    func check(_ context: HearthRequestContext, body: ByteBuffer, isEmulator: Bool) throws {
+    func check(_ context: HearthRequestContext, isEmulator: Bool) throws {
         guard let project = context.project else { return }
         if isEmulator, emulatorRefusesInTenant, project.tenant != nil {
             throw APIError.business(.unsupportedTenantOperation)
         }
-        guard !context.isAdmin, let needs, let refusal = needs.refusal(in: project, body: body) else { return }
+        guard !context.isAdmin, let needs, let refusal = needs.refusal(in: project, body: context.body) else { return }
         throw refusal
     }
 }
@@ -52,15 +52,14 @@ enum SignInMethod: String, Sendable, Hashable {
     /// A second factor, in a tenant (the project's MFA config is checked by the core, per factor).
     case tenantMFA
 
-    func refusal(in project: ProjectContext, body: ByteBuffer) -> APIError? {
+    func refusal(in project: ProjectContext, body: RequestBody) -> APIError? {
         switch self {
         case .password:
             return project.settings.passwordSignInEnabled ? nil : .business(.passwordLoginDisabled)
         case .emailLink:
             return project.emailLinkSignInAllowed ? nil : .business(.operationNotAllowed)
         case .emailLinkWhenRequested:
-            guard !project.emailLinkSignInAllowed, TenantScope.contains(body, Self.emailSignIn),
-                  (try? TenantScope.fields(of: body))??.requestType == "EMAIL_SIGNIN" else { return nil }
+            guard !project.emailLinkSignInAllowed, body.oobRequestType == "EMAIL_SIGNIN" else { return nil }
             return .business(.operationNotAllowed)
         case .phone:
             return project.phoneSignInAllowed ? nil
@@ -70,6 +69,4 @@ enum SignInMethod: String, Sendable, Hashable {
             return .business(.operationNotAllowed, "MFA is not enabled for this tenant")
         }
     }
-
-    private static let emailSignIn = Array("EMAIL_SIGNIN".utf8)
 }

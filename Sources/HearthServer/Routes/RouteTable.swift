@@ -54,12 +54,11 @@ final class RouteTable {
             methods[path, default: []].insert(method)
             entries.append(Entry(method: method, path: path, guards: guarded.guards, rules: rules))
             guarded.routes.on(RouterPath(path), method: method) { [services] request, context in
-                let body = try await request.body.collect(upTo: .max)  // collected (and limited) by BodyLimit
                 let serve = {
                     var context = context
-                    try await TenantScope.apply(to: &context, body: body, services: services)
-                    try rules.check(context, body: body, isEmulator: isEmulator)
-                    return try await handler(Call(request: request, context: context, body: body, services: services))
+                    try await TenantScope.apply(to: &context, services: services)
+                    try rules.check(context, isEmulator: isEmulator)
+                    return try await handler(Call(request: request, context: context, services: services))
                 }
                 guard context.isAdmin, method != .get, !rules.reads else { return try await serve() }
                 return try await Self.audited(request, context, path: path, services: services, serve)
@@ -138,8 +137,10 @@ final class RouteTable {
 struct Call: Sendable {
     let request: Request
     let context: HearthRequestContext
-    let body: ByteBuffer
     let services: HearthServices
+
+    /// The body's bytes, as collected by ``BodyLimit`` (pages and Hearth's own admin calls read them).
+    var body: ByteBuffer { context.body.bytes }
 
     var configuration: ServerConfiguration { services.configuration }
 
@@ -169,25 +170,9 @@ struct Call: Sendable {
     /// Whether the call carries admin credentials.
     var isAdmin: Bool { context.isAdmin }
 
-    /// Reads the body as `T`: JSON (whatever the content type says, as curl users expect), or form-encoded where
-    /// the API allows it. Unknown fields are refused in production and ignored in emulator mode, as each of
-    /// Firebase's servers does.
-    func decode<T: WireDecodable>(_ type: T.Type, allowForm: Bool = false) throws(APIError) -> T {
-        let data = Data(buffer: body, byteTransferStrategy: .noCopy)
-        let contentType = request.headers[.contentType]?.lowercased() ?? "application/json"
-        let isForm = allowForm && contentType.hasPrefix("application/x-www-form-urlencoded")
-        var object: WireObject
-        switch Result(catching: { () throws(WireDecodingError) in isForm ? WireObject(form: data) : try WireObject(json: data) }) {
-        case .success(let read): object = read
-        case .failure(let error): throw APIError.invalidArgument(error)
-        }
-        object.ignore("tenantId")  // every call may name its tenant; TenantScope has already acted on it
-        // Naming another project takes an admin credential, as Firebase answers a client that tries.
-        if !isAdmin, object.has("targetProjectId") { throw APIError.adminNeedsCredentials }
-        switch Result(catching: { () throws(WireDecodingError) in try T.decode(from: object, strict: !configuration.isEmulator) }) {
-        case .success(let value): return value
-        case .failure(let error): throw APIError.invalidArgument(error)
-        }
+    /// Reads the body as `T` (see ``WireRequestDecoder``); a form body only where the API takes one.
+    func decode<T: Decodable>(_ type: T.Type, allowForm: Bool = false) throws(APIError) -> T {
+        try WireRequestDecoder.decode(type, context: context, strict: !configuration.isEmulator, allowForm: allowForm)
     }
 }
 

@@ -18,18 +18,8 @@ public struct CreateAuthUriRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension CreateAuthUriRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        identifier = try body.string("identifier")
-        continueUri = try body.string("continueUri")
-        providerId = try body.string("providerId")
-        tenantId = try body.string("tenantId")
-        customParameter = try body.stringMap("customParameter")
-        oauthScope = try body.string("oauthScope")
-        sessionId = try body.string("sessionId")
-        body.ignore("openidRealm", "otaApp", "oauthConsumerKey", "context", "appId", "clientId",
-                    "authFlowType", "hostedDomain")
-    }
+extension CreateAuthUriRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["openidRealm", "otaApp", "oauthConsumerKey", "context", "appId", "clientId", "authFlowType", "hostedDomain"]
 }
 
 public struct CreateAuthUriResponse: Codable, Sendable, Equatable {

@@ -11,13 +11,8 @@ public struct DeleteAccountRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension DeleteAccountRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        idToken = try body.string("idToken")
-        tenantId = try body.string("tenantId")
-        localId = try body.string("localId")
-        body.ignore("delegatedProjectNumber", "targetProjectId")
-    }
+extension DeleteAccountRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["delegatedProjectNumber", "targetProjectId"]
 }
 
 public struct DeleteAccountResponse: Codable, Sendable, Equatable {

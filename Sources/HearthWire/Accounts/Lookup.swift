@@ -19,23 +19,8 @@ public struct LookupRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension LookupRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        idToken = try body.string("idToken")
-        tenantId = try body.string("tenantId")
-        localId = try body.strings("localId")
-        email = try body.strings("email")
-        phoneNumber = try body.strings("phoneNumber")
-        if let ids = try body.objects("federatedUserId") {
-            var parsed: [FederatedUserID] = []
-            for var id in ids {
-                parsed.append(FederatedUserID(providerId: try id.string("providerId"), rawId: try id.string("rawId")))
-                body.absorb(id)
-            }
-            federatedUserId = parsed
-        }
-        body.ignore("delegatedProjectNumber", "targetProjectId")
-    }
+extension LookupRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["delegatedProjectNumber", "targetProjectId"]
 }
 
 public struct LookupResponse: Codable, Sendable, Equatable {

@@ -17,6 +17,8 @@ public struct SendOobCodeRequest: Codable, Sendable, Equatable {
     public var canHandleCodeInApp: Bool?
     public var returnOobLink: Bool?
     public var tenantId: String?
+    /// Accepted (type-checked) and ignored.
+    public var androidInstallApp: Bool?
 
     public init(requestType: RequestType?, email: String? = nil, idToken: String? = nil, newEmail: String? = nil,
                 continueUrl: String? = nil, canHandleCodeInApp: Bool? = nil) {
@@ -29,34 +31,19 @@ public struct SendOobCodeRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension SendOobCodeRequest: WireDecodable {
-    /// `OobReqType` in proto order, for requests that send the enum's number.
-    static let protoRequestTypes = ["OOB_REQ_TYPE_UNSPECIFIED", "PASSWORD_RESET", "OLD_EMAIL_AGREE", "NEW_EMAIL_ACCEPT",
+/// App and hosting fields are accepted; links open the hosted action page, which hands over to the app.
+extension SendOobCodeRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["iOSBundleId", "iOSAppStoreId", "androidPackageName", "androidMinimumVersion",
+                                           "dynamicLinkDomain", "linkDomain", "captchaResp", "captchaResponse", "userIp",
+                                           "clientType", "recaptchaVersion", "targetProjectId", "challenge"]
+}
+
+/// Android sends the proto's number (EMAIL_SIGNIN is 6); the JSON mapping takes either.
+extension SendOobCodeRequest.RequestType: ProtoEnum {
+    /// `OobReqType` in proto order.
+    public static let protoNames = ["OOB_REQ_TYPE_UNSPECIFIED", "PASSWORD_RESET", "OLD_EMAIL_AGREE", "NEW_EMAIL_ACCEPT",
                                     "VERIFY_EMAIL", "RECOVER_EMAIL", "EMAIL_SIGNIN", "VERIFY_AND_CHANGE_EMAIL",
                                     "REVERT_SECOND_FACTOR_ADDITION"]
-
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        if var type = try body.string("requestType") {
-            // Android sends the proto's number (EMAIL_SIGNIN is 6); the JSON mapping takes either.
-            if let number = Int(type), Self.protoRequestTypes.indices.contains(number) { type = Self.protoRequestTypes[number] }
-            guard let known = RequestType(rawValue: type) else {
-                throw .wrongType(path: "/requestType", expected: "equal to one of the allowed values")
-            }
-            requestType = known
-        }
-        email = try body.string("email")
-        idToken = try body.string("idToken")
-        newEmail = try body.string("newEmail")
-        continueUrl = try body.string("continueUrl")
-        canHandleCodeInApp = try body.bool("canHandleCodeInApp")
-        returnOobLink = try body.bool("returnOobLink")
-        tenantId = try body.string("tenantId")
-        _ = try body.bool("androidInstallApp")
-        // App and hosting fields are accepted; links open the hosted action page, which hands over to the app.
-        body.ignore("iOSBundleId", "iOSAppStoreId", "androidPackageName", "androidMinimumVersion",
-                    "dynamicLinkDomain", "linkDomain", "captchaResp", "captchaResponse", "userIp", "clientType",
-                    "recaptchaVersion", "targetProjectId", "challenge")
-    }
 }
 
 public struct SendOobCodeResponse: Codable, Sendable, Equatable {
@@ -88,15 +75,6 @@ public struct ResetPasswordRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension ResetPasswordRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        oobCode = try body.string("oobCode")
-        newPassword = try body.string("newPassword")
-        email = try body.string("email")
-        oldPassword = try body.string("oldPassword")
-        tenantId = try body.string("tenantId")
-    }
-}
 
 public struct ResetPasswordResponse: Codable, Sendable, Equatable {
     public var kind = "identitytoolkit#ResetPasswordResponse"

@@ -11,13 +11,8 @@ public struct SignInWithCustomTokenRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension SignInWithCustomTokenRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        token = try body.string("token")
-        tenantId = try body.string("tenantId")
-        returnSecureToken = try body.bool("returnSecureToken")
-        body.ignore("instanceId", "delegatedProjectNumber")
-    }
+extension SignInWithCustomTokenRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["instanceId", "delegatedProjectNumber"]
 }
 
 public struct SignInWithCustomTokenResponse: Codable, Sendable, Equatable {

@@ -14,15 +14,6 @@ public struct SignInWithEmailLinkRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension SignInWithEmailLinkRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        email = try body.string("email")
-        oobCode = try body.string("oobCode")
-        idToken = try body.string("idToken")
-        tenantId = try body.string("tenantId")
-        returnSecureToken = try body.bool("returnSecureToken")
-    }
-}
 
 public struct SignInWithEmailLinkResponse: Codable, Sendable, Equatable {
     public var kind = "identitytoolkit#EmailLinkSigninResponse"

@@ -35,20 +35,8 @@ public struct SignInWithGameCenterRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension SignInWithGameCenterRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        playerId = try body.string("playerId")
-        teamPlayerId = try body.string("teamPlayerId")
-        gamePlayerId = try body.string("gamePlayerId")
-        displayName = try body.string("displayName")
-        publicKeyUrl = try body.string("publicKeyUrl")
-        signature = try body.string("signature")
-        salt = try body.string("salt")
-        timestamp = try body.int64("timestamp")
-        idToken = try body.string("idToken")
-        tenantId = try body.string("tenantId")
-        body.ignore("returnSecureToken")
-    }
+extension SignInWithGameCenterRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["returnSecureToken"]
 }
 
 public struct SignInWithGameCenterResponse: Codable, Sendable, Equatable {

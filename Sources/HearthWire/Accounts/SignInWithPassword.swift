@@ -13,15 +13,8 @@ public struct SignInWithPasswordRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension SignInWithPasswordRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        email = try body.string("email")
-        password = try body.string("password")
-        tenantId = try body.string("tenantId")
-        returnSecureToken = try body.bool("returnSecureToken")
-        body.ignore("captchaResponse", "captchaChallenge", "clientType", "recaptchaVersion", "instanceId",
-                    "delegatedProjectNumber", "idToken", "pendingIdToken")
-    }
+extension SignInWithPasswordRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["captchaResponse", "captchaChallenge", "clientType", "recaptchaVersion", "instanceId", "delegatedProjectNumber", "idToken", "pendingIdToken"]
 }
 
 public struct SignInWithPasswordResponse: Codable, Sendable, Equatable {

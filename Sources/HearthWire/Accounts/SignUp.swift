@@ -11,6 +11,9 @@ public struct SignUpRequest: Codable, Sendable, Equatable {
     public var localId: String?
     /// Phone second factors for the new account (honoured in emulator mode, as Firebase's emulator does).
     public var mfaInfo: [MFAInfoWire]?
+    /// Accepted (type-checked) and ignored on the client path: the admin path reads them.
+    public var emailVerified: Bool?
+    public var disabled: Bool?
 
     public init(email: String? = nil, password: String? = nil, displayName: String? = nil, idToken: String? = nil,
                 tenantId: String? = nil, returnSecureToken: Bool? = true) {
@@ -23,27 +26,8 @@ public struct SignUpRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension SignUpRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        email = try body.string("email")
-        password = try body.string("password")
-        displayName = try body.string("displayName")
-        idToken = try body.string("idToken")
-        tenantId = try body.string("tenantId")
-        returnSecureToken = try body.bool("returnSecureToken")
-        localId = try body.string("localId")
-        _ = try body.bool("emailVerified")
-        _ = try body.bool("disabled")
-        if let entries = try body.objects("mfaInfo") {
-            mfaInfo = []
-            for var entry in entries {
-                mfaInfo?.append(try MFAInfoWire.read(&entry))
-                body.absorb(entry)
-            }
-        }
-        body.ignore("captchaResponse", "captchaChallenge", "clientType", "recaptchaVersion", "instanceId",
-                    "photoUrl", "phoneNumber", "targetProjectId")
-    }
+extension SignUpRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["captchaResponse", "captchaChallenge", "clientType", "recaptchaVersion", "instanceId", "photoUrl", "phoneNumber", "targetProjectId"]
 }
 
 public struct SignUpResponse: Codable, Sendable, Equatable {

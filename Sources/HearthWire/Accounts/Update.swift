@@ -39,58 +39,20 @@ public struct UpdateAccountRequest: Codable, Sendable, Equatable {
     public var validSince: Int64?
     public var phoneNumber: String?
     /// Links a federated identity given by the administrator (Admin SDKs' `providerToLink`).
-    public var linkProviderUserInfo: ProviderUserInfoWire?
+    public var linkProviderUserInfo: ProviderUserInfoInput?
     /// `mfa.enrollments`: the second factors to set (an empty list removes them all).
-    public var mfaEnrollments: [MFAInfoWire]?
+    public var mfa: MFAUpdate?
+    public var mfaEnrollments: [MFAInfoWire]? { mfa?.enrollments }
+
+    public struct MFAUpdate: Codable, Sendable, Equatable {
+        public var enrollments: [MFAInfoWire]
+        public init(enrollments: [MFAInfoWire]) { self.enrollments = enrollments }
+    }
 }
 
-extension UpdateAccountRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        idToken = try body.string("idToken")
-        email = try body.string("email")
-        password = try body.string("password")
-        displayName = try body.string("displayName")
-        photoUrl = try body.string("photoUrl")
-        if let names = try body.strings("deleteAttribute") {
-            var attributes: [Attribute] = []
-            for (index, name) in names.enumerated() {
-                guard let attribute = Attribute(rawValue: name) else {
-                    throw .wrongType(path: "/deleteAttribute/\(index)", expected: "equal to one of the allowed values")
-                }
-                attributes.append(attribute)
-            }
-            deleteAttribute = attributes
-        }
-        deleteProvider = try body.strings("deleteProvider")
-        oobCode = try body.string("oobCode")
-        tenantId = try body.string("tenantId")
-        returnSecureToken = try body.bool("returnSecureToken")
-        localId = try body.string("localId")
-        customAttributes = try body.string("customAttributes")
-        disableUser = try body.bool("disableUser")
-        emailVerified = try body.bool("emailVerified")
-        validSince = try body.int64("validSince")
-        phoneNumber = try body.string("phoneNumber")
-        if var link = try body.object("linkProviderUserInfo") {
-            linkProviderUserInfo = ProviderUserInfoWire(
-                providerId: try link.string("providerId") ?? "", rawId: try link.string("rawId"),
-                federatedId: try link.string("federatedId"), email: try link.string("email"),
-                displayName: try link.string("displayName"), photoUrl: try link.string("photoUrl"),
-                phoneNumber: try link.string("phoneNumber"), screenName: try link.string("screenName"))
-            body.absorb(link)
-        }
-        if var mfa = try body.object("mfa") {
-            if mfa.isNull("enrollments") { throw .wrongType(path: "/mfa/enrollments", expected: "array") }
-            var enrollments: [MFAInfoWire] = []
-            for var entry in try mfa.objects("enrollments") ?? [] {
-                enrollments.append(try MFAInfoWire.read(&entry))
-                mfa.absorb(entry)
-            }
-            mfaEnrollments = enrollments
-            body.absorb(mfa)
-        }
-        body.ignore("captchaChallenge", "captchaResponse", "instanceId", "delegatedProjectNumber", "targetProjectId")
-    }
+extension UpdateAccountRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["captchaChallenge", "captchaResponse", "instanceId", "delegatedProjectNumber",
+                                           "targetProjectId"]
 }
 
 public struct UpdateAccountResponse: Codable, Sendable, Equatable {

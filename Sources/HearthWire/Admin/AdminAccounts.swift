@@ -19,27 +19,8 @@ public struct AdminCreateAccountRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension AdminCreateAccountRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        localId = try body.string("localId")
-        idToken = try body.string("idToken")
-        email = try body.string("email")
-        password = try body.string("password")
-        emailVerified = try body.bool("emailVerified")
-        displayName = try body.string("displayName")
-        photoUrl = try body.string("photoUrl")
-        phoneNumber = try body.string("phoneNumber")
-        disabled = try body.bool("disabled")
-        if let entries = try body.objects("mfaInfo") {
-            var parsed: [MFAInfoWire] = []
-            for var entry in entries {
-                parsed.append(try MFAInfoWire.read(&entry))
-                body.absorb(entry)
-            }
-            mfaInfo = parsed
-        }
-        body.ignore("tenantId", "targetProjectId", "returnSecureToken")
-    }
+extension AdminCreateAccountRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["targetProjectId", "returnSecureToken"]
 }
 
 /// The short answer of an admin create: no tokens (the Admin SDK looks the user up next).
@@ -69,6 +50,15 @@ public struct BatchGetResponse: Codable, Sendable, Equatable {
     }
 }
 
+/// Legacy v3 `downloadAccount`: `batchGet`'s query as a body.
+public struct DownloadAccountRequest: Codable, Sendable, Equatable, IgnoresWireFields {
+    public var targetProjectId: String?
+    /// 1 to 1000 (a JSON number or a decimal string).
+    public var maxResults: String?
+    public var nextPageToken: String?
+    public static let ignoredWireFields = ["delegatedProjectNumber"]
+}
+
 /// `projects/{id}/accounts:query` (and `projects/{id}:queryAccounts`).
 public struct QueryAccountsRequest: Codable, Sendable, Equatable {
     public var returnUserInfo: Bool?
@@ -85,22 +75,8 @@ public struct QueryAccountsRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension QueryAccountsRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        returnUserInfo = try body.bool("returnUserInfo")
-        limit = try body.int64("limit")
-        offset = try body.int64("offset")
-        sortBy = try body.string("sortBy")
-        order = try body.string("order")
-        var expressions: [Expression] = []
-        for var item in try body.objects("expression") ?? [] {
-            expressions.append(Expression(email: try item.string("email"), userId: try item.string("userId"),
-                                          phoneNumber: try item.string("phoneNumber")))
-            body.absorb(item)
-        }
-        expression = expressions
-        body.ignore("tenantId", "targetProjectId")
-    }
+extension QueryAccountsRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["targetProjectId"]
 }
 
 public struct QueryAccountsResponse: Codable, Sendable, Equatable {
@@ -120,12 +96,8 @@ public struct BatchDeleteRequest: Codable, Sendable, Equatable {
     public var force: Bool?
 }
 
-extension BatchDeleteRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        localIds = try body.strings("localIds") ?? []
-        force = try body.bool("force")
-        body.ignore("tenantId", "targetProjectId")
-    }
+extension BatchDeleteRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["targetProjectId"]
 }
 
 /// Per-user refusals; `{}` when every account was deleted (or did not exist).
@@ -159,12 +131,8 @@ public struct CreateSessionCookieRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension CreateSessionCookieRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        idToken = try body.string("idToken")
-        validDuration = try body.int64("validDuration")
-        body.ignore("tenantId", "targetProjectId")
-    }
+extension CreateSessionCookieRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["targetProjectId"]
 }
 
 public struct CreateSessionCookieResponse: Codable, Sendable, Equatable {

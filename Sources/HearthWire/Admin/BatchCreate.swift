@@ -2,7 +2,7 @@ import Foundation
 
 /// `projects/{id}/accounts:batchCreate` (v3 `uploadAccount`): import up to 1000 users with their password hashes.
 /// Bytes fields (`signerKey`, `saltSeparator`, `passwordHash`, `salt`) are base64, web-safe or standard.
-public struct BatchCreateRequest: Sendable, Equatable {
+public struct BatchCreateRequest: Codable, Sendable, Equatable, IgnoresWireFields {
     public var users: [User]
     public var hashAlgorithm: String?
     public var signerKey: Data?
@@ -18,105 +18,112 @@ public struct BatchCreateRequest: Sendable, Equatable {
     public var sanityCheck: Bool?
     public var targetProjectId: String?
 
-    public struct User: Sendable, Equatable {
+    public static let ignoredWireFields = ["delegatedProjectNumber", "argon2Parameters"]
+
+    public init(users: [User], hashAlgorithm: String? = nil) {
+        self.users = users
+        self.hashAlgorithm = hashAlgorithm
+    }
+
+    public struct User: Codable, Sendable, Equatable, IgnoresWireFields {
         public var localId: String?
         public var email: String?
         public var emailVerified: Bool?
-        public var passwordHash: Data?
-        public var salt: Data?
+        /// Base64, or Firebase's emulator's own text form `fakeHash:salt=…:password=…` (emulator mode takes it).
+        public var passwordHash: HashBytes?
+        public var salt: HashBytes?
         public var displayName: String?
         public var photoUrl: String?
         public var phoneNumber: String?
         public var disabled: Bool?
         public var createdAt: Int64?
         public var lastLoginAt: Int64?
+        /// The older name of `lastLoginAt`.
+        public var lastSignedInAt: Int64?
         public var customAttributes: String?
         public var providerUserInfo: [Provider]
-        public var mfaInfo: [MFAInfoWire] = []
+        public var mfaInfo: [MFAInfoWire]
         /// A plain password to hash on import (Firebase's input-only `rawPassword`).
         public var rawPassword: String?
-        /// Firebase's emulator's own hash form, `fakeHash:salt=…:password=…`, with its salt as text.
-        public var fakePasswordHash: (hash: String, salt: String?)?
         /// The tenant the user is meant for; it must be the request's.
         public var tenantId: String?
 
-        public static func == (a: Self, b: Self) -> Bool {
-            a.localId == b.localId && a.email == b.email && a.passwordHash == b.passwordHash && a.salt == b.salt
-                && a.rawPassword == b.rawPassword && a.fakePasswordHash?.hash == b.fakePasswordHash?.hash
-                && a.providerUserInfo == b.providerUserInfo && a.mfaInfo == b.mfaInfo && a.displayName == b.displayName
-                && a.phoneNumber == b.phoneNumber && a.customAttributes == b.customAttributes
+        public static let ignoredWireFields = ["passwordUpdatedAt", "validSince"]
+
+        public init(localId: String?, email: String? = nil, passwordHash: Data? = nil, salt: Data? = nil) {
+            self.localId = localId
+            self.email = email
+            self.passwordHash = passwordHash.map(HashBytes.init)
+            self.salt = salt.map(HashBytes.init)
+            providerUserInfo = []
+            mfaInfo = []
         }
+
+        /// The emulator's text hash and its salt, as sent.
+        public var fakePasswordHash: (hash: String, salt: String?)? {
+            guard let text = passwordHash?.text, text.hasPrefix(HashBytes.fakePrefix) else { return nil }
+            return (text, salt?.text)
+        }
+        /// The hash's bytes (`nil` for the emulator's text form).
+        public var passwordHashBytes: Data? { fakePasswordHash == nil ? passwordHash?.bytes : nil }
+        public var saltBytes: Data? { fakePasswordHash == nil ? salt?.bytes : nil }
+        /// When the user last signed in, in milliseconds, under either name.
+        public var lastSignIn: Int64? { lastLoginAt ?? lastSignedInAt }
     }
 
-    public struct Provider: Sendable, Equatable {
-        public var providerId: String?
-        public var rawId: String?
-        public var email: String?
-        public var displayName: String?
-        public var photoUrl: String?
-        public var phoneNumber: String?
-        public var screenName: String?
-        public var federatedId: String?
+    public typealias Provider = ProviderUserInfoInput
+
+    /// The first bytes field that is neither base64 nor the emulator's text form, as Google names it.
+    public var invalidBytes: WireDecodingError? {
+        for (index, user) in users.enumerated() where user.fakePasswordHash == nil {
+            for (name, field) in [("passwordHash", user.passwordHash), ("salt", user.salt)] where field != nil && field?.bytes == nil {
+                return .wrongType(path: "/users/\(index)/\(name)", expected: "base64 bytes")
+            }
+        }
+        return nil
     }
 }
 
-extension BatchCreateRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        hashAlgorithm = try body.string("hashAlgorithm")
-        signerKey = try body.bytes("signerKey")
-        saltSeparator = try body.bytes("saltSeparator")
-        rounds = try body.int64("rounds")
-        memoryCost = try body.int64("memoryCost")
-        cpuMemCost = try body.int64("cpuMemCost")
-        parallelization = try body.int64("parallelization")
-        blockSize = try body.int64("blockSize")
-        dkLen = try body.int64("dkLen")
-        passwordHashOrder = try body.string("passwordHashOrder")
-        allowOverwrite = try body.bool("allowOverwrite")
-        sanityCheck = try body.bool("sanityCheck")
-        targetProjectId = try body.string("targetProjectId")
-        body.ignore("delegatedProjectNumber", "tenantId", "argon2Parameters")
-        var users: [User] = []
-        for var user in try body.objects("users") ?? [] {
-            let lastLogin = try user.int64("lastLoginAt")
-            let lastSignedIn = try user.int64("lastSignedInAt")
-            var providers: [Provider] = []
-            for var provider in try user.objects("providerUserInfo") ?? [] {
-                providers.append(Provider(
-                    providerId: try provider.string("providerId"), rawId: try provider.string("rawId"),
-                    email: try provider.string("email"), displayName: try provider.string("displayName"),
-                    photoUrl: try provider.string("photoUrl"), phoneNumber: try provider.string("phoneNumber"),
-                    screenName: try provider.string("screenName"), federatedId: try provider.string("federatedId")))
-                user.absorb(provider)
-            }
-            var mfaInfo: [MFAInfoWire] = []
-            for var entry in try user.objects("mfaInfo") ?? [] {
-                mfaInfo.append(try MFAInfoWire.read(&entry))
-                user.absorb(entry)
-            }
-            // Firebase's emulator's fake hashes are text, not base64 (emulator mode takes them; see the import).
-            var fake: (hash: String, salt: String?)?
-            var probe = user
-            if let text = try probe.string("passwordHash"), text.hasPrefix("fakeHash:") {
-                fake = (text, try probe.string("salt"))
-                user.ignore("passwordHash", "salt")
-            }
-            var parsed = User(
-                localId: try user.string("localId"), email: try user.string("email"),
-                emailVerified: try user.bool("emailVerified"), passwordHash: fake == nil ? try user.bytes("passwordHash") : nil,
-                salt: fake == nil ? try user.bytes("salt") : nil, displayName: try user.string("displayName"),
-                photoUrl: try user.string("photoUrl"), phoneNumber: try user.string("phoneNumber"),
-                disabled: try user.bool("disabled"), createdAt: try user.int64("createdAt"),
-                lastLoginAt: lastLogin ?? lastSignedIn,
-                customAttributes: try user.string("customAttributes"), providerUserInfo: providers, mfaInfo: mfaInfo)
-            parsed.rawPassword = try user.string("rawPassword")
-            parsed.fakePasswordHash = fake
-            parsed.tenantId = try user.string("tenantId")
-            users.append(parsed)
-            user.ignore("passwordUpdatedAt", "validSince")
-            body.absorb(user)
-        }
-        self.users = users
+/// An identity a request describes (`linkProviderUserInfo`, an import's `providerUserInfo`): every field optional,
+/// so a missing one is refused by name where it is used (`MISSING_PROVIDER_ID`).
+public struct ProviderUserInfoInput: Codable, Sendable, Equatable {
+    public var providerId: String?
+    public var rawId: String?
+    public var email: String?
+    public var displayName: String?
+    public var photoUrl: String?
+    public var phoneNumber: String?
+    public var screenName: String?
+    public var federatedId: String?
+
+    public init(providerId: String?, rawId: String?, email: String? = nil, displayName: String? = nil) {
+        self.providerId = providerId
+        self.rawId = rawId
+        self.email = email
+        self.displayName = displayName
+    }
+}
+
+/// A bytes field (Google's base64 mapping) that also takes Firebase's emulator's `fakeHash:` text and its salt, kept
+/// as sent: its own decoding because whether the text must be base64 depends on the hash it goes with.
+public struct HashBytes: Codable, Sendable, Equatable {
+    static let fakePrefix = "fakeHash:"
+    public let text: String
+    public let bytes: Data?
+
+    public init(_ bytes: Data) {
+        text = bytes.base64EncodedString()
+        self.bytes = bytes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        text = try decoder.singleValueContainer().decode(String.self)
+        bytes = WireObject.base64(text)  // checked with the hash it goes with (``BatchCreateRequest/invalidBytes``)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(text)
     }
 }
 

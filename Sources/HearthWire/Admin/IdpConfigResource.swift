@@ -57,30 +57,6 @@ public struct IdpConfigResource: Codable, Sendable, Equatable {
     }
 }
 
-extension IdpConfigResource: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        name = try body.string("name")
-        enabled = try body.bool("enabled")
-        displayName = try body.string("displayName")
-        clientId = try body.string("clientId")
-        clientSecret = try body.string("clientSecret")
-        issuer = try body.string("issuer")
-        if var type = try body.object("responseType") {
-            responseType = ResponseType(code: try type.bool("code"), idToken: try type.bool("idToken"))
-            body.absorb(type)
-        }
-        if var apple = try body.object("appleSignInConfig") {
-            var config = AppleSignInConfig(bundleIds: try apple.strings("bundleIds"), codeFlowConfig: nil)
-            if var flow = try apple.object("codeFlowConfig") {
-                config.codeFlowConfig = AppleSignInConfig.CodeFlowConfig(teamId: try flow.string("teamId"), keyId: try flow.string("keyId"),
-                                                                         privateKey: try flow.string("privateKey"))
-                apple.absorb(flow)
-            }
-            appleSignInConfig = config
-            body.absorb(apple)
-        }
-    }
-}
 
 /// A list of provider configs, under the collection's own key.
 public struct IdpConfigList: Encodable, Sendable {

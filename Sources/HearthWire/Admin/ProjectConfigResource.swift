@@ -137,7 +137,7 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
 }
 
 /// The writable fields of a `PATCH v2/projects/{id}/config`, by their `updateMask` paths.
-public struct ProjectConfigPatch: Sendable, Equatable {
+public struct ProjectConfigPatch: Codable, Sendable, Equatable {
     public static let writablePaths: Set<String> = [
         "signIn.email.enabled", "signIn.email.passwordRequired", "signIn.anonymous.enabled", "signIn.allowDuplicateEmails",
         "signIn.phoneNumber.enabled",
@@ -156,15 +156,78 @@ public struct ProjectConfigPatch: Sendable, Equatable {
     public static func expand(_ path: String) -> [String] {
         writablePaths.filter { $0 == path || $0.hasPrefix(path + ".") }.sorted()
     }
-    /// Switches present in the body, by path.
-    public var values: [String: Bool] = [:]
+    public var signIn: SignIn?
+    public var emailPrivacyConfig: EmailPrivacy?
+    public var mfa: MFAConfigPatch?
+    public var blockingFunctions: BlockingFunctions?
+    /// Read-only: named only to be refused in production.
+    public var authorizedDomains: JSONValue?
+
+    public init() {}
+
+    public struct SignIn: Codable, Sendable, Equatable {
+        public var email: Email?
+        public var anonymous: Enabled?
+        public var allowDuplicateEmails: Bool?
+        public var phoneNumber: Phone?
+        /// Read-only: named only to be refused in production.
+        public var hashConfig: JSONValue?
+
+        public struct Email: Codable, Sendable, Equatable {
+            public var enabled: Bool?
+            public var passwordRequired: Bool?
+        }
+        public struct Enabled: Codable, Sendable, Equatable { public var enabled: Bool? }
+        public struct Phone: Codable, Sendable, Equatable {
+            public var enabled: Bool?
+            public var testPhoneNumbers: [String: String]?
+        }
+    }
+
+    public struct EmailPrivacy: Codable, Sendable, Equatable { public var enableImprovedEmailPrivacy: Bool? }
+
+    public struct BlockingFunctions: Codable, Sendable, Equatable {
+        public var triggers: [String: Trigger]?
+        public var forwardInboundCredentials: Forward?
+
+        public struct Trigger: Codable, Sendable, Equatable, IgnoresWireFields {
+            public var functionUri: String?
+            public static let ignoredWireFields = ["updateTime"]
+        }
+        public struct Forward: Codable, Sendable, Equatable {
+            public var idToken: Bool?
+            public var accessToken: Bool?
+            public var refreshToken: Bool?
+        }
+    }
+
+    /// Switches present in the body, by their `updateMask` path.
+    public var values: [String: Bool] {
+        let forward = blockingFunctions?.forwardInboundCredentials
+        let switches: [String: Bool?] = [
+            "signIn.email.enabled": signIn?.email?.enabled,
+            "signIn.email.passwordRequired": signIn?.email?.passwordRequired,
+            "signIn.anonymous.enabled": signIn?.anonymous?.enabled,
+            "signIn.allowDuplicateEmails": signIn?.allowDuplicateEmails,
+            "signIn.phoneNumber.enabled": signIn?.phoneNumber?.enabled,
+            "emailPrivacyConfig.enableImprovedEmailPrivacy": emailPrivacyConfig?.enableImprovedEmailPrivacy,
+            "blockingFunctions.forwardInboundCredentials.idToken": forward?.idToken,
+            "blockingFunctions.forwardInboundCredentials.accessToken": forward?.accessToken,
+            "blockingFunctions.forwardInboundCredentials.refreshToken": forward?.refreshToken,
+        ]
+        return switches.compactMapValues { $0 }
+    }
+
     /// Read-only fields the body names (`signIn.hashConfig`, `authorizedDomains`): production refuses them rather
     /// than answer 200 and change nothing.
-    public var readOnlyPresent: [String] = []
-    public var testPhoneNumbers: [String: String]?
-    public var mfa: MFAConfigPatch?
+    public var readOnlyPresent: [String] {
+        [signIn?.hashConfig.map { _ in "signIn.hashConfig" }, authorizedDomains.map { _ in "authorizedDomains" }].compactMap { $0 }
+    }
+
+    public var testPhoneNumbers: [String: String]? { signIn?.phoneNumber?.testPhoneNumbers }
+
     /// `blockingFunctions.triggers`: function URIs by event name.
-    public var triggers: [String: String]?
+    public var triggers: [String: String]? { blockingFunctions?.triggers?.mapValues { $0.functionUri ?? "" } }
 
     /// The paths the body sets (what an absent `updateMask` means).
     public var presentPaths: Set<String> {
@@ -174,96 +237,32 @@ public struct ProjectConfigPatch: Sendable, Equatable {
         if triggers != nil { paths.insert("blockingFunctions.triggers") }
         return paths
     }
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.values == b.values && a.testPhoneNumbers == b.testPhoneNumbers && a.mfa == b.mfa && a.triggers == b.triggers
-    }
 }
 
-extension ProjectConfigPatch: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        if var signIn = try body.object("signIn") {
-            if var email = try signIn.object("email") {
-                values["signIn.email.enabled"] = try email.bool("enabled")
-                values["signIn.email.passwordRequired"] = try email.bool("passwordRequired")
-                signIn.absorb(email)
-            }
-            if var anonymous = try signIn.object("anonymous") {
-                values["signIn.anonymous.enabled"] = try anonymous.bool("enabled")
-                signIn.absorb(anonymous)
-            }
-            values["signIn.allowDuplicateEmails"] = try signIn.bool("allowDuplicateEmails")
-            if var phone = try signIn.object("phoneNumber") {
-                testPhoneNumbers = try phone.stringMap("testPhoneNumbers")
-                values["signIn.phoneNumber.enabled"] = try phone.bool("enabled")
-                signIn.absorb(phone)
-            }
-            if signIn.has("hashConfig") { readOnlyPresent.append("signIn.hashConfig") }
-            signIn.ignore("hashConfig")
-            body.absorb(signIn)
-        }
-        if var privacy = try body.object("emailPrivacyConfig") {
-            values["emailPrivacyConfig.enableImprovedEmailPrivacy"] = try privacy.bool("enableImprovedEmailPrivacy")
-            body.absorb(privacy)
-        }
-        if var object = try body.object("mfa") {
-            mfa = try MFAConfigPatch(wire: &object)
-            body.absorb(object)
-        }
-        if var blocking = try body.object("blockingFunctions") {
-            if let entries = try blocking.objectMap("triggers") {
-                var read: [String: String] = [:]
-                for (event, var trigger) in entries {
-                    read[event] = try trigger.string("functionUri") ?? ""
-                    trigger.ignore("updateTime")
-                    blocking.absorb(trigger)
-                }
-                triggers = read
-            }
-            if var forward = try blocking.object("forwardInboundCredentials") {
-                for name in ["idToken", "accessToken", "refreshToken"] {
-                    values["blockingFunctions.forwardInboundCredentials." + name] = try forward.bool(name)
-                }
-                blocking.absorb(forward)
-            }
-            body.absorb(blocking)
-        }
-        if body.has("authorizedDomains") { readOnlyPresent.append("authorizedDomains") }
-        body.ignore("name", "authorizedDomains")
-        values = values.compactMapValues { $0 }
-    }
+extension ProjectConfigPatch: IgnoresWireFields {
+    public static let ignoredWireFields = ["name"]
 }
 
 /// The `mfa` (project) or `mfaConfig` (tenant) object of a patch: each field optional.
-public struct MFAConfigPatch: Sendable, Equatable {
+public struct MFAConfigPatch: Codable, Sendable, Equatable {
     public var state: String?
     public var enabledProviders: [String]?
-    /// TOTP's `adjacentIntervals`, and whether its provider config is ENABLED.
-    public var totp: (enabled: Bool, adjacentIntervals: Int?)?
+    public var providerConfigs: [ProviderConfig]?
+
+    public struct ProviderConfig: Codable, Sendable, Equatable {
+        public var state: String?
+        public var totpProviderConfig: TOTPConfig?
+        public struct TOTPConfig: Codable, Sendable, Equatable { public var adjacentIntervals: Int64? }
+    }
+
+    /// TOTP's `adjacentIntervals`, and whether its provider config is ENABLED (the last config given).
+    public var totp: (enabled: Bool, adjacentIntervals: Int?)? {
+        providerConfigs?.last.map { ($0.state == "ENABLED", $0.totpProviderConfig?.adjacentIntervals.map { Int(clamping: $0) }) }
+    }
 
     /// The fields present (`state`, `enabledProviders`, `providerConfigs`).
     public var presentFields: [String] {
         [state.map { _ in "state" }, enabledProviders.map { _ in "enabledProviders" },
          totp.map { _ in "providerConfigs" }].compactMap { $0 }
-    }
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.state == b.state && a.enabledProviders == b.enabledProviders && a.totp?.enabled == b.totp?.enabled
-            && a.totp?.adjacentIntervals == b.totp?.adjacentIntervals
-    }
-
-    init(wire mfa: inout WireObject) throws(WireDecodingError) {
-        state = try mfa.string("state")
-        enabledProviders = try mfa.strings("enabledProviders")
-        for var config in try mfa.objects("providerConfigs") ?? [] {
-            let configState = try config.string("state")
-            var intervals: Int?
-            if var totpConfig = try config.object("totpProviderConfig") {
-                intervals = try totpConfig.int64("adjacentIntervals").map { Int(clamping: $0) }
-                config.absorb(totpConfig)
-            }
-            totp = (configState == "ENABLED", intervals)
-            mfa.absorb(config)
-        }
     }
 }

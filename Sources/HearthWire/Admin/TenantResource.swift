@@ -69,17 +69,40 @@ public struct ListTenantsResponse: Codable, Sendable, Equatable {
 }
 
 /// The body of a tenant create or patch: the fields present, each optional (an `updateMask` says which apply).
-public struct TenantPatch: Sendable, Equatable {
+public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
     public static let writablePaths: Set<String> = [
         "displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth",
         "mfaConfig.state", "mfaConfig.enabledProviders", "mfaConfig.providerConfigs", "testPhoneNumbers",
         "inheritance.emailSendingConfig", "emailPrivacyConfig.enableImprovedEmailPrivacy",
     ]
+    public static let ignoredWireFields = ["name", "tenantId", "hashConfig", "smsRegionConfig", "recaptchaConfig", "client",
+                                           "autodeleteAnonymousUsers", "monitoring", "passwordPolicyConfig", "emailLinkSignin"]
     public var displayName: String?
-    /// Switches present in the body, by path (`disableAuth`, `inheritance.emailSendingConfig`).
-    public var values: [String: Bool] = [:]
-    public var mfa: MFAConfigPatch?
+    public var allowPasswordSignup: Bool?
+    public var enableEmailLinkSignin: Bool?
+    public var enableAnonymousUser: Bool?
+    public var disableAuth: Bool?
+    public var inheritance: Inheritance?
+    public var emailPrivacyConfig: ProjectConfigPatch.EmailPrivacy?
+    public var mfaConfig: MFAConfigPatch?
     public var testPhoneNumbers: [String: String]?
+
+    public struct Inheritance: Codable, Sendable, Equatable { public var emailSendingConfig: Bool? }
+
+    public init(displayName: String? = nil) { self.displayName = displayName }
+
+    public var mfa: MFAConfigPatch? { mfaConfig }
+
+    /// Switches present in the body, by path (`disableAuth`, `inheritance.emailSendingConfig`).
+    public var values: [String: Bool] {
+        let switches: [String: Bool?] = [
+            "allowPasswordSignup": allowPasswordSignup, "enableEmailLinkSignin": enableEmailLinkSignin,
+            "enableAnonymousUser": enableAnonymousUser, "disableAuth": disableAuth,
+            "inheritance.emailSendingConfig": inheritance?.emailSendingConfig,
+            "emailPrivacyConfig.enableImprovedEmailPrivacy": emailPrivacyConfig?.enableImprovedEmailPrivacy,
+        ]
+        return switches.compactMapValues { $0 }
+    }
 
     /// The writable paths a mask entry names: itself, or every path under a parent (`mfaConfig`).
     public static func expand(_ path: String) -> [String] {
@@ -94,31 +117,5 @@ public struct TenantPatch: Sendable, Equatable {
         if testPhoneNumbers != nil { paths.insert("testPhoneNumbers") }
         return paths
     }
-
-    public static func == (a: Self, b: Self) -> Bool {
-        a.displayName == b.displayName && a.values == b.values && a.mfa == b.mfa && a.testPhoneNumbers == b.testPhoneNumbers
-    }
 }
 
-extension TenantPatch: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        displayName = try body.string("displayName")
-        for name in ["allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth"] {
-            values[name] = try body.bool(name)
-        }
-        for (parent, field) in [("inheritance", "emailSendingConfig"), ("emailPrivacyConfig", "enableImprovedEmailPrivacy")] {
-            if var object = try body.object(parent) {
-                values[parent + "." + field] = try object.bool(field)
-                body.absorb(object)
-            }
-        }
-        if var object = try body.object("mfaConfig") {
-            mfa = try MFAConfigPatch(wire: &object)
-            body.absorb(object)
-        }
-        testPhoneNumbers = try body.stringMap("testPhoneNumbers")
-        body.ignore("name", "tenantId", "hashConfig", "smsRegionConfig",
-                    "recaptchaConfig", "client", "autodeleteAnonymousUsers", "monitoring", "passwordPolicyConfig",
-                    "emailLinkSignin")
-    }
-}

@@ -17,21 +17,17 @@ public struct EmulatorConfig: Codable, Sendable, Equatable {
     }
 }
 
-/// A PATCH of the emulator config: every field optional, merged into the current one.
-public struct EmulatorConfigPatch: WireDecodable {
-    public var allowDuplicateEmails: Bool?
-    public var enableImprovedEmailPrivacy: Bool?
+/// A PATCH of the emulator config: every field optional, merged into the current one. Unknown fields are refused even
+/// in emulator mode (decode it strictly), as Firebase's emulator validates this body against its schema.
+public struct EmulatorConfigPatch: Codable, Sendable, Equatable {
+    public var signIn: SignIn?
+    public var emailPrivacyConfig: EmailPrivacy?
 
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        if var signIn = try body.object("signIn") {
-            allowDuplicateEmails = try signIn.bool("allowDuplicateEmails")
-            if let unknown = signIn.unreadKeys.first { throw .unknownField("signIn." + unknown) }
-        }
-        if var privacy = try body.object("emailPrivacyConfig") {
-            enableImprovedEmailPrivacy = try privacy.bool("enableImprovedEmailPrivacy")
-            if let unknown = privacy.unreadKeys.first { throw .unknownField("emailPrivacyConfig." + unknown) }
-        }
-    }
+    public struct SignIn: Codable, Sendable, Equatable { public var allowDuplicateEmails: Bool? }
+    public struct EmailPrivacy: Codable, Sendable, Equatable { public var enableImprovedEmailPrivacy: Bool? }
+
+    public var allowDuplicateEmails: Bool? { signIn?.allowDuplicateEmails }
+    public var enableImprovedEmailPrivacy: Bool? { emailPrivacyConfig?.enableImprovedEmailPrivacy }
 }
 
 /// `GET /`: the emulator's readiness document.

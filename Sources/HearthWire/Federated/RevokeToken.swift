@@ -1,7 +1,7 @@
 /// `v2/accounts:revokeToken`: revokes a token the identity provider issued (Sign in with Apple's account-deletion
 /// requirement). `tokenType` comes as the enum's name (`CODE`, `REFRESH_TOKEN`, `ACCESS_TOKEN`) from the web SDKs
 /// and as its number (3, 1, 2) from the iOS SDK.
-public struct RevokeTokenRequest: Sendable, Equatable {
+public struct RevokeTokenRequest: Codable, Sendable, Equatable {
     public var idToken: String?
     public var providerId: String?
     public var tokenType: String?
@@ -17,13 +17,3 @@ public struct RevokeTokenRequest: Sendable, Equatable {
     }
 }
 
-extension RevokeTokenRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        idToken = try body.string("idToken")
-        providerId = try body.string("providerId")
-        tokenType = try body.string("tokenType")
-        token = try body.string("token")
-        redirectUri = try body.string("redirectUri")
-        body.ignore("tenantId")
-    }
-}

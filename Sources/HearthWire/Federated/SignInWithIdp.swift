@@ -1,6 +1,6 @@
 /// `accounts:signInWithIdp` (v3 `verifyAssertion`): sign in, sign up or link with an identity provider's credential.
 /// `postBody` is URL-encoded: `providerId`, `id_token`, `access_token`, `oauth_token_secret`, `code`, `nonce`, `user`.
-public struct SignInWithIdpRequest: Sendable, Equatable {
+public struct SignInWithIdpRequest: Codable, Sendable, Equatable {
     public var requestUri: String?
     public var postBody: String?
     public var sessionId: String?
@@ -29,18 +29,8 @@ public struct SignInWithIdpRequest: Sendable, Equatable {
     }
 }
 
-extension SignInWithIdpRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        requestUri = try body.string("requestUri")
-        postBody = try body.string("postBody")
-        sessionId = try body.string("sessionId")
-        idToken = try body.string("idToken")
-        returnIdpCredential = try body.bool("returnIdpCredential")
-        returnSecureToken = try body.bool("returnSecureToken")
-        tenantId = try body.string("tenantId")
-        pendingToken = try body.string("pendingToken")
-        body.ignore("autoCreate", "returnRefreshToken", "delegatedProjectNumber", "instanceId", "pendingIdToken")
-    }
+extension SignInWithIdpRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["autoCreate", "returnRefreshToken", "delegatedProjectNumber", "instanceId", "pendingIdToken"]
 }
 
 /// `VerifyAssertionResponse`: the IdP's profile and credential, then tokens — or `needConfirmation`, or

@@ -19,14 +19,6 @@ public struct MFAInfoWire: Codable, Sendable, Equatable {
         self.enrolledAt = enrolledAt
     }
 
-    /// Reads an entry of a request (`mfaInfo[]` in imports and admin creates, `mfa.enrollments[]` in updates).
-    public static func read(_ entry: inout WireObject) throws(WireDecodingError) -> MFAInfoWire {
-        let value = MFAInfoWire(
-            mfaEnrollmentId: try entry.string("mfaEnrollmentId"), displayName: try entry.string("displayName"),
-            phoneInfo: try entry.string("phoneInfo"), totpInfo: nil, enrolledAt: try entry.string("enrolledAt"))
-        entry.ignore("totpInfo", "unobfuscatedPhoneInfo")
-        return value
-    }
 }
 
 /// The answer of a first-factor sign-in when a second factor is required: no tokens.
@@ -47,32 +39,35 @@ public struct SecondFactorRequiredResponse: Codable, Sendable, Equatable {
     }
 }
 
-/// `v2/accounts/mfaEnrollment:start`.
-public struct StartMFAEnrollmentRequest: Sendable, Equatable {
+/// `v2/accounts/mfaEnrollment:start`: `phoneEnrollmentInfo` or `totpEnrollmentInfo` says which factor.
+public struct StartMFAEnrollmentRequest: Codable, Sendable, Equatable {
     public var idToken: String?
-    public var phoneNumber: String?
-    public var hasPhone: Bool
-    public var hasTOTP: Bool
-}
+    public var phoneEnrollmentInfo: PhoneStart?
+    public var totpEnrollmentInfo: TOTPStart?
 
-extension StartMFAEnrollmentRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        idToken = try body.string("idToken")
-        phoneNumber = nil
-        hasPhone = false
-        hasTOTP = false
-        if var phone = try body.object("phoneEnrollmentInfo") {
-            hasPhone = true
-            phoneNumber = try phone.string("phoneNumber")
-            phone.ignore("recaptchaToken", "iosReceipt", "iosSecret", "playIntegrityToken", "autoRetrievalInfo",
-                         "captchaResponse", "clientType", "recaptchaVersion", "safetyNetToken")
-            body.absorb(phone)
-        }
-        if let totp = try body.object("totpEnrollmentInfo") {
-            hasTOTP = true
-            body.absorb(totp)
-        }
-        body.ignore("tenantId")
+    public var hasPhone: Bool { phoneEnrollmentInfo != nil }
+    public var hasTOTP: Bool { totpEnrollmentInfo != nil }
+    public var phoneNumber: String? { phoneEnrollmentInfo?.phoneNumber }
+
+    public init(idToken: String?, phoneNumber: String? = nil, totp: Bool = false) {
+        self.idToken = idToken
+        phoneEnrollmentInfo = phoneNumber.map { PhoneStart(phoneNumber: $0) }
+        totpEnrollmentInfo = totp ? TOTPStart() : nil
+    }
+
+    /// The number a code goes to (`phoneEnrollmentInfo`, `phoneSignInInfo`); app-verification proofs are accepted and
+    /// ignored.
+    public struct PhoneStart: Codable, Sendable, Equatable, IgnoresWireFields {
+        public var phoneNumber: String?
+        public init(phoneNumber: String?) { self.phoneNumber = phoneNumber }
+        public static let ignoredWireFields = ["recaptchaToken", "iosReceipt", "iosSecret", "playIntegrityToken",
+                                               "autoRetrievalInfo", "captchaResponse", "clientType", "recaptchaVersion",
+                                               "safetyNetToken"]
+    }
+
+    /// `totpEnrollmentInfo`: an empty object.
+    public struct TOTPStart: Codable, Sendable, Equatable {
+        public init() {}
     }
 }
 
@@ -110,51 +105,75 @@ public struct StartMFAEnrollmentResponse: Codable, Sendable, Equatable {
     }
 }
 
-/// A `{sessionInfo, code}` pair (`phoneVerificationInfo`) or `{sessionInfo, verificationCode}` (`totpVerificationInfo`).
+/// A `{sessionInfo, code}` pair (`phoneVerificationInfo`) or `{sessionInfo, verificationCode}` (`totpVerificationInfo`),
+/// as handlers read it.
 public struct VerificationInfo: Sendable, Equatable {
     public var sessionInfo: String?
     public var code: String?
+}
 
-    static func read(_ body: inout WireObject, _ key: String, codeKey: String) throws(WireDecodingError) -> VerificationInfo? {
-        guard var info = try body.object(key) else { return nil }
-        let value = VerificationInfo(sessionInfo: try info.string("sessionInfo"), code: try info.string(codeKey))
-        info.ignore("phoneNumber", "androidVerificationProof", "temporaryProof")
-        body.absorb(info)
-        return value
+/// `phoneVerificationInfo`: the session and the texted code.
+public struct PhoneVerificationInfo: Codable, Sendable, Equatable, IgnoresWireFields {
+    public var sessionInfo: String?
+    public var code: String?
+    public init(sessionInfo: String?, code: String?) {
+        self.sessionInfo = sessionInfo
+        self.code = code
+    }
+    public static let ignoredWireFields = ["phoneNumber", "androidVerificationProof", "temporaryProof"]
+}
+
+/// `totpVerificationInfo`: the session (enrolment only) and the authenticator's code.
+public struct TOTPVerificationInfo: Codable, Sendable, Equatable, IgnoresWireFields {
+    public var sessionInfo: String?
+    public var verificationCode: String?
+    public init(sessionInfo: String? = nil, verificationCode: String?) {
+        self.sessionInfo = sessionInfo
+        self.verificationCode = verificationCode
+    }
+    public static let ignoredWireFields = PhoneVerificationInfo.ignoredWireFields
+}
+
+/// Either factor's proof, as handlers read it.
+public protocol SecondFactorVerification {
+    var phoneVerificationInfo: PhoneVerificationInfo? { get }
+    var totpVerificationInfo: TOTPVerificationInfo? { get }
+}
+
+extension SecondFactorVerification {
+    public var phone: VerificationInfo? { phoneVerificationInfo.map { VerificationInfo(sessionInfo: $0.sessionInfo, code: $0.code) } }
+    public var totp: VerificationInfo? {
+        totpVerificationInfo.map { VerificationInfo(sessionInfo: $0.sessionInfo, code: $0.verificationCode) }
     }
 }
 
 /// `v2/accounts/mfaEnrollment:finalize`.
-public struct FinalizeMFAEnrollmentRequest: Sendable, Equatable {
+public struct FinalizeMFAEnrollmentRequest: Codable, Sendable, Equatable, SecondFactorVerification {
     public var idToken: String?
     public var displayName: String?
-    public var phone: VerificationInfo?
-    public var totp: VerificationInfo?
-}
+    public var phoneVerificationInfo: PhoneVerificationInfo?
+    public var totpVerificationInfo: TOTPVerificationInfo?
 
-extension FinalizeMFAEnrollmentRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        idToken = try body.string("idToken")
-        displayName = try body.string("displayName")
-        phone = try VerificationInfo.read(&body, "phoneVerificationInfo", codeKey: "code")
-        totp = try VerificationInfo.read(&body, "totpVerificationInfo", codeKey: "verificationCode")
-        body.ignore("tenantId")
+    public init(idToken: String?, displayName: String?, phoneVerificationInfo: PhoneVerificationInfo? = nil,
+                totpVerificationInfo: TOTPVerificationInfo? = nil) {
+        self.idToken = idToken
+        self.displayName = displayName
+        self.phoneVerificationInfo = phoneVerificationInfo
+        self.totpVerificationInfo = totpVerificationInfo
     }
 }
 
 /// `v2/accounts/mfaEnrollment:withdraw`.
-public struct WithdrawMFARequest: Sendable, Equatable {
+public struct WithdrawMFARequest: Codable, Sendable, Equatable {
     public var idToken: String?
     public var mfaEnrollmentId: String?
-}
 
-extension WithdrawMFARequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        idToken = try body.string("idToken")
-        mfaEnrollmentId = try body.string("mfaEnrollmentId")
-        body.ignore("tenantId")
+    public init(idToken: String?, mfaEnrollmentId: String?) {
+        self.idToken = idToken
+        self.mfaEnrollmentId = mfaEnrollmentId
     }
 }
+
 
 /// Fresh tokens after an enrollment change or a second-factor sign-in.
 public struct MFATokensResponse: Codable, Sendable, Equatable {
@@ -171,21 +190,14 @@ public struct MFATokensResponse: Codable, Sendable, Equatable {
 }
 
 /// `v2/accounts/mfaSignIn:start`.
-public struct StartMFASignInRequest: Sendable, Equatable {
+public struct StartMFASignInRequest: Codable, Sendable, Equatable {
     public var mfaPendingCredential: String?
     public var mfaEnrollmentId: String?
-}
+    public var phoneSignInInfo: StartMFAEnrollmentRequest.PhoneStart?
 
-extension StartMFASignInRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        mfaPendingCredential = try body.string("mfaPendingCredential")
-        mfaEnrollmentId = try body.string("mfaEnrollmentId")
-        if var phone = try body.object("phoneSignInInfo") {
-            phone.ignore("recaptchaToken", "iosReceipt", "iosSecret", "playIntegrityToken", "autoRetrievalInfo",
-                         "captchaResponse", "clientType", "recaptchaVersion", "safetyNetToken")
-            body.absorb(phone)
-        }
-        body.ignore("tenantId")
+    public init(mfaPendingCredential: String?, mfaEnrollmentId: String?) {
+        self.mfaPendingCredential = mfaPendingCredential
+        self.mfaEnrollmentId = mfaEnrollmentId
     }
 }
 
@@ -196,19 +208,17 @@ public struct StartMFASignInResponse: Codable, Sendable, Equatable {
 }
 
 /// `v2/accounts/mfaSignIn:finalize`.
-public struct FinalizeMFASignInRequest: Sendable, Equatable {
+public struct FinalizeMFASignInRequest: Codable, Sendable, Equatable, SecondFactorVerification {
     public var mfaPendingCredential: String?
     public var mfaEnrollmentId: String?
-    public var phone: VerificationInfo?
-    public var totp: VerificationInfo?
-}
+    public var phoneVerificationInfo: PhoneVerificationInfo?
+    public var totpVerificationInfo: TOTPVerificationInfo?
 
-extension FinalizeMFASignInRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        mfaPendingCredential = try body.string("mfaPendingCredential")
-        mfaEnrollmentId = try body.string("mfaEnrollmentId")
-        phone = try VerificationInfo.read(&body, "phoneVerificationInfo", codeKey: "code")
-        totp = try VerificationInfo.read(&body, "totpVerificationInfo", codeKey: "verificationCode")
-        body.ignore("tenantId")
+    public init(mfaPendingCredential: String?, mfaEnrollmentId: String? = nil,
+                phoneVerificationInfo: PhoneVerificationInfo? = nil, totpVerificationInfo: TOTPVerificationInfo? = nil) {
+        self.mfaPendingCredential = mfaPendingCredential
+        self.mfaEnrollmentId = mfaEnrollmentId
+        self.phoneVerificationInfo = phoneVerificationInfo
+        self.totpVerificationInfo = totpVerificationInfo
     }
 }

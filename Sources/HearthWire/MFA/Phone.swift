@@ -1,14 +1,10 @@
 /// `accounts:sendVerificationCode` (v3 `sendVerificationCode`).
-public struct SendVerificationCodeRequest: Sendable, Equatable {
+public struct SendVerificationCodeRequest: Codable, Sendable, Equatable {
     public var phoneNumber: String?
 }
 
-extension SendVerificationCodeRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        phoneNumber = try body.string("phoneNumber")
-        body.ignore("recaptchaToken", "playIntegrityToken", "safetyNetToken", "iosReceipt", "iosSecret",
-                    "captchaResponse", "clientType", "recaptchaVersion", "autoRetrievalInfo", "tenantId")
-    }
+extension SendVerificationCodeRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["recaptchaToken", "playIntegrityToken", "safetyNetToken", "iosReceipt", "iosSecret", "captchaResponse", "clientType", "recaptchaVersion", "autoRetrievalInfo"]
 }
 
 public struct SendVerificationCodeResponse: Codable, Sendable, Equatable {
@@ -17,7 +13,7 @@ public struct SendVerificationCodeResponse: Codable, Sendable, Equatable {
 }
 
 /// `accounts:signInWithPhoneNumber` (v3 `verifyPhoneNumber`).
-public struct SignInWithPhoneNumberRequest: Sendable, Equatable {
+public struct SignInWithPhoneNumberRequest: Codable, Sendable, Equatable {
     public var sessionInfo: String?
     public var code: String?
     public var temporaryProof: String?
@@ -26,16 +22,8 @@ public struct SignInWithPhoneNumberRequest: Sendable, Equatable {
     public var operation: String?
 }
 
-extension SignInWithPhoneNumberRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        sessionInfo = try body.string("sessionInfo")
-        code = try body.string("code")
-        temporaryProof = try body.string("temporaryProof")
-        phoneNumber = try body.string("phoneNumber")
-        idToken = try body.string("idToken")
-        operation = try body.string("operation")
-        body.ignore("tenantId", "verificationProof", "returnSecureToken")
-    }
+extension SignInWithPhoneNumberRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["verificationProof", "returnSecureToken"]
 }
 
 public struct SignInWithPhoneNumberResponse: Codable, Sendable, Equatable {

@@ -14,13 +14,9 @@ public struct TokenRequest: Codable, Sendable, Equatable {
     }
 }
 
-extension TokenRequest: WireDecodable {
-    public init(wire body: inout WireObject) throws(WireDecodingError) {
-        grantType = try body.string("grantType")
-        refreshToken = try body.string("refreshToken")
-        body.ignore("code")  // deprecated and ignored by Google
-        body.ignore("tenantId")  // read before decoding: the call is scoped to it (TenantScope)
-    }
+/// `code` is deprecated, and ignored by Google.
+extension TokenRequest: IgnoresWireFields {
+    public static let ignoredWireFields = ["code"]
 }
 
 public struct TokenResponse: Codable, Sendable, Equatable {

@@ -40,7 +40,7 @@ public enum JSONValue: Sendable, Equatable, Codable {
     }
 
     /// The name Google's validators use for the type, for error messages.
-    var typeName: String {
+    public var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"
