@@ -15,6 +15,10 @@ public struct HearthRequestContext: RequestContext {
     var isAdmin = false
     /// The body, parsed once by ``BodyLimit``; empty before it runs.
     var body = RequestBody.empty
+    /// Whether typed requests refuse unknown fields (production); set with the body.
+    var strictBodies = true
+    /// Route handlers' typed requests are decoded from ``body`` with Google's JSON rules.
+    public var requestDecoder: some RequestDecoder { WireRequestDecoder() }
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -11,6 +11,8 @@ import NIOFoundationCompat
 struct BodyLimit: RouterMiddleware {
     typealias Context = HearthRequestContext
     let limit: Int
+    /// Production refuses unknown fields; emulator mode ignores them, as Firebase's emulator does.
+    let strict: Bool
     let logger: Logger
 
     func handle(_ request: Request, context: HearthRequestContext,
@@ -29,6 +31,7 @@ struct BodyLimit: RouterMiddleware {
         }
         var context = context
         context.body = RequestBody(buffer, contentType: request.headers[.contentType])
+        context.strictBodies = strict
         return try await next(request, context)
     }
 }
@@ -69,11 +72,9 @@ struct RequestBody: Sendable {
 /// unknown fields are refused in production and ignored in emulator mode, as each of Firebase's servers does.
 /// Every call may name its tenant (``TenantScope`` has acted on it); only an admin may name another project.
 struct WireRequestDecoder: RequestDecoder {
-    let strict: Bool
-
     func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
         guard let context = context as? HearthRequestContext else { throw APIError.internalError }
-        return try Self.decode(type, context: context, strict: strict, allowForm: false)
+        return try Self.decode(type, context: context, strict: context.strictBodies, allowForm: false)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, context: HearthRequestContext, strict: Bool,

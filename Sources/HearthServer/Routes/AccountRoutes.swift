@@ -5,8 +5,7 @@ import Hummingbird
 
 /// `accounts:signUp`, `signInWithPassword`, `lookup`, `update`, `delete`, `createAuthUri` and `getProjectConfig`.
 enum AccountRoutes {
-    static func signUp(_ call: Call) async throws -> Response {
-        let request = try call.decode(SignUpRequest.self)
+    static func signUp(_ call: Call, _ request: SignUpRequest) async throws -> Response {
         guard request.localId == nil else { throw APIError.business(.unexpectedParameter, "User ID") }  // admins only
         let result = try await call.services.accounts.signUp(
             in: try call.clientProject, email: request.email, password: request.password,
@@ -20,8 +19,7 @@ enum AccountRoutes {
             expiresIn: String(result.tokens.expiresIn)))
     }
 
-    static func signInWithPassword(_ call: Call) async throws -> Response {
-        let request = try call.decode(SignInWithPasswordRequest.self)
+    static func signInWithPassword(_ call: Call, _ request: SignInWithPasswordRequest) async throws -> Response {
         let outcome = try await call.services.accounts.signInWithPassword(
             in: try call.clientProject, email: request.email, password: request.password)
         return outcome.response { result in
@@ -33,8 +31,7 @@ enum AccountRoutes {
         }
     }
 
-    static func signInWithCustomToken(_ call: Call) async throws -> Response {
-        let request = try call.decode(SignInWithCustomTokenRequest.self)
+    static func signInWithCustomToken(_ call: Call, _ request: SignInWithCustomTokenRequest) async throws -> Response {
         let project = try call.clientProject
         let signIn = { (project: ProjectContext) in
             try await call.services.accounts.signInWithCustomToken(
@@ -58,20 +55,17 @@ enum AccountRoutes {
         }
     }
 
-    static func lookup(_ call: Call) async throws -> Response {
-        let request = try call.decode(LookupRequest.self)
+    static func lookup(_ call: Call, _ request: LookupRequest) async throws -> Response {
         let user = try await call.services.accounts.lookup(in: try call.clientProject, idToken: request.idToken)
         return json(LookupResponse(users: [UserInfo(user)]))
     }
 
-    static func delete(_ call: Call) async throws -> Response {
-        let request = try call.decode(DeleteAccountRequest.self)
+    static func delete(_ call: Call, _ request: DeleteAccountRequest) async throws -> Response {
         try await call.services.accounts.deleteAccount(in: try call.clientProject, idToken: request.idToken)
         return json(DeleteAccountResponse())
     }
 
-    static func update(_ call: Call) async throws -> Response {
-        let request = try call.decode(UpdateAccountRequest.self)
+    static func update(_ call: Call, _ request: UpdateAccountRequest) async throws -> Response {
         if let code = request.oobCode {
             let project = try call.clientProject
             let (user, record, notice) = try await call.services.accounts.applyActionCode(
@@ -120,8 +114,7 @@ enum AccountRoutes {
         return json(response)
     }
 
-    static func createAuthUri(_ call: Call) async throws -> Response {
-        let request = try call.decode(CreateAuthUriRequest.self)
+    static func createAuthUri(_ call: Call, _ request: CreateAuthUriRequest) async throws -> Response {
         if let providerID = request.providerId { return try await FederatedRoutes.createAuthUri(call, request, providerID: providerID) }
         let methods = try await call.services.accounts.signInMethods(
             in: try call.clientProject, identifier: request.identifier, continueURI: request.continueUri)

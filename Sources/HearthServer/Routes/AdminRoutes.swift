@@ -8,8 +8,7 @@ import Hummingbird
 enum AdminRoutes {
     /// Every user matching any of the given uids, emails, phone numbers or linked identities, once each; `users`
     /// is left out when none matched.
-    static func lookup(_ call: Call) async throws -> Response {
-        let request = try call.decode(LookupRequest.self)
+    static func lookup(_ call: Call, _ request: LookupRequest) async throws -> Response {
         let project = try await call.adminProject(nil)
         let store = call.services.store
         var found: [UserRecord] = []
@@ -37,8 +36,7 @@ enum AdminRoutes {
     }
 
     /// Admin `accounts:update`: profile and admin-only fields of the user `localId`.
-    static func update(_ call: Call) async throws -> Response {
-        let request = try call.decode(UpdateAccountRequest.self)
+    static func update(_ call: Call, _ request: UpdateAccountRequest) async throws -> Response {
         let project = try await call.adminProject(nil)
         let deleted = Set(request.deleteAttribute ?? [])
         var changes = AdminChanges()
@@ -58,8 +56,7 @@ enum AdminRoutes {
         return json(UpdateAccountResponse(user))
     }
 
-    static func delete(_ call: Call) async throws -> Response {
-        let request = try call.decode(DeleteAccountRequest.self)
+    static func delete(_ call: Call, _ request: DeleteAccountRequest) async throws -> Response {
         let project = try await call.adminProject(nil)
         guard let localID = request.localId, !localID.isEmpty else { throw AuthFailure.missingLocalID }
         guard try await call.services.store.deleteUser(projectID: project.id, tenantID: project.tenantID, localID: localID) else {
@@ -69,8 +66,7 @@ enum AdminRoutes {
     }
 
     /// Admin create (`POST projects/{id}/accounts`): the short SignupNewUserResponse, no tokens.
-    static func create(_ call: Call) async throws -> Response {
-        let request = try call.decode(AdminCreateAccountRequest.self)
+    static func create(_ call: Call, _ request: AdminCreateAccountRequest) async throws -> Response {
         if request.idToken != nil, request.localId != nil { throw APIError.business(.unexpectedParameter, "User ID") }
         let project = try await call.adminProject(nil)
         var new = AdminNewUser(localID: request.localId, email: request.email, password: request.password)
@@ -93,8 +89,7 @@ enum AdminRoutes {
     }
 
     /// Legacy v3 `downloadAccount`: `batchGet` with its fields in the body, in the body's `targetProjectId`.
-    static func downloadAccount(_ call: Call) async throws -> Response {
-        let request = try call.decode(DownloadAccountRequest.self)
+    static func downloadAccount(_ call: Call, _ request: DownloadAccountRequest) async throws -> Response {
         let target = try legacyTarget(call, request.targetProjectId)
         return try await usersPage(call, project: try await call.adminProject(target), maxResults: request.maxResults,
                                    after: request.nextPageToken)
@@ -125,8 +120,7 @@ enum AdminRoutes {
     }
 
     /// `accounts:query`: count, sort, page and one equality filter, as production Firebase offers.
-    static func query(_ call: Call) async throws -> Response {
-        let request = try call.decode(QueryAccountsRequest.self)
+    static func query(_ call: Call, _ request: QueryAccountsRequest) async throws -> Response {
         let project = try await call.adminProject(nil)
         var query = UserQuery(tenantID: project.tenantID)
         if let name = request.sortBy {
@@ -163,8 +157,7 @@ enum AdminRoutes {
             userInfo: returnUsers ? result.users.map { UserInfo($0, exportingHashesOf: project) } : nil))
     }
 
-    static func batchDelete(_ call: Call) async throws -> Response {
-        let request = try call.decode(BatchDeleteRequest.self)
+    static func batchDelete(_ call: Call, _ request: BatchDeleteRequest) async throws -> Response {
         let project = try await call.adminProject(nil)
         guard (1...1000).contains(request.localIds.count) else { throw APIError.business(.localIDListExceedsLimit) }
         let refused = try await call.services.accounts.batchDelete(
@@ -176,8 +169,7 @@ enum AdminRoutes {
 
     /// Admin `accounts:sendOobCode`: the user is named by email; with `returnOobLink` the link comes back in the
     /// answer and nothing is sent (Admin SDKs' `generatePasswordResetLink` and friends).
-    static func sendOobCode(_ call: Call) async throws -> Response {
-        let request = try call.decode(SendOobCodeRequest.self)
+    static func sendOobCode(_ call: Call, _ request: SendOobCodeRequest) async throws -> Response {
         let project = try await call.adminProject(nil)
         guard let type = request.requestType else { throw AuthFailure.missingRequestType }
         var actionRequest = ActionCodeRequest(
@@ -196,16 +188,14 @@ enum AdminRoutes {
         return json(SendOobCodeResponse(email: sent.email))
     }
 
-    static func createSessionCookie(_ call: Call) async throws -> Response {
-        let request = try call.decode(CreateSessionCookieRequest.self)
+    static func createSessionCookie(_ call: Call, _ request: CreateSessionCookieRequest) async throws -> Response {
         let project = try await call.adminProject(nil)
         let cookie = try await call.services.accounts.createSessionCookie(
             in: project, idToken: request.idToken, validDuration: request.validDuration)
         return json(CreateSessionCookieResponse(sessionCookie: cookie))
     }
 
-    static func batchCreate(_ call: Call) async throws -> Response {
-        let request = try call.decode(BatchCreateRequest.self)
+    static func batchCreate(_ call: Call, _ request: BatchCreateRequest) async throws -> Response {
         if let invalid = request.invalidBytes { throw APIError.invalidArgument(invalid) }
         let project = try await call.adminProject(try legacyTarget(call, request.targetProjectId))
         let hashing = try request.hashAlgorithm.map { name in

@@ -13,8 +13,7 @@ enum ConfigRoutes {
     /// production a path that is read-only or unknown is refused, so a typo never passes silently, and no mask means
     /// the fields present; emulator mode ignores unknown paths and reads no mask as a full update, as Firebase's
     /// emulator does.
-    static func patch(_ call: Call) async throws -> Response {
-        let patch = try call.decode(ProjectConfigPatch.self)
+    static func patch(_ call: Call, _ patch: ProjectConfigPatch) async throws -> Response {
         let project = try await call.adminProject(nil)
         let emulator = call.configuration.isEmulator
         if !emulator, let named = patch.readOnlyPresent.first {

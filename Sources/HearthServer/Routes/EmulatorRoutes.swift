@@ -35,7 +35,8 @@ enum EmulatorRoutes {
     }
 
     static func patchConfig(_ call: Call) async throws -> Response {
-        let patch = try call.decode(EmulatorConfigPatch.self)
+        // Strict even here: Firebase's emulator checks this body against its schema.
+        let patch = try WireRequestDecoder.decode(EmulatorConfigPatch.self, context: call.context, strict: true, allowForm: false)
         let id = try await call.services.emulatorProject(try projectID(call)).id
         let updated = try await call.services.projects.modify(id) { record in
             if let value = patch.allowDuplicateEmails { record.settings.allowDuplicateEmails = value }

@@ -8,8 +8,7 @@ import Hummingbird
 enum FederatedRoutes {
     /// Game Center: the player's signature is checked by the federation verifier (`gc.apple.com`, whose `clientId`
     /// is the app's bundle id), then the account rules of `signInWithIdp` apply; `idToken` links instead.
-    static func signInWithGameCenter(_ call: Call) async throws -> Response {
-        let request = try call.decode(SignInWithGameCenterRequest.self)
+    static func signInWithGameCenter(_ call: Call, _ request: SignInWithGameCenterRequest) async throws -> Response {
         let project = try call.clientProject
         guard let verifier = call.services.federation else { throw AuthFailure.providerNotEnabled("gc.apple.com") }
         var fields: [String: String] = [:]
@@ -40,8 +39,7 @@ enum FederatedRoutes {
         }
     }
 
-    static func signInWithIdp(_ call: Call) async throws -> Response {
-        let request = try call.decode(SignInWithIdpRequest.self)
+    static func signInWithIdp(_ call: Call, _ request: SignInWithIdpRequest) async throws -> Response {
         guard let requestURI = request.requestUri, !requestURI.isEmpty else { throw AuthFailure.missingRequestURI }
         let project = try call.clientProject
         let fields = request.postBodyFields
@@ -138,8 +136,7 @@ extension SignInWithIdpResponse {
 extension FederatedRoutes {
     /// `v2/accounts:revokeToken`: revokes what Apple issued for the signed-in user (an authorization code is
     /// exchanged, then its refresh token revoked). Answers `{}`.
-    static func revokeToken(_ call: Call) async throws -> Response {
-        let request = try call.decode(RevokeTokenRequest.self)
+    static func revokeToken(_ call: Call, _ request: RevokeTokenRequest) async throws -> Response {
         try await call.services.accounts.revokeProviderToken(
             in: try call.clientProject, idToken: request.idToken, providerID: request.providerId,
             tokenType: request.tokenType, token: request.token, redirectURI: request.redirectUri,

@@ -15,8 +15,7 @@ enum MFARoutes {
             mfaInfo: user.enrollments.map { MFAInfoWire($0, obfuscated: true) }))
     }
 
-    static func startEnrollment(_ call: Call) async throws -> Response {
-        let request = try call.decode(StartMFAEnrollmentRequest.self)
+    static func startEnrollment(_ call: Call, _ request: StartMFAEnrollmentRequest) async throws -> Response {
         let project = try call.clientProject
         let accounts = call.services.accounts
         if request.hasTOTP {
@@ -39,24 +38,21 @@ enum MFARoutes {
         return json(StartMFAEnrollmentResponse(phoneSessionInfo: .init(sessionInfo: sessionInfo)))
     }
 
-    static func finalizeEnrollment(_ call: Call) async throws -> Response {
-        let request = try call.decode(FinalizeMFAEnrollmentRequest.self)
+    static func finalizeEnrollment(_ call: Call, _ request: FinalizeMFAEnrollmentRequest) async throws -> Response {
         let result = try await call.services.accounts.finalizeEnrollment(
             in: try call.clientProject, idToken: request.idToken, displayName: request.displayName,
             phone: request.phone.map { ($0.sessionInfo, $0.code) }, totp: request.totp.map { ($0.sessionInfo, $0.code) })
         return json(MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken))
     }
 
-    static func withdraw(_ call: Call) async throws -> Response {
-        let request = try call.decode(WithdrawMFARequest.self)
+    static func withdraw(_ call: Call, _ request: WithdrawMFARequest) async throws -> Response {
         let result = try await call.services.accounts.withdrawEnrollment(
             in: try call.clientProject, idToken: request.idToken, enrollmentID: request.mfaEnrollmentId)
         return json(MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
                                       expiresIn: String(result.tokens.expiresIn)))
     }
 
-    static func startSignIn(_ call: Call) async throws -> Response {
-        let request = try call.decode(StartMFASignInRequest.self)
+    static func startSignIn(_ call: Call, _ request: StartMFASignInRequest) async throws -> Response {
         let project = try call.clientProject
         let accounts = call.services.accounts
         let number = try await accounts.secondFactorPhoneNumber(in: project, pendingCredential: request.mfaPendingCredential,
@@ -69,8 +65,7 @@ enum MFARoutes {
         return json(StartMFASignInResponse(sessionInfo: sessionInfo))
     }
 
-    static func finalizeSignIn(_ call: Call) async throws -> Response {
-        let request = try call.decode(FinalizeMFASignInRequest.self)
+    static func finalizeSignIn(_ call: Call, _ request: FinalizeMFASignInRequest) async throws -> Response {
         let proof: SecondFactorProof
         if let totp = request.totp {
             proof = .totp(enrollmentID: request.mfaEnrollmentId, code: totp.code)

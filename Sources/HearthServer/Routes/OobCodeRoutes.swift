@@ -6,8 +6,7 @@ import Hummingbird
 /// `accounts:sendOobCode`, `resetPassword` and `signInWithEmailLink`; applying codes in `accounts:update` is in
 /// AccountRoutes.
 enum OobCodeRoutes {
-    static func sendOobCode(_ call: Call) async throws -> Response {
-        let request = try call.decode(SendOobCodeRequest.self)
+    static func sendOobCode(_ call: Call, _ request: SendOobCodeRequest) async throws -> Response {
         guard let type = request.requestType else { throw AuthFailure.missingRequestType }
         if request.returnOobLink == true {
             throw APIError.business(.insufficientPermission, "returnOobLink requires admin credentials")
@@ -23,8 +22,7 @@ enum OobCodeRoutes {
         return json(SendOobCodeResponse(email: sent?.email ?? request.email))
     }
 
-    static func signInWithEmailLink(_ call: Call) async throws -> Response {
-        let request = try call.decode(SignInWithEmailLinkRequest.self)
+    static func signInWithEmailLink(_ call: Call, _ request: SignInWithEmailLinkRequest) async throws -> Response {
         let outcome = try await call.services.accounts.signInWithEmailLink(
             in: try call.clientProject, email: request.email, code: request.oobCode, idToken: request.idToken)
         return outcome.response { result in
@@ -35,8 +33,7 @@ enum OobCodeRoutes {
         }
     }
 
-    static func resetPassword(_ call: Call) async throws -> Response {
-        let request = try call.decode(ResetPasswordRequest.self)
+    static func resetPassword(_ call: Call, _ request: ResetPasswordRequest) async throws -> Response {
         if request.oldPassword != nil {
             throw APIError.business(.operationNotAllowed, "email + oldPassword resets are not supported; use an oobCode")
         }

@@ -5,8 +5,7 @@ import Hummingbird
 /// `accounts:sendVerificationCode` and `accounts:signInWithPhoneNumber` (phone as a first factor), and the
 /// emulator's SMS outbox.
 enum PhoneRoutes {
-    static func sendVerificationCode(_ call: Call) async throws -> Response {
-        let request = try call.decode(SendVerificationCodeRequest.self)
+    static func sendVerificationCode(_ call: Call, _ request: SendVerificationCodeRequest) async throws -> Response {
         let project = try call.clientProject
         guard let number = request.phoneNumber, PhoneNumber.isValid(number) else { throw AuthFailure.invalidPhoneNumber }
         let sessionInfo = try await call.sendingSMS(to: number) {
@@ -16,8 +15,7 @@ enum PhoneRoutes {
         return json(SendVerificationCodeResponse(sessionInfo: sessionInfo))
     }
 
-    static func signInWithPhoneNumber(_ call: Call) async throws -> Response {
-        let request = try call.decode(SignInWithPhoneNumberRequest.self)
+    static func signInWithPhoneNumber(_ call: Call, _ request: SignInWithPhoneNumberRequest) async throws -> Response {
         let operation = try request.operation.map { name in
             guard let operation = PhoneOperation(rawValue: name) else {
                 throw AuthFailure.invalidArgument("operation must be SIGN_UP_OR_IN, REAUTH, UPDATE or LINK")

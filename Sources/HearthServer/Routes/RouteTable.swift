@@ -97,6 +97,13 @@ final class RouteTable {
         { call in try await (call.isAdmin ? admin : client)(call) }
     }
 
+    /// The same for typed handlers of one request shape.
+    static func either<Request>(_ client: @escaping @Sendable (Call, Request) async throws -> Response,
+                                admin: @escaping @Sendable (Call, Request) async throws -> Response)
+        -> @Sendable (Call, Request) async throws -> Response {
+        { call, request in try await (call.isAdmin ? admin : client)(call, request) }
+    }
+
     /// A set of routes sharing guards.
     struct Guarded {
         let table: RouteTable
@@ -121,6 +128,23 @@ final class RouteTable {
         /// and rules.
         func post(_ paths: String..., to handler: @escaping RouteHandler) {
             table.register(.post, paths, on: self, handler)
+        }
+
+        /// A typed endpoint under each of its paths: its request is decoded from the parsed body (the context's
+        /// ``WireRequestDecoder``) before the handler runs. `withTenants` adds the admin API's tenant forms.
+        func on<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, withTenants: Bool = false,
+                                to handler: @escaping @Sendable (Call, Request) async throws -> Response) {
+            table.register(HTTPRequest.Method(endpoint.method), withTenants ? endpoint.pathsWithTenants : endpoint.paths,
+                           on: self) { call in
+                try await handler(call, try await call.request.decode(as: Request.self, context: call.context))
+            }
+        }
+
+        /// A typed endpoint whose handler reads no body (a GET), or reads its own (a client-or-admin route whose two
+        /// handlers take different shapes).
+        func on<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, withTenants: Bool = false, to handler: @escaping RouteHandler) {
+            table.register(HTTPRequest.Method(endpoint.method), withTenants ? endpoint.pathsWithTenants : endpoint.paths,
+                           on: self, handler)
         }
 
         func get(_ paths: String..., to handler: @escaping RouteHandler) {
@@ -172,7 +196,18 @@ struct Call: Sendable {
 
     /// Reads the body as `T` (see ``WireRequestDecoder``); a form body only where the API takes one.
     func decode<T: Decodable>(_ type: T.Type, allowForm: Bool = false) throws(APIError) -> T {
-        try WireRequestDecoder.decode(type, context: context, strict: !configuration.isEmulator, allowForm: allowForm)
+        try WireRequestDecoder.decode(type, context: context, strict: context.strictBodies, allowForm: allowForm)
+    }
+}
+
+extension HTTPRequest.Method {
+    init(_ method: EndpointMethod) {
+        switch method {
+        case .get: self = .get
+        case .post: self = .post
+        case .patch: self = .patch
+        case .delete: self = .delete
+        }
     }
 }
 

@@ -1,3 +1,4 @@
+import HearthWire
 import Hummingbird
 
 /// The whole HTTP surface on one screen, each route with its guards. Paths carry Google's host as their first
@@ -16,6 +17,11 @@ enum HearthRoutes {
     static let secureToken = "/securetoken.googleapis.com/v1"
     static let googleKeys = "/www.googleapis.com"
 
+    /// A typed handler for a route whose handler is picked per call (``RouteTable/either(_:admin:)``).
+    static func decoded<Request: Decodable>(_ handler: @escaping @Sendable (Call, Request) async throws -> Response) -> RouteHandler {
+        { call in try await handler(call, try call.decode(Request.self)) }
+    }
+
     static func router(services: HearthServices) -> Router<HearthRequestContext> { table(services: services).router }
 
     /// The route table, with the router it fills (what the alias test walks).
@@ -28,7 +34,8 @@ enum HearthRoutes {
         router.add(middleware: ErrorEnvelopes(logger: services.logger))
         router.add(middleware: AuditScopeMiddleware(trustForwardedFor: services.configuration.trustForwardedFor))
         let table = RouteTable(router: router, services: services)
-        let body = BodyLimit(limit: services.configuration.maxBodySize, logger: services.logger)
+        let body = BodyLimit(limit: services.configuration.maxBodySize, strict: !services.configuration.isEmulator,
+                             logger: services.logger)
         let client = table.guarded(by: APIKeyGuard(services: services), body)
         // Client paths an Admin SDK may call with a bearer and no key; the project may be in the body, read first.
         let clientOrAdmin = table.guarded(by: body, APIKeyOrAdminGuard(services: services))
@@ -44,53 +51,49 @@ enum HearthRoutes {
         open.get("/readyz", to: HealthRoutes.ready)
         open.on(.head, "/readyz", to: HealthRoutes.ready)
         if observability.metricsOnMainListener { open.get("/metrics", to: HealthRoutes.metrics) }
-        // Accounts (client API; v1 names and the legacy v3 names the iOS SDK calls).
+        // Accounts (client API): each endpoint's v1 name and the legacy v3 name the iOS SDK calls.
         clientOrAdmin.and(RateLimited(policy: .signUps, services: services))
             .and(CountsSignIns(label: "hearth_sign_ups_total", provider: "password"))
-            .post("\(v1)/accounts:signUp", "\(v3)/signupNewUser", to: RouteTable.either(AccountRoutes.signUp, admin: AdminRoutes.create))
+            .on(Endpoints.signUp, to: RouteTable.either(decoded(AccountRoutes.signUp), admin: decoded(AdminRoutes.create)))
         client.and(RateLimited(policy: .failedSignIns, services: services)).and(signIns("password")).with(.needs(.password))
-            .post("\(v1)/accounts:signInWithPassword", "\(v3)/verifyPassword", to: AccountRoutes.signInWithPassword)
-        client.and(signIns("custom")).post("\(v1)/accounts:signInWithCustomToken", "\(v3)/verifyCustomToken", to: AccountRoutes.signInWithCustomToken)
-        clientOrAdmin.with(.reads).post("\(v1)/accounts:lookup", "\(v3)/getAccountInfo", to: RouteTable.either(AccountRoutes.lookup, admin: AdminRoutes.lookup))
-        clientOrAdmin.post("\(v1)/accounts:update", "\(v3)/setAccountInfo", to: RouteTable.either(AccountRoutes.update, admin: AdminRoutes.update))
-        clientOrAdmin.post("\(v1)/accounts:delete", "\(v3)/deleteAccount", to: RouteTable.either(AccountRoutes.delete, admin: AdminRoutes.delete))
+            .on(Endpoints.signInWithPassword, to: AccountRoutes.signInWithPassword)
+        client.and(signIns("custom")).on(Endpoints.signInWithCustomToken, to: AccountRoutes.signInWithCustomToken)
+        clientOrAdmin.with(.reads).on(Endpoints.lookup, to: RouteTable.either(AccountRoutes.lookup, admin: AdminRoutes.lookup))
+        clientOrAdmin.on(Endpoints.update, to: RouteTable.either(AccountRoutes.update, admin: AdminRoutes.update))
+        clientOrAdmin.on(Endpoints.delete, to: RouteTable.either(AccountRoutes.delete, admin: AdminRoutes.delete))
         clientOrAdmin.and(RateLimited(policy: .emails, services: services)).with(.needs(.emailLinkWhenRequested))
-            .post("\(v1)/accounts:sendOobCode", "\(v3)/getOobConfirmationCode",
-                  to: RouteTable.either(OobCodeRoutes.sendOobCode, admin: AdminRoutes.sendOobCode))
-        client.with(.needs(.password)).post("\(v1)/accounts:resetPassword", "\(v3)/resetPassword", to: OobCodeRoutes.resetPassword)
-        client.and(signIns("emailLink")).with(.needs(.emailLink)).post("\(v1)/accounts:signInWithEmailLink", "\(v3)/emailLinkSignin", to: OobCodeRoutes.signInWithEmailLink)
-        client.and(signIns("idp")).post("\(v1)/accounts:signInWithIdp", "\(v3)/verifyAssertion", to: FederatedRoutes.signInWithIdp)
-        client.and(signIns("gameCenter")).post("\(v1)/accounts:signInWithGameCenter", to: FederatedRoutes.signInWithGameCenter)
-        client.and(RateLimited(policy: .redirectSessions, services: services))
-            .post("\(v1)/accounts:createAuthUri", "\(v3)/createAuthUri", to: AccountRoutes.createAuthUri)
-        client.get("\(v1)/projects", "\(v3)/getProjectConfig", to: AccountRoutes.projectConfig)
+            .on(Endpoints.sendOobCode, to: RouteTable.either(OobCodeRoutes.sendOobCode, admin: AdminRoutes.sendOobCode))
+        client.with(.needs(.password)).on(Endpoints.resetPassword, to: OobCodeRoutes.resetPassword)
+        client.and(signIns("emailLink")).with(.needs(.emailLink)).on(Endpoints.signInWithEmailLink, to: OobCodeRoutes.signInWithEmailLink)
+        client.and(signIns("idp")).on(Endpoints.signInWithIdp, to: FederatedRoutes.signInWithIdp)
+        client.and(signIns("gameCenter")).on(Endpoints.signInWithGameCenter, to: FederatedRoutes.signInWithGameCenter)
+        client.and(RateLimited(policy: .redirectSessions, services: services)).on(Endpoints.createAuthUri, to: AccountRoutes.createAuthUri)
+        client.on(Endpoints.projectConfig, to: AccountRoutes.projectConfig)
         // Phone as a first factor, and multi-factor (v2). SMS are limited per number where the number is known.
         let phone = RouteRules(needs: .phone, emulatorRefusesInTenant: true)
-        client.with(phone).post("\(v1)/accounts:sendVerificationCode", "\(v3)/sendVerificationCode", to: PhoneRoutes.sendVerificationCode)
-        client.and(signIns("phone")).with(phone).post("\(v1)/accounts:signInWithPhoneNumber", "\(v3)/verifyPhoneNumber", to: PhoneRoutes.signInWithPhoneNumber)
+        client.with(phone).on(Endpoints.sendVerificationCode, to: PhoneRoutes.sendVerificationCode)
+        client.and(signIns("phone")).with(phone).on(Endpoints.signInWithPhoneNumber, to: PhoneRoutes.signInWithPhoneNumber)
         let mfa = client.with(.needs(.tenantMFA))
-        mfa.post("\(v2)/accounts/mfaEnrollment:start", to: MFARoutes.startEnrollment)
-        mfa.post("\(v2)/accounts/mfaEnrollment:finalize", to: MFARoutes.finalizeEnrollment)
-        client.post("\(v2)/accounts/mfaEnrollment:withdraw", to: MFARoutes.withdraw)
-        mfa.post("\(v2)/accounts/mfaSignIn:start", to: MFARoutes.startSignIn)
-        mfa.and(signIns("secondFactor")).post("\(v2)/accounts/mfaSignIn:finalize", to: MFARoutes.finalizeSignIn)
-        client.post("\(v2)/accounts:revokeToken", to: FederatedRoutes.revokeToken)
-        // Admin API: the path's {project}, or the body's targetProjectId for the v3 names.
-        // The same calls on a tenant's users: /projects/{project}/tenants/{tenant}/… (TenantScope reads {tenant}).
-        for scope in ["\(v1)/projects/{project}", "\(v1)/projects/{project}/tenants/{tenant}"] {
-            admin.post("\(scope)/accounts", to: AdminRoutes.create)
-            admin.with(.reads).post("\(scope)/accounts:lookup", to: AdminRoutes.lookup)
-            admin.post("\(scope)/accounts:update", to: AdminRoutes.update)
-            admin.post("\(scope)/accounts:delete", to: AdminRoutes.delete)
-            admin.get("\(scope)/accounts:batchGet", to: AdminRoutes.batchGet)
-            admin.with(.reads).post("\(scope)/accounts:query", "\(scope):queryAccounts", to: AdminRoutes.query)
-            admin.post("\(scope)/accounts:batchDelete", to: AdminRoutes.batchDelete)
-            admin.post("\(scope)/accounts:batchCreate", to: AdminRoutes.batchCreate)
-            admin.post("\(scope)/accounts:sendOobCode", to: AdminRoutes.sendOobCode)
-            admin.post("\(scope):createSessionCookie", to: AdminRoutes.createSessionCookie)
-        }
-        admin.post("\(v3)/uploadAccount", to: AdminRoutes.batchCreate)
-        admin.with(.reads).post("\(v3)/downloadAccount", to: AdminRoutes.downloadAccount)
+        mfa.on(Endpoints.startMFAEnrollment, to: MFARoutes.startEnrollment)
+        mfa.on(Endpoints.finalizeMFAEnrollment, to: MFARoutes.finalizeEnrollment)
+        client.on(Endpoints.withdrawMFA, to: MFARoutes.withdraw)
+        mfa.on(Endpoints.startMFASignIn, to: MFARoutes.startSignIn)
+        mfa.and(signIns("secondFactor")).on(Endpoints.finalizeMFASignIn, to: MFARoutes.finalizeSignIn)
+        client.on(Endpoints.revokeToken, to: FederatedRoutes.revokeToken)
+        // Admin API: the path's {project}, or the body's targetProjectId for the v3 names; each call on the
+        // project's users also on a tenant's, /projects/{project}/tenants/{tenant}/… (TenantScope reads {tenant}).
+        admin.on(Endpoints.adminCreate, withTenants: true, to: AdminRoutes.create)
+        admin.with(.reads).on(Endpoints.adminLookup, withTenants: true, to: AdminRoutes.lookup)
+        admin.on(Endpoints.adminUpdate, withTenants: true, to: AdminRoutes.update)
+        admin.on(Endpoints.adminDelete, withTenants: true, to: AdminRoutes.delete)
+        admin.on(Endpoints.batchGet, withTenants: true, to: AdminRoutes.batchGet)
+        admin.with(.reads).on(Endpoints.query, withTenants: true, to: AdminRoutes.query)
+        admin.on(Endpoints.batchDelete, withTenants: true, to: AdminRoutes.batchDelete)
+        admin.on(Endpoints.batchCreate, withTenants: true, to: AdminRoutes.batchCreate)
+        admin.on(Endpoints.adminSendOobCode, withTenants: true, to: AdminRoutes.sendOobCode)
+        admin.on(Endpoints.createSessionCookie, withTenants: true, to: AdminRoutes.createSessionCookie)
+        admin.on(Endpoints.uploadAccount, to: AdminRoutes.batchCreate)
+        admin.with(.reads).on(Endpoints.downloadAccount, to: AdminRoutes.downloadAccount)
         admin.get("\(v1)/projects/{project}/auditEvents", to: AuditRoutes.list)
         admin.get("\(v1)/projects/{project}/auditStats", to: AuditRoutes.stats)
         admin.post("\(v1)/projects/{project}/emailTemplates:preview", to: MessagingRoutes.preview)
@@ -101,14 +104,14 @@ enum HearthRoutes {
         admin.get("\(v1)/projects/{project}/serviceAccounts", to: ServiceAccountRoutes.list)
         admin.post("\(v1)/projects/{project}/serviceAccounts", to: ServiceAccountRoutes.create)
         admin.on(.delete, "\(v1)/projects/{project}/serviceAccounts/{name}", to: ServiceAccountRoutes.delete)
-        admin.get("\(v2)/projects/{project}/config", to: ConfigRoutes.get)
-        admin.on(.patch, "\(v2)/projects/{project}/config", to: ConfigRoutes.patch)
+        admin.on(Endpoints.getConfig, to: ConfigRoutes.get)
+        admin.on(Endpoints.updateConfig, to: ConfigRoutes.patch)
         // Tenants (Identity Platform).
-        admin.post("\(v2)/projects/{project}/tenants", to: TenantRoutes.create)
-        admin.get("\(v2)/projects/{project}/tenants", to: TenantRoutes.list)
-        admin.get("\(v2)/projects/{project}/tenants/{tenantID}", to: TenantRoutes.get)
-        admin.on(.patch, "\(v2)/projects/{project}/tenants/{tenantID}", to: TenantRoutes.patch)
-        admin.on(.delete, "\(v2)/projects/{project}/tenants/{tenantID}", to: TenantRoutes.delete)
+        admin.on(Endpoints.createTenant, to: TenantRoutes.create)
+        admin.on(Endpoints.listTenants, to: TenantRoutes.list)
+        admin.on(Endpoints.getTenant, to: TenantRoutes.get)
+        admin.on(Endpoints.updateTenant, to: TenantRoutes.patch)
+        admin.on(Endpoints.deleteTenant, to: TenantRoutes.delete)
         // Identity providers, the project's and each tenant's: {collection} is defaultSupportedIdpConfigs or oauthIdpConfigs.
         for owner in ["\(v2)/projects/{project}", "\(v2)/projects/{project}/tenants/{tenantID}"] {
             admin.get("\(owner)/{collection}", to: IdpConfigRoutes.list)
@@ -118,7 +121,7 @@ enum HearthRoutes {
             admin.on(.delete, "\(owner)/{collection}/{idp}", to: IdpConfigRoutes.delete)
         }
         // Secure Token API.
-        client.post("\(secureToken)/token", to: SecureTokenRoutes.token)
+        client.on(Endpoints.token, to: SecureTokenRoutes.token)
         // Public keys of ID tokens (and session cookies): Google's x509 and JWKS shapes, and the well-known path.
         open.get("\(googleKeys)/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com", "\(v3)/publicKeys",
                  to: PublicKeyRoutes.x509)
