@@ -63,9 +63,8 @@ public struct HearthAdmin: Sendable {
 
     /// A session cookie for a recently signed-in user's ID token, valid for `expiresIn` (5 minutes to 14 days).
     public func createSessionCookie(idToken: String, expiresIn: TimeInterval) async throws -> String {
-        let reply: CreateSessionCookieResponse = try await call(
-            "\(v1Project):createSessionCookie",
-            CreateSessionCookieRequest(idToken: idToken, validDuration: Int64(expiresIn)))
+        let reply = try await call(Endpoints.createSessionCookie,
+                                   CreateSessionCookieRequest(idToken: idToken, validDuration: Int64(expiresIn)))
         return reply.sessionCookie
     }
 
@@ -149,9 +148,11 @@ public struct HearthAdmin: Sendable {
 
     // MARK: Admin API plumbing
 
-    /// The admin API's root for this handle's users: the project's, or its tenant's.
-    var v1Project: String {
-        "/identitytoolkit.googleapis.com/v1/projects/\(projectID)" + (tenantID.map { "/tenants/\($0)" } ?? "")
+    /// The path parameters of this handle's calls: its project, and its tenant's users where it has one.
+    var parameters: [String: String] {
+        var parameters = ["project": projectID]
+        parameters["tenant"] = tenantID
+        return parameters
     }
 
     /// A fresh single-use bearer JWT for one admin call (five minutes, unique `jti`).
@@ -164,9 +165,11 @@ public struct HearthAdmin: Sendable {
     }
 
     /// Sends one admin request and decodes the answer, or throws Firebase's error as ``HearthAdminError/server``.
-    func call<Answer: Decodable>(_ path: String, _ body: (some Encodable)?, method: HTTPMethod = .POST) async throws -> Answer {
+    func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ body: Request?, parameters extra: [String: String] = [:],
+                              query: String = "") async throws -> Reply {
+        let path = endpoint.path(parameters.merging(extra) { _, new in new }) + query
         var request = HTTPClientRequest(url: baseURL + path)
-        request.method = method
+        request.method = HTTPMethod(rawValue: endpoint.method.rawValue)
         request.headers.add(name: "Authorization", value: "Bearer " + (try await assertion()))
         if let body {
             request.headers.add(name: "Content-Type", value: "application/json")
@@ -180,24 +183,19 @@ public struct HearthAdmin: Sendable {
         }
         let data = Data(buffer: try await response.body.collect(upTo: 64 << 20))
         guard response.status == .ok else {
-            if let envelope = try? JSONDecoder().decode(ErrorMessage.self, from: data) {
+            if let envelope = try? WireDecoder.replies.decode(ErrorEnvelope.self, from: data) {
                 let message = envelope.error.message
                 let code = message.split(separator: " ", maxSplits: 1).first.map(String.init) ?? message
                 throw HearthAdminError.server(status: Int(response.status.code), code: code, message: message)
             }
             throw HearthAdminError.transport("\(path) answered \(response.status.code)")
         }
-        do { return try JSONDecoder().decode(Answer.self, from: data) } catch {
+        do { return try WireDecoder.replies.decode(Reply.self, from: data) } catch {
             throw HearthAdminError.transport("\(path) answered something that is not the expected JSON")
         }
     }
 }
 
-/// Just the message of Google's error envelope.
-struct ErrorMessage: Decodable {
-    struct Body: Decodable { var message: String }
-    var error: Body
-}
 
 struct AssertionPayload: JWTPayload {
     var iss: String

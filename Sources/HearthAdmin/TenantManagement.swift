@@ -3,30 +3,8 @@ import HearthWire
 import NIOHTTP1
 
 /// A tenant's sign-in switches, for ``HearthAdmin/createTenant(_:)`` and ``HearthAdmin/updateTenant(_:_:)``: each
-/// `nil` field is left as it is (on create: Firebase's default, off).
-public struct TenantChanges: Sendable, Equatable, Encodable {
-    public var displayName: String?
-    public var allowPasswordSignup: Bool?
-    public var enableEmailLinkSignin: Bool?
-    public var enableAnonymousUser: Bool?
-    public var disableAuth: Bool?
-
-    public init(displayName: String? = nil, allowPasswordSignup: Bool? = nil, enableEmailLinkSignin: Bool? = nil,
-                enableAnonymousUser: Bool? = nil, disableAuth: Bool? = nil) {
-        self.displayName = displayName
-        self.allowPasswordSignup = allowPasswordSignup
-        self.enableEmailLinkSignin = enableEmailLinkSignin
-        self.enableAnonymousUser = enableAnonymousUser
-        self.disableAuth = disableAuth
-    }
-
-    /// The fields set, as an `updateMask`.
-    var mask: String {
-        [displayName.map { _ in "displayName" }, allowPasswordSignup.map { _ in "allowPasswordSignup" },
-         enableEmailLinkSignin.map { _ in "enableEmailLinkSignin" }, enableAnonymousUser.map { _ in "enableAnonymousUser" },
-         disableAuth.map { _ in "disableAuth" }].compactMap { $0 }.joined(separator: ",")
-    }
-}
+/// `nil` field is left as it is (on create: Firebase's default, off). The wire's own tenant patch.
+public typealias TenantChanges = TenantPatch
 
 /// Identity Platform tenants, as firebase-admin's `tenant_mgt`: manage them, and get a handle on one tenant's users.
 ///
@@ -46,34 +24,32 @@ extension HearthAdmin {
     }
 
     public func createTenant(_ tenant: TenantChanges) async throws -> TenantResource {
-        try await call(tenantsPath, tenant)
+        try await call(Endpoints.createTenant, tenant)
     }
 
     public func getTenant(_ id: String) async throws -> TenantResource {
-        try await call(tenantsPath + "/" + Self.escaped(id), Optional<[String: String]>.none, method: .GET)
+        try await call(Endpoints.getTenant, nil, parameters: ["tenantID": id])
     }
 
     /// Applies the fields `changes` sets, and only those.
     public func updateTenant(_ id: String, _ changes: TenantChanges) async throws -> TenantResource {
-        try await call(tenantsPath + "/" + Self.escaped(id) + "?updateMask=" + changes.mask, changes, method: .PATCH)
+        try await call(Endpoints.updateTenant, changes, parameters: ["tenantID": id],
+                       query: "?updateMask=" + changes.presentPaths.sorted().joined(separator: ","))
     }
 
     /// Deletes the tenant and its users.
     public func deleteTenant(_ id: String) async throws {
-        let _: [String: String] = try await call(tenantsPath + "/" + Self.escaped(id), Optional<[String: String]>.none,
-                                                 method: .DELETE)
+        _ = try await call(Endpoints.deleteTenant, nil, parameters: ["tenantID": id])
     }
 
     /// One page of tenants in id order; pass the returned token to get the next (`nil` at the end).
     public func listTenants(pageSize: Int = 100, pageToken: String? = nil) async throws
         -> (tenants: [TenantResource], nextPageToken: String?) {
-        var path = tenantsPath + "?pageSize=\(pageSize)"
-        if let pageToken { path += "&pageToken=" + Self.escaped(pageToken) }
-        let page: ListTenantsResponse = try await call(path, Optional<[String: String]>.none, method: .GET)
+        var query = "?pageSize=\(pageSize)"
+        if let pageToken { query += "&pageToken=" + Self.escaped(pageToken) }
+        let page = try await call(Endpoints.listTenants, nil, query: query)
         return (page.tenants, page.nextPageToken)
     }
-
-    var tenantsPath: String { "/identitytoolkit.googleapis.com/v2/projects/\(projectID)/tenants" }
 
     static func escaped(_ value: String) -> String {
         value.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-_."))) ?? value

@@ -32,20 +32,20 @@ public struct UserChanges: Sendable, Equatable {
 /// ```
 extension HearthAdmin {
     public func getUser(uid: String) async throws -> UserInfo {
-        try await lookupOne(["localId": [uid]])
+        try await lookupOne(LookupRequest(localId: [uid]))
     }
 
     public func getUser(email: String) async throws -> UserInfo {
-        try await lookupOne(["email": [email]])
+        try await lookupOne(LookupRequest(email: [email]))
     }
 
     public func getUser(phoneNumber: String) async throws -> UserInfo {
-        try await lookupOne(["phoneNumber": [phoneNumber]])
+        try await lookupOne(LookupRequest(phoneNumber: [phoneNumber]))
     }
 
     /// Creates a user (`localId` chooses the uid) and returns it as stored.
     public func createUser(_ user: AdminCreateAccountRequest) async throws -> UserInfo {
-        let created: AdminCreateAccountResponse = try await call("\(v1Project)/accounts", user)
+        let created = try await call(Endpoints.adminCreate, user)
         return try await getUser(uid: created.localId)
     }
 
@@ -57,7 +57,7 @@ extension HearthAdmin {
         request.phoneNumber = changes.phoneNumber
         request.emailVerified = changes.emailVerified
         request.disableUser = changes.disabled
-        let _: UpdateAccountResponse = try await call("\(v1Project)/accounts:update", request)
+        _ = try await call(Endpoints.adminUpdate, request)
         return try await getUser(uid: uid)
     }
 
@@ -68,7 +68,7 @@ extension HearthAdmin {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         request.customAttributes = String(decoding: try encoder.encode(claims ?? [:]), as: UTF8.self)
-        let _: UpdateAccountResponse = try await call("\(v1Project)/accounts:update", request)
+        _ = try await call(Endpoints.adminUpdate, request)
     }
 
     /// Ends every session of the user: refresh tokens stop working and `checkRevoked` refuses older ID tokens.
@@ -76,38 +76,37 @@ extension HearthAdmin {
         var request = UpdateAccountRequest(idToken: nil, returnSecureToken: nil)
         request.localId = uid
         request.validSince = Int64(now().timeIntervalSince1970)
-        let _: UpdateAccountResponse = try await call("\(v1Project)/accounts:update", request)
+        _ = try await call(Endpoints.adminUpdate, request)
     }
 
     public func deleteUser(uid: String) async throws {
-        let _: DeleteAccountResponse = try await call("\(v1Project)/accounts:delete", ["localId": uid])
+        _ = try await call(Endpoints.adminDelete, DeleteAccountRequest(localId: uid))
     }
 
     /// One page of users in uid order; pass the returned token to get the next (`nil` at the end).
     public func listUsers(maxResults: Int = 1000, pageToken: String? = nil) async throws
         -> (users: [UserInfo], nextPageToken: String?)
     {
-        var path = "\(v1Project)/accounts:batchGet?maxResults=\(maxResults)"
+        var query = "?maxResults=\(maxResults)"
         if let pageToken {
-            path += "&nextPageToken=" + (pageToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
+            query += "&nextPageToken=" + (pageToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")
         }
-        let page: BatchGetResponse = try await call(path, Optional<[String: String]>.none, method: .GET)
+        let page = try await call(Endpoints.batchGet, nil, query: query)
         return (page.users ?? [], page.nextPageToken)
     }
 
     /// A password-reset, email-verification or sign-in link for `email`, returned instead of sent.
     public func generateEmailActionLink(_ type: SendOobCodeRequest.RequestType, email: String,
                                         continueURL: String? = nil) async throws -> String {
-        var body: [String: JSONValue] = ["requestType": .string(type.rawValue), "email": .string(email),
-                                         "returnOobLink": .bool(true)]
-        if let continueURL { body["continueUrl"] = .string(continueURL) }
-        let reply: SendOobCodeResponse = try await call("\(v1Project)/accounts:sendOobCode", body)
+        var request = SendOobCodeRequest(requestType: type, email: email, continueUrl: continueURL)
+        request.returnOobLink = true
+        let reply = try await call(Endpoints.adminSendOobCode, request)
         guard let link = reply.oobLink else { throw HearthAdminError.transport("no oobLink in the answer") }
         return link
     }
 
-    private func lookupOne(_ body: [String: [String]]) async throws -> UserInfo {
-        let reply: LookupResponse = try await call("\(v1Project)/accounts:lookup", body)
+    private func lookupOne(_ request: LookupRequest) async throws -> UserInfo {
+        let reply = try await call(Endpoints.adminLookup, request)
         guard let user = reply.users?.first else {
             throw HearthAdminError.server(status: 400, code: "USER_NOT_FOUND", message: "USER_NOT_FOUND")
         }

@@ -109,10 +109,11 @@ import Testing
         #expect(transport.requests(to: "accounts:update").last?.body["deleteAttribute"] as? [String] == ["DISPLAY_NAME"])
 
         await #expect(throws: NSError.self) { try await user.unlink(fromProvider: "github.com") }
-        // Before deleting an account that signed in with Apple: revoke its Apple token (v2, tokenType 3 = CODE).
+        // Before deleting an account that signed in with Apple: revoke its Apple token (v2, tokenType CODE: the enum
+        // by name, which Google's JSON mapping takes as it takes the iOS SDK's number 3).
         try await auth.revokeToken(withAuthorizationCode: "c0de")
         let revoke = try #require(transport.requests(to: "/identitytoolkit.googleapis.com/v2/accounts:revokeToken").first?.body)
-        #expect(revoke["providerId"] as? String == "apple.com" && revoke["tokenType"] as? Int == 3
+        #expect(revoke["providerId"] as? String == "apple.com" && revoke["tokenType"] as? String == "CODE"
                 && revoke["token"] as? String == "c0de" && revoke["idToken"] is String)
         try await user.delete()
         #expect(transport.requests(to: "accounts:delete").first?.body["idToken"] is String)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import HearthAuth
+import HearthWire
 import Testing
 
 /// The server-code table, entry by entry, through the real decoding path (an HTTP 400 in Google's envelope).
@@ -11,7 +12,7 @@ import Testing
         let (status, json) = errorBody("\(entry.key) : detail for \(entry.key)")
         let response = AuthHTTPResponse(status: status, body: try JSONSerialization.data(withJSONObject: json))
         do {
-            _ = try AuthBackend.interpret(response)
+            _ = try AuthBackend.interpret(response, as: NoBody.self)
             Issue.record("\(entry.key) was not an error")
         } catch let error as NSError {
             #expect(error.domain == "FIRAuthErrorDomain")
@@ -44,8 +45,8 @@ import Testing
         #expect(unknown.code == AuthErrorCode.internalError.rawValue)
 
         let garbage = AuthHTTPResponse(status: 502, body: Data("<html>bad gateway</html>".utf8))
-        #expect(throws: NSError.self) { try AuthBackend.interpret(garbage) }
-        do { _ = try AuthBackend.interpret(garbage) } catch let error as NSError {
+        #expect(throws: NSError.self) { try AuthBackend.interpret(garbage, as: NoBody.self) }
+        do { _ = try AuthBackend.interpret(garbage, as: NoBody.self) } catch let error as NSError {
             #expect(error.code == AuthErrorCode.internalError.rawValue)
         }
 

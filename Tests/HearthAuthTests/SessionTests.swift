@@ -162,11 +162,11 @@ import Testing
         let hearth = AuthEndpoints.hearth(URL(string: "https://auth.example.com/")!)
         #expect(hearth.identityToolkit.absoluteString == "https://auth.example.com/identitytoolkit.googleapis.com")
         let backend = AuthBackend(apiKey: "k y", endpoints: google, transport: URLSessionTransport())
-        #expect(backend.url(.v1("accounts:signUp")).absoluteString
+        #expect(backend.url(Endpoints.signUp.path).absoluteString
             == "https://identitytoolkit.googleapis.com/v1/accounts:signUp?key=k%20y")
-        #expect(backend.url(.v2("accounts/mfaSignIn:start")).absoluteString
+        #expect(backend.url(Endpoints.startMFASignIn.path).absoluteString
             == "https://identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:start?key=k%20y")
-        #expect(backend.url(.secureToken).absoluteString == "https://securetoken.googleapis.com/v1/token?key=k%20y")
+        #expect(backend.url(Endpoints.token.path).absoluteString == "https://securetoken.googleapis.com/v1/token?key=k%20y")
         let auth = makeAuth(standardServer())
         auth.useEmulator(withHost: "localhost", port: 9199)
         #expect(auth.endpoints.secureToken.absoluteString == "http://localhost:9199/securetoken.googleapis.com")
@@ -383,9 +383,16 @@ import Testing
         #expect(whole is PhoneMultiFactorInfo && fraction is TOTPMultiFactorInfo)
     }
 
-    @Test func hugeNumbersFromTheServerAreReadWithoutTrapping() {
-        let fields = Fields(["expiresIn": .number(1e30), "n": .number(42)])
-        #expect(fields.string("n") == "42" && fields.string("expiresIn") != nil && fields.int("expiresIn") == nil)
+    @Test func repliesAreReadAsGooglesClientsReadThem() throws {
+        // Huge numbers do not trap; numbers read as strings; absent fields read as defaults.
+        let huge = AuthHTTPResponse(status: 200, body: Data(#"{"idToken": 1e30, "refreshToken": 42, "expiresIn": "3600"}"#.utf8))
+        let reply = try AuthBackend.interpret(huge, as: MFATokensResponse.self)
+        #expect(reply.refreshToken == "42" && !reply.idToken.isEmpty && reply.expiresIn == "3600")
+        let sparse = AuthHTTPResponse(status: 200, body: Data(#"{"localId": "u1", "mfaPendingCredential": "p"}"#.utf8))
+        let challenge = try AuthBackend.interpret(sparse, as: SignInWithPasswordResponse.self).signIn
+        #expect(challenge.localId == "u1" && challenge.idToken == nil && challenge.mfaPendingCredential == "p")
+        let wrong = AuthHTTPResponse(status: 200, body: Data(#"{"idToken": {"a": 1}}"#.utf8))
+        #expect(throws: NSError.self) { try AuthBackend.interpret(wrong, as: MFATokensResponse.self) }
     }
 
     @Test func actionCodeURLsDirectAndNested() throws {

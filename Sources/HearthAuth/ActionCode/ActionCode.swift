@@ -54,21 +54,11 @@ public final class ActionCodeSettings: @unchecked Sendable {
     func apply(to request: inout SendOobCodeRequest) {
         request.continueUrl = url?.absoluteString
         request.canHandleCodeInApp = handleCodeInApp ? true : nil
-    }
-
-    /// `request` plus the app fields HearthWire's request does not model.
-    static func body(_ request: SendOobCodeRequest, _ settings: ActionCodeSettings?) -> Body {
-        var body = Body()
-        if let data = try? JSONEncoder().encode(request), case .object(let fields)? = try? JSONDecoder().decode(JSONValue.self, from: data) {
-            body = Body(fields)
-        }
-        guard let settings else { return body }
-        body["iOSBundleId"] = settings.iOSBundleID
-        body["androidPackageName"] = settings.androidPackageName
-        if settings.androidPackageName != nil { body.set("androidInstallApp", .bool(settings.androidInstallIfNotAvailable)) }
-        body["androidMinimumVersion"] = settings.androidMinimumVersion
-        body["linkDomain"] = settings.linkDomain
-        return body
+        request.iOSBundleId = iOSBundleID
+        request.androidPackageName = androidPackageName
+        request.androidInstallApp = androidPackageName == nil ? nil : androidInstallIfNotAvailable
+        request.androidMinimumVersion = androidMinimumVersion
+        request.linkDomain = linkDomain
     }
 }
 
@@ -150,7 +140,7 @@ extension Auth {
         }
         var request = SendOobCodeRequest(requestType: .emailSignIn, email: email)
         actionCodeSettings.apply(to: &request)
-        _ = try await core.call(.v1("accounts:sendOobCode"), ActionCodeSettings.body(request, actionCodeSettings))
+        _ = try await core.call(Endpoints.sendOobCode, request)
     }
 
     public func sendSignInLink(toEmail email: String, actionCodeSettings: ActionCodeSettings,
@@ -185,7 +175,7 @@ extension Auth {
     public func sendPasswordReset(withEmail email: String, actionCodeSettings: ActionCodeSettings? = nil) async throws {
         var request = SendOobCodeRequest(requestType: .passwordReset, email: email)
         actionCodeSettings?.apply(to: &request)
-        _ = try await core.call(.v1("accounts:sendOobCode"), ActionCodeSettings.body(request, actionCodeSettings))
+        _ = try await core.call(Endpoints.sendOobCode, request)
     }
 
     public func sendPasswordReset(withEmail email: String, completion: UserProfileChangeCallback? = nil) {
@@ -203,7 +193,7 @@ extension Auth {
     /// try await Auth.auth().confirmPasswordReset(withCode: oobCode, newPassword: "n3w-s3cret")
     /// ```
     public func confirmPasswordReset(withCode code: String, newPassword: String) async throws {
-        _ = try await core.call(.v1("accounts:resetPassword"), ResetPasswordRequest(oobCode: code, newPassword: newPassword))
+        _ = try await core.call(Endpoints.resetPassword, ResetPasswordRequest(oobCode: code, newPassword: newPassword))
     }
 
     public func confirmPasswordReset(withCode code: String, newPassword: String,
@@ -234,10 +224,11 @@ extension Auth {
     /// if info.operation == .verifyAndChangeEmail { print(info.previousEmail ?? "", "→", info.email) }
     /// ```
     public func checkActionCode(_ code: String) async throws -> ActionCodeInfo {
-        let reply = try await core.call(.v1("accounts:resetPassword"), ResetPasswordRequest(oobCode: code))
-        let operation = ActionCodeOperation(requestType: reply.string("requestType"))
-        let email = (operation == .verifyAndChangeEmail ? reply.string("newEmail") : nil) ?? reply.string("email") ?? ""
-        let previous = operation == .verifyAndChangeEmail || operation == .recoverEmail ? reply.string("email") : nil
+        let reply = try await core.call(Endpoints.resetPassword, ResetPasswordRequest(oobCode: code))
+        let operation = ActionCodeOperation(requestType: reply.requestType)
+        let newEmail = reply.newEmail.flatMap { $0.isEmpty ? nil : $0 }
+        let email = (operation == .verifyAndChangeEmail ? newEmail : nil) ?? reply.email ?? ""
+        let previous = operation == .verifyAndChangeEmail || operation == .recoverEmail ? reply.email : nil
         return ActionCodeInfo(operation: operation, email: email, previousEmail: previous == email ? nil : previous)
     }
 
@@ -254,7 +245,7 @@ extension Auth {
     public func applyActionCode(_ code: String) async throws {
         var request = UpdateAccountRequest(idToken: nil)
         request.oobCode = code
-        _ = try await core.call(.v1("accounts:update"), request)
+        _ = try await core.call(Endpoints.update, request)
         if let user = core.user { try? await user.reload() }
     }
 
@@ -270,9 +261,7 @@ extension Auth {
     public func fetchSignInMethods(forEmail email: String) async throws -> [String] {
         var request = CreateAuthUriRequest(identifier: email, continueUri: "http://localhost")
         request.tenantId = tenantID
-        let reply = try await core.call(.v1("accounts:createAuthUri"), request)
-        guard case .array(let methods)? = reply.object["signinMethods"] else { return [] }
-        return methods.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        return try await core.call(Endpoints.createAuthUri, request).signinMethods ?? []
     }
 
     public func fetchSignInMethods(forEmail email: String,

@@ -28,8 +28,8 @@ extension Auth {
     public func createUser(withEmail email: String, password: String) async throws -> AuthDataResult {
         var request = SignUpRequest(email: email, password: password)
         request.tenantId = tenantID
-        let reply = try await core.call(.v1("accounts:signUp"), request)
-        return try await finishSignIn(reply, additional: AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: true))
+        let reply = try await core.call(Endpoints.signUp, request)
+        return try await finishSignIn(reply.signIn, additional: AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: true))
     }
 
     public func createUser(withEmail email: String, password: String, completion: AuthDataResultCallback? = nil) {
@@ -47,8 +47,8 @@ extension Auth {
         }
         var request = SignUpRequest()
         request.tenantId = tenantID
-        let reply = try await core.call(.v1("accounts:signUp"), request)
-        return try await finishSignIn(reply, additional: AdditionalUserInfo(providerID: nil, isNewUser: true))
+        let reply = try await core.call(Endpoints.signUp, request)
+        return try await finishSignIn(reply.signIn, additional: AdditionalUserInfo(providerID: nil, isNewUser: true))
     }
 
     public func signInAnonymously(completion: AuthDataResultCallback? = nil) {
@@ -64,8 +64,8 @@ extension Auth {
     public func signIn(withCustomToken token: String) async throws -> AuthDataResult {
         var request = SignInWithCustomTokenRequest(token: token)
         request.tenantId = tenantID
-        let reply = try await core.call(.v1("accounts:signInWithCustomToken"), request)
-        return try await finishSignIn(reply, additional: AdditionalUserInfo(providerID: nil, isNewUser: reply.bool("isNewUser") ?? false))
+        let reply = try await core.call(Endpoints.signInWithCustomToken, request)
+        return try await finishSignIn(reply.signIn, additional: AdditionalUserInfo(providerID: nil, isNewUser: reply.isNewUser))
     }
 
     public func signIn(withCustomToken token: String, completion: AuthDataResultCallback? = nil) {
@@ -96,13 +96,13 @@ extension Auth {
     /// Presents `credential` to the server — as a sign-in, or for the user of `idToken` (link) — and finishes
     /// with whatever comes back. `finish` decides what the tokens become (a new current user by default).
     func exchange(_ credential: AuthCredential, idToken: String?,
-                  finish: (@Sendable (Fields, AdditionalUserInfo?, OAuthCredential?) async throws -> AuthDataResult)? = nil)
+                  finish: (@Sendable (SignInReply, AdditionalUserInfo?, OAuthCredential?) async throws -> AuthDataResult)? = nil)
         async throws -> AuthDataResult {
         let complete = finish ?? { reply, additional, oauth in
             try await self.becomeCurrent(reply, additional: additional, credential: oauth)
         }
         // A sign-in, link or reauthentication of a multi-factor user is challenged; the resolver completes it.
-        let finish: @Sendable (Fields, AdditionalUserInfo?, OAuthCredential?) async throws -> AuthDataResult = {
+        let finish: @Sendable (SignInReply, AdditionalUserInfo?, OAuthCredential?) async throws -> AuthDataResult = {
             reply, additional, oauth in
             try await self.answer(reply) { try await complete($0, additional, oauth) }
         }
@@ -115,74 +115,64 @@ extension Auth {
                 var request = SignInWithEmailLinkRequest(email: email.email, oobCode: code)
                 request.idToken = idToken
                 request.tenantId = tenantID
-                let reply = try await core.call(.v1("accounts:signInWithEmailLink"), request)
-                return try await finish(reply, AdditionalUserInfo(providerID: EmailAuthProvider.id,
-                                                                  isNewUser: reply.bool("isNewUser") ?? false), nil)
+                let reply = try await core.call(Endpoints.signInWithEmailLink, request)
+                return try await finish(reply.signIn, AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: reply.isNewUser), nil)
             }
             if let idToken {
                 // Linking a password: the account gains email and password in place.
                 let request = UpdateAccountRequest(idToken: idToken, email: email.email, password: email.password)
-                let reply = try await core.call(.v1("accounts:update"), request)
-                return try await finish(reply, AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: false), nil)
+                let reply = try await core.call(Endpoints.update, request)
+                return try await finish(reply.signIn, AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: false), nil)
             }
             var request = SignInWithPasswordRequest(email: email.email, password: email.password)
             request.tenantId = tenantID
-            let reply = try await core.call(.v1("accounts:signInWithPassword"), request)
-            return try await finish(reply, AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: false), nil)
+            let reply = try await core.call(Endpoints.signInWithPassword, request)
+            return try await finish(reply.signIn, AdditionalUserInfo(providerID: EmailAuthProvider.id, isNewUser: false), nil)
         case let oauth as OAuthCredential:
-            var body = Body()
-            body["requestUri"] = oauth.requestURI ?? "http://localhost"
+            var request = SignInWithIdpRequest(requestUri: oauth.requestURI ?? "http://localhost", postBody: nil,
+                                               idToken: idToken, returnIdpCredential: true)
+            request.returnSecureToken = true
             if let pending = oauth.pendingToken {
                 // Already verified by the server; the provider's own token may not be presented twice.
-                body["pendingToken"] = pending
-                body["postBody"] = "providerId=" + FormEncoding.escape(oauth.provider)
+                request.pendingToken = pending
+                request.postBody = "providerId=" + FormEncoding.escape(oauth.provider)
             } else {
-                body["postBody"] = oauth.requestURI == nil ? oauth.postBody : nil
-                body["sessionId"] = oauth.sessionID
+                request.postBody = oauth.requestURI == nil ? oauth.postBody : nil
+                request.sessionId = oauth.sessionID
             }
-            body["idToken"] = idToken
-            body["tenantId"] = tenantID
-            body.set("returnSecureToken", .bool(true))
-            body.set("returnIdpCredential", .bool(true))
-            let reply = try await core.call(.v1("accounts:signInWithIdp"), body)
-            let returned = OAuthCredential(providerID: reply.string("providerId") ?? oauth.provider,
-                                           idToken: reply.string("oauthIdToken"),
-                                           accessToken: reply.string("oauthAccessToken"),
-                                           secret: reply.string("oauthTokenSecret"),
-                                           pendingToken: reply.string("pendingToken"))
-            if let pending = reply.string("pendingToken") { oauth.pendingToken = pending }
-            let email = reply.string("email")
+            request.tenantId = tenantID
+            let reply = try await core.call(Endpoints.signInWithIdp, request)
+            func value(_ text: String?) -> String? { text?.isEmpty == false ? text : nil }
+            let returned = OAuthCredential(providerID: value(reply.providerId) ?? oauth.provider,
+                                           idToken: value(reply.oauthIdToken), accessToken: value(reply.oauthAccessToken),
+                                           secret: value(reply.oauthTokenSecret), pendingToken: value(reply.pendingToken))
+            if let pending = value(reply.pendingToken) { oauth.pendingToken = pending }
             var extra: [String: Any] = [AuthErrors.userInfoUpdatedCredentialKey: returned]
-            if let email { extra[AuthErrors.userInfoEmailKey] = email }
-            if let message = reply.string("errorMessage") {
+            if let email = value(reply.email) { extra[AuthErrors.userInfoEmailKey] = email }
+            if let message = value(reply.errorMessage) {
                 throw ServerErrorTable.error(message: message, extra: extra)
             }
-            if reply.bool("needConfirmation") == true {
+            if reply.needConfirmation == true {
                 throw AuthErrorFactory.make(.accountExistsWithDifferentCredential, extra: extra)
             }
-            let profile = reply.string("rawUserInfo").flatMap {
+            let profile = value(reply.rawUserInfo).flatMap {
                 try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
             }
             let additional = AdditionalUserInfo(providerID: returned.provider, profile: profile,
-                                                username: reply.string("screenName"),
-                                                isNewUser: reply.bool("isNewUser") ?? false)
-            return try await finish(reply, additional, returned)
+                                                username: value(reply.screenName), isNewUser: reply.isNewUser ?? false)
+            return try await finish(reply.signIn, additional, returned)
         case let phone as PhoneAuthCredential:
-            var body = Body()
-            body["sessionInfo"] = phone.verificationID
-            body["code"] = phone.verificationCode
-            body["temporaryProof"] = phone.temporaryProof
-            body["phoneNumber"] = phone.phoneNumber
-            body["idToken"] = idToken
-            body["tenantId"] = tenantID
-            let reply = try await core.call(.v1("accounts:signInWithPhoneNumber"), body)
-            if let proof = reply.string("temporaryProof"), let number = reply.string("phoneNumber") {
+            let request = SignInWithPhoneNumberRequest(
+                sessionInfo: phone.verificationID, code: phone.verificationCode, temporaryProof: phone.temporaryProof,
+                phoneNumber: phone.phoneNumber, idToken: idToken, tenantId: tenantID)
+            let reply = try await core.call(Endpoints.signInWithPhoneNumber, request)
+            if let proof = reply.temporaryProof, !proof.isEmpty, let number = reply.phoneNumber, !number.isEmpty {
                 let updated = PhoneAuthCredential(temporaryProof: proof, phoneNumber: number)
                 throw AuthErrorFactory.make(.credentialAlreadyInUse, detail: "This phone number is already linked to another account.",
                                             extra: [AuthErrors.userInfoUpdatedCredentialKey: updated])
             }
-            return try await finish(reply, AdditionalUserInfo(providerID: PhoneAuthProvider.id,
-                                                              isNewUser: reply.bool("isNewUser") ?? false), nil)
+            return try await finish(reply.signIn, AdditionalUserInfo(providerID: PhoneAuthProvider.id,
+                                                                     isNewUser: reply.isNewUser ?? false), nil)
         case let player as GameCenterAuthCredential:
             var request = SignInWithGameCenterRequest(
                 playerId: player.playerID, teamPlayerId: player.teamPlayerID, gamePlayerId: player.gamePlayerID,
@@ -190,9 +180,9 @@ extension Auth {
                 signature: player.signature.base64EncodedString(), salt: player.salt.base64EncodedString(),
                 timestamp: Int64(player.timestamp), idToken: idToken)
             request.tenantId = tenantID
-            let reply = try await core.call(.v1("accounts:signInWithGameCenter"), request)
-            return try await finish(reply, AdditionalUserInfo(providerID: GameCenterAuthProvider.id,
-                                                              isNewUser: reply.bool("isNewUser") ?? false), nil)
+            let reply = try await core.call(Endpoints.signInWithGameCenter, request)
+            return try await finish(reply.signIn, AdditionalUserInfo(providerID: GameCenterAuthProvider.id,
+                                                                     isNewUser: reply.isNewUser), nil)
         default:
             throw AuthErrorFactory.make(.invalidCredential, detail: "Unsupported credential \(credential.provider).")
         }
@@ -200,17 +190,17 @@ extension Auth {
 
     /// Tokens in `reply` become the current user; a second-factor challenge becomes
     /// ``AuthErrorCode/secondFactorRequired`` with a ``MultiFactorResolver``.
-    func finishSignIn(_ reply: Fields, additional: AdditionalUserInfo?, credential: OAuthCredential? = nil) async throws
+    func finishSignIn(_ reply: SignInReply, additional: AdditionalUserInfo?, credential: OAuthCredential? = nil) async throws
         -> AuthDataResult {
         try await answer(reply) { try await self.becomeCurrent($0, additional: additional, credential: credential) }
     }
 
     /// `complete(reply)` — unless `reply` is a second-factor challenge, which is thrown with a resolver that calls
     /// `complete` with the answer of the second factor.
-    func answer(_ reply: Fields, complete: @escaping @Sendable (Fields) async throws -> AuthDataResult) async throws
+    func answer(_ reply: SignInReply, complete: @escaping @Sendable (SignInReply) async throws -> AuthDataResult) async throws
         -> AuthDataResult {
-        if let pending = reply.string("mfaPendingCredential") {
-            let hints = (reply.decode([MFAInfoWire].self, "mfaInfo") ?? []).map(MultiFactorInfo.make)
+        if let pending = reply.mfaPendingCredential {
+            let hints = reply.mfaInfo.map(MultiFactorInfo.make)
             let resolver = MultiFactorResolver(auth: self, session: MultiFactorSession(pendingCredential: pending),
                                                hints: hints, finish: complete)
             throw AuthErrorFactory.make(.secondFactorRequired, extra: [AuthErrors.userInfoMultiFactorResolverKey: resolver])
@@ -219,7 +209,7 @@ extension Auth {
     }
 
     /// The tokens of `reply` as the new current user.
-    func becomeCurrent(_ reply: Fields, additional: AdditionalUserInfo?, credential: OAuthCredential?) async throws
+    func becomeCurrent(_ reply: SignInReply, additional: AdditionalUserInfo?, credential: OAuthCredential?) async throws
         -> AuthDataResult {
         let user = try await user(from: reply)
         core.setCurrentUser(user, auth: self)
@@ -227,12 +217,12 @@ extension Auth {
     }
 
     /// A user object for fresh tokens: the account as `accounts:lookup` sees it.
-    func user(from reply: Fields) async throws -> User {
-        guard let idToken = reply.string("idToken"), let refreshToken = reply.string("refreshToken") else {
+    func user(from reply: SignInReply) async throws -> User {
+        guard let idToken = reply.idToken, let refreshToken = reply.refreshToken else {
             throw AuthErrorFactory.make(.internalError, detail: "The server's sign-in answer had no tokens.")
         }
         let snapshot = try await UserSnapshot.fetch(core: core, idToken: idToken, refreshToken: refreshToken,
-                                                    expiresIn: reply.string("expiresIn"), previous: nil)
+                                                    expiresIn: reply.expiresIn, previous: nil)
         return User(core: core, snapshot: snapshot)
     }
 }
@@ -249,13 +239,9 @@ extension Auth {
     /// ```
     public func revokeToken(withAuthorizationCode authorizationCode: String) async throws {
         guard let user = currentUser else { return }
-        var body = Body()
-        body["idToken"] = try await user.getIDToken()
-        body["providerId"] = "apple.com"
-        body.set("tokenType", .number(3))  // CODE, as the iOS SDK sends it
-        body["token"] = authorizationCode
-        body["tenantId"] = tenantID
-        _ = try await core.call(.v2("accounts:revokeToken"), body)
+        let request = RevokeTokenRequest(idToken: try await user.getIDToken(), providerId: "apple.com",
+                                         tokenType: "CODE", token: authorizationCode, tenantId: tenantID)
+        _ = try await core.call(Endpoints.revokeToken, request)
     }
 
     public func revokeToken(withAuthorizationCode authorizationCode: String,

@@ -109,8 +109,8 @@ final class AuthCore: @unchecked Sendable {
     }
 
     /// Calls the backend with the current language.
-    func call(_ api: AuthAPI, _ body: some Encodable) async throws -> Fields {
-        try await backend.call(api, body, locale: languageCode)
+    func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request) async throws -> Reply {
+        try await backend.call(endpoint, request, locale: languageCode)
     }
 
     // MARK: the current user

@@ -104,8 +104,8 @@ public final class PhoneMultiFactorAssertion: MultiFactorAssertion, @unchecked S
     let credential: PhoneAuthCredential
 
     /// `phoneVerificationInfo` of enrollment and sign-in finalization.
-    var verificationInfo: JSONValue {
-        .object(["sessionInfo": .string(credential.verificationID ?? ""), "code": .string(credential.verificationCode ?? "")])
+    var verificationInfo: PhoneVerificationInfo {
+        PhoneVerificationInfo(sessionInfo: credential.verificationID ?? "", code: credential.verificationCode ?? "")
     }
     init(credential: PhoneAuthCredential) {
         self.credential = credential
@@ -202,11 +202,8 @@ public enum TOTPMultiFactorGenerator {
         guard let idToken = session.idToken, let core = session.core else {
             throw AuthErrorFactory.make(.invalidMultiFactorSession, detail: "A TOTP secret needs an enrollment session.")
         }
-        var body = Body()
-        body["idToken"] = idToken
-        body.set("totpEnrollmentInfo", .object([:]))
-        let reply = try await core.call(.v2("accounts/mfaEnrollment:start"), body)
-        guard let info = reply.decode(StartMFAEnrollmentResponse.TOTPSession.self, "totpSessionInfo") else {
+        let reply = try await core.call(Endpoints.startMFAEnrollment, StartMFAEnrollmentRequest(idToken: idToken, totp: true))
+        guard let info = reply.totpSessionInfo, !info.sharedSecretKey.isEmpty else {
             throw AuthErrorFactory.make(.internalError, detail: "The server returned no TOTP secret.")
         }
         return TOTPSecret(secretKey: info.sharedSecretKey, hashingAlgorithm: info.hashingAlgorithm,
@@ -280,23 +277,20 @@ public final class MultiFactor: NSObject, NSSecureCoding, @unchecked Sendable {
     /// try await user.multiFactor.enroll(with: PhoneMultiFactorGenerator.assertion(with: credential), displayName: "Work")
     /// ```
     public func enroll(with assertion: MultiFactorAssertion, displayName: String?) async throws {
-        var body = Body()
-        body["idToken"] = try await user.getIDToken()
-        body["displayName"] = displayName
+        var request = FinalizeMFAEnrollmentRequest(idToken: try await user.getIDToken(), displayName: displayName)
         switch assertion {
         case let phone as PhoneMultiFactorAssertion:
-            body.set("phoneVerificationInfo", phone.verificationInfo)
+            request.phoneVerificationInfo = phone.verificationInfo
         case let totp as TOTPMultiFactorAssertion:
             guard let secret = totp.secret else {
                 throw AuthErrorFactory.make(.invalidMultiFactorSession, detail: "Enroll with assertionForEnrollment(with:oneTimePassword:).")
             }
-            body.set("totpVerificationInfo", .object([
-                "sessionInfo": .string(secret.sessionInfo), "verificationCode": .string(totp.oneTimePassword)]))
+            request.totpVerificationInfo = TOTPVerificationInfo(sessionInfo: secret.sessionInfo, verificationCode: totp.oneTimePassword)
         default:
             throw AuthErrorFactory.make(.internalError, detail: "Unsupported second factor.")
         }
-        let reply = try await user.call(.v2("accounts/mfaEnrollment:finalize"), body)
-        try await user.adopt(reply)
+        let reply = try await user.call(Endpoints.finalizeMFAEnrollment, request)
+        try await user.adopt(reply.signIn)
     }
 
     public func enroll(with assertion: MultiFactorAssertion, displayName: String?,
@@ -312,11 +306,9 @@ public final class MultiFactor: NSObject, NSSecureCoding, @unchecked Sendable {
     public func unenroll(with factorInfo: MultiFactorInfo) async throws { try await unenroll(withFactorUID: factorInfo.uid) }
 
     public func unenroll(withFactorUID factorUID: String) async throws {
-        var body = Body()
-        body["idToken"] = try await user.getIDToken()
-        body["mfaEnrollmentId"] = factorUID
-        let reply = try await user.call(.v2("accounts/mfaEnrollment:withdraw"), body)
-        try await user.adopt(reply)
+        let request = WithdrawMFARequest(idToken: try await user.getIDToken(), mfaEnrollmentId: factorUID)
+        let reply = try await user.call(Endpoints.withdrawMFA, request)
+        try await user.adopt(reply.signIn)
     }
 
     public func unenroll(with factorInfo: MultiFactorInfo, completion: UserProfileChangeCallback? = nil) {
@@ -342,10 +334,10 @@ public final class MultiFactorResolver: @unchecked Sendable {
     public let session: MultiFactorSession
     public let hints: [MultiFactorInfo]
     public let auth: Auth
-    private let finish: @Sendable (Fields) async throws -> AuthDataResult
+    private let finish: @Sendable (SignInReply) async throws -> AuthDataResult
 
     init(auth: Auth, session: MultiFactorSession, hints: [MultiFactorInfo],
-         finish: @escaping @Sendable (Fields) async throws -> AuthDataResult) {
+         finish: @escaping @Sendable (SignInReply) async throws -> AuthDataResult) {
         self.auth = auth
         self.session = session
         self.hints = hints
@@ -354,19 +346,18 @@ public final class MultiFactorResolver: @unchecked Sendable {
     }
 
     public func resolveSignIn(with assertion: MultiFactorAssertion) async throws -> AuthDataResult {
-        var body = Body()
-        body["mfaPendingCredential"] = session.pendingCredential
+        var request = FinalizeMFASignInRequest(mfaPendingCredential: session.pendingCredential)
         switch assertion {
         case let phone as PhoneMultiFactorAssertion:
-            body.set("phoneVerificationInfo", phone.verificationInfo)
+            request.phoneVerificationInfo = phone.verificationInfo
         case let totp as TOTPMultiFactorAssertion:
-            body["mfaEnrollmentId"] = totp.enrollmentID
-            body.set("totpVerificationInfo", .object(["verificationCode": .string(totp.oneTimePassword)]))
+            request.mfaEnrollmentId = totp.enrollmentID
+            request.totpVerificationInfo = TOTPVerificationInfo(verificationCode: totp.oneTimePassword)
         default:
             throw AuthErrorFactory.make(.internalError, detail: "Unsupported second factor.")
         }
-        let reply = try await auth.core.call(.v2("accounts/mfaSignIn:finalize"), body)
-        return try await finish(reply)
+        let reply = try await auth.core.call(Endpoints.finalizeMFASignIn, request)
+        return try await finish(reply.signIn)
     }
 
     public func resolveSignIn(with assertion: MultiFactorAssertion, completion: AuthDataResultCallback? = nil) {

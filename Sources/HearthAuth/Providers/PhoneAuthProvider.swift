@@ -28,23 +28,19 @@ public final class PhoneAuthProvider: @unchecked Sendable {
             guard let idToken = session.idToken else {
                 throw AuthErrorFactory.make(.invalidMultiFactorSession, detail: "Sign-in sessions take a PhoneMultiFactorInfo.")
             }
-            var body = Body()
-            body["idToken"] = idToken
-            body.set("phoneEnrollmentInfo", .object(["phoneNumber": .string(phoneNumber)]))
-            let reply = try await auth.core.call(.v2("accounts/mfaEnrollment:start"), body)
-            guard let info = reply.decode(StartMFAEnrollmentResponse.PhoneSession.self, "phoneSessionInfo") else {
+            let request = StartMFAEnrollmentRequest(idToken: idToken, phoneNumber: phoneNumber)
+            let reply = try await auth.core.call(Endpoints.startMFAEnrollment, request)
+            guard let info = reply.phoneSessionInfo, !info.sessionInfo.isEmpty else {
                 throw AuthErrorFactory.make(.internalError, detail: "The server returned no session.")
             }
             return info.sessionInfo
         }
-        var body = Body()
-        body["phoneNumber"] = phoneNumber
-        body["tenantId"] = auth.tenantID
-        let reply = try await auth.core.call(.v1("accounts:sendVerificationCode"), body)
-        guard let session = reply.string("sessionInfo") else {
+        let request = SendVerificationCodeRequest(phoneNumber: phoneNumber, tenantId: auth.tenantID)
+        let reply = try await auth.core.call(Endpoints.sendVerificationCode, request)
+        guard !reply.sessionInfo.isEmpty else {
             throw AuthErrorFactory.make(.internalError, detail: "The server returned no session.")
         }
-        return session
+        return reply.sessionInfo
     }
 
     public func verifyPhoneNumber(_ phoneNumber: String, uiDelegate: (any AuthUIDelegate)? = nil,
@@ -72,15 +68,13 @@ public final class PhoneAuthProvider: @unchecked Sendable {
         guard let pending = multiFactorSession?.pendingCredential else {
             throw AuthErrorFactory.make(.missingMultiFactorSession)
         }
-        var body = Body()
-        body["mfaPendingCredential"] = pending
-        body["mfaEnrollmentId"] = multiFactorInfo.uid
-        body.set("phoneSignInInfo", .object([:]))
-        let reply = try await auth.core.call(.v2("accounts/mfaSignIn:start"), body)
-        guard let info = reply.decode(StartMFAEnrollmentResponse.PhoneSession.self, "phoneResponseInfo") else {
+        var request = StartMFASignInRequest(mfaPendingCredential: pending, mfaEnrollmentId: multiFactorInfo.uid)
+        request.phoneSignInInfo = StartMFAEnrollmentRequest.PhoneStart(phoneNumber: nil)
+        let reply = try await auth.core.call(Endpoints.startMFASignIn, request)
+        guard !reply.phoneResponseInfo.sessionInfo.isEmpty else {
             throw AuthErrorFactory.make(.internalError, detail: "The server returned no session.")
         }
-        return info.sessionInfo
+        return reply.phoneResponseInfo.sessionInfo
     }
 
     public func verifyPhoneNumber(with multiFactorInfo: PhoneMultiFactorInfo, uiDelegate: (any AuthUIDelegate)? = nil,

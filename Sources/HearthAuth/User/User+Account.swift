@@ -47,8 +47,8 @@ extension User {
         }
         var request = UpdateAccountRequest(idToken: try await getIDToken())
         request.deleteProvider = [provider]
-        let reply = try await call(.v1("accounts:update"), request)
-        try await adopt(reply)
+        let reply = try await call(Endpoints.update, request)
+        try await adopt(reply.signIn)
         return self
     }
 
@@ -69,7 +69,7 @@ extension User {
     public func reauthenticate(with credential: AuthCredential) async throws -> AuthDataResult {
         do {
             return try await auth.exchange(credential, idToken: nil) { reply, additional, oauth in
-                guard reply.string("localId") == nil || reply.string("localId") == self.uid else {
+                guard reply.localId == nil || reply.localId == self.uid else {
                     throw AuthErrorFactory.make(.userMismatch)
                 }
                 try await self.adopt(reply)
@@ -109,8 +109,8 @@ extension User {
     func update(_ change: (inout UpdateAccountRequest) -> Void) async throws {
         var request = UpdateAccountRequest(idToken: try await getIDToken())
         change(&request)
-        let reply = try await call(.v1("accounts:update"), request)
-        try await adopt(reply)
+        let reply = try await call(Endpoints.update, request)
+        try await adopt(reply.signIn)
     }
 
     /// Changes the email at once (projects with email-enumeration protection require
@@ -161,7 +161,7 @@ extension User {
     public func sendEmailVerification(with actionCodeSettings: ActionCodeSettings? = nil) async throws {
         var request = SendOobCodeRequest(requestType: .verifyEmail, idToken: try await getIDToken())
         actionCodeSettings?.apply(to: &request)
-        _ = try await call(.v1("accounts:sendOobCode"), ActionCodeSettings.body(request, actionCodeSettings))
+        _ = try await call(Endpoints.sendOobCode, request)
     }
 
     public func sendEmailVerification(completion: UserProfileChangeCallback? = nil) {
@@ -183,7 +183,7 @@ extension User {
         var request = SendOobCodeRequest(requestType: .verifyAndChangeEmail, idToken: try await getIDToken(),
                                          newEmail: newEmail)
         actionCodeSettings?.apply(to: &request)
-        _ = try await call(.v1("accounts:sendOobCode"), ActionCodeSettings.body(request, actionCodeSettings))
+        _ = try await call(Endpoints.sendOobCode, request)
     }
 
     public func sendEmailVerification(beforeUpdatingEmail newEmail: String, actionCodeSettings: ActionCodeSettings? = nil,
@@ -200,7 +200,7 @@ extension User {
     public func delete() async throws {
         var request = DeleteAccountRequest(idToken: try await getIDToken())
         request.tenantId = tenantID
-        _ = try await call(.v1("accounts:delete"), request)
+        _ = try await call(Endpoints.delete, request)
         if core.user === self { core.setCurrentUser(nil, auth: auth) }
     }
 

@@ -21,8 +21,8 @@ struct UserSnapshot: Codable, Sendable {
     /// The account behind `idToken`, as `accounts:lookup` reports it.
     static func fetch(core: AuthCore, idToken: String, refreshToken: String, expiresIn: String?,
                       previous: UserSnapshot?) async throws -> UserSnapshot {
-        let reply = try await core.call(.v1("accounts:lookup"), LookupRequest(idToken: idToken))
-        guard let account = reply.decode([HearthWire.UserInfo].self, "users")?.first else {
+        let reply = try await core.call(Endpoints.lookup, LookupRequest(idToken: idToken))
+        guard let account = reply.users?.first else {
             throw AuthErrorFactory.make(.userNotFound)
         }
         let claims = (try? AuthTokenResult(token: idToken))
@@ -177,12 +177,13 @@ public final class User: NSObject, UserInfo, NSSecureCoding, @unchecked Sendable
     private func refresh(using refreshToken: String) async throws -> String {
         defer { lock.locked { refreshing = nil } }
         do {
-            let reply = try await core.call(.secureToken, TokenRequest(refreshToken: refreshToken))
-            guard let idToken = reply.string("id_token"), let newRefresh = reply.string("refresh_token") else {
+            let reply = try await core.call(Endpoints.token, TokenRequest(refreshToken: refreshToken))
+            let (idToken, newRefresh) = (reply.idToken, reply.refreshToken)
+            guard !idToken.isEmpty, !newRefresh.isEmpty else {
                 throw AuthErrorFactory.make(.internalError, detail: "The token endpoint's answer had no tokens.")
             }
             let expiration = (try? AuthTokenResult(token: idToken))?.expirationDate
-                ?? Date().addingTimeInterval(TimeInterval(reply.int("expires_in") ?? 3600))
+                ?? Date().addingTimeInterval(TimeInterval(Int(reply.expiresIn) ?? 3600))
             lock.locked {
                 state.accessToken = idToken
                 state.refreshToken = newRefresh
@@ -198,8 +199,8 @@ public final class User: NSObject, UserInfo, NSSecureCoding, @unchecked Sendable
 
     /// A call made with this user's ID token. If the server says the session is over (revoked, disabled,
     /// deleted), the user is signed out, as FirebaseAuth does.
-    func call(_ api: AuthAPI, _ body: some Encodable) async throws -> Fields {
-        do { return try await core.call(api, body) } catch { throw signingOutIfSessionEnded(error) }
+    func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request) async throws -> Reply {
+        do { return try await core.call(endpoint, request) } catch { throw signingOutIfSessionEnded(error) }
     }
 
     /// Signs this user out if `error` says the server will not accept its tokens again; returns `error`.
@@ -215,10 +216,10 @@ public final class User: NSObject, UserInfo, NSSecureCoding, @unchecked Sendable
     }
 
     /// Takes new tokens (and, with `reload`, the account as it is now) after a call that changed the user.
-    func adopt(_ reply: Fields, reload: Bool = true) async throws {
-        if let idToken = reply.string("idToken"), let refreshToken = reply.string("refreshToken") {
+    func adopt(_ reply: SignInReply, reload: Bool = true) async throws {
+        if let idToken = reply.idToken, let refreshToken = reply.refreshToken {
             let fresh = try await UserSnapshot.fetch(core: core, idToken: idToken, refreshToken: refreshToken,
-                                                     expiresIn: reply.string("expiresIn"), previous: snapshot)
+                                                     expiresIn: reply.expiresIn, previous: snapshot)
             guard fresh.uid == uid else { throw AuthErrorFactory.make(.userMismatch) }
             lock.locked { state = fresh }
             core.userDidChange(self, tokenChanged: true)

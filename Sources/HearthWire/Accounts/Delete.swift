@@ -9,6 +9,9 @@ public struct DeleteAccountRequest: Codable, Sendable, Equatable {
         self.idToken = idToken
         self.tenantId = tenantId
     }
+
+    /// An admin delete.
+    public init(localId: String) { self.localId = localId }
 }
 
 extension DeleteAccountRequest: IgnoresWireFields {

@@ -17,6 +17,13 @@ public struct LookupRequest: Codable, Sendable, Equatable {
         self.idToken = idToken
         self.tenantId = tenantId
     }
+
+    /// An admin lookup by uid, email or phone number.
+    public init(localId: [String]? = nil, email: [String]? = nil, phoneNumber: [String]? = nil) {
+        self.localId = localId
+        self.email = email
+        self.phoneNumber = phoneNumber
+    }
 }
 
 extension LookupRequest: IgnoresWireFields {

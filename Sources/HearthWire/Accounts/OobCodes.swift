@@ -17,8 +17,13 @@ public struct SendOobCodeRequest: Codable, Sendable, Equatable {
     public var canHandleCodeInApp: Bool?
     public var returnOobLink: Bool?
     public var tenantId: String?
-    /// Accepted (type-checked) and ignored.
+    /// The app a link hands over to (``ActionCodeSettings`` in the SDKs): accepted and not used, since links open
+    /// the hosted action page, which hands over to the app.
+    public var iOSBundleId: String?
+    public var androidPackageName: String?
     public var androidInstallApp: Bool?
+    public var androidMinimumVersion: String?
+    public var linkDomain: String?
 
     public init(requestType: RequestType?, email: String? = nil, idToken: String? = nil, newEmail: String? = nil,
                 continueUrl: String? = nil, canHandleCodeInApp: Bool? = nil) {
@@ -31,10 +36,8 @@ public struct SendOobCodeRequest: Codable, Sendable, Equatable {
     }
 }
 
-/// App and hosting fields are accepted; links open the hosted action page, which hands over to the app.
 extension SendOobCodeRequest: IgnoresWireFields {
-    public static let ignoredWireFields = ["iOSBundleId", "iOSAppStoreId", "androidPackageName", "androidMinimumVersion",
-                                           "dynamicLinkDomain", "linkDomain", "captchaResp", "captchaResponse", "userIp",
+    public static let ignoredWireFields = ["iOSAppStoreId", "dynamicLinkDomain", "captchaResp", "captchaResponse", "userIp",
                                            "clientType", "recaptchaVersion", "targetProjectId", "challenge"]
 }
 

@@ -21,6 +21,9 @@ public struct SignInWithCustomTokenResponse: Codable, Sendable, Equatable {
     public var idToken: String
     public var refreshToken: String
     public var expiresIn: String
+    /// A multi-factor user's first-factor answer: no tokens, the pending credential and the factors to pick from.
+    public var mfaPendingCredential: String?
+    public var mfaInfo: [MFAInfoWire]?
 
     public init(isNewUser: Bool, idToken: String, refreshToken: String, expiresIn: String) {
         self.isNewUser = isNewUser

@@ -23,6 +23,9 @@ public struct SignInWithEmailLinkResponse: Codable, Sendable, Equatable {
     public var idToken: String?
     public var refreshToken: String?
     public var expiresIn: String?
+    /// A multi-factor user's first-factor answer: no tokens, the pending credential and the factors to pick from.
+    public var mfaPendingCredential: String?
+    public var mfaInfo: [MFAInfoWire]?
 
     public init(email: String?, localId: String, isNewUser: Bool, idToken: String?, refreshToken: String?,
                 expiresIn: String?) {

@@ -27,6 +27,9 @@ public struct SignInWithPasswordResponse: Codable, Sendable, Equatable {
     public var idToken: String?
     public var refreshToken: String?
     public var expiresIn: String?
+    /// A multi-factor user's first-factor answer: no tokens, the pending credential and the factors to pick from.
+    public var mfaPendingCredential: String?
+    public var mfaInfo: [MFAInfoWire]?
 
     public init(localId: String, email: String?, displayName: String?, profilePicture: String? = nil,
                 idToken: String?, refreshToken: String?, expiresIn: String?) {

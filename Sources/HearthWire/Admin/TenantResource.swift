@@ -89,7 +89,14 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
 
     public struct Inheritance: Codable, Sendable, Equatable { public var emailSendingConfig: Bool? }
 
-    public init(displayName: String? = nil) { self.displayName = displayName }
+    public init(displayName: String? = nil, allowPasswordSignup: Bool? = nil, enableEmailLinkSignin: Bool? = nil,
+                enableAnonymousUser: Bool? = nil, disableAuth: Bool? = nil) {
+        self.displayName = displayName
+        self.allowPasswordSignup = allowPasswordSignup
+        self.enableEmailLinkSignin = enableEmailLinkSignin
+        self.enableAnonymousUser = enableAnonymousUser
+        self.disableAuth = disableAuth
+    }
 
     public var mfa: MFAConfigPatch? { mfaConfig }
 

@@ -7,8 +7,11 @@ public struct RevokeTokenRequest: Codable, Sendable, Equatable {
     public var tokenType: String?
     public var token: String?
     public var redirectUri: String?
+    public var tenantId: String?
 
-    public init(idToken: String?, providerId: String?, tokenType: String?, token: String?, redirectUri: String? = nil) {
+    public init(idToken: String?, providerId: String?, tokenType: String?, token: String?, redirectUri: String? = nil,
+                tenantId: String? = nil) {
+        self.tenantId = tenantId
         self.idToken = idToken
         self.providerId = providerId
         self.tokenType = tokenType

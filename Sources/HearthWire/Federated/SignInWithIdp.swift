@@ -66,6 +66,9 @@ public struct SignInWithIdpResponse: Codable, Sendable, Equatable {
     public var idToken: String?
     public var refreshToken: String?
     public var expiresIn: String?
+    /// A multi-factor user's first-factor answer: no tokens, the pending credential and the factors to pick from.
+    public var mfaPendingCredential: String?
+    public var mfaInfo: [MFAInfoWire]?
     /// The tenant signed in to, when the call named one.
     public var tenantId: String?
 

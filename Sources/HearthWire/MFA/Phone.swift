@@ -1,6 +1,12 @@
 /// `accounts:sendVerificationCode` (v3 `sendVerificationCode`).
 public struct SendVerificationCodeRequest: Codable, Sendable, Equatable {
     public var phoneNumber: String?
+    public var tenantId: String?
+
+    public init(phoneNumber: String?, tenantId: String? = nil) {
+        self.phoneNumber = phoneNumber
+        self.tenantId = tenantId
+    }
 }
 
 extension SendVerificationCodeRequest: IgnoresWireFields {
@@ -20,6 +26,17 @@ public struct SignInWithPhoneNumberRequest: Codable, Sendable, Equatable {
     public var phoneNumber: String?
     public var idToken: String?
     public var operation: String?
+    public var tenantId: String?
+
+    public init(sessionInfo: String?, code: String?, temporaryProof: String? = nil, phoneNumber: String? = nil,
+                idToken: String? = nil, tenantId: String? = nil) {
+        self.sessionInfo = sessionInfo
+        self.code = code
+        self.temporaryProof = temporaryProof
+        self.phoneNumber = phoneNumber
+        self.idToken = idToken
+        self.tenantId = tenantId
+    }
 }
 
 extension SignInWithPhoneNumberRequest: IgnoresWireFields {
@@ -33,6 +50,9 @@ public struct SignInWithPhoneNumberResponse: Codable, Sendable, Equatable {
     public var idToken: String?
     public var refreshToken: String?
     public var expiresIn: String?
+    /// A multi-factor user's first-factor answer: no tokens, the pending credential and the factors to pick from.
+    public var mfaPendingCredential: String?
+    public var mfaInfo: [MFAInfoWire]?
     /// When linking a number another account has: sign in with this instead.
     public var temporaryProof: String?
     public var temporaryProofExpiresIn: String?

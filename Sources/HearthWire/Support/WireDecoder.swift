@@ -18,14 +18,22 @@ public struct WireDecoder: Sendable {
     public var strict: Bool
     /// Top-level keys every request may carry and no type declares (`tenantId`, which scopes the call).
     public var alsoIgnoring: [String]
+    /// Reads an absent field as its proto3 default (`""`, `false`, `0`, `[]`, an empty object), as Google's own
+    /// clients read replies: what the SDKs use, so a reply that leaves a field out still decodes.
+    public var absentAsDefault: Bool
 
-    public init(strict: Bool, alsoIgnoring: [String] = []) {
+    public init(strict: Bool, alsoIgnoring: [String] = [], absentAsDefault: Bool = false) {
         self.strict = strict
         self.alsoIgnoring = alsoIgnoring
+        self.absentAsDefault = absentAsDefault
     }
+
+    /// The decoder the SDKs read server replies with: lenient, absent fields as defaults.
+    public static let replies = WireDecoder(strict: false, absentAsDefault: true)
 
     public func decode<T: Decodable>(_ type: T.Type, from body: WireObject) throws(WireDecodingError) -> T {
         let state = DecodingState()
+        state.absentAsDefault = absentAsDefault
         do {
             let value = try WireValueDecoder.unbox(type, .object(body.fields), path: [], state: state,
                                                    extraIgnored: alsoIgnoring)
@@ -79,6 +87,19 @@ private final class ObjectReads {
 
 private final class DecodingState {
     var objects: [ObjectReads] = []
+    var absentAsDefault = false
+
+    /// The proto3 default a `T` is read from when its field is absent (``WireDecoder/absentAsDefault``).
+    static func defaultValue<T>(for type: T.Type) -> JSONValue {
+        if let primitive = type as? any WrapsPrimitive.Type { return primitive.absentDefault }
+        switch type {
+        case is String.Type: return .string("")
+        case is Bool.Type: return .bool(false)
+        case is any BinaryInteger.Type, is Double.Type, is Float.Type: return .number(0)
+        case is any EmptyWhenAbsent.Type: return .array([])
+        default: return .object([:])
+        }
+    }
 
     /// The first key nobody read: the top level's first, then nested objects' in the order they were decoded.
     func firstUnknown() -> WireDecodingError? {
@@ -257,6 +278,9 @@ private struct KeyedWireContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
                 if value == .null { throw WireDecodingError.wrongType(path: WireValueDecoder.path(codingPath + [key]), expected: "array") }
                 return try WireValueDecoder.unbox(type, .array([]), path: codingPath + [key], state: state)
             }
+            if state.absentAsDefault {
+                return try WireValueDecoder.unbox(type, DecodingState.defaultValue(for: type), path: codingPath + [key], state: state)
+            }
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "missing"))
         }
         return try WireValueDecoder.unbox(type, value, path: codingPath + [key], state: state)
@@ -307,7 +331,10 @@ private struct KeyedWireContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 }
 
 /// A primitive read through ``WireValueDecoder/unbox`` (one place for its rules).
-private struct Primitive<Value: Decodable>: Decodable {
+private protocol WrapsPrimitive { static var absentDefault: JSONValue { get } }
+
+private struct Primitive<Value: Decodable>: Decodable, WrapsPrimitive {
+    static var absentDefault: JSONValue { DecodingState.defaultValue(for: Value.self) }
     let value: Value
     init(from decoder: any Decoder) throws { value = try decoder.singleValueContainer().decode(Value.self) }
 }
