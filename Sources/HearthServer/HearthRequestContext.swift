@@ -19,6 +19,8 @@ public struct HearthRequestContext: RequestContext {
     var strictBodies = true
     /// Route handlers' typed requests are decoded from ``body`` with Google's JSON rules.
     public var requestDecoder: some RequestDecoder { WireRequestDecoder() }
+    /// Handlers' typed replies are encoded as Google's servers write them.
+    public var responseEncoder: some ResponseEncoder { WireResponseEncoder() }
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -8,7 +8,7 @@ import Hummingbird
 enum AdminRoutes {
     /// Every user matching any of the given uids, emails, phone numbers or linked identities, once each; `users`
     /// is left out when none matched.
-    static func lookup(_ call: Call, _ request: LookupRequest) async throws -> Response {
+    static func lookup(_ call: Call, _ request: LookupRequest) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
         let store = call.services.store
         var found: [UserRecord] = []
@@ -32,11 +32,11 @@ enum AdminRoutes {
         }
         var seen = Set<String>()
         let users = found.filter { seen.insert($0.localID).inserted }
-        return json(LookupResponse(users: users.isEmpty ? nil : users.map { UserInfo($0, exportingHashesOf: project) }))
+        return LookupResponse(users: users.isEmpty ? nil : users.map { UserInfo($0, exportingHashesOf: project) })
     }
 
     /// Admin `accounts:update`: profile and admin-only fields of the user `localId`.
-    static func update(_ call: Call, _ request: UpdateAccountRequest) async throws -> Response {
+    static func update(_ call: Call, _ request: UpdateAccountRequest) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
         let deleted = Set(request.deleteAttribute ?? [])
         var changes = AdminChanges()
@@ -53,20 +53,20 @@ enum AdminRoutes {
         changes.mfaEnrollments = request.mfaEnrollments?.map(MFAEnrollmentInput.init)
         changes.linkProvider = request.linkProviderUserInfo.map(ProviderUserInfo.init)
         let user = try await call.services.accounts.adminUpdate(in: project, localID: request.localId, changes: changes)
-        return json(UpdateAccountResponse(user))
+        return UpdateAccountResponse(user)
     }
 
-    static func delete(_ call: Call, _ request: DeleteAccountRequest) async throws -> Response {
+    static func delete(_ call: Call, _ request: DeleteAccountRequest) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
         guard let localID = request.localId, !localID.isEmpty else { throw AuthFailure.missingLocalID }
         guard try await call.services.store.deleteUser(projectID: project.id, tenantID: project.tenantID, localID: localID) else {
             throw AuthFailure.userNotFound
         }
-        return json(DeleteAccountResponse())
+        return DeleteAccountResponse()
     }
 
     /// Admin create (`POST projects/{id}/accounts`): the short SignupNewUserResponse, no tokens.
-    static func create(_ call: Call, _ request: AdminCreateAccountRequest) async throws -> Response {
+    static func create(_ call: Call, _ request: AdminCreateAccountRequest) async throws -> any ResponseGenerator {
         if request.idToken != nil, request.localId != nil { throw APIError.business(.unexpectedParameter, "User ID") }
         let project = try await call.adminProject(nil)
         var new = AdminNewUser(localID: request.localId, email: request.email, password: request.password)
@@ -77,7 +77,7 @@ enum AdminRoutes {
         new.disabled = request.disabled ?? false
         new.mfa = (request.mfaInfo ?? []).map(MFAEnrollmentInput.init)
         let user = try await call.services.accounts.adminCreate(in: project, new)
-        return json(AdminCreateAccountResponse(localId: user.localID, email: user.email, displayName: user.displayName))
+        return AdminCreateAccountResponse(localId: user.localID, email: user.email, displayName: user.displayName)
     }
 
     /// `GET accounts:batchGet?maxResults=&nextPageToken=`: a page in `localId` byte order; the token is the last id.
@@ -89,7 +89,7 @@ enum AdminRoutes {
     }
 
     /// Legacy v3 `downloadAccount`: `batchGet` with its fields in the body, in the body's `targetProjectId`.
-    static func downloadAccount(_ call: Call, _ request: DownloadAccountRequest) async throws -> Response {
+    static func downloadAccount(_ call: Call, _ request: DownloadAccountRequest) async throws -> any ResponseGenerator {
         let target = try legacyTarget(call, request.targetProjectId)
         return try await usersPage(call, project: try await call.adminProject(target), maxResults: request.maxResults,
                                    after: request.nextPageToken)
@@ -120,7 +120,7 @@ enum AdminRoutes {
     }
 
     /// `accounts:query`: count, sort, page and one equality filter, as production Firebase offers.
-    static func query(_ call: Call, _ request: QueryAccountsRequest) async throws -> Response {
+    static func query(_ call: Call, _ request: QueryAccountsRequest) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
         var query = UserQuery(tenantID: project.tenantID)
         if let name = request.sortBy {
@@ -152,24 +152,24 @@ enum AdminRoutes {
         }
         let result = try await call.services.store.queryUsers(projectID: project.id, query)
         let returnUsers = request.returnUserInfo ?? true
-        return json(QueryAccountsResponse(
+        return QueryAccountsResponse(
             recordsCount: result.count,
-            userInfo: returnUsers ? result.users.map { UserInfo($0, exportingHashesOf: project) } : nil))
+            userInfo: returnUsers ? result.users.map { UserInfo($0, exportingHashesOf: project) } : nil)
     }
 
-    static func batchDelete(_ call: Call, _ request: BatchDeleteRequest) async throws -> Response {
+    static func batchDelete(_ call: Call, _ request: BatchDeleteRequest) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
         guard (1...1000).contains(request.localIds.count) else { throw APIError.business(.localIDListExceedsLimit) }
         let refused = try await call.services.accounts.batchDelete(
             in: project, localIDs: request.localIds, force: request.force ?? false)
-        return json(BatchDeleteResponse(errors: refused.isEmpty ? nil : refused.map {
+        return BatchDeleteResponse(errors: refused.isEmpty ? nil : refused.map {
             .init(index: $0.index, localId: $0.localID, message: "NOT_DISABLED : Disable the account before batch deletion.")
-        }))
+        })
     }
 
     /// Admin `accounts:sendOobCode`: the user is named by email; with `returnOobLink` the link comes back in the
     /// answer and nothing is sent (Admin SDKs' `generatePasswordResetLink` and friends).
-    static func sendOobCode(_ call: Call, _ request: SendOobCodeRequest) async throws -> Response {
+    static func sendOobCode(_ call: Call, _ request: SendOobCodeRequest) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
         guard let type = request.requestType else { throw AuthFailure.missingRequestType }
         var actionRequest = ActionCodeRequest(
@@ -180,22 +180,22 @@ enum AdminRoutes {
         let sent = try await call.services.accounts.sendActionCode(
             in: project, actionRequest, links: call.actionLinks(project),
             authorizedDomains: call.configuration.continueURLDomains)
-        guard let sent else { return json(SendOobCodeResponse(email: request.email)) }
+        guard let sent else { return SendOobCodeResponse(email: request.email) }
         if actionRequest.returnLink {
-            return json(SendOobCodeResponse(email: sent.email, oobCode: sent.message.code, oobLink: sent.message.link))
+            return SendOobCodeResponse(email: sent.email, oobCode: sent.message.code, oobLink: sent.message.link)
         }
         call.services.emailQueued(sent.message)
-        return json(SendOobCodeResponse(email: sent.email))
+        return SendOobCodeResponse(email: sent.email)
     }
 
-    static func createSessionCookie(_ call: Call, _ request: CreateSessionCookieRequest) async throws -> Response {
+    static func createSessionCookie(_ call: Call, _ request: CreateSessionCookieRequest) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
         let cookie = try await call.services.accounts.createSessionCookie(
             in: project, idToken: request.idToken, validDuration: request.validDuration)
-        return json(CreateSessionCookieResponse(sessionCookie: cookie))
+        return CreateSessionCookieResponse(sessionCookie: cookie)
     }
 
-    static func batchCreate(_ call: Call, _ request: BatchCreateRequest) async throws -> Response {
+    static func batchCreate(_ call: Call, _ request: BatchCreateRequest) async throws -> any ResponseGenerator {
         if let invalid = request.invalidBytes { throw APIError.invalidArgument(invalid) }
         let project = try await call.adminProject(try legacyTarget(call, request.targetProjectId))
         let hashing = try request.hashAlgorithm.map { name in
@@ -236,22 +236,7 @@ enum AdminRoutes {
         let rejected = try await call.services.accounts.importUsers(
             in: project, users, hashing: hashing, allowOverwrite: request.allowOverwrite ?? false,
             sanityCheck: request.sanityCheck ?? false)
-        return json(BatchCreateResponse(error: rejected.map { .init(index: $0.index, message: $0.message) }))
-    }
-}
-
-extension UserInfo {
-    /// The admin view of a user: as ``init(_:)``, plus the password hash and salt when they are Firebase scrypt
-    /// under the project's parameters (what listUsers and exports carry, so users can move to Firebase as is),
-    /// and `validSince` even for anonymous accounts (revocation checks need it).
-    init(_ user: UserRecord, exportingHashesOf project: ProjectContext) {
-        self.init(user)
-        validSince = String(user.validSince)
-        let (hash, salt) = FirebaseUserFile.exportFields(user, parameters: project.record.hashConfig)
-        if let hash, let salt {
-            passwordHash = hash
-            self.salt = salt
-        }
+        return BatchCreateResponse(error: rejected.map { .init(index: $0.index, message: $0.message) })
     }
 }
 

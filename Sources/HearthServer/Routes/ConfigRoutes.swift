@@ -6,14 +6,14 @@ import Hummingbird
 /// `v2/projects/{project}/config` (admin): read and change the project's sign-in settings.
 enum ConfigRoutes {
     static func get(_ call: Call) async throws -> Response {
-        json(resource(try await call.adminProject(nil), call: call))
+        json(ProjectConfigResource(try await call.adminProject(nil), authorizedDomains: call.configuration.authorizedDomains))
     }
 
     /// Applies the fields named by `updateMask`; a parent (`emailPrivacyConfig`) names every field under it. In
     /// production a path that is read-only or unknown is refused, so a typo never passes silently, and no mask means
     /// the fields present; emulator mode ignores unknown paths and reads no mask as a full update, as Firebase's
     /// emulator does.
-    static func patch(_ call: Call, _ patch: ProjectConfigPatch) async throws -> Response {
+    static func patch(_ call: Call, _ patch: ProjectConfigPatch) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
         let emulator = call.configuration.isEmulator
         if !emulator, let named = patch.readOnlyPresent.first {
@@ -74,43 +74,7 @@ enum ConfigRoutes {
             }
             if record.settings.blockingFunctions == BlockingFunctions() { record.settings.blockingFunctions = nil }
         }
-        return json(resource(updated, call: call))
-    }
-
-    private static func resource(_ project: ProjectContext, call: Call) -> ProjectConfigResource {
-        let settings = project.settings
-        let hash = project.record.hashConfig
-        return ProjectConfigResource(
-            name: "projects/\(project.id)/config",
-            signIn: .init(email: .init(enabled: settings.passwordSignInEnabled,
-                                       passwordRequired: settings.emailLinkSignInEnabled == false),
-                          anonymous: .init(enabled: settings.anonymousSignInEnabled),
-                          allowDuplicateEmails: settings.allowDuplicateEmails,
-                          hashConfig: .init(signerKey: hash.signerKey.base64EncodedString(),
-                                            saltSeparator: hash.saltSeparator.base64EncodedString(),
-                                            rounds: hash.rounds, memoryCost: hash.memoryCost),
-                          phoneNumber: .init(enabled: project.phoneSignInAllowed, testPhoneNumbers: settings.testPhoneNumbers ?? [:])),
-            emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings.enableImprovedEmailPrivacy),
-            authorizedDomains: call.configuration.authorizedDomains,
-            mfa: mfaResource(settings.mfa ?? MFASettings()),
-            blockingFunctions: blockingResource(settings.blockingFunctions ?? BlockingFunctions()))
-    }
-
-    static func blockingResource(_ blocking: BlockingFunctions) -> ProjectConfigResource.BlockingFunctionsWire {
-        let triggers = blocking.triggers.mapValues {
-            ProjectConfigResource.BlockingFunctionsWire.Trigger(functionUri: $0.functionURI, updateTime: rfc3339($0.updatedAt))
-        }
-        let forward = ProjectConfigResource.BlockingFunctionsWire.Forward(
-            idToken: blocking.forwardIDToken ? true : nil, accessToken: blocking.forwardAccessToken ? true : nil,
-            refreshToken: blocking.forwardRefreshToken ? true : nil)
-        return .init(triggers: triggers.isEmpty ? nil : triggers,
-                     forwardInboundCredentials: forward == .init(idToken: nil, accessToken: nil, refreshToken: nil) ? nil : forward)
-    }
-
-    static func mfaResource(_ mfa: MFASettings) -> ProjectConfigResource.MFA {
-        .init(state: mfa.state.rawValue, enabledProviders: mfa.providers.contains(.phoneSMS) ? ["PHONE_SMS"] : [],
-              providerConfigs: [.init(state: mfa.providers.contains(.totp) ? "ENABLED" : "DISABLED",
-                                      adjacentIntervals: mfa.totpAdjacentIntervals)])
+        return ProjectConfigResource(updated, authorizedDomains: call.configuration.authorizedDomains)
     }
 }
 

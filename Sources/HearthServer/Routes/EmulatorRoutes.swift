@@ -50,10 +50,3 @@ enum EmulatorRoutes {
         return id
     }
 }
-
-extension EmulatorConfig {
-    init(_ settings: ProjectSettings) {
-        self.init(allowDuplicateEmails: settings.allowDuplicateEmails,
-                  enableImprovedEmailPrivacy: settings.enableImprovedEmailPrivacy)
-    }
-}

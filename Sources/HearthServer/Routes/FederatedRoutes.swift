@@ -8,7 +8,7 @@ import Hummingbird
 enum FederatedRoutes {
     /// Game Center: the player's signature is checked by the federation verifier (`gc.apple.com`, whose `clientId`
     /// is the app's bundle id), then the account rules of `signInWithIdp` apply; `idToken` links instead.
-    static func signInWithGameCenter(_ call: Call, _ request: SignInWithGameCenterRequest) async throws -> Response {
+    static func signInWithGameCenter(_ call: Call, _ request: SignInWithGameCenterRequest) async throws -> any ResponseGenerator {
         let project = try call.clientProject
         guard let verifier = call.services.federation else { throw AuthFailure.providerNotEnabled("gc.apple.com") }
         var fields: [String: String] = [:]
@@ -26,11 +26,11 @@ enum FederatedRoutes {
                                                                      returnIdpCredential: false)
         switch outcome {
         case .signedIn(let result):
-            return json(SignInWithGameCenterResponse(
+            return SignInWithGameCenterResponse(
                 localId: result.user.localID, playerId: request.playerId, teamPlayerId: request.teamPlayerId,
                 gamePlayerId: request.gamePlayerId, displayName: result.user.displayName,
                 isNewUser: result.isNewUser, idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
-                expiresIn: String(result.tokens.expiresIn)))
+                expiresIn: String(result.tokens.expiresIn))
         case .secondFactorRequired(let required):
             return MFARoutes.pending(required)
         case .needConfirmation, .credentialInUse:
@@ -39,7 +39,7 @@ enum FederatedRoutes {
         }
     }
 
-    static func signInWithIdp(_ call: Call, _ request: SignInWithIdpRequest) async throws -> Response {
+    static func signInWithIdp(_ call: Call, _ request: SignInWithIdpRequest) async throws -> any ResponseGenerator {
         guard let requestURI = request.requestUri, !requestURI.isEmpty else { throw AuthFailure.missingRequestURI }
         let project = try call.clientProject
         let fields = request.postBodyFields
@@ -88,7 +88,7 @@ enum FederatedRoutes {
         case .secondFactorRequired(let required):
             return MFARoutes.pending(required)
         }
-        return json(response)
+        return response
     }
 }
 
@@ -112,35 +112,14 @@ extension FederatedRoutes {
     }
 }
 
-extension SignInWithIdpResponse {
-    /// The IdP's side of the answer: profile and credential.
-    init(_ assertion: FederatedAssertion) {
-        self.init(providerId: assertion.providerID, federatedId: assertion.federatedID)
-        displayName = assertion.displayName
-        fullName = assertion.displayName
-        firstName = assertion.firstName
-        lastName = assertion.lastName
-        screenName = assertion.screenName
-        email = assertion.email
-        emailVerified = assertion.email == nil ? nil : assertion.emailVerified
-        photoUrl = assertion.photoURL
-        rawUserInfo = assertion.rawUserInfo
-        oauthAccessToken = assertion.oauthAccessToken
-        oauthIdToken = assertion.oauthIdToken
-        oauthTokenSecret = assertion.oauthTokenSecret
-        oauthRefreshToken = assertion.oauthRefreshToken
-        oauthExpireIn = assertion.oauthExpiresIn
-    }
-}
-
 extension FederatedRoutes {
     /// `v2/accounts:revokeToken`: revokes what Apple issued for the signed-in user (an authorization code is
     /// exchanged, then its refresh token revoked). Answers `{}`.
-    static func revokeToken(_ call: Call, _ request: RevokeTokenRequest) async throws -> Response {
+    static func revokeToken(_ call: Call, _ request: RevokeTokenRequest) async throws -> any ResponseGenerator {
         try await call.services.accounts.revokeProviderToken(
             in: try call.clientProject, idToken: request.idToken, providerID: request.providerId,
             tokenType: request.tokenType, token: request.token, redirectURI: request.redirectUri,
             provider: call.services.redirects)
-        return json([String: String]())
+        return [String: String]()
     }
 }

@@ -57,7 +57,7 @@ enum IdpConfigRoutes {
         let collection = try collection(call)
         let owner = try await owner(call)
         let configs = owner.providers.filter { collection.accepts($0.key) }
-            .sorted { $0.key < $1.key }.map { resource($0.value, id: $0.key, collection: collection, owner: owner) }
+            .sorted { $0.key < $1.key }.map { IdpConfigResource($0.value, id: $0.key, name: "\(owner.name)/\(collection.rawValue)/\($0.key)", oidc: collection == .oidc) }
         return json(IdpConfigList(key: collection.rawValue, configs: configs))
     }
 
@@ -68,7 +68,7 @@ enum IdpConfigRoutes {
         guard let config = owner.providers[id], collection.accepts(id) else {
             throw APIError.business(.configurationNotFound)
         }
-        return json(resource(config, id: id, collection: collection, owner: owner))
+        return json(IdpConfigResource(config, id: id, name: "\(owner.name)/\(collection.rawValue)/\(id)", oidc: collection == .oidc))
     }
 
     static func create(_ call: Call) async throws -> Response {
@@ -89,7 +89,7 @@ enum IdpConfigRoutes {
             guard providers[id] == nil else { throw APIError.business(.duplicateIdpConfig) }
             providers[id] = config
         }
-        return json(resource(config, id: id, collection: collection, owner: owner))
+        return json(IdpConfigResource(config, id: id, name: "\(owner.name)/\(collection.rawValue)/\(id)", oidc: collection == .oidc))
     }
 
     static func patch(_ call: Call) async throws -> Response {
@@ -114,7 +114,7 @@ enum IdpConfigRoutes {
             }
             providers[id] = config
         }
-        return json(resource(owner.providers[id]!, id: id, collection: collection, owner: owner))
+        return json(IdpConfigResource(owner.providers[id]!, id: id, name: "\(owner.name)/\(collection.rawValue)/\(id)", oidc: collection == .oidc))
     }
 
     static func delete(_ call: Call) async throws -> Response {
@@ -168,21 +168,5 @@ enum IdpConfigRoutes {
             throw APIError.business(.invalidArgument, "issuer must be an http(s) URL")
         }
         return value
-    }
-
-    /// The resource as Google shows it; the client secret is never read back.
-    static func resource(_ config: IdentityProviderConfig, id: String, collection: Collection, owner: Owner)
-        -> IdpConfigResource
-    {
-        var resource = IdpConfigResource(name: "\(owner.name)/\(collection.rawValue)/\(id)", enabled: config.enabled,
-                                         clientId: config.clientId)
-        if collection == .oidc {
-            resource.issuer = config.issuer
-            resource.responseType = .init(code: false, idToken: true)
-        }
-        if id == "apple.com", config.teamId != nil || config.keyId != nil {
-            resource.appleSignInConfig = .init(codeFlowConfig: .init(teamId: config.teamId, keyId: config.keyId))
-        }
-        return resource
     }
 }

@@ -7,23 +7,23 @@ import Hummingbird
 enum MFARoutes {
     /// A first-factor sign-in that needs a second factor: a 200 with a pending credential and the factors
     /// (obfuscated), no tokens — what every sign-in route answers in that case.
-    static func pending(_ required: SecondFactorRequired) -> Response {
+    static func pending(_ required: SecondFactorRequired) -> SecondFactorRequiredResponse {
         let user = required.user
-        return json(SecondFactorRequiredResponse(
+        return SecondFactorRequiredResponse(
             localId: user.localID, email: user.email, displayName: user.displayName,
             mfaPendingCredential: required.pendingCredential,
-            mfaInfo: user.enrollments.map { MFAInfoWire($0, obfuscated: true) }))
+            mfaInfo: user.enrollments.map { MFAInfoWire($0, obfuscated: true) })
     }
 
-    static func startEnrollment(_ call: Call, _ request: StartMFAEnrollmentRequest) async throws -> Response {
+    static func startEnrollment(_ call: Call, _ request: StartMFAEnrollmentRequest) async throws -> any ResponseGenerator {
         let project = try call.clientProject
         let accounts = call.services.accounts
         if request.hasTOTP {
             let started = try await accounts.startTOTPEnrollment(in: project, idToken: request.idToken)
-            return json(StartMFAEnrollmentResponse(totpSessionInfo: .init(
+            return StartMFAEnrollmentResponse(totpSessionInfo: .init(
                 sharedSecretKey: started.sharedSecretKey, verificationCodeLength: TOTP.digits, hashingAlgorithm: "SHA1",
                 periodSec: Int(TOTP.period), sessionInfo: started.sessionInfo,
-                finalizeEnrollmentTime: rfc3339(started.finalizeBy))))
+                finalizeEnrollmentTime: rfc3339(started.finalizeBy)))
         }
         guard request.hasPhone else {
             throw AuthFailure.invalidArgument("phoneEnrollmentInfo or totpEnrollmentInfo is required")
@@ -35,24 +35,24 @@ enum MFARoutes {
             try await accounts.sendPhoneCode(to: number, purpose: .enrollment, localID: user.localID, in: project,
                                              locale: call.locale, sender: call.services.sms)
         }
-        return json(StartMFAEnrollmentResponse(phoneSessionInfo: .init(sessionInfo: sessionInfo)))
+        return StartMFAEnrollmentResponse(phoneSessionInfo: .init(sessionInfo: sessionInfo))
     }
 
-    static func finalizeEnrollment(_ call: Call, _ request: FinalizeMFAEnrollmentRequest) async throws -> Response {
+    static func finalizeEnrollment(_ call: Call, _ request: FinalizeMFAEnrollmentRequest) async throws -> any ResponseGenerator {
         let result = try await call.services.accounts.finalizeEnrollment(
             in: try call.clientProject, idToken: request.idToken, displayName: request.displayName,
             phone: request.phone.map { ($0.sessionInfo, $0.code) }, totp: request.totp.map { ($0.sessionInfo, $0.code) })
-        return json(MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken))
+        return MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken)
     }
 
-    static func withdraw(_ call: Call, _ request: WithdrawMFARequest) async throws -> Response {
+    static func withdraw(_ call: Call, _ request: WithdrawMFARequest) async throws -> any ResponseGenerator {
         let result = try await call.services.accounts.withdrawEnrollment(
             in: try call.clientProject, idToken: request.idToken, enrollmentID: request.mfaEnrollmentId)
-        return json(MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
-                                      expiresIn: String(result.tokens.expiresIn)))
+        return MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
+                                      expiresIn: String(result.tokens.expiresIn))
     }
 
-    static func startSignIn(_ call: Call, _ request: StartMFASignInRequest) async throws -> Response {
+    static func startSignIn(_ call: Call, _ request: StartMFASignInRequest) async throws -> any ResponseGenerator {
         let project = try call.clientProject
         let accounts = call.services.accounts
         let number = try await accounts.secondFactorPhoneNumber(in: project, pendingCredential: request.mfaPendingCredential,
@@ -62,10 +62,10 @@ enum MFARoutes {
                                                       enrollmentID: request.mfaEnrollmentId, locale: call.locale,
                                                       sender: call.services.sms)
         }
-        return json(StartMFASignInResponse(sessionInfo: sessionInfo))
+        return StartMFASignInResponse(sessionInfo: sessionInfo)
     }
 
-    static func finalizeSignIn(_ call: Call, _ request: FinalizeMFASignInRequest) async throws -> Response {
+    static func finalizeSignIn(_ call: Call, _ request: FinalizeMFASignInRequest) async throws -> any ResponseGenerator {
         let proof: SecondFactorProof
         if let totp = request.totp {
             proof = .totp(enrollmentID: request.mfaEnrollmentId, code: totp.code)
@@ -76,31 +76,13 @@ enum MFARoutes {
         }
         let result = try await call.services.accounts.finalizeSecondFactor(
             in: try call.clientProject, pendingCredential: request.mfaPendingCredential, proof: proof)
-        return json(MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken))
-    }
-}
-
-extension MFAInfoWire {
-    /// A stored factor on the wire; `obfuscated` hides the number (sign-in challenges).
-    init(_ enrollment: MFAEnrollment, obfuscated: Bool) {
-        self.init(mfaEnrollmentId: enrollment.id, displayName: enrollment.displayName,
-                  phoneInfo: obfuscated ? enrollment.obfuscatedPhoneNumber : enrollment.phoneNumber,
-                  totpInfo: enrollment.totpSecret == nil ? nil : [:], enrolledAt: rfc3339(enrollment.enrolledAt))
-        if !obfuscated { unobfuscatedPhoneInfo = enrollment.phoneNumber }
-    }
-}
-
-extension MFAEnrollmentInput {
-    /// A request's `mfaInfo` entry; an unreadable `enrolledAt` counts as now.
-    init(_ wire: MFAInfoWire) {
-        self.init(id: wire.mfaEnrollmentId, displayName: wire.displayName, phoneNumber: wire.phoneInfo,
-                  enrolledAt: wire.enrolledAt.flatMap { try? Date($0, strategy: .iso8601) })
+        return MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken)
     }
 }
 
 extension AccountService.SignInOutcome {
     /// The answer to a first-factor sign-in: `signedIn`'s response with tokens, else the pending credential.
-    func response(_ signedIn: (AccountService.SignInResult) -> Response) -> Response {
+    func response(_ signedIn: (AccountService.SignInResult) -> any ResponseGenerator) -> any ResponseGenerator {
         switch self {
         case .signedIn(let result): signedIn(result)
         case .secondFactorRequired(let required): MFARoutes.pending(required)

@@ -6,7 +6,7 @@ import Hummingbird
 /// `accounts:sendOobCode`, `resetPassword` and `signInWithEmailLink`; applying codes in `accounts:update` is in
 /// AccountRoutes.
 enum OobCodeRoutes {
-    static func sendOobCode(_ call: Call, _ request: SendOobCodeRequest) async throws -> Response {
+    static func sendOobCode(_ call: Call, _ request: SendOobCodeRequest) async throws -> any ResponseGenerator {
         guard let type = request.requestType else { throw AuthFailure.missingRequestType }
         if request.returnOobLink == true {
             throw APIError.business(.insufficientPermission, "returnOobLink requires admin credentials")
@@ -19,10 +19,10 @@ enum OobCodeRoutes {
                               locale: call.locale),
             links: call.actionLinks(project), authorizedDomains: call.configuration.continueURLDomains)
         if let sent { call.services.emailQueued(sent.message) }
-        return json(SendOobCodeResponse(email: sent?.email ?? request.email))
+        return SendOobCodeResponse(email: sent?.email ?? request.email)
     }
 
-    static func signInWithEmailLink(_ call: Call, _ request: SignInWithEmailLinkRequest) async throws -> Response {
+    static func signInWithEmailLink(_ call: Call, _ request: SignInWithEmailLinkRequest) async throws -> any ResponseGenerator {
         let outcome = try await call.services.accounts.signInWithEmailLink(
             in: try call.clientProject, email: request.email, code: request.oobCode, idToken: request.idToken)
         return outcome.response { result in
@@ -33,7 +33,7 @@ enum OobCodeRoutes {
         }
     }
 
-    static func resetPassword(_ call: Call, _ request: ResetPasswordRequest) async throws -> Response {
+    static func resetPassword(_ call: Call, _ request: ResetPasswordRequest) async throws -> any ResponseGenerator {
         if request.oldPassword != nil {
             throw APIError.business(.operationNotAllowed, "email + oldPassword resets are not supported; use an oobCode")
         }
@@ -44,9 +44,9 @@ enum OobCodeRoutes {
         } else {
             try await accounts.inspectActionCode(in: project, code: request.oobCode)
         }
-        return json(ResetPasswordResponse(
+        return ResetPasswordResponse(
             requestType: record.type.rawValue, email: record.type == .emailSignIn ? nil : record.email,
-            newEmail: record.newEmail))
+            newEmail: record.newEmail)
     }
 }
 

@@ -5,17 +5,17 @@ import Hummingbird
 /// `accounts:sendVerificationCode` and `accounts:signInWithPhoneNumber` (phone as a first factor), and the
 /// emulator's SMS outbox.
 enum PhoneRoutes {
-    static func sendVerificationCode(_ call: Call, _ request: SendVerificationCodeRequest) async throws -> Response {
+    static func sendVerificationCode(_ call: Call, _ request: SendVerificationCodeRequest) async throws -> any ResponseGenerator {
         let project = try call.clientProject
         guard let number = request.phoneNumber, PhoneNumber.isValid(number) else { throw AuthFailure.invalidPhoneNumber }
         let sessionInfo = try await call.sendingSMS(to: number) {
             try await call.services.accounts.sendPhoneCode(to: number, purpose: .signIn, in: project,
                                                            locale: call.locale, sender: call.services.sms)
         }
-        return json(SendVerificationCodeResponse(sessionInfo: sessionInfo))
+        return SendVerificationCodeResponse(sessionInfo: sessionInfo)
     }
 
-    static func signInWithPhoneNumber(_ call: Call, _ request: SignInWithPhoneNumberRequest) async throws -> Response {
+    static func signInWithPhoneNumber(_ call: Call, _ request: SignInWithPhoneNumberRequest) async throws -> any ResponseGenerator {
         let operation = try request.operation.map { name in
             guard let operation = PhoneOperation(rawValue: name) else {
                 throw AuthFailure.invalidArgument("operation must be SIGN_UP_OR_IN, REAUTH, UPDATE or LINK")
@@ -42,7 +42,7 @@ enum PhoneRoutes {
         case .secondFactorRequired(let required):
             return MFARoutes.pending(required)
         }
-        return json(response)
+        return response
     }
 }
 

@@ -6,6 +6,9 @@ import Hummingbird
 
 /// A handler of the route table: one call in, one response out.
 typealias RouteHandler = @Sendable (Call) async throws -> Response
+/// A handler of a typed endpoint: its decoded request in, a reply out (a wire type, encoded by the context's
+/// `responseEncoder`, or a built `Response`).
+typealias TypedHandler<Request> = @Sendable (Call, Request) async throws -> any ResponseGenerator
 
 /// Registers the route table on Hummingbird's router, each route inside the middleware of its guards, and
 /// remembers each path's methods so a known path called with another method answers Google's 405.
@@ -98,9 +101,8 @@ final class RouteTable {
     }
 
     /// The same for typed handlers of one request shape.
-    static func either<Request>(_ client: @escaping @Sendable (Call, Request) async throws -> Response,
-                                admin: @escaping @Sendable (Call, Request) async throws -> Response)
-        -> @Sendable (Call, Request) async throws -> Response {
+    static func either<Request>(_ client: @escaping TypedHandler<Request>, admin: @escaping TypedHandler<Request>)
+        -> TypedHandler<Request> {
         { call, request in try await (call.isAdmin ? admin : client)(call, request) }
     }
 
@@ -133,10 +135,11 @@ final class RouteTable {
         /// A typed endpoint under each of its paths: its request is decoded from the parsed body (the context's
         /// ``WireRequestDecoder``) before the handler runs. `withTenants` adds the admin API's tenant forms.
         func on<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, withTenants: Bool = false,
-                                to handler: @escaping @Sendable (Call, Request) async throws -> Response) {
+                                to handler: @escaping TypedHandler<Request>) {
             table.register(HTTPRequest.Method(endpoint.method), withTenants ? endpoint.pathsWithTenants : endpoint.paths,
                            on: self) { call in
-                try await handler(call, try await call.request.decode(as: Request.self, context: call.context))
+                let request = try await call.request.decode(as: Request.self, context: call.context)
+                return try await handler(call, request).response(from: call.request, context: call.context)
             }
         }
 

@@ -18,8 +18,8 @@ enum HearthRoutes {
     static let googleKeys = "/www.googleapis.com"
 
     /// A typed handler for a route whose handler is picked per call (``RouteTable/either(_:admin:)``).
-    static func decoded<Request: Decodable>(_ handler: @escaping @Sendable (Call, Request) async throws -> Response) -> RouteHandler {
-        { call in try await handler(call, try call.decode(Request.self)) }
+    static func decoded<Request: Decodable>(_ handler: @escaping TypedHandler<Request>) -> RouteHandler {
+        { call in try await handler(call, try call.decode(Request.self)).response(from: call.request, context: call.context) }
     }
 
     static func router(services: HearthServices) -> Router<HearthRequestContext> { table(services: services).router }

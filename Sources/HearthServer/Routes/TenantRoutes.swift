@@ -15,7 +15,7 @@ enum TenantRoutes {
         for _ in 0..<5 {  // a new id on the (unlikely) collision of the random suffix
             do {
                 try await call.services.store.insertTenant(tenant)
-                return json(resource(tenant))
+                return json(TenantResource(tenant))
             } catch StoreError.conflict {
                 tenant.id = TenantRecord.newID(displayName: patch.displayName)
             }
@@ -27,9 +27,9 @@ enum TenantRoutes {
     /// `TENANT_NOT_FOUND`.
     static func get(_ call: Call) async throws -> Response {
         guard call.configuration.isEmulator, let id = call.parameter("tenantID") else {
-            return json(resource(try await tenant(call)))
+            return json(TenantResource(try await tenant(call)))
         }
-        return json(resource(try await call.services.tenant(id, in: try await call.adminProject(nil))))
+        return json(TenantResource(try await call.services.tenant(id, in: try await call.adminProject(nil))))
     }
 
     /// `pageSize` (20 by default, at most 1000) tenants in id order after `pageToken`.
@@ -45,13 +45,13 @@ enum TenantRoutes {
                                                          limit: size)
         let shown = Array(page.prefix(size))
         // A full page carries a token, as Google's list calls do (the next page may be empty).
-        return json(ListTenantsResponse(tenants: shown.map(resource),
+        return json(ListTenantsResponse(tenants: shown.map(TenantResource.init),
                                         nextPageToken: shown.count == size ? shown.last?.id : nil))
     }
 
     /// Applies the fields `updateMask` names (the fields present without one). The write is compare-and-set:
     /// a patch that lost a race with another re-reads and applies itself again, so neither is lost.
-    static func patch(_ call: Call, _ patch: TenantPatch) async throws -> Response {
+    static func patch(_ call: Call, _ patch: TenantPatch) async throws -> any ResponseGenerator {
         // No mask: the fields present; in emulator mode a full update, absent fields back to production's defaults,
         // as Firebase's emulator does.
         var paths = call.configuration.isEmulator ? TenantPatch.writablePaths : patch.presentPaths
@@ -69,7 +69,7 @@ enum TenantRoutes {
             var tenant = try await tenant(call)
             try apply(patch, paths: paths, to: &tenant, emulator: call.configuration.isEmulator)
             do {
-                return json(resource(try await call.services.store.updateTenant(tenant)))
+                return TenantResource(try await call.services.store.updateTenant(tenant))
             } catch StoreError.conflict {
                 continue
             } catch StoreError.notFound {
@@ -120,20 +120,4 @@ enum TenantRoutes {
         }
     }
 
-    static func resource(_ tenant: TenantRecord) -> TenantResource {
-        let mfa = ConfigRoutes.mfaResource(tenant.mfa)
-        return TenantResource(
-            name: "projects/\(tenant.projectID)/tenants/\(tenant.id)", tenantId: tenant.id,
-            displayName: tenant.displayName, allowPasswordSignup: tenant.allowPasswordSignup,
-            enableEmailLinkSignin: tenant.enableEmailLinkSignin, enableAnonymousUser: tenant.enableAnonymousUser,
-            disableAuth: tenant.disableAuth,
-            mfaConfig: .init(state: mfa.state,
-                             enabledProviders: tenant.mfaProvidersAsGiven.flatMap { $0.contains("PROVIDER_UNSPECIFIED") ? $0 : nil }
-                                 ?? mfa.enabledProviders,
-                             providerConfigs: tenant.mfa.providers.contains(.totp) ? mfa.providerConfigs : nil),
-            testPhoneNumbers: tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers,
-            // Shown when set, as Google's JSON leaves out default values (and Firebase's emulator shows neither).
-            inheritance: tenant.inheritsEmailSending ? .init(emailSendingConfig: true) : nil,
-            emailPrivacyConfig: tenant.enableImprovedEmailPrivacy ? .init(enableImprovedEmailPrivacy: true) : nil)
-    }
 }

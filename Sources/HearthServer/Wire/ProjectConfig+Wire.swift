@@ -1,0 +1,75 @@
+import Foundation
+import HearthCore
+import HearthWire
+
+// A project's and a tenant's settings on the wire (`v2/projects/{id}/config`, `…/tenants/{id}`, the emulator's
+// config).
+
+extension ProjectConfigResource {
+    /// The project's config as `GET v2/projects/{id}/config` shows it.
+    init(_ project: ProjectContext, authorizedDomains: [String]) {
+        let settings = project.settings
+        let hash = project.record.hashConfig
+        self.init(
+            name: "projects/\(project.id)/config",
+            signIn: .init(email: .init(enabled: settings.passwordSignInEnabled,
+                                       passwordRequired: settings.emailLinkSignInEnabled == false),
+                          anonymous: .init(enabled: settings.anonymousSignInEnabled),
+                          allowDuplicateEmails: settings.allowDuplicateEmails,
+                          hashConfig: .init(signerKey: hash.signerKey.base64EncodedString(),
+                                            saltSeparator: hash.saltSeparator.base64EncodedString(),
+                                            rounds: hash.rounds, memoryCost: hash.memoryCost),
+                          phoneNumber: .init(enabled: project.phoneSignInAllowed, testPhoneNumbers: settings.testPhoneNumbers ?? [:])),
+            emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings.enableImprovedEmailPrivacy),
+            authorizedDomains: authorizedDomains,
+            mfa: MFA(settings.mfa ?? MFASettings()),
+            blockingFunctions: BlockingFunctionsWire(settings.blockingFunctions ?? BlockingFunctions()))
+    }
+}
+
+extension EmulatorConfig {
+    init(_ settings: ProjectSettings) {
+        self.init(allowDuplicateEmails: settings.allowDuplicateEmails,
+                  enableImprovedEmailPrivacy: settings.enableImprovedEmailPrivacy)
+    }
+}
+
+extension ProjectConfigResource.BlockingFunctionsWire {
+    init(_ blocking: BlockingFunctions) {
+        let triggers = blocking.triggers.mapValues {
+            ProjectConfigResource.BlockingFunctionsWire.Trigger(functionUri: $0.functionURI, updateTime: rfc3339($0.updatedAt))
+        }
+        let forward = ProjectConfigResource.BlockingFunctionsWire.Forward(
+            idToken: blocking.forwardIDToken ? true : nil, accessToken: blocking.forwardAccessToken ? true : nil,
+            refreshToken: blocking.forwardRefreshToken ? true : nil)
+        self.init(triggers: triggers.isEmpty ? nil : triggers,
+                  forwardInboundCredentials: forward == .init(idToken: nil, accessToken: nil, refreshToken: nil) ? nil : forward)
+    }
+}
+
+extension ProjectConfigResource.MFA {
+    init(_ mfa: MFASettings) {
+        self.init(state: mfa.state.rawValue, enabledProviders: mfa.providers.contains(.phoneSMS) ? ["PHONE_SMS"] : [],
+                  providerConfigs: [.init(state: mfa.providers.contains(.totp) ? "ENABLED" : "DISABLED",
+                                          adjacentIntervals: mfa.totpAdjacentIntervals)])
+    }
+}
+
+extension TenantResource {
+    init(_ tenant: TenantRecord) {
+        let mfa = ProjectConfigResource.MFA(tenant.mfa)
+        self.init(
+            name: "projects/\(tenant.projectID)/tenants/\(tenant.id)", tenantId: tenant.id,
+            displayName: tenant.displayName, allowPasswordSignup: tenant.allowPasswordSignup,
+            enableEmailLinkSignin: tenant.enableEmailLinkSignin, enableAnonymousUser: tenant.enableAnonymousUser,
+            disableAuth: tenant.disableAuth,
+            mfaConfig: .init(state: mfa.state,
+                             enabledProviders: tenant.mfaProvidersAsGiven.flatMap { $0.contains("PROVIDER_UNSPECIFIED") ? $0 : nil }
+                                 ?? mfa.enabledProviders,
+                             providerConfigs: tenant.mfa.providers.contains(.totp) ? mfa.providerConfigs : nil),
+            testPhoneNumbers: tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers,
+            // Shown when set, as Google's JSON leaves out default values (and Firebase's emulator shows neither).
+            inheritance: tenant.inheritsEmailSending ? .init(emailSendingConfig: true) : nil,
+            emailPrivacyConfig: tenant.enableImprovedEmailPrivacy ? .init(enableImprovedEmailPrivacy: true) : nil)
+    }
+}
