@@ -108,6 +108,9 @@ let package = Package(
             server("X509", "swift-certificates"),
             server("NIOFoundationCompat", "swift-nio"),
         ], swiftSettings: swiftSettings),
+        // Writes text files into a Swift source (the console's page, style and script): the EmbedFiles plugin's tool.
+        .executableTarget(name: "EmbedFilesTool", swiftSettings: swiftSettings),
+        .plugin(name: "EmbedFiles", capability: .buildTool(), dependencies: ["EmbedFilesTool"]),
         .target(name: "HearthServer", dependencies: [
             "HearthCore", "HearthWire", "HearthMail", "HearthSMS", "HearthFederation",
             server("Mustache", "swift-mustache"),
@@ -120,7 +123,8 @@ let package = Package(
             server("Metrics", "swift-metrics"),
             server("Prometheus", "swift-prometheus"),
             server("NIOHTTPTypes", "swift-nio-extras"),
-        ], swiftSettings: swiftSettings),
+        ], exclude: ["Pages/Console/console.html", "Pages/Console/console.css", "Pages/Console/console.js"],
+        swiftSettings: swiftSettings, plugins: ["EmbedFiles"]),
         // Server-side Swift SDK: verify tokens and cookies, custom tokens, user management. Not the server.
         .target(name: "HearthAdmin", dependencies: [
             "HearthWire",

@@ -71,6 +71,14 @@ struct ConsoleBrowserTests {
                     try await browser.screenshot().write(to: URL(fileURLWithPath: pictures).appendingPathComponent("console-\(name).png"))
                 }
                 _ = try await Self.waitForText("#signin-title", containing: "Sign in", browser)
+                // A wrong password is explained in the words of the server's guidance table, which the page carries.
+                try await browser.type(Self.operatorEmail, into: "#email")
+                try await browser.type("not the password", into: "#password")
+                try await browser.type("000000", into: "#code")
+                try await browser.click("#signin-submit")
+                #expect(try await Self.waitForText("#status", containing: "Wrong email, password or authenticator code.", browser))
+                try await browser.open(base + "/console")
+                _ = try await Self.waitForText("#signin-title", containing: "Sign in", browser)
                 try await picture("sign-in")
                 try await browser.type(Self.operatorEmail, into: "#email")
                 try await browser.type(Self.password, into: "#password")

@@ -3,8 +3,9 @@ import HearthCore
 import HTTPTypes
 import Hummingbird
 
-/// `/console`: the admin console, plain HTML, CSS and JavaScript compiled into the binary (no bundler, no request
-/// leaves the server). The page is the same for everyone; what it shows comes from the admin API, which the console
+/// `/console`: the admin console, plain HTML, CSS and JavaScript (`console.html`, `console.css`, `console.js` beside
+/// this file), compiled into the binary by the EmbedFiles plugin (no bundler, no resource bundle, no request leaves
+/// the server). The page is the same for everyone; what it shows comes from the admin API, which the console
 /// calls with the operator's session (``ConsoleRoutes``).
 enum ConsolePage {
     /// No inline script or style, nothing from elsewhere: the strictest policy the page works under.
@@ -12,13 +13,18 @@ enum ConsolePage {
         + "form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
     static func show(_ call: Call) async throws -> Response {
-        respond(ConsoleAssets.html, type: "text/html; charset=utf-8")
+        respond(page, type: "text/html; charset=utf-8")
     }
+
+    /// `console.html` with the server's error guidance in its data element.
+    static let page = ConsoleFiles.consoleHtml.replacingOccurrences(
+        of: #"<script type="application/json" id="error-messages"></script>"#,
+        with: #"<script type="application/json" id="error-messages">"# + ErrorGuidance.consoleJSON + "</script>")
 
     static func asset(_ call: Call) async throws -> Response {
         switch call.parameter("file") {
-        case "console.js": respond(ConsoleAssets.script, type: "text/javascript; charset=utf-8")
-        case "console.css": respond(ConsoleAssets.style, type: "text/css; charset=utf-8")
+        case "console.js": respond(ConsoleFiles.consoleJs, type: "text/javascript; charset=utf-8")
+        case "console.css": respond(ConsoleFiles.consoleCss, type: "text/css; charset=utf-8")
         default: throw APIError.notFound
         }
     }

@@ -1,0 +1,584 @@
+"use strict";
+// The console talks only to this server: its admin API, with the operator's session cookie and CSRF token (or,
+// in emulator mode, the emulator's `Bearer owner`).
+const state = { csrf: "", signin: "", project: "", emulator: false, next: "", user: null };
+const $ = (selector) => document.querySelector(selector);
+const admin = () => "/identitytoolkit.googleapis.com/v1/projects/" + encodeURIComponent(state.project);
+// What to tell the operator for an error code: the server's table (ErrorGuidance), carried by the page as data.
+const messages = JSON.parse(document.getElementById("error-messages").textContent || "{}");
+
+function say(text, isError) {
+  const status = $("#status");
+  status.textContent = text;
+  status.className = isError ? "error" : "";
+}
+
+function show(id) {
+  for (const section of document.querySelectorAll("main > section")) section.hidden = section.id !== id;
+  for (const button of document.querySelectorAll("nav button")) {
+    if (button.dataset.view === id) button.setAttribute("aria-current", "page"); else button.removeAttribute("aria-current");
+  }
+  const heading = document.querySelector("#" + id + " h2");
+  if (heading) { heading.tabIndex = -1; heading.focus(); }
+}
+
+function explain(data, status) {
+  const message = (data && data.error && data.error.message) || "The server answered " + status + ".";
+  const code = message.split(/[ :]/)[0];
+  return messages[code] || (data && data.error && messages[data.error.status]) || message;
+}
+
+async function api(method, path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (state.emulator) headers.Authorization = "Bearer owner"; else headers["X-Hearth-CSRF"] = state.csrf;
+  const response = await fetch(path, { method, headers, credentials: "same-origin",
+                                       body: body === undefined ? undefined : JSON.stringify(body) });
+  const data = await response.json().catch(() => ({}));
+  if (response.status === 401 && !(await refreshSignIn())) { show("signin"); }
+  if (!response.ok) throw new Error(explain(data, response.status));
+  return data;
+}
+
+async function run(work) {
+  try { say(""); await work(); } catch (error) { say(error.message, true); }
+}
+
+// Signed in: enters the console. Signed out: keeps the sign-in form's token (the server's answer carries it).
+async function refreshSignIn() {
+  const response = await fetch("/console/session", { credentials: "same-origin" });
+  if (response.ok) { enter(await response.json()); return true; }
+  state.signin = response.headers.get("X-Hearth-CSRF") || "";
+  return false;
+}
+
+function enter(session) {
+  state.csrf = session.csrf;
+  state.project = session.projectId;
+  state.emulator = session.emulator;
+  $("#banner").hidden = !session.emulator;
+  $("#who").textContent = session.emulator ? "" : "Signed in as " + session.email;
+  $("#signout").hidden = session.emulator;
+  $("#nav").hidden = false;
+  show("users");
+  run(() => listUsers(""));
+}
+
+function cell(row, text) {
+  const td = document.createElement("td");
+  td.textContent = text || "";
+  row.appendChild(td);
+  return td;
+}
+
+function render(users, caption) {
+  const rows = $("#rows");
+  rows.replaceChildren();
+  for (const user of users) {
+    const row = document.createElement("tr");
+    const first = cell(row, "");
+    const open = document.createElement("button");
+    open.type = "button";
+    open.className = "open-user";
+    open.textContent = user.email || "(no email)";
+    open.dataset.uid = user.localId;
+    open.addEventListener("click", () => run(() => openUser(user.localId)));
+    first.appendChild(open);
+    cell(row, user.phoneNumber);
+    cell(row, user.localId);
+    cell(row, user.disabled ? "disabled" : "active");
+    rows.appendChild(row);
+  }
+  $("#caption").textContent = caption + " (" + users.length + ")";
+}
+
+// By uid: the store's cursor (constant time per page). Sorted: accounts:query, 25 at a time.
+async function listUsers(token) {
+  const sortBy = $("#sort").value;
+  if (sortBy) {
+    const offset = token ? Number(token) : 0;
+    const page = await api("POST", admin() + "/accounts:query", { returnUserInfo: true, limit: "25", offset: String(offset),
+                                                                 sortBy, order: sortBy === "CREATED_AT" ? "DESC" : "ASC" });
+    const users = page.userInfo || [];
+    state.next = users.length === 25 ? String(offset + 25) : "";
+    $("#more").hidden = !state.next;
+    return render(users, "All users by " + $("#sort").selectedOptions[0].textContent);
+  }
+  const page = await api("GET", admin() + "/accounts:batchGet?maxResults=25" +
+                         (token ? "&nextPageToken=" + encodeURIComponent(token) : ""));
+  state.next = page.nextPageToken || "";
+  $("#more").hidden = !state.next;
+  render(page.users || [], "All users");
+}
+
+async function search(query) {
+  const text = query.trim();
+  if (!text) return listUsers("");
+  const body = text.includes("@") ? { email: [text] } : /^\+[0-9]{6,15}$/.test(text) ? { phoneNumber: [text] }
+                                                                                 : { localId: [text] };
+  const found = await api("POST", admin() + "/accounts:lookup", body);
+  $("#more").hidden = true;
+  render(found.users || [], "Users matching " + text);
+}
+
+function fill(list, entries) {
+  list.replaceChildren();
+  for (const [term, value] of entries) {
+    const dt = document.createElement("dt");
+    dt.textContent = term;
+    const dd = document.createElement("dd");
+    dd.textContent = value === undefined || value === null || value === "" ? "—" : String(value);
+    list.append(dt, dd);
+  }
+}
+
+function items(list, values) {
+  list.replaceChildren();
+  for (const value of values.length ? values : ["none"]) {
+    const li = document.createElement("li");
+    li.textContent = value;
+    list.appendChild(li);
+  }
+}
+
+const when = (ms) => ms ? new Date(Number(ms)).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "";
+
+async function openUser(uid) {
+  const found = await api("POST", admin() + "/accounts:lookup", { localId: [uid] });
+  const user = (found.users || [])[0];
+  if (!user) throw new Error(messages.USER_NOT_FOUND);
+  state.user = user;
+  $("#user-title").textContent = user.email || user.phoneNumber || user.localId;
+  fill($("#fields"), [["uid", user.localId], ["Email", user.email], ["Email verified", user.emailVerified ? "yes" : "no"],
+                      ["Phone", user.phoneNumber], ["Name", user.displayName], ["Status", user.disabled ? "disabled" : "active"],
+                      ["Created", when(user.createdAt)], ["Last sign-in", when(user.lastLoginAt)],
+                      ["Tenant", user.tenantId]]);
+  items($("#providers"), (user.providerUserInfo || []).map((p) => p.providerId + (p.email ? " (" + p.email + ")" : "")));
+  items($("#factors"), (user.mfaInfo || []).map((f) => (f.displayName || f.mfaEnrollmentId) + (f.phoneInfo ? " " + f.phoneInfo : " (authenticator app)")));
+  $("#claims").value = user.customAttributes || "{}";
+  $("#toggle-disabled").textContent = user.disabled ? "Enable user" : "Disable user";
+  $("#link").hidden = true;
+  show("user");
+}
+
+async function dashboard() {
+  const stats = await api("GET", admin() + "/auditStats?days=14");
+  const days = stats.days || [];
+  const sum = (key) => days.reduce((total, day) => total + day[key], 0);
+  $("#totals").textContent = "Last 14 days: " + sum("signIns") + " sign-ins, " + sum("signUps") + " sign-ups, " +
+    sum("failures") + " failed sign-ins" + (stats.truncated ? " (counted from the newest 200,000 events)" : "") + ".";
+  const svg = $("#chart");
+  for (const old of svg.querySelectorAll("rect, text")) old.remove();
+  const series = [["signIns", "#0b57d0"], ["signUps", "#1e8e3e"], ["failures", "#b3261e"]];
+  const highest = Math.max(1, ...days.flatMap((day) => series.map(([key]) => day[key])));
+  const slot = 700 / Math.max(days.length, 1);
+  const ns = "http://www.w3.org/2000/svg";
+  days.forEach((day, index) => {
+    series.forEach(([key, color], which) => {
+      const height = Math.round(day[key] / highest * 180);
+      const bar = document.createElementNS(ns, "rect");
+      bar.setAttribute("x", String(index * slot + 4 + which * (slot - 8) / 3));
+      bar.setAttribute("y", String(190 - height));
+      bar.setAttribute("width", String(Math.max(1, (slot - 8) / 3 - 1)));
+      bar.setAttribute("height", String(height));
+      bar.setAttribute("fill", color);
+      svg.appendChild(bar);
+    });
+    const label = document.createElementNS(ns, "text");
+    label.setAttribute("x", String(index * slot + slot / 2));
+    label.setAttribute("y", "210");
+    label.setAttribute("text-anchor", "middle");
+    label.setAttribute("font-size", "11");
+    label.setAttribute("fill", "currentColor");
+    label.textContent = day.date.slice(5);
+    svg.appendChild(label);
+  });
+  const rows = $("#day-rows");
+  rows.replaceChildren();
+  for (const day of days.slice().reverse()) {
+    const row = document.createElement("tr");
+    for (const value of [day.date, day.signIns, day.signUps, day.failures, day.activeUsers]) cell(row, String(value));
+    rows.appendChild(row);
+  }
+}
+
+async function previewTemplate() {
+  const body = { type: $("#tpl-type").value, locale: $("#tpl-locale").value };
+  const subject = $("#tpl-subject").value;
+  const text = $("#tpl-text").value;
+  if (subject || text) body.template = Object.assign(subject ? { subject } : {}, text ? { text } : {});
+  const shown = await api("POST", admin() + "/emailTemplates:preview", body);
+  $("#preview-subject").textContent = shown.subject;
+  $("#preview-text").textContent = shown.text;
+  const locales = $("#tpl-locale");
+  if (locales.options.length !== shown.locales.length) {
+    const chosen = locales.value;
+    locales.replaceChildren(...shown.locales.map((code) => new Option(code, code)));
+    locales.value = shown.locales.includes(chosen) ? chosen : shown.locale;
+  }
+  const config = $("#tpl-config");
+  config.hidden = !body.template;
+  if (body.template) config.textContent = JSON.stringify({ [body.locale]: { [body.type]: body.template } }, null, 2);
+}
+
+let previewTimer = 0;
+function previewSoon() {
+  clearTimeout(previewTimer);
+  previewTimer = setTimeout(() => run(previewTemplate), 300);
+}
+
+async function sendTest(path, body, what) {
+  const outcome = await api("POST", admin() + path, body);
+  if (!outcome.delivered) throw new Error("The " + what + " was not sent: " + outcome.error);
+  say("The test " + what + " was sent.");
+}
+
+async function listOutbox() {
+  const found = await api("GET", admin() + "/outbox");
+  const messages = found.messages || [];
+  const failed = messages.filter((m) => m.state === "FAILED").length;
+  $("#outbox-summary").textContent = messages.length ? (messages.length - failed) + " waiting, " + failed + " given up."
+                                                     : "Nothing waiting: every email was delivered.";
+  const rows = $("#outbox-rows");
+  rows.replaceChildren();
+  for (const message of messages) {
+    const row = document.createElement("tr");
+    for (const value of [message.createTime, message.type, message.recipient,
+                         message.state === "FAILED" ? "given up" : "next try " + (message.nextAttemptTime || ""),
+                         String(message.attempts), message.lastError]) cell(row, value);
+    const action = cell(row, "");
+    if (message.state === "FAILED") {
+      const retry = document.createElement("button");
+      retry.type = "button";
+      retry.className = "retry";
+      retry.textContent = "Retry";
+      retry.addEventListener("click", () => run(async () => {
+        await api("POST", admin() + "/outbox/" + encodeURIComponent(message.id) + ":retry", {});
+        await listOutbox();
+        say("The email to " + message.recipient + " will be tried again now.");
+      }));
+      action.appendChild(retry);
+    }
+    rows.appendChild(row);
+  }
+}
+
+async function listAudit(token) {
+  const query = new URLSearchParams({ pageSize: "50" });
+  if ($("#audit-type").value.trim()) query.set("type", $("#audit-type").value.trim());
+  if ($("#audit-uid").value.trim()) query.set("localId", $("#audit-uid").value.trim());
+  if (token) query.set("pageToken", token);
+  const page = await api("GET", admin() + "/auditEvents?" + query.toString());
+  const rows = $("#audit-rows");
+  if (!token) rows.replaceChildren();
+  for (const event of page.events || []) {
+    const row = document.createElement("tr");
+    const details = event.details || {};
+    for (const value of [event.time, event.type, event.outcome, details.actor, event.localId, event.clientAddress]) cell(row, value);
+    rows.appendChild(row);
+  }
+  state.auditNext = page.nextPageToken || "";
+  $("#audit-more").hidden = !state.auditNext;
+}
+
+const config = () => "/identitytoolkit.googleapis.com/v2/projects/" + encodeURIComponent(state.project);
+
+async function loadSettings() {
+  const current = await api("GET", config() + "/config");
+  $("#set-email").checked = !!(current.signIn && current.signIn.email && current.signIn.email.enabled);
+  $("#set-anonymous").checked = !!(current.signIn && current.signIn.anonymous && current.signIn.anonymous.enabled);
+  $("#set-privacy").checked = !!(current.emailPrivacyConfig && current.emailPrivacyConfig.enableImprovedEmailPrivacy);
+  $("#redirect-uri").textContent = location.origin + "/__/auth/handler";
+  const factors = (current.mfa && current.mfa.state === "ENABLED") ? (current.mfa.enabledProviders || []) : [];
+  const totp = ((current.mfa && current.mfa.providerConfigs) || []).some((c) => c.state === "ENABLED" && c.totpProviderConfig);
+  $("#set-mfa-sms").checked = factors.includes("PHONE_SMS");
+  $("#set-mfa-totp").checked = totp;
+  items($("#domains-list"), current.authorizedDomains || []);
+  const list = $("#providers-list");
+  list.replaceChildren();
+  for (const collection of ["defaultSupportedIdpConfigs", "oauthIdpConfigs"]) {
+    const found = await api("GET", config() + "/" + collection);
+    for (const provider of found[collection] || []) {
+      const id = provider.name.split("/").pop();
+      const li = document.createElement("li");
+      const toggle = document.createElement("button");
+      toggle.type = "button";
+      toggle.textContent = (provider.enabled ? "Turn off " : "Turn on ") + id;
+      toggle.addEventListener("click", () => run(async () => {
+        await api("PATCH", config() + "/" + collection + "/" + encodeURIComponent(id) + "?updateMask=enabled",
+                  { enabled: !provider.enabled });
+        await loadSettings();
+        say(id + (provider.enabled ? " turned off." : " turned on."));
+      }));
+      li.append(id + " (client " + (provider.clientId || "none") + ", " + (provider.enabled ? "on" : "off") + ") ", toggle);
+      // The client id and secret: the secret is write-only (never shown); left empty, it is kept.
+      const form = document.createElement("form");
+      const idLabel = document.createElement("label");
+      idLabel.textContent = id + " client id";
+      const clientId = document.createElement("input");
+      clientId.value = provider.clientId || "";
+      clientId.autocomplete = "off";
+      idLabel.appendChild(clientId);
+      const secretLabel = document.createElement("label");
+      secretLabel.textContent = id + " client secret (write-only; empty keeps it)";
+      const secret = document.createElement("input");
+      secret.type = "password";
+      secret.autocomplete = "new-password";
+      secretLabel.appendChild(secret);
+      const save = document.createElement("button");
+      save.type = "submit";
+      save.textContent = "Save " + id;
+      form.append(idLabel, secretLabel, save);
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        run(async () => {
+          const body = { clientId: clientId.value };
+          let mask = "clientId";
+          if (secret.value) { body.clientSecret = secret.value; mask += ",clientSecret"; }
+          await api("PATCH", config() + "/" + collection + "/" + encodeURIComponent(id) + "?updateMask=" + mask, body);
+          secret.value = "";
+          await loadSettings();
+          say(id + " saved.");
+        });
+      });
+      li.appendChild(form);
+      list.appendChild(li);
+    }
+  }
+  if (!list.children.length) items(list, ["none configured: add them with the admin API or the config file"]);
+  const accounts = await api("GET", admin() + "/serviceAccounts");
+  const accountList = $("#accounts-list");
+  accountList.replaceChildren();
+  for (const account of accounts.serviceAccounts || []) {
+    const li = document.createElement("li");
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.className = "danger";
+    remove.textContent = "Delete " + account.name;
+    remove.addEventListener("click", () => run(async () => {
+      if (!window.confirm("Delete " + account.clientEmail + "? Whoever uses its key loses access at once.")) return;
+      await api("DELETE", admin() + "/serviceAccounts/" + encodeURIComponent(account.name));
+      await loadSettings();
+      say(account.name + " deleted.");
+    }));
+    li.append(account.clientEmail + " (key " + account.keyId.slice(0, 12) + "…, " + account.createTime
+              + (account.createdBy ? ", made by " + account.createdBy : "") + ") ", remove);
+    accountList.appendChild(li);
+  }
+  if (!accountList.children.length) items(accountList, ["none"]);
+  const tenants = await api("GET", config() + "/tenants?pageSize=100");
+  items($("#tenants-list"), (tenants.tenants || []).map((t) => (t.displayName || t.tenantId) + " — " + t.tenantId +
+                                                       (t.disableAuth ? " (sign-in off)" : "")));
+}
+
+// Firebase's export format for one user of the admin API (`lastLoginAt` is `lastSignedInAt` there).
+function exported(user) {
+  const out = { localId: user.localId, emailVerified: !!user.emailVerified, disabled: !!user.disabled, createdAt: user.createdAt };
+  for (const key of ["email", "passwordHash", "salt", "displayName", "photoUrl", "phoneNumber", "customAttributes"]) {
+    if (user[key] !== undefined) out[key] = user[key];
+  }
+  if (user.lastLoginAt) out.lastSignedInAt = user.lastLoginAt;
+  const providers = (user.providerUserInfo || []).filter((p) => p.providerId !== "password" && p.providerId !== "phone")
+    .map((p) => ({ providerId: p.providerId, rawId: p.rawId, email: p.email, displayName: p.displayName, photoUrl: p.photoUrl }));
+  if (providers.length) out.providerUserInfo = providers;
+  const factors = (user.mfaInfo || []).filter((f) => f.phoneInfo);
+  if (factors.length) out.mfaInfo = factors;
+  return out;
+}
+
+function progress(done, total) {
+  const bar = $("#progress");
+  bar.hidden = total === 0;
+  bar.max = Math.max(total, 1);
+  bar.value = done;
+}
+
+async function exportUsers() {
+  const users = [];
+  let token = "";
+  do {
+    const page = await api("GET", admin() + "/accounts:batchGet?maxResults=1000" + (token ? "&nextPageToken=" + encodeURIComponent(token) : ""));
+    for (const user of page.users || []) users.push(exported(user));
+    token = page.nextPageToken || "";
+    say("Exported " + users.length + " users…");
+  } while (token);
+  save("users.json", JSON.stringify({ users }, null, 1));
+  say("Exported " + users.length + " users to users.json.");
+  return users.length;
+}
+
+async function importUsers(text) {
+  let file;
+  try { file = JSON.parse(text); } catch (error) { throw new Error("The file is not JSON: " + error.message); }
+  const users = (file && Array.isArray(file.users)) ? file.users : null;
+  if (!users) throw new Error("The file has no \"users\" list: is it an export of Firebase or Hearth?");
+  const hash = (await api("GET", config() + "/config")).signIn.hashConfig;
+  let done = 0;
+  const problems = [];
+  for (let start = 0; start < users.length; start += 1000) {
+    const chunk = users.slice(start, start + 1000).map((user) => {
+      const copy = Object.assign({}, user);
+      if (copy.lastSignedInAt) { copy.lastLoginAt = copy.lastSignedInAt; delete copy.lastSignedInAt; }
+      return copy;
+    });
+    const answer = await api("POST", admin() + "/accounts:batchCreate", {
+      users: chunk, hashAlgorithm: "SCRYPT", signerKey: hash.signerKey, saltSeparator: hash.saltSeparator,
+      rounds: hash.rounds, memoryCost: hash.memoryCost });
+    for (const error of answer.error || []) problems.push("#" + (start + error.index + 1) + ": " + error.message);
+    done += chunk.length;
+    progress(done, users.length);
+    say("Imported " + done + " of " + users.length + " users…");
+  }
+  say("Imported " + (users.length - problems.length) + " of " + users.length + " users." +
+      (problems.length ? " Not imported: " + problems.slice(0, 10).join("; ") + (problems.length > 10 ? " …" : "") : ""),
+      problems.length > 0);
+  return problems;
+}
+
+// Offers `text` as a file download (no request leaves the page).
+function save(name, text) {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+  link.download = name;
+  document.body.appendChild(link);
+  link.click();
+  setTimeout(() => { URL.revokeObjectURL(link.href); link.remove(); }, 1000);
+}
+
+async function update(body, done) {
+  await api("POST", admin() + "/accounts:update", Object.assign({ localId: state.user.localId }, body));
+  await openUser(state.user.localId);
+  say(done);
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("#signin-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    run(async () => {
+      const response = await fetch("/console/session", {
+        method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-Hearth-CSRF": state.signin },
+        body: JSON.stringify({ email: $("#email").value, password: $("#password").value, code: $("#code").value }) });
+      const data = await response.json().catch(() => ({}));
+      if (!response.ok) throw new Error(explain(data, response.status));
+      $("#password").value = "";
+      $("#code").value = "";
+      enter(data);
+    });
+  });
+  $("#signout").addEventListener("click", () => run(async () => {
+    await fetch("/console/session", { method: "DELETE", credentials: "same-origin",
+                                      headers: { "Content-Type": "application/json", "X-Hearth-CSRF": state.csrf } });
+    await refreshSignIn();
+    $("#who").textContent = "";
+    $("#signout").hidden = true;
+    show("signin");
+  }));
+  $("#search-form").addEventListener("submit", (event) => { event.preventDefault(); run(() => search($("#query").value)); });
+  $("#all").addEventListener("click", () => run(() => listUsers("")));
+  $("#sort").addEventListener("change", () => run(() => listUsers("")));
+  $("#more").addEventListener("click", () => run(() => listUsers(state.next)));
+  $("#back").addEventListener("click", () => { show("users"); });
+  for (const button of document.querySelectorAll("nav button")) {
+    button.addEventListener("click", () => {
+      show(button.dataset.view);
+      if (button.dataset.view === "audit") run(() => listAudit(""));
+      if (button.dataset.view === "dashboard") run(dashboard);
+      if (button.dataset.view === "outbox") run(listOutbox);
+      if (button.dataset.view === "settings") run(async () => { await loadSettings(); await previewTemplate(); });
+      if (button.dataset.view === "users") run(() => listUsers(""));
+    });
+  }
+  $("#create-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    run(async () => {
+      const made = await api("POST", admin() + "/accounts", { email: $("#new-email").value, password: $("#new-password").value });
+      $("#new-password").value = "";
+      await openUser(made.localId);
+      say("User created.");
+    });
+  });
+  $("#export").addEventListener("click", () => run(exportUsers));
+  $("#import-file").addEventListener("change", () => run(async () => {
+    const chosen = $("#import-file").files[0];
+    if (!chosen) return;
+    await importUsers(await chosen.text());
+    $("#import-file").value = "";
+    await listUsers("");
+  }));
+  $("#audit-form").addEventListener("submit", (event) => { event.preventDefault(); run(() => listAudit("")); });
+  $("#audit-more").addEventListener("click", () => run(() => listAudit(state.auditNext)));
+  $("#save-settings").addEventListener("click", () => run(async () => {
+    await api("PATCH", config() + "/config?updateMask=signIn.email.enabled,signIn.anonymous.enabled,emailPrivacyConfig.enableImprovedEmailPrivacy", {
+      signIn: { email: { enabled: $("#set-email").checked }, anonymous: { enabled: $("#set-anonymous").checked } },
+      emailPrivacyConfig: { enableImprovedEmailPrivacy: $("#set-privacy").checked } });
+    await loadSettings();
+    say("Sign-in methods saved.");
+  }));
+  $("#save-mfa").addEventListener("click", () => run(async () => {
+    const sms = $("#set-mfa-sms").checked;
+    const totp = $("#set-mfa-totp").checked;
+    await api("PATCH", config() + "/config?updateMask=mfa.state,mfa.enabledProviders,mfa.providerConfigs", { mfa: {
+      state: sms || totp ? "ENABLED" : "DISABLED", enabledProviders: sms ? ["PHONE_SMS"] : [],
+      providerConfigs: totp ? [{ state: "ENABLED", totpProviderConfig: { adjacentIntervals: 1 } }] : [] } });
+    await loadSettings();
+    say("Second factors saved.");
+  }));
+  $("#account-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    run(async () => {
+      const name = $("#account-name").value;
+      const key = await api("POST", admin() + "/serviceAccounts", { name });
+      save(name + ".json", JSON.stringify(key, null, 2));
+      $("#account-name").value = "";
+      await loadSettings();
+      say("Created " + key.client_email + ": its key file was downloaded. Keep it secret; it cannot be downloaded again.");
+    });
+  });
+  for (const id of ["#tpl-type", "#tpl-locale"]) $(id).addEventListener("change", previewSoon);
+  for (const id of ["#tpl-subject", "#tpl-text"]) $(id).addEventListener("input", previewSoon);
+  $("#send-test-email").addEventListener("click", () => run(() => sendTest("/emailTest", { to: $("#test-email").value }, "email")));
+  $("#send-test-sms").addEventListener("click", () => run(() => sendTest("/smsTest", { phoneNumber: $("#test-phone").value }, "SMS")));
+  $("#tenant-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    run(async () => {
+      const made = await api("POST", config() + "/tenants", { displayName: $("#tenant-name").value });
+      $("#tenant-name").value = "";
+      await loadSettings();
+      say("Tenant " + made.tenantId + " created.");
+    });
+  });
+  $("#toggle-disabled").addEventListener("click", () => run(() =>
+    update({ disableUser: !state.user.disabled }, state.user.disabled ? "User enabled." : "User disabled: their sign-ins now fail.")));
+  $("#revoke").addEventListener("click", () => run(() =>
+    update({ validSince: String(Math.floor(Date.now() / 1000)) }, "Sessions revoked: the user must sign in again.")));
+  $("#save-claims").addEventListener("click", () => run(async () => {
+    let claims;
+    try { claims = JSON.parse($("#claims").value); } catch (error) { throw new Error("The claims are not JSON: " + error.message); }
+    if (claims === null || typeof claims !== "object" || Array.isArray(claims)) throw new Error("The claims must be a JSON object.");
+    await update({ customAttributes: JSON.stringify(claims) }, "Claims saved: they are in the user's next ID token.");
+  }));
+  // A reset or verification link, to copy (returnOobLink: nothing is sent) or emailed to the user.
+  const oob = (requestType, returnOobLink, done) => run(async () => {
+    if (!state.user.email) throw new Error("This user has no email address.");
+    const sent = await api("POST", admin() + "/accounts:sendOobCode", { requestType, email: state.user.email, returnOobLink });
+    const link = $("#link");
+    link.textContent = returnOobLink ? sent.oobLink || "" : "";
+    link.hidden = !returnOobLink;
+    say(done);
+  });
+  $("#reset-link").addEventListener("click", () => oob("PASSWORD_RESET", true, "Password reset link made (not emailed): copy it from below."));
+  $("#send-reset").addEventListener("click", () => oob("PASSWORD_RESET", false, "A password reset email is on its way."));
+  $("#verify-link").addEventListener("click", () => oob("VERIFY_EMAIL", true, "Verification link made (not emailed): copy it from below."));
+  $("#send-verify").addEventListener("click", () => oob("VERIFY_EMAIL", false, "A verification email is on its way."));
+  $("#delete").addEventListener("click", () => run(async () => {
+    if (!window.confirm("Delete " + ($("#user-title").textContent) + "? This cannot be undone.")) return;
+    await api("POST", admin() + "/accounts:delete", { localId: state.user.localId });
+    show("users");
+    say("User deleted.");
+    await listUsers("");
+  }));
+  run(async () => {
+    if (await refreshSignIn()) return;
+    show("signin");
+  });
+});
