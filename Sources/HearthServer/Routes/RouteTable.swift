@@ -174,10 +174,12 @@ struct Call: Sendable {
     /// The caller's IP address (see `ServerConfiguration.trustForwardedFor`).
     var clientAddress: String { context.clientAddress(of: request, trustForwardedFor: configuration.trustForwardedFor) }
 
-    /// The body as a plain `Decodable` (Hearth's own admin calls, which have no Firebase wire shape), or nil when it
-    /// is not that JSON; the caller answers with its own `INVALID_ARGUMENT`.
+    /// The body as a plain `Decodable` (Hearth's own admin calls, which have no Firebase wire shape), read from the
+    /// parsed body like every request (unknown fields ignored), or nil when it is not that JSON; the caller answers
+    /// with its own `INVALID_ARGUMENT`.
     func jsonBody<Body: Decodable>(_ type: Body.Type) -> Body? {
-        try? JSONDecoder().decode(type, from: Data(buffer: body))
+        guard !context.body.isForm, let object = try? context.body.object.get() else { return nil }
+        return try? WireDecoder(strict: false).decode(type, from: object)
     }
 
     /// A path parameter (`{project}`, `{idp}`), percent-decoded.
