@@ -149,13 +149,14 @@ private struct WireValueDecoder: Decoder {
             return data as! T
         }
         var value = value
-        if let proto = T.self as? any ProtoEnum.Type {
-            let number: Int? = switch value {
-            case .number(let n) where n.rounded() == n && abs(n) < 1e9: Int(n)
-            case .string(let s): Int(s)
-            default: nil
-            }
-            if let number, proto.protoNames.indices.contains(number) { value = .string(proto.protoNames[number]) }
+        // A proto enum given by number (checked only for numbers: the conformance lookup is not free).
+        let number: Int? = switch value {
+        case .number(let n) where n.rounded() == n && abs(n) < 1e9: Int(n)
+        case .string(let s) where s.utf8.first.map { (48...57).contains($0) } == true: Int(s)
+        default: nil
+        }
+        if let number, let proto = T.self as? any ProtoEnum.Type, proto.protoNames.indices.contains(number) {
+            value = .string(proto.protoNames[number])
         }
         var reads: ObjectReads?
         if case .object(let members) = value {
@@ -249,7 +250,7 @@ private struct KeyedWireContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         self.state = state
         self.reads = reads
         var aliases: [String: String] = [:]
-        for key in members.keys where key.contains("_") { aliases[WireObject.camelCase(key)] = key }
+        for key in members.keys where WireObject.hasUnderscore(key) { aliases[WireObject.camelCase(key)] = key }
         self.aliases = aliases
     }
 
@@ -306,6 +307,22 @@ private struct KeyedWireContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decode(Primitive<UInt16>.self, forKey: key).value }
     func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decode(Primitive<UInt32>.self, forKey: key).value }
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decode(Primitive<UInt64>.self, forKey: key).value }
+
+    // One lookup per optional field (the default goes through `contains`, `decodeNil` and `decode`).
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try decodeIfPresent(Primitive<Bool>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try decodeIfPresent(Primitive<String>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try decodeIfPresent(Primitive<Double>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try decodeIfPresent(Primitive<Float>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try decodeIfPresent(Primitive<Int>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try decodeIfPresent(Primitive<Int8>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try decodeIfPresent(Primitive<Int16>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try decodeIfPresent(Primitive<Int32>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try decodeIfPresent(Primitive<Int64>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try decodeIfPresent(Primitive<UInt>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try decodeIfPresent(Primitive<UInt8>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try decodeIfPresent(Primitive<UInt16>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try decodeIfPresent(Primitive<UInt32>.self, forKey: key)?.value }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try decodeIfPresent(Primitive<UInt64>.self, forKey: key)?.value }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
         -> KeyedDecodingContainer<NestedKey> {

@@ -36,7 +36,7 @@ public struct WireObject: Sendable {
     public func value(_ key: String) -> JSONValue? {
         if let value = fields[key] { return value == .null ? nil : value }
         guard fields.count > 0 else { return nil }
-        for (name, value) in fields where name.contains("_") && Self.camelCase(name) == key {
+        for (name, value) in fields where Self.hasUnderscore(name) && Self.camelCase(name) == key {
             return value == .null ? nil : value
         }
         return nil
@@ -72,7 +72,9 @@ public struct WireObject: Sendable {
     }
 
     static func camelCase(_ key: String) -> String {
-        guard key.contains("_") else { return key }
+        // A byte scan: `String.contains(_:)` goes through Foundation's string search, which cost a lookup a tenth
+        // of its time in a profile.
+        guard hasUnderscore(key) else { return key }
         var result = ""
         var upper = false
         for ch in key {
@@ -82,6 +84,8 @@ public struct WireObject: Sendable {
         }
         return result
     }
+
+    static func hasUnderscore(_ key: String) -> Bool { key.utf8.contains(UInt8(ascii: "_")) }
 
     static func format(_ n: Double) -> String {
         n.rounded() == n && abs(n) < 9e15 ? String(Int64(n)) : String(n)

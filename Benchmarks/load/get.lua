@@ -1,0 +1,2 @@
+-- A plain GET (the HTTP stack's own ceiling: GET /healthz).
+wrk.method = "GET"
