@@ -38,8 +38,9 @@ struct BodyLimit: RouterMiddleware {
 
 /// A request body, collected and parsed once. JSON whatever the content type says (as curl users expect), or
 /// form-encoded when it says so and is not JSON (the Secure Token API takes forms). Not JSON at all (a hosted
-/// page's form post, an empty GET), it has no object, and a handler that decodes says why.
-struct RequestBody: Sendable {
+/// page's form post, an empty GET), it has no object, and a handler that decodes says why. A class, so that the
+/// context, copied at every middleware layer, carries one reference.
+final class RequestBody: Sendable {
     let bytes: ByteBuffer
     let object: Result<WireObject, WireDecodingError>
     let isForm: Bool

@@ -72,17 +72,25 @@ public protocol ProtoEnum: RawRepresentable<String>, Decodable {
 }
 
 /// The keys of one object being decoded, and which were read: what strict decoding reports as unknown.
+/// Flags beside the keys rather than a set of names: bodies have a handful of keys, and a scan of them is cheaper
+/// than hashing each name (a lookup's profile showed the set).
 private final class ObjectReads {
     let path: [any CodingKey]
     let keys: [String]
-    var read: Set<String>
+    var read: [Bool]
     var readsAll = false
 
     init(path: [any CodingKey], keys: [String], ignored: [String]) {
         self.path = path
         self.keys = keys
-        read = Set(ignored)
+        read = ignored.isEmpty ? Array(repeating: false, count: keys.count) : keys.map(ignored.contains)
     }
+
+    func markRead(_ name: String) {
+        for index in keys.indices where !read[index] && keys[index] == name { read[index] = true }
+    }
+
+    var unread: [String] { keys.indices.filter { !read[$0] }.map { keys[$0] } }
 }
 
 private final class DecodingState {
@@ -104,7 +112,7 @@ private final class DecodingState {
     /// The first key nobody read: the top level's first, then nested objects' in the order they were decoded.
     func firstUnknown() -> WireDecodingError? {
         for object in objects where !object.readsAll {
-            guard let name = object.keys.filter({ !object.read.contains($0) }).sorted().first else { continue }
+            guard let name = object.unread.sorted().first else { continue }
             if object.path.isEmpty { return .unknownField(name) }
             return .unknownNestedField(name, at: WireObject.googlePath(WireValueDecoder.path(object.path)))
         }
@@ -263,7 +271,7 @@ private struct KeyedWireContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     private func member(_ key: Key) -> JSONValue? {
         // A type may spell its key either way (`grant_type`); the body may too.
         let name = WireObject.camelCase(key.stringValue)
-        reads.read.insert(name)
+        reads.markRead(name)
         return members[key.stringValue] ?? members[name] ?? aliases[name].flatMap { members[$0] }
     }
 
