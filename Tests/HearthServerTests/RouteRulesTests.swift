@@ -127,6 +127,13 @@ import Testing
 
             try await set { $0.emailLinkSignInEnabled = false }
             #expect(try await refusals("accounts:sendOobCode", "getOobConfirmationCode", link).allSatisfy { $0.hasPrefix("OPERATION_NOT_ALLOWED") })
+            // EMAIL_SIGNIN by its proto number, as Android sends it: the switch reads the decoded type, not the text.
+            for number in [6, "6"] as [Any] {
+                var byNumber = link
+                byNumber["requestType"] = number
+                #expect(try await refusals("accounts:sendOobCode", "getOobConfirmationCode", byNumber).allSatisfy { $0.hasPrefix("OPERATION_NOT_ALLOWED") },
+                        "requestType \(number)")
+            }
             #expect(try await refusals("accounts:signInWithEmailLink", "emailLinkSignin", ["email": "ada@example.com", "oobCode": "x"])
                 .allSatisfy { $0.hasPrefix("OPERATION_NOT_ALLOWED") })
             #expect(try await refusals("accounts:signInWithPassword", "verifyPassword", password) == ["OK", "OK"],
