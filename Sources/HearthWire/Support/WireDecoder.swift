@@ -45,8 +45,11 @@ public struct WireDecoder: Sendable {
             throw .wrongType(path: WireValueDecoder.path(context.codingPath + [key]), expected: "present")
         } catch let DecodingError.dataCorrupted(context) {
             throw .wrongType(path: WireValueDecoder.path(context.codingPath), expected: "equal to one of the allowed values")
+        } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
+            throw .wrongType(path: WireValueDecoder.path(context.codingPath), expected: "valid")
         } catch {
-            throw .malformed(String(describing: error))
+            // Nothing else is thrown by the types decoded here; if it were, its text is not for clients.
+            throw .wrongType(path: "/", expected: "valid")
         }
     }
 
