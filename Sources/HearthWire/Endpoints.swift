@@ -16,12 +16,16 @@ public struct Endpoint<Request: Codable & Sendable, Response: Codable & Sendable
     /// The legacy v3 name of the same call, served alongside with the same guards.
     public let legacyPath: String?
     public let access: EndpointAccess
+    /// Whether the call also takes an `application/x-www-form-urlencoded` body (the Secure Token API does).
+    public let acceptsForm: Bool
 
-    public init(_ method: EndpointMethod, _ path: String, legacy legacyPath: String? = nil, access: EndpointAccess) {
+    public init(_ method: EndpointMethod, _ path: String, legacy legacyPath: String? = nil, access: EndpointAccess,
+                acceptsForm: Bool = false) {
         self.method = method
         self.path = path
         self.legacyPath = legacyPath
         self.access = access
+        self.acceptsForm = acceptsForm
     }
 
     /// Every path the call is served under.
@@ -130,7 +134,8 @@ public enum Endpoints {
         .post, v2 + "/accounts/mfaSignIn:finalize", access: .client)
 
     // Secure Token API.
-    public static let token = Endpoint<TokenRequest, TokenResponse>(.post, "/securetoken.googleapis.com/v1/token", access: .client)
+    public static let token = Endpoint<TokenRequest, TokenResponse>(
+        .post, "/securetoken.googleapis.com/v1/token", access: .client, acceptsForm: true)
 
     // Admin API: the project's users (`tenantPath` for a tenant's).
     public static let adminCreate = Endpoint<AdminCreateAccountRequest, AdminCreateAccountResponse>(

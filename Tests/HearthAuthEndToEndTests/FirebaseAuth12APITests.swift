@@ -7,40 +7,45 @@ import Testing
 /// changes, the notification, federated sign-in in one call, the provider-id forms, and the small members.
 @Suite(.enabled(if: LiveHearth.unavailableReason == nil, "needs authlib and aiosmtpd: \(LiveHearth.unavailableReason ?? "")"))
 struct FirebaseAuth12APITests {
-    /// A sequence's next values, at most `count` within a deadline.
-    static func collect(_ sequence: some AsyncSequence<User?, Never> & Sendable, _ count: Int) async -> [String?] {
-        await withTaskGroup(of: [String?].self) { group in
-            group.addTask {
-                var seen: [String?] = []
-                for await user in sequence {
-                    seen.append(user?.uid)
-                    if seen.count == count { break }
-                }
-                return seen
-            }
-            group.addTask {
-                try? await Task.sleep(nanoseconds: 10_000_000_000)
-                return []
-            }
-            let first = await group.next() ?? []
-            group.cancelAll()
-            return first
+    /// The values a sequence has delivered so far, for the test to wait on (no fixed sleeps: a busy machine may
+    /// take longer to start listening).
+    actor Seen {
+        private(set) var values: [String?] = []
+        func append(_ value: String?) { values.append(value) }
+
+        /// Waits until `count` values have arrived, or 30 s (then the expectations report what did).
+        func wait(for count: Int) async {
+            for _ in 0..<3000 where values.count < count { try? await Task.sleep(nanoseconds: 10_000_000) }
+        }
+    }
+
+    /// Records the sequence's values into `seen` until it has `count`.
+    static func collect(_ sequence: some AsyncSequence<User?, Never> & Sendable, _ count: Int, into seen: Seen) async {
+        for await user in sequence {
+            await seen.append(user?.uid)
+            if await seen.values.count == count { break }
         }
     }
 
     @Test func authStateChangesAndIDTokenChangesAsSequences() async throws {
         try await LiveHearth.run { live in
             let auth = live.auth()
-            let states = Task { await Self.collect(auth.authStateChanges, 3) }
-            let tokens = Task { await Self.collect(auth.idTokenChanges, 3) }
-            try await Task.sleep(nanoseconds: 300_000_000)  // both listening: the first value is "signed out"
+            let (states, tokens) = (Seen(), Seen())
+            let listeners = [Task { await Self.collect(auth.authStateChanges, 3, into: states) },
+                             Task { await Self.collect(auth.idTokenChanges, 3, into: tokens) }]
+            defer { listeners.forEach { $0.cancel() } }
+            // Both listening: each first delivers the current state, "signed out".
+            await states.wait(for: 1)
+            await tokens.wait(for: 1)
             let notified = NotificationWaiter(name: Auth.authStateDidChangeNotification)
             let user = try await auth.createUser(withEmail: "seq@example.com", password: "first-pass").user
             _ = try await user.getIDToken(forcingRefresh: true)  // a token change, not a state change
-            try await Task.sleep(nanoseconds: 300_000_000)
+            await tokens.wait(for: 3)
+            await states.wait(for: 2)
             try auth.signOut()
-            #expect(await states.value == [nil, user.uid, nil], "signed out, signed in, signed out")
-            #expect(await tokens.value == [nil, user.uid, user.uid], "the refresh is a token change")
+            await states.wait(for: 3)
+            #expect(await states.values == [nil, user.uid, nil], "signed out, signed in, signed out")
+            #expect(await tokens.values == [nil, user.uid, user.uid], "the refresh is a token change")
             #expect(notified.count >= 2, "posted for the sign-in and the refresh")
             #expect(auth.getUserID() == nil)
         }

@@ -138,7 +138,8 @@ final class RouteTable {
                                 to handler: @escaping TypedHandler<Request>) {
             table.register(HTTPRequest.Method(endpoint.method), withTenants ? endpoint.pathsWithTenants : endpoint.paths,
                            on: self) { call in
-                let request = try await call.request.decode(as: Request.self, context: call.context)
+                let request = endpoint.acceptsForm ? try call.decode(Request.self, allowForm: true)
+                    : try await call.request.decode(as: Request.self, context: call.context)
                 return try await handler(call, request).response(from: call.request, context: call.context)
             }
         }

@@ -5,9 +5,8 @@ import Hummingbird
 
 /// `v2/projects/{project}/tenants` (admin): create, read, list, patch and delete a project's tenants.
 enum TenantRoutes {
-    static func create(_ call: Call) async throws -> Response {
+    static func create(_ call: Call, _ patch: TenantPatch) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
-        let patch = try call.decode(TenantPatch.self)
         var tenant = TenantRecord(projectID: project.id, id: TenantRecord.newID(displayName: patch.displayName))
         // Email-enumeration protection starts as the project has it; the body may say otherwise.
         tenant.enableImprovedEmailPrivacy = project.record.settings.enableImprovedEmailPrivacy
@@ -15,7 +14,7 @@ enum TenantRoutes {
         for _ in 0..<5 {  // a new id on the (unlikely) collision of the random suffix
             do {
                 try await call.services.store.insertTenant(tenant)
-                return json(TenantResource(tenant))
+                return TenantResource(tenant)
             } catch StoreError.conflict {
                 tenant.id = TenantRecord.newID(displayName: patch.displayName)
             }
