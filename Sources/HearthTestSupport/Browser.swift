@@ -249,8 +249,26 @@ public func connectToLoopback(port: Int, receiveTimeout: Int = 30) throws -> Int
     return fd
 }
 
-/// A TCP port nothing listens on right now (for servers whose address must be known before they start).
+/// A TCP port nothing listens on right now (for servers whose address must be known before they start), and never
+/// one this process handed out before: tests run in parallel, and a port released by one `freePort()` may come back
+/// from the next before its server binds it (two servers on one port: one test talks to the other's server).
 public func freePort() throws -> Int {
+    for _ in 0..<100 {
+        let port = try unusedPort()
+        if handedOutPorts.withLock({ $0.insert(port).inserted }) { return port }
+    }
+    throw BrowserError("no port left that was not handed out before")
+}
+
+private let handedOutPorts = LockedPorts()
+
+private final class LockedPorts: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ports: Set<Int> = []
+    func withLock<T>(_ body: (inout Set<Int>) -> T) -> T { lock.withLock { body(&ports) } }
+}
+
+private func unusedPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw BrowserError("socket() failed") }
     defer { close(fd) }

@@ -47,9 +47,11 @@ struct DualStackLimitTests {
                 line.contains("TOO_MANY_ATTEMPTS") ? "TOO_MANY" : line.contains("INVALID_LOGIN_CREDENTIALS") ? "INVALID" : String(line)
             }
         }
-        let guesser = try await failures(from: "127.0.0.2", count: 101, first: 0)
+        // The 101st is refused; a run that straddles an hour boundary may need a few more, since the sliding
+        // estimate weighs the previous hour by the share of it still covered (the wall clock, in a real server).
+        let guesser = try await failures(from: "127.0.0.2", count: 110, first: 0)
         #expect(guesser.prefix(100).allSatisfy { $0 == "INVALID" }, "\(Set(guesser))")
-        #expect(guesser.last == "TOO_MANY", "the guesser's own address reached its limit: \(guesser.suffix(3))")
+        #expect(guesser.last == "TOO_MANY", "the guesser's own address reached its limit: \(guesser.suffix(10))")
         let neighbour = try await failures(from: "127.0.0.1", count: 1, first: 1000)
         #expect(neighbour == ["INVALID"], "another IPv4 client is not locked out: \(neighbour)")
     }
