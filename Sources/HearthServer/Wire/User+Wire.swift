@@ -75,13 +75,34 @@ extension UserInfo {
     }
 }
 
-/// RFC 3339 with milliseconds in UTC, as Google formats `Timestamp` fields.
+/// RFC 3339 with milliseconds in UTC, as Google formats `Timestamp` fields (`2026-11-26T04:20:31.250Z`).
+///
+/// Written by hand: Foundation's ISO 8601 format style cost a lookup 1.6 % of its time in a profile, for one field.
+/// The date is split into days and seconds, and the days into a civil date with Howard Hinnant's `civil_from_days`;
+/// `rfc3339MatchesFoundation` checks it against the format style over four centuries.
 func rfc3339(_ date: Date) -> String {
-    // Whole milliseconds, rounded: the formatter truncates, and a date read from `…28.990Z` is a hair below it.
-    let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
-    let (seconds, fraction) = milliseconds.quotientAndRemainder(dividingBy: 1000)
-    let whole = Date(timeIntervalSince1970: TimeInterval(fraction < 0 ? seconds - 1 : seconds))
-        .formatted(.iso8601.year().month().day().dateSeparator(.dash).time(includingFractionalSeconds: false)
-            .timeSeparator(.colon).timeZone(separator: .omitted))
-    return whole.dropLast() + "." + String(String((fraction + 1000) % 1000 + 1000).dropFirst()) + "Z"
+    // Whole milliseconds, rounded: a date read from `…28.990Z` is a hair below it.
+    var (seconds, millisecond) = Int64((date.timeIntervalSince1970 * 1000).rounded()).quotientAndRemainder(dividingBy: 1000)
+    if millisecond < 0 { (seconds, millisecond) = (seconds - 1, millisecond + 1000) }
+    var (days, second) = seconds.quotientAndRemainder(dividingBy: 86_400)
+    if second < 0 { (days, second) = (days - 1, second + 86_400) }
+    let shifted = days + 719_468
+    let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+    let dayOfEra = shifted - era * 146_097
+    let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+    let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+    let monthIndex = (5 * dayOfYear + 2) / 153
+    let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+    let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+    let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    var text = ""
+    text.reserveCapacity(24)
+    func append(_ value: Int64, width: Int) {
+        let digits = String(value)
+        text += String(repeating: "0", count: max(0, width - digits.count)) + digits
+    }
+    append(year, width: 4); text += "-"; append(month, width: 2); text += "-"; append(day, width: 2); text += "T"
+    append(second / 3600, width: 2); text += ":"; append(second / 60 % 60, width: 2); text += ":"
+    append(second % 60, width: 2); text += "."; append(millisecond, width: 3); text += "Z"
+    return text
 }
