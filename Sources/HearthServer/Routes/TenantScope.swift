@@ -15,9 +15,10 @@ enum TenantScope {
         // A `tenantId` that is not a string is refused here: read as absent, it would put the call in the project.
         // A call that names none but carries a tenant's ID token acts on that token's user, in its tenant; the
         // token's tenant is checked where the token is verified (`AccountService.authenticate`).
-        let named = body.peek("tenantId")
-        if named == nil, let other = (try? body.object.get())?.value("tenantId") {
-            throw APIError.invalidArgument(.wrongType(path: "/tenantId", expected: "string", got: other.typeName))
+        let value = (try? body.object.get())?.value("tenantId")
+        let named = value.flatMap(WireObject.text)
+        if let value, named == nil {
+            throw APIError.invalidArgument(.wrongType(path: "/tenantId", expected: "string", got: value.typeName))
         }
         if let fromPath, let named, fromPath != named { throw APIError.business(.tenantIDMismatch) }
         guard let id = fromPath ?? named, !id.isEmpty else { return }

@@ -39,6 +39,11 @@ public enum JSONValue: Sendable, Equatable, Codable {
         }
     }
 
+    var isObject: Bool {
+        if case .object = self { return true }
+        return false
+    }
+
     /// The name Google's validators use for the type, for error messages.
     public var typeName: String {
         switch self {

@@ -169,14 +169,20 @@ private struct WireValueDecoder: Decoder {
         if let number, let proto = T.self as? any ProtoEnum.Type, proto.protoNames.indices.contains(number) {
             value = .string(proto.protoNames[number])
         }
+        let ignored = value.isObject ? ((T.self as? any IgnoresWireFields.Type)?.ignoredWireFields ?? []) + extraIgnored : []
+        return try T(from: decoder(for: value, at: path, state: state, ignoring: ignored))
+    }
+
+    /// A decoder for `value` at `path`; an object's keys are registered for the unknown-field check.
+    static func decoder(for value: JSONValue, at path: [any CodingKey], state: DecodingState,
+                        ignoring ignored: [String] = []) -> WireValueDecoder {
         var reads: ObjectReads?
         if case .object(let members) = value {
-            let ignored = ((T.self as? any IgnoresWireFields.Type)?.ignoredWireFields ?? []) + extraIgnored
             let record = ObjectReads(path: path, keys: members.keys.map(WireObject.camelCase), ignored: ignored)
             state.objects.append(record)
             reads = record
         }
-        return try T(from: WireValueDecoder(value: value, codingPath: path, state: state, reads: reads))
+        return WireValueDecoder(value: value, codingPath: path, state: state, reads: reads)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -348,13 +354,7 @@ private struct KeyedWireContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func superDecoder(forKey key: Key) throws -> any Decoder { try decoder(for: key) }
 
     private func decoder(for key: Key) throws -> WireValueDecoder {
-        let value = member(key) ?? .null
-        var reads: ObjectReads?
-        if case .object(let nested) = value {
-            reads = ObjectReads(path: codingPath + [key], keys: nested.keys.map(WireObject.camelCase), ignored: [])
-            state.objects.append(reads!)
-        }
-        return WireValueDecoder(value: value, codingPath: codingPath + [key], state: state, reads: reads)
+        WireValueDecoder.decoder(for: member(key) ?? .null, at: codingPath + [key], state: state)
     }
 }
 
@@ -426,11 +426,6 @@ private struct UnkeyedWireContainer: UnkeyedDecodingContainer {
         let value = items[currentIndex]
         let path = codingPath + [IndexKey(currentIndex)]
         currentIndex += 1
-        var reads: ObjectReads?
-        if case .object(let nested) = value {
-            reads = ObjectReads(path: path, keys: nested.keys.map(WireObject.camelCase), ignored: [])
-            state.objects.append(reads!)
-        }
-        return WireValueDecoder(value: value, codingPath: path, state: state, reads: reads)
+        return WireValueDecoder.decoder(for: value, at: path, state: state)
     }
 }

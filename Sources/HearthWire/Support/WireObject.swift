@@ -44,10 +44,13 @@ public struct WireObject: Sendable {
 
     /// A string field for middleware that acts before the handler decodes (a limit's key, the call's tenant):
     /// numbers read as their text, other types as absent (the handler's decoding refuses them).
-    public func peek(_ key: String) -> String? {
-        switch value(key) {
+    public func peek(_ key: String) -> String? { value(key).flatMap(Self.text) }
+
+    /// A value as text: a string, or a number's decimal form; other types have none.
+    public static func text(_ value: JSONValue) -> String? {
+        switch value {
         case .string(let text): text
-        case .number(let number): Self.format(number)
+        case .number(let number): format(number)
         default: nil
         }
     }
