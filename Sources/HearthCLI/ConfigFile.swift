@@ -15,7 +15,7 @@ import HearthSMS
 ///   "metrics": { "expose": "listener", "host": "127.0.0.1", "port": 9464 },
 ///   "connections": { "headerTimeoutSeconds": 60, "bodyTimeoutSeconds": 30, "idleTimeoutSeconds": 60,
 ///                    "maxConnections": 768 }, "storeTimeoutSeconds": 5, "hashQueueLimit": 64,
-///   "housekeepingIntervalSeconds": 600, "auditRetentionDays": 90,
+///   "housekeepingIntervalSeconds": 600, "auditRetentionDays": 90, "sessionsPerUser": 100,
 ///   "publicURL": "https://auth.example.com",
 ///   "email": { "from": "noreply@example.com", "appName": "Acme", "defaultLocale": "en",
 ///              "smtp": { "host": "smtp.example.com", "port": 587, "security": "starttls",
@@ -47,6 +47,7 @@ struct ConfigFile: Decodable {
     var hashQueueLimit: Int?
     var housekeepingIntervalSeconds: Double?
     var auditRetentionDays: Int?
+    var sessionsPerUser: Int?
     var apiKey: String?
     var rateLimits: Bool?
     var publicURL: String?
@@ -189,6 +190,10 @@ struct ConfigFile: Decodable {
         if let housekeepingIntervalSeconds {
             guard housekeepingIntervalSeconds >= 1 else { throw ConfigError(message: "housekeepingIntervalSeconds: expected 1 or more") }
             configuration.housekeepingInterval = .seconds(housekeepingIntervalSeconds)
+        }
+        if let sessionsPerUser {
+            guard sessionsPerUser >= 0 else { throw ConfigError(message: "sessionsPerUser: expected 0 (keep every session) or more") }
+            configuration.sessionsPerUser = sessionsPerUser == 0 ? nil : sessionsPerUser
         }
         if let auditRetentionDays {
             guard auditRetentionDays >= 0 else { throw ConfigError(message: "auditRetentionDays: expected 0 (keep for ever) or more") }

@@ -11,7 +11,7 @@ extension PostgresStore {
 
     public func tenants(projectID: String, after id: String?, limit: Int) async throws -> [TenantRecord] {
         let after = id ?? ""
-        let rows = try await client.query("""
+        let rows = try await run("""
             SELECT data FROM tenants WHERE project_id = \(projectID) AND tenant_id > \(after)
             ORDER BY tenant_id COLLATE "C" LIMIT \(max(0, limit))
             """, logger: logger)

@@ -20,6 +20,17 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     let logger: Logger
 
     var client: PostgresClient { pool.withLock { $0.client } }
+    /// Reads and write transactions, for the store contract's budgets.
+    let statements = StatementCounter()
+    public var statementCounter: StatementCounter? { statements }
+
+    /// A statement outside a transaction, counted: a `SELECT` as a read, anything else as a write transaction of
+    /// its own.
+    @discardableResult
+    func run(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
+        if query.sql.hasPrefix("SELECT") { statements.read() } else { statements.write() }
+        return try await client.query(query, logger: logger)
+    }
 
     /// Connects with a `postgres://user:password@host:port/database[?sslmode=require][&search_path=schema]` URL.
     public convenience init(url: String, logger: Logger = Logger(label: "hearth.postgres")) throws {
@@ -71,7 +82,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     }
 
     public func migrate() async throws {
-        try await client.query(
+        try await run(
             "CREATE TABLE IF NOT EXISTS hearth_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)",
             logger: logger)
         for migration in Self.migrations {
@@ -94,7 +105,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     /// Ids of the migrations recorded in the database.
     public func appliedMigrations() async throws -> [String] {
         var ids: [String] = []
-        for try await id in try await client.query("SELECT id FROM hearth_migrations ORDER BY applied_at, id",
+        for try await id in try await run("SELECT id FROM hearth_migrations ORDER BY applied_at, id",
                                                    logger: logger).decode(String.self) {
             ids.append(id)
         }
@@ -148,6 +159,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).
     func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        statements.write()
         do {
             return try await client.withTransaction(logger: logger) { try await body($0) }
         } catch let error as PostgresTransactionError {
@@ -156,7 +168,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     }
 
     func first(_ query: PostgresQuery) async throws -> String? {
-        for try await data in try await client.query(query, logger: logger).decode(String.self) { return data }
+        for try await data in try await run(query, logger: logger).decode(String.self) { return data }
         return nil
     }
 
@@ -169,7 +181,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     public func createProjectIfAbsent(_ project: ProjectRecord) async throws -> ProjectRecord {
         let data = try RecordCoding.encode(project)
-        try await client.query(
+        try await run(
             "INSERT INTO projects (id, data) VALUES (\(project.id), \(data)) ON CONFLICT (id) DO NOTHING",
             logger: logger)
         return try await self.project(id: project.id) ?? project
@@ -206,7 +218,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         let tenant = RecordCoding.tenantColumn(tenantID)
         var page: [UserRecord] = []
         // COLLATE "C": byte order, the same as SQLite's and the in-memory store's, whatever the database locale.
-        let rows = try await client.query("""
+        let rows = try await run("""
             SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id COLLATE "C" > \(after)
             ORDER BY local_id COLLATE "C" LIMIT \(limit)
             """, logger: logger)
@@ -245,7 +257,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         let tenant = RecordCoding.tenantColumn(tenantID)
         let email = EmailAddress.normalized(identityEmail)
         var users: [UserRecord] = []
-        let rows = try await client.query("""
+        let rows = try await run("""
             SELECT u.data FROM users AS u WHERE u.project_id = \(projectID) AND u.tenant_id = \(tenant) AND u.local_id IN (
               SELECT local_id FROM user_identities WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND email = \(email))
             ORDER BY u.created_at, u.local_id LIMIT \(limit)
@@ -291,7 +303,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         }
         let direction = query.descending ? "DESC NULLS LAST" : "ASC NULLS FIRST"
         var count = 0
-        for try await n in try await client.query(
+        for try await n in try await run(
             PostgresQuery(unsafeSQL: "SELECT count(*) FROM users WHERE \(condition)", binds: binds), logger: logger
         ).decode(Int.self) { count = n }
         let sql = """
@@ -300,7 +312,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             LIMIT \(query.limit) OFFSET \(query.offset)
             """
         var users: [UserRecord] = []
-        for try await data in try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+        for try await data in try await run(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
             .decode(String.self) {
             users.append(try RecordCoding.decode(UserRecord.self, from: data))
         }
@@ -319,19 +331,79 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         }
     }
 
-    public func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws {
-        let row = try Row(user, uniqueEmail: uniqueEmail)
+    /// One transaction for the whole unit; a refused change rolls it all back.
+    public func commit(_ work: UnitOfWork) async throws -> UnitOfWork.Outcome {
         let logger = logger
         do {
-            try await transaction { db in
-                try await db.query("""
-                    INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
-                    VALUES (\(row.project), \(row.tenant), \(row.localID), \(row.email), \(row.emailUnique), \(row.phone),
-                            \(row.createdAt), \(row.data))
-                    """, logger: logger)
-                try await Self.writeIdentities(user, db, logger: logger)
+            return try await transaction { db in
+                var outcome = UnitOfWork.Outcome()
+                for change in work.changes {
+                    switch change {
+                    case .insertUser(let user, let uniqueEmail):
+                        let row = try Row(user, uniqueEmail: uniqueEmail)
+                        try await db.query("""
+                            INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
+                            VALUES (\(row.project), \(row.tenant), \(row.localID), \(row.email), \(row.emailUnique), \(row.phone),
+                                    \(row.createdAt), \(row.data))
+                            """, logger: logger)
+                        try await Self.writeIdentities(user, db, logger: logger)
+                    case .stampSignIn(let stamp):
+                        // Read with `FOR UPDATE`: a concurrent writer of the account waits for this unit.
+                        let tenant = RecordCoding.tenantColumn(stamp.tenantID)
+                        var found: String?
+                        for try await data in try await db.query("""
+                            SELECT data FROM users
+                            WHERE project_id = \(stamp.projectID) AND tenant_id = \(tenant) AND local_id = \(stamp.localID)
+                            FOR UPDATE
+                            """, logger: logger).decode(String.self) { found = data }
+                        guard let found else { throw StoreError.stale }
+                        var user = try RecordCoding.decode(UserRecord.self, from: found)
+                        guard stamp.apply(to: &user) else { throw StoreError.stale }
+                        let data = try RecordCoding.encode(user)
+                        try await db.query("""
+                            UPDATE users SET data = \(data)
+                            WHERE project_id = \(stamp.projectID) AND tenant_id = \(tenant) AND local_id = \(stamp.localID)
+                            """, logger: logger)
+                        outcome.stamped = user
+                    case .insertRefreshToken(let token, let keep):
+                        let data = try RecordCoding.encode(token)
+                        let tenant = RecordCoding.tenantColumn(token.tenantID)
+                        try await db.query("""
+                            INSERT INTO refresh_tokens (token_digest, project_id, tenant_id, local_id, data)
+                            VALUES (\(token.tokenDigest), \(token.projectID), \(tenant), \(token.localID), \(data))
+                            """, logger: logger)
+                        if let keep {
+                            // Oldest first by the record's creation time (milliseconds), the digest breaking ties.
+                            try await db.query("""
+                                DELETE FROM refresh_tokens WHERE token_digest IN (
+                                    SELECT token_digest FROM refresh_tokens
+                                    WHERE project_id = \(token.projectID) AND tenant_id = \(tenant) AND local_id = \(token.localID)
+                                    ORDER BY (data::jsonb->>'createdAt')::double precision DESC, token_digest DESC
+                                    OFFSET \(max(keep, 1)))
+                                """, logger: logger)
+                        }
+                    case .insertAuditEvent(let event):
+                        let (data, micros) = (try RecordCoding.encode(event), event.at.epochMicros)
+                        try await db.query("""
+                            INSERT INTO audit_events (id, project_id, at_micros, kind, local_id, data)
+                            VALUES (\(event.id), \(event.projectID), \(micros), \(event.kind), \(event.localID), \(data))
+                            """, logger: logger)
+                    case .incrementRateCounter(let key, let windowStart, let expiresAt, let delta):
+                        let (start, expiry) = (windowStart.epochSeconds, expiresAt.epochSeconds)
+                        var count = delta
+                        for try await value in try await db.query("""
+                            INSERT INTO rate_counters (counter_key, window_start, expires_at, count)
+                            VALUES (\(key), \(start), \(expiry), \(delta))
+                            ON CONFLICT (counter_key, window_start) DO UPDATE SET count = rate_counters.count + \(delta)
+                            RETURNING count
+                            """, logger: logger).decode(Int.self) { count = value }
+                        outcome.counts.append(count)
+                    }
+                }
+                return outcome
             }
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505" {
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == "23505"
+            && error.serverInfo?[.constraintName]?.hasPrefix("users_") == true {
             throw error.serverInfo?[.constraintName] == "users_email_unique"
                 ? StoreError.emailExists : StoreError.duplicateLocalID
         }
@@ -414,28 +486,6 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         return written
     }
 
-    /// Read with `FOR UPDATE` and written in one transaction, so a concurrent writer waits for it.
-    public func stampSignIn(_ stamp: SignInStamp) async throws -> UserRecord? {
-        let tenant = RecordCoding.tenantColumn(stamp.tenantID)
-        let logger = logger
-        return try await transaction { db in
-            var found: String?
-            for try await data in try await db.query("""
-                SELECT data FROM users
-                WHERE project_id = \(stamp.projectID) AND tenant_id = \(tenant) AND local_id = \(stamp.localID)
-                FOR UPDATE
-                """, logger: logger).decode(String.self) { found = data }
-            guard let found else { return nil }
-            var user = try RecordCoding.decode(UserRecord.self, from: found)
-            guard stamp.apply(to: &user) else { return nil }
-            let data = try RecordCoding.encode(user)
-            try await db.query("""
-                UPDATE users SET data = \(data)
-                WHERE project_id = \(stamp.projectID) AND tenant_id = \(tenant) AND local_id = \(stamp.localID)
-                """, logger: logger)
-            return user
-        }
-    }
 
     public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
         let tenant = RecordCoding.tenantColumn(tenantID)
@@ -468,14 +518,6 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     // MARK: Refresh tokens
 
-    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
-        let data = try RecordCoding.encode(token)
-        let tenant = RecordCoding.tenantColumn(token.tenantID)
-        try await client.query("""
-            INSERT INTO refresh_tokens (token_digest, project_id, tenant_id, local_id, data)
-            VALUES (\(token.tokenDigest), \(token.projectID), \(tenant), \(token.localID), \(data))
-            """, logger: logger)
-    }
 
     public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
         try await first("SELECT data FROM refresh_tokens WHERE token_digest = \(digest) AND project_id = \(projectID)")
@@ -516,7 +558,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     }
 
     public func recordPendingAttempt(projectID: String, digest: String) async throws -> Int? {
-        let rows = try await client.query("""
+        let rows = try await run("""
             UPDATE pending_secrets SET attempts = attempts + 1 WHERE digest = \(digest) AND project_id = \(projectID)
             RETURNING attempts
             """, logger: logger)
@@ -525,7 +567,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     }
 
     private func pendingRow(_ query: PostgresQuery) async throws -> PendingRecord? {
-        for try await (attempts, data) in try await client.query(query, logger: logger).decode((Int, String).self) {
+        for try await (attempts, data) in try await run(query, logger: logger).decode((Int, String).self) {
             var record = try RecordCoding.decode(PendingRecord.self, from: data)
             record.attempts = attempts
             return record
@@ -536,7 +578,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func insertActionCode(_ code: ActionCodeRecord) async throws {
         let data = try RecordCoding.encode(code)
         let expires = code.expiresAt.epochSeconds
-        try await client.query("""
+        try await run("""
             INSERT INTO action_codes (code_digest, project_id, expires_at, data)
             VALUES (\(code.codeDigest), \(code.projectID), \(expires), \(data))
             """, logger: logger)
@@ -555,7 +597,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     public func deleteActionCodes(projectID: String, tenantID: String?, localID: String) async throws -> Int {
         let tenant = RecordCoding.tenantColumn(tenantID)
-        return try await client.query("""
+        return try await run("""
             DELETE FROM action_codes WHERE project_id = \(projectID) AND data::jsonb ->> 'localID' = \(localID)
               AND coalesce(data::jsonb ->> 'tenantID', '') = \(tenant)
               AND data::jsonb ->> 'type' <> 'RECOVER_EMAIL' RETURNING code_digest
@@ -565,7 +607,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func enqueueOutboxMessage(_ message: OutboxMessage) async throws {
         let data = try RecordCoding.encode(message)
         let created = message.createdAt.epochMilliseconds
-        try await client.query("""
+        try await run("""
             INSERT INTO outbox (id, project_id, created_at, next_attempt_at, data)
             VALUES (\(message.id), \(message.projectID), \(created), \(created), \(data))
             """, logger: logger)
@@ -573,7 +615,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     public func outboxMessages(projectID: String) async throws -> [OutboxMessage] {
         var messages: [OutboxMessage] = []
-        let rows = try await client.query(
+        let rows = try await run(
             "SELECT data FROM outbox WHERE project_id = \(projectID) ORDER BY created_at, id", logger: logger)
         for try await data in rows.decode(String.self) {
             messages.append(try RecordCoding.decode(OutboxMessage.self, from: data))
@@ -584,7 +626,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func claimOutboxMessages(dueAt now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
         let lease = leaseUntil.epochMilliseconds, due = now.epochMilliseconds
         // SKIP LOCKED: instances claiming at the same moment take different messages instead of waiting.
-        let rows = try await client.query("""
+        let rows = try await run("""
             UPDATE outbox SET next_attempt_at = \(lease) WHERE id IN (
                 SELECT id FROM outbox WHERE next_attempt_at <= \(due) ORDER BY next_attempt_at, created_at
                 LIMIT \(limit) FOR UPDATE SKIP LOCKED)
@@ -599,12 +641,12 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     }
 
     public func deleteOutboxMessage(id: String) async throws {
-        try await client.query("DELETE FROM outbox WHERE id = \(id)", logger: logger)
+        try await run("DELETE FROM outbox WHERE id = \(id)", logger: logger)
     }
 
     public func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws {
         let next = nextAttemptAt?.epochMilliseconds
-        try await client.query("""
+        try await run("""
             UPDATE outbox SET attempts = \(attempts), next_attempt_at = \(next), last_error = \(lastError),
                 data = CASE WHEN \(next)::bigint IS NULL
                             THEN jsonb_set(jsonb_set(data::jsonb, '{code}', '""'), '{link}', '""')::text ELSE data END
@@ -647,7 +689,7 @@ extension String {
 
 extension PostgresStore {
     public func outboxStatus(projectID: String, limit: Int) async throws -> [OutboxStatus] {
-        let rows = try await client.query("""
+        let rows = try await run("""
             SELECT data, attempts, next_attempt_at, last_error FROM outbox WHERE project_id = \(projectID)
             ORDER BY created_at, id LIMIT \(max(0, limit))
             """, logger: logger)
@@ -661,7 +703,7 @@ extension PostgresStore {
     }
 
     public func outboxBacklog() async throws -> (pending: Int, givenUp: Int) {
-        let rows = try await client.query("""
+        let rows = try await run("""
             SELECT COUNT(*) FILTER (WHERE next_attempt_at IS NOT NULL), COUNT(*) FILTER (WHERE next_attempt_at IS NULL)
             FROM outbox
             """, logger: logger)
@@ -669,30 +711,18 @@ extension PostgresStore {
         return (0, 0)
     }
 
-    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int) async throws -> Int {
-        let (start, expiry) = (windowStart.epochSeconds, expiresAt.epochSeconds)
-        let rows = try await client.query("""
-            INSERT INTO rate_counters (counter_key, window_start, expires_at, count) VALUES (\(key), \(start), \(expiry), \(delta))
-            ON CONFLICT (counter_key, window_start) DO UPDATE SET count = rate_counters.count + \(delta) RETURNING count
-            """, logger: logger)
-        for try await count in rows.decode(Int.self) { return count }
-        return delta
-    }
-
-    public func rateCounter(key: String, windowStart: Date) async throws -> Int {
-        let start = windowStart.epochSeconds
-        let rows = try await client.query(
-            "SELECT count FROM rate_counters WHERE counter_key = \(key) AND window_start = \(start)", logger: logger)
-        for try await count in rows.decode(Int.self) { return count }
-        return 0
-    }
-
-    public func insertAuditEvent(_ event: AuditEvent) async throws {
-        let (data, micros) = (try RecordCoding.encode(event), event.at.epochMicros)
-        try await client.query("""
-            INSERT INTO audit_events (id, project_id, at_micros, kind, local_id, data)
-            VALUES (\(event.id), \(event.projectID), \(micros), \(event.kind), \(event.localID), \(data))
-            """, logger: logger)
+    /// Every window in one query.
+    public func rateCounters(_ windows: [RateWindow]) async throws -> [Int] {
+        guard !windows.isEmpty else { return [] }
+        let keys = windows.map(\.key), starts = windows.map(\.start.epochSeconds)
+        var found: [String: Int] = [:]
+        for try await (key, start, count) in try await run("""
+            SELECT c.counter_key, c.window_start, c.count FROM rate_counters AS c
+            JOIN unnest(\(keys)::text[], \(starts)::bigint[]) AS w(k, s) ON c.counter_key = w.k AND c.window_start = w.s
+            """, logger: logger).decode((String, Int64, Int).self) {
+            found[key + "@" + String(start)] = count
+        }
+        return windows.map { found[$0.key + "@" + String($0.start.epochSeconds)] ?? 0 }
     }
 
     public func auditEvents(projectID: String, _ query: AuditQuery) async throws -> [AuditEvent] {
@@ -712,7 +742,7 @@ extension PostgresStore {
         let sql = "SELECT data FROM audit_events WHERE " + conditions.joined(separator: " AND ")
             + " ORDER BY at_micros DESC, id DESC LIMIT \(try bind(query.limit))"
         var events: [AuditEvent] = []
-        for try await data in try await client.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+        for try await data in try await run(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
             .decode(String.self) {
             events.append(try RecordCoding.decode(AuditEvent.self, from: data))
         }

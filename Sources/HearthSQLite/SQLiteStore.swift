@@ -25,6 +25,9 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     private let writeLock = WriteLock()
     private let nextReader = NIOLockedValueBox(0)
     public let path: String
+    /// Reads and write transactions, for the store contract's budgets.
+    let statements = StatementCounter()
+    public var statementCounter: StatementCounter? { statements }
 
     private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection], scrubber: SQLiteConnection) {
         self.path = path
@@ -99,12 +102,14 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             value = (value + 1) % readers.count
             return value
         }
+        statements.read()
         return try await readers[index].query(sql, binds)
     }
 
     /// Runs `body` in one write transaction on the writer connection.
     func write<T: Sendable>(_ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
-        try await writeLock.withLock {
+        statements.write()
+        return try await writeLock.withLock {
             _ = try await writer.query("BEGIN IMMEDIATE")
             do {
                 let result = try await body(writer)
@@ -320,19 +325,63 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         }
     }
 
-    public func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws {
-        let binds = try Self.userColumns(user, uniqueEmail: uniqueEmail)
+    /// One `BEGIN IMMEDIATE` for the whole unit; a refused change rolls it all back.
+    public func commit(_ work: UnitOfWork) async throws -> UnitOfWork.Outcome {
         try await write { db in
-            do {
-                _ = try await db.query(
-                    """
-                    INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """, binds)
-            } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {
-                throw error.message.contains("email_unique") ? StoreError.emailExists : StoreError.duplicateLocalID
+            var outcome = UnitOfWork.Outcome()
+            for change in work.changes {
+                switch change {
+                case .insertUser(let user, let uniqueEmail):
+                    do {
+                        _ = try await db.query(
+                            """
+                            INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
+                            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                            """, try Self.userColumns(user, uniqueEmail: uniqueEmail))
+                    } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {
+                        throw error.message.contains("email_unique") ? StoreError.emailExists : StoreError.duplicateLocalID
+                    }
+                    try await Self.writeIdentities(user, db)
+                case .stampSignIn(let stamp):
+                    let key: [SQLiteData] = [.text(stamp.projectID), .text(RecordCoding.tenantColumn(stamp.tenantID)),
+                                             .text(stamp.localID)]
+                    guard let data = try await db.query(
+                        "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?", key
+                    ).first?.column("data")?.string else { throw StoreError.stale }
+                    var user = try RecordCoding.decode(UserRecord.self, from: data)
+                    guard stamp.apply(to: &user) else { throw StoreError.stale }
+                    _ = try await db.query("UPDATE users SET data = ? WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
+                                           [.text(try RecordCoding.encode(user))] + key)
+                    outcome.stamped = user
+                case .insertRefreshToken(let token, let keep):
+                    let key: [SQLiteData] = [.text(token.projectID), .text(RecordCoding.tenantColumn(token.tenantID)),
+                                             .text(token.localID)]
+                    _ = try await db.query(
+                        "INSERT INTO refresh_tokens (token_digest, project_id, tenant_id, local_id, data) VALUES (?, ?, ?, ?, ?)",
+                        [.text(token.tokenDigest)] + key + [.text(try RecordCoding.encode(token))])
+                    if let keep {
+                        // Insertion order is rowid order: the oldest sessions beyond `keep` go.
+                        _ = try await db.query("""
+                            DELETE FROM refresh_tokens WHERE rowid IN (
+                                SELECT rowid FROM refresh_tokens WHERE project_id = ? AND tenant_id = ? AND local_id = ?
+                                ORDER BY rowid DESC LIMIT -1 OFFSET ?)
+                            """, key + [.integer(max(keep, 1))])
+                    }
+                case .insertAuditEvent(let event):
+                    _ = try await db.query(
+                        "INSERT INTO audit_events (id, project_id, at_micros, kind, local_id, data) VALUES (?, ?, ?, ?, ?, ?)",
+                        [.text(event.id), .text(event.projectID), .integer(Int(event.at.epochMicros)), .text(event.kind),
+                         event.localID.map { .text($0) } ?? .null, .text(try RecordCoding.encode(event))])
+                case .incrementRateCounter(let key, let start, let expiresAt, let delta):
+                    let count = try await db.query("""
+                        INSERT INTO rate_counters (counter_key, window_start, expires_at, count) VALUES (?, ?, ?, ?)
+                        ON CONFLICT (counter_key, window_start) DO UPDATE SET count = count + ? RETURNING count
+                        """, [.text(key), .integer(Int(start.epochSeconds)), .integer(Int(expiresAt.epochSeconds)),
+                              .integer(delta), .integer(delta)]).first?.column("count")?.integer ?? delta
+                    outcome.counts.append(count)
+                }
             }
-            try await Self.writeIdentities(user, db)
+            return outcome
         }
     }
 
@@ -408,21 +457,6 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         return written
     }
 
-    /// Read and written inside one write transaction: the single writer makes the pair atomic.
-    public func stampSignIn(_ stamp: SignInStamp) async throws -> UserRecord? {
-        let key: [SQLiteData] = [.text(stamp.projectID), .text(RecordCoding.tenantColumn(stamp.tenantID)),
-                                 .text(stamp.localID)]
-        return try await write { db in
-            guard let data = try await db.query(
-                "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?", key
-            ).first?.column("data")?.string else { return nil }
-            var user = try RecordCoding.decode(UserRecord.self, from: data)
-            guard stamp.apply(to: &user) else { return nil }
-            _ = try await db.query("UPDATE users SET data = ? WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
-                                   [.text(try RecordCoding.encode(user))] + key)
-            return user
-        }
-    }
 
     public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
         let key: [SQLiteData] = [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(localID)]
@@ -448,17 +482,6 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
 
     // MARK: Refresh tokens
 
-    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
-        let binds: [SQLiteData] = [
-            .text(token.tokenDigest), .text(token.projectID), .text(RecordCoding.tenantColumn(token.tenantID)),
-            .text(token.localID), .text(try RecordCoding.encode(token)),
-        ]
-        try await write { db in
-            _ = try await db.query(
-                "INSERT INTO refresh_tokens (token_digest, project_id, tenant_id, local_id, data) VALUES (?, ?, ?, ?, ?)",
-                binds)
-        }
-    }
 
     public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
         try await read("SELECT data FROM refresh_tokens WHERE token_digest = ? AND project_id = ?",
@@ -655,31 +678,18 @@ extension SQLiteStore {
         return (row?.column("pending")?.integer ?? 0, row?.column("given_up")?.integer ?? 0)
     }
 
-    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int) async throws -> Int {
-        let binds: [SQLiteData] = [.text(key), .integer(Int(windowStart.epochSeconds)), .integer(Int(expiresAt.epochSeconds)),
-                                   .integer(delta), .integer(delta)]
-        return try await write { db in
-            try await db.query("""
-                INSERT INTO rate_counters (counter_key, window_start, expires_at, count) VALUES (?, ?, ?, ?)
-                ON CONFLICT (counter_key, window_start) DO UPDATE SET count = count + ? RETURNING count
-                """, binds).first?.column("count")?.integer ?? delta
+    /// Every window in one query.
+    public func rateCounters(_ windows: [RateWindow]) async throws -> [Int] {
+        guard !windows.isEmpty else { return [] }
+        let pairs = Array(repeating: "(counter_key = ? AND window_start = ?)", count: windows.count).joined(separator: " OR ")
+        let rows = try await read("SELECT counter_key, window_start, count FROM rate_counters WHERE " + pairs,
+                                  windows.flatMap { [.text($0.key), .integer(Int($0.start.epochSeconds))] })
+        var found: [String: Int] = [:]
+        for row in rows {
+            guard let key = row.column("counter_key")?.string, let start = row.column("window_start")?.integer else { continue }
+            found[key + "@" + String(start)] = row.column("count")?.integer
         }
-    }
-
-    public func rateCounter(key: String, windowStart: Date) async throws -> Int {
-        try await read("SELECT count FROM rate_counters WHERE counter_key = ? AND window_start = ?",
-                       [.text(key), .integer(Int(windowStart.epochSeconds))]).first?.column("count")?.integer ?? 0
-    }
-
-    public func insertAuditEvent(_ event: AuditEvent) async throws {
-        let binds: [SQLiteData] = [.text(event.id), .text(event.projectID), .integer(Int(event.at.epochMicros)),
-                                   .text(event.kind), event.localID.map { .text($0) } ?? .null,
-                                   .text(try RecordCoding.encode(event))]
-        try await write { db in
-            _ = try await db.query(
-                "INSERT INTO audit_events (id, project_id, at_micros, kind, local_id, data) VALUES (?, ?, ?, ?, ?, ?)",
-                binds)
-        }
+        return windows.map { found[$0.key + "@" + String($0.start.epochSeconds)] ?? 0 }
     }
 
     public func auditEvents(projectID: String, _ query: AuditQuery) async throws -> [AuditEvent] {

@@ -47,7 +47,7 @@ public enum ConfigSchema {
         "connections": .object(["headerTimeoutSeconds": .value(.double), "bodyTimeoutSeconds": .value(.double),
                                 "idleTimeoutSeconds": .value(.double), "maxConnections": .value(.int)]),
         "storeTimeoutSeconds": .value(.double), "hashQueueLimit": .value(.int),
-        "housekeepingIntervalSeconds": .value(.double), "auditRetentionDays": .value(.int), "apiKey": .value(.string),
+        "housekeepingIntervalSeconds": .value(.double), "auditRetentionDays": .value(.int), "sessionsPerUser": .value(.int), "apiKey": .value(.string),
         "rateLimits": .value(.bool), "publicURL": .value(.string), "trustForwardedFor": .value(.bool), "email": email,
         "sms": .object(["webhook": .object(["url": .value(.string), "secret": .value(.string, secret: true)]),
                         "twilio": .object(["accountSid": .value(.string), "authToken": .value(.string, secret: true),

@@ -87,7 +87,8 @@ public struct HearthServices: Sendable {
         // Where Firebase's emulator is weaker than production and its tests depend on it (README: Modes).
         accounts.emulatorRules = configuration.isEmulator
         let audit = AuditRecorder(store: store, clock: clock, logger: Logger(label: "hearth.audit"))
-        accounts.securityEvents = { event in await audit.record(event) }
+        accounts.audit = audit
+        accounts.sessionsPerUser = configuration.sessionsPerUser
         self.accounts = accounts
         self.audit = audit
     }

@@ -64,6 +64,9 @@ public struct ServerConfiguration: Sendable {
     public var housekeepingInterval: Duration = .seconds(600)
     /// How long audit events are kept (`nil`: for ever).
     public var auditRetention: Duration? = .seconds(90 * 86_400)
+    /// Live sessions (refresh tokens) kept per user: a sign-in beyond this many revokes the user's oldest, so a
+    /// script signing in forever cannot grow the store without bound. `nil` keeps every session.
+    public var sessionsPerUser: Int? = 100
     /// How long a request waits for the store before answering 503 `UNAVAILABLE` (and `/readyz` says not ready).
     public var storeTimeout: Duration = .seconds(5)
 

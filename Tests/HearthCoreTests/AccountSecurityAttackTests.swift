@@ -222,7 +222,7 @@ import Testing
     @Test func guessingTOTPCodesAcrossFreshPendingCredentialsLocksTheFactor() async throws {
         var accounts = service()
         let events = EventLog()
-        accounts.securityEvents = { events.append($0) }
+        accounts.audit = events
         let project = try await project(mfa: true)
         let (user, secret) = try await enrolledTOTPUser(accounts, project)
         var refusals: [AuthFailure] = []
@@ -294,11 +294,12 @@ import Testing
             try await accounts.withdrawEnrollment(in: project, idToken: aged.tokens.idToken,
                                                   enrollmentID: user.enrollments[0].id)
         }
-        // A password alone (say, phished) must not remove the factor: issue() without the second factor.
-        let passwordOnly = try await accounts.issue(for: user, provider: "password", in: project, now: clock.now(),
-                                                    isNewUser: false)
+        // A password alone (say, phished) must not remove the factor: a token without the second factor.
+        let passwordOnly = try accounts.issuer.mint(
+            for: user, session: SignInSession(signInProvider: "password", authTime: clock.now()), projectID: project.id,
+            keys: project.keys, now: clock.now())
         await #expect(throws: AuthFailure.credentialTooOldLoginAgain) {
-            try await accounts.withdrawEnrollment(in: project, idToken: passwordOnly.tokens.idToken,
+            try await accounts.withdrawEnrollment(in: project, idToken: passwordOnly,
                                                   enrollmentID: user.enrollments[0].id)
         }
     }
@@ -373,10 +374,20 @@ final class GatedRunner: BlockingWorkRunner, @unchecked Sendable {
 }
 
 /// Security events received, in order.
-final class EventLog: @unchecked Sendable {
+final class EventLog: AuditTrail, @unchecked Sendable {
     private let lock = NSLock()
     private var events: [SecurityEvent] = []
     func append(_ event: SecurityEvent) { lock.withLock { events.append(event) } }
+    func record(_ event: SecurityEvent) async { append(event) }
+    func row(for event: SecurityEvent) -> AuditEvent? {
+        AuditEvent(projectID: event.projectID, at: Date(), kind: event.kind.rawValue, localID: event.localID,
+                   outcome: event.isFailure ? .failure : .success, clientAddress: nil, details: event.details)
+    }
+    func committed(_ row: AuditEvent) {
+        if let kind = SecurityEvent.Kind(rawValue: row.kind) {
+            append(SecurityEvent(kind: kind, projectID: row.projectID, localID: row.localID, details: row.details))
+        }
+    }
     var all: [SecurityEvent] { lock.withLock { events } }
 }
 

@@ -316,14 +316,14 @@ extension AccountService {
                 user.lastLoginAt = now
                 user.lastRefreshAt = now
             }
-            return try await issueFirstFactor(for: user, provider: "password", in: project, now: now)
+            return try await completeSignIn(user, provider: "password", in: project, now: now, .firstFactor(stamp: nil))
         }
         var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(), email: record.email,
                               emailVerified: true, validSince: now.epochSeconds, createdAt: now, lastLoginAt: now,
                               lastRefreshAt: now)
         user.emailLinkSignin = true
-        try await insert(user, project: project)
-        return .signedIn(try await issue(for: user, provider: "password", in: project, now: now, isNewUser: true))
+        user = try await create(user, origin: .emailLink, in: project)
+        return try await completeSignIn(user, provider: "password", in: project, now: now, .created)
     }
 
     /// Consumes a code and loads its user; a code whose user is gone is invalid.

@@ -53,6 +53,7 @@ extension AccountService {
             passwordUpdatedAt: hash == nil ? nil : now, validSince: now.epochSeconds, disabled: new.disabled,
             createdAt: now)
         user.enrollments = try MFAEnrollmentInput.resolve(new.mfa, existing: [], now: now, ids: .generated)
+        user = try await create(user, origin: .admin, in: project)
         do {
             try await insert(user, project: project)
         } catch StoreError.duplicateLocalID {

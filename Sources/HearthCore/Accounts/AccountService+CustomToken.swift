@@ -103,21 +103,23 @@ extension AccountService {
         let asserted = try CustomToken.verify(token, project: project.record, allowUnsigned: allowUnsigned, now: now)
         guard asserted.tenantID == tenantID else { throw AuthFailure.tenantIDMismatch }
         if let found = try await store.user(projectID: project.id, tenantID: tenantID, localID: asserted.uid) {
-            let user = try await recordSignIn(of: found, now: now)
-            return try await issueFirstFactor(for: user, provider: "custom", in: project, now: now,
-                                              extraClaims: asserted.claims)
+            guard !found.disabled else { throw AuthFailure.userDisabled }
+            let stamp = SignInStamp(projectID: project.id, tenantID: found.tenantID, localID: found.localID, at: now,
+                                    signedIn: true)
+            return try await completeSignIn(found, provider: "custom", in: project, now: now, .firstFactor(stamp: stamp),
+                                            extraClaims: asserted.claims)
         }
         var user = UserRecord(projectID: project.id, tenantID: tenantID, localID: asserted.uid,
                               validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
         user.tenantID = tenantID
+        user = try await create(user, origin: .customToken, in: project)
         do {
-            try await insert(user, project: project)
+            return try await completeSignIn(user, provider: "custom", in: project, now: now, .created,
+                                            extraClaims: asserted.claims)
         } catch StoreError.duplicateLocalID {
             // Created by a concurrent first sign-in with the same uid: sign in to that account.
             return try await signInWithCustomToken(in: project, token: token, tenantID: tenantID,
                                                    allowUnsigned: allowUnsigned)
         }
-        return .signedIn(try await issue(for: user, provider: "custom", in: project, now: now, isNewUser: true,
-                                         extraClaims: asserted.claims))
     }
 }

@@ -138,8 +138,9 @@ extension AccountService {
                 return try conflict(.federatedUserIDAlreadyLinked, "FEDERATED_USER_ID_ALREADY_LINKED")
             }
             let provider = claims.firebase?.signInProvider ?? assertion.providerID
-            return .signedIn(try await issue(for: user, provider: provider == "anonymous" ? assertion.providerID : provider,
-                                             in: project, now: now, isNewUser: false))
+            return .signedIn(try await completeSignIn(user, provider: provider == "anonymous" ? assertion.providerID : provider,
+                                                      in: project, now: now,
+                                                      .reissued(secondFactor: nil, secondFactorID: nil)).signedIn())
         }
 
         if let owner {
@@ -150,8 +151,8 @@ extension AccountService {
                 user.lastLoginAt = now
                 user.lastRefreshAt = now
             }
-            return FederatedOutcome(try await issueFirstFactor(for: user, provider: assertion.providerID,
-                                                               in: project, now: now))
+            return FederatedOutcome(try await completeSignIn(user, provider: assertion.providerID, in: project, now: now,
+                                                             .firstFactor(stamp: nil)))
         }
 
         if let email = assertion.email, !project.settings.allowDuplicateEmails,
@@ -175,8 +176,8 @@ extension AccountService {
                 user.lastLoginAt = now
                 user.lastRefreshAt = now
             }
-            return FederatedOutcome(try await issueFirstFactor(for: user, provider: assertion.providerID,
-                                                               in: project, now: now))
+            return FederatedOutcome(try await completeSignIn(user, provider: assertion.providerID, in: project, now: now,
+                                                             .firstFactor(stamp: nil)))
         }
 
         // Several accounts per email: the address stays on the identity only, as Firebase does.
@@ -187,14 +188,14 @@ extension AccountService {
                               validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
         user.screenName = assertion.screenName
         link(assertion, to: &user)
+        user = try await create(user, origin: assertion.providerID == "gc.apple.com" ? .gameCenter : .federated, in: project)
         do {
-            try await insert(user, project: project)
+            return .signedIn(try await completeSignIn(user, provider: assertion.providerID, in: project, now: now,
+                                                      .created).signedIn())
         } catch AuthFailure.federatedUserIDAlreadyLinked {
             // A simultaneous first sign-in created the account a moment ago: sign in to it.
             return try await signInWithIdp(in: project, assertion, idToken: nil, returnIdpCredential: returnIdpCredential)
         }
-        return .signedIn(try await issue(for: user, provider: assertion.providerID, in: project, now: now,
-                                         isNewUser: true))
     }
 
     /// Adds (or refreshes) the identity on the user; profile fields the user lacks are filled from it.

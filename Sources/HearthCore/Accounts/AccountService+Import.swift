@@ -198,8 +198,9 @@ extension AccountService {
                     do { try PasswordPolicy.check(raw) } catch { throw ImportProblem("rawPassword is too short") }
                     rawPasswordHash = try await hashPassword(raw, project: project)
                 }
-                valid.append((index, try importedRecord(user, project: project, hashing: hashing, now: now,
-                                                        rawPasswordHash: rawPasswordHash)))
+                let record = try importedRecord(user, project: project, hashing: hashing, now: now,
+                                                rawPasswordHash: rawPasswordHash)
+                valid.append((index, try await create(record, origin: .import, in: project)))
             } catch let problem as ImportProblem {
                 rejections.append(ImportRejection(index: index, message: problem.message))
             }

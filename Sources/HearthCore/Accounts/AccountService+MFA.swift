@@ -135,9 +135,9 @@ extension AccountService {
             user.validSince = now.epochSeconds
             user.tokensValidAfter = now
         }
-        return try await issue(for: user, provider: claims.firebase?.signInProvider ?? "password", in: project,
-                               now: now, isNewUser: false, secondFactor: enrollment.factorID,
-                               secondFactorID: enrollment.id)
+        return try await completeSignIn(user, provider: claims.firebase?.signInProvider ?? "password", in: project,
+                                        now: now, .reissued(secondFactor: enrollment.factorID,
+                                                            secondFactorID: enrollment.id)).signedIn()
     }
 
     /// `mfaEnrollment:withdraw`: removes a factor and returns fresh tokens without second-factor claims. Needs a
@@ -154,8 +154,8 @@ extension AccountService {
             guard user.enrollments.contains(where: { $0.id == enrollmentID }) else { throw AuthFailure.mfaEnrollmentNotFound }
             user.enrollments.removeAll { $0.id == enrollmentID }
         }
-        return try await issue(for: user, provider: claims.firebase?.signInProvider ?? "password", in: project,
-                               now: clock.now(), isNewUser: false)
+        return try await completeSignIn(user, provider: claims.firebase?.signInProvider ?? "password", in: project,
+                                        now: clock.now(), .reissued(secondFactor: nil, secondFactorID: nil)).signedIn()
     }
 
     // MARK: Second-factor sign-in
@@ -246,11 +246,9 @@ extension AccountService {
             throw AuthFailure.invalidMFAPendingCredential
         }
         let enrollment = user.enrollments.first { $0.id == enrollmentID }
-        let result = try await issue(for: user, provider: sign.provider, in: project, now: now, isNewUser: false,
-                                     secondFactor: enrollment?.factorID, secondFactorID: enrollmentID,
-                                     extraClaims: sign.extraClaims)
-        await reportSignIn(of: user, provider: sign.provider, secondFactor: enrollment?.factorID, in: project)
-        return result
+        return try await completeSignIn(user, provider: sign.provider, in: project, now: now,
+                                        .secondFactor(kind: enrollment?.factorID, id: enrollmentID),
+                                        extraClaims: sign.extraClaims).signedIn()
     }
 
     /// A factor locked after too many wrong codes refuses every code until the lock ends.
@@ -279,7 +277,7 @@ extension AccountService {
             }
         }
         if locked {
-            await securityEvents?(SecurityEvent(kind: .secondFactorLocked, projectID: project.id, localID: user.localID, details: [
+            await audit?.record(SecurityEvent(kind: .secondFactorLocked, projectID: project.id, localID: user.localID, details: [
                 "enrollmentId": enrollmentID, "until": ISO8601DateFormatter().string(from: now + MFAEnrollment.lockDuration)]))
             return AuthFailure.tooManyAttempts
         }

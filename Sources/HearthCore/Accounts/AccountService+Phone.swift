@@ -167,8 +167,9 @@ extension AccountService {
                 return .numberTaken(temporaryProof: proof, phoneNumber: number, expiresIn: Int(Self.pendingLifetime))
             }
             let user = try await modifyUser(current, in: project, session: claims) { $0.phoneNumber = number }
-            return .signedIn(try await issue(for: user, provider: claims.firebase?.signInProvider ?? "phone",
-                                             in: project, now: now, isNewUser: false))
+            return .signedIn(try await completeSignIn(user, provider: claims.firebase?.signInProvider ?? "phone",
+                                                      in: project, now: now,
+                                                      .reissued(secondFactor: nil, secondFactorID: nil)).signedIn())
         }
         if operation == .reauth {
             guard let owner else { throw AuthFailure.userNotFound }
@@ -179,16 +180,18 @@ extension AccountService {
             return try await phoneSignIn(owner, in: project, now: now)
         }
         if let owner { return try await phoneSignIn(owner, in: project, now: now) }
-        let user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(), phoneNumber: number,
-                              validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
-        try await insert(user, project: project)
-        return .signedIn(try await issue(for: user, provider: "phone", in: project, now: now, isNewUser: true))
+        let user = try await create(
+            UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(), phoneNumber: number,
+                       validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now),
+            origin: .phone, in: project)
+        return .signedIn(try await completeSignIn(user, provider: "phone", in: project, now: now, .created).signedIn())
     }
 
     /// Signs in the owner of a verified number, recording the sign-in in place.
     private func phoneSignIn(_ owner: UserRecord, in project: ProjectContext, now: Date) async throws -> PhoneSignInOutcome {
-        let user = try await recordSignIn(of: owner, now: now)
-        switch try await issueFirstFactor(for: user, provider: "phone", in: project, now: now) {
+        guard !owner.disabled else { throw AuthFailure.userDisabled }
+        let stamp = SignInStamp(projectID: project.id, tenantID: owner.tenantID, localID: owner.localID, at: now, signedIn: true)
+        switch try await completeSignIn(owner, provider: "phone", in: project, now: now, .firstFactor(stamp: stamp)) {
         case .signedIn(let result): return .signedIn(result)
         case .secondFactorRequired(let required): return .secondFactorRequired(required)
         }

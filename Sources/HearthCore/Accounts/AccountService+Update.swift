@@ -112,9 +112,9 @@ extension AccountService {
             }
         }
         let provider = claims.firebase?.signInProvider ?? "password"
-        let session = try await issue(for: user, provider: provider, in: project, now: now, isNewUser: false,
-                                      secondFactor: claims.firebase?.signInSecondFactor,
-                                      secondFactorID: claims.firebase?.secondFactorIdentifier)
+        let session = try await completeSignIn(user, provider: provider, in: project, now: now,
+                                               .reissued(secondFactor: claims.firebase?.signInSecondFactor,
+                                                         secondFactorID: claims.firebase?.secondFactorIdentifier)).signedIn()
         return UpdateResult(user: user, tokens: session.tokens, newEmail: changes.email, recoveryNotice: notice)
     }
 }

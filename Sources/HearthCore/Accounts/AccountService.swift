@@ -27,8 +27,15 @@ public struct AccountService: Sendable {
     /// password the account already has (production: `PROVIDER_ALREADY_LINKED`).
     public var emulatorRules = false
 
-    /// Receives the security events of the use-cases (a second factor locked, …) for the audit trail.
-    public var securityEvents: (@Sendable (SecurityEvent) async -> Void)?
+    /// Receives the security events of the use-cases (sign-ins, a second factor locked, …) for the audit trail.
+    public var audit: (any AuditTrail)?
+
+    /// Rules every new account and every completed sign-in passes through (see ``AccountHook``).
+    public var hooks: [any AccountHook] = []
+
+    /// Live sessions (refresh tokens) kept per user: a sign-in beyond this many revokes the user's oldest. `nil`
+    /// keeps them all.
+    public var sessionsPerUser: Int? = 100
 
     /// Checks imported bcrypt hashes at sign-in; without one, bcrypt users cannot sign in with a password.
     public var bcrypt: (any BcryptVerifier)?
@@ -98,8 +105,8 @@ public struct AccountService: Sendable {
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
             user.enrollments = try MFAEnrollmentInput.resolve(secondFactors, existing: [], now: now, ids: .generated)
             try ProfileLimits.check(user)
-            try await insert(user, project: project)
-            return try await issue(for: user, provider: "anonymous", in: project, now: now, isNewUser: true)
+            user = try await create(user, origin: .anonymous, in: project)
+            return try await completeSignIn(user, provider: "anonymous", in: project, now: now, .created).signedIn()
         case (nil, _):
             throw AuthFailure.missingEmail
         case (_, nil):
@@ -115,8 +122,14 @@ public struct AccountService: Sendable {
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
             user.enrollments = try MFAEnrollmentInput.resolve(secondFactors, existing: [], now: now, ids: .generated)
             try ProfileLimits.check(user)
-            try await insert(user, project: project)
-            return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: true)
+            // A taken address is refused before the pipeline's hooks see an account that cannot be stored (the
+            // store's unique index still decides a race).
+            if !settings.allowDuplicateEmails,
+               try await store.user(projectID: project.id, tenantID: project.tenantID, email: email) != nil {
+                throw AuthFailure.emailExists
+            }
+            user = try await create(user, origin: .password, in: project)
+            return try await completeSignIn(user, provider: "password", in: project, now: now, .created).signedIn()
         }
     }
 
@@ -148,7 +161,8 @@ public struct AccountService: Sendable {
             if let displayName { user.displayName = displayName }
             try ProfileLimits.check(user)
         }
-        return try await issue(for: user, provider: "password", in: project, now: now, isNewUser: false)
+        return try await completeSignIn(user, provider: "password", in: project, now: now,
+                                        .reissued(secondFactor: nil, secondFactorID: nil)).signedIn()
     }
 
     // MARK: Sign-in
@@ -171,9 +185,9 @@ public struct AccountService: Sendable {
         let matches = try await hashing.run {
             (try? PasswordHash.verify(password, against: stored, bcrypt: bcrypt)) ?? false
         }
-        let events = securityEvents
+        let audit = audit
         func failed(_ reason: String, _ failure: AuthFailure) async -> AuthFailure {
-            await events?(SecurityEvent(kind: .signInFailed, projectID: project.id, localID: found?.localID,
+            await audit?.record(SecurityEvent(kind: .signInFailed, projectID: project.id, localID: found?.localID,
                                         details: ["provider": "password", "reason": reason, "email": email]))
             return failure
         }
@@ -188,15 +202,11 @@ public struct AccountService: Sendable {
         if PasswordHash.needsRehash(stored, for: project.record.hashConfig) {
             rehash = try await hashPassword(password, project: project)
         }
-        // Written in place, and only if the hash is still the one just verified: a password change that landed
-        // while this sign-in hashed makes it fail instead of being undone by it.
-        let now = clock.now()
-        guard let stamped = try await store.stampSignIn(SignInStamp(
-            projectID: project.id, tenantID: user.tenantID, localID: user.localID, at: now, signedIn: true,
-            verifiedPasswordHash: stored, rehash: rehash))
-        else { throw protected ? AuthFailure.invalidLoginCredentials : AuthFailure.invalidPassword }
-        guard !stamped.disabled else { throw AuthFailure.userDisabled }
-        return try await issueFirstFactor(for: stamped, provider: "password", in: project, now: now)
+        // Written in place with the session, and only if the hash is still the one just verified: a password
+        // change that landed while this sign-in hashed makes it fail instead of being undone by it.
+        let stamp = SignInStamp(projectID: project.id, tenantID: user.tenantID, localID: user.localID, at: clock.now(),
+                                signedIn: true, verifiedPasswordHash: stored, rehash: rehash)
+        return try await completeSignIn(user, provider: "password", in: project, now: stamp.at, .firstFactor(stamp: stamp))
     }
 
     // MARK: Signed-in user
@@ -305,59 +315,6 @@ public struct AccountService: Sendable {
         return try await hashing.run { try PasswordHash.firebaseScrypt(password: password, parameters: parameters) }
     }
 
-    /// A first-factor sign-in of an existing user: tokens, or — when the user has enrolled second factors — no
-    /// tokens but a pending credential for `mfaSignIn:finalize`.
-    func issueFirstFactor(for user: UserRecord, provider: String, in project: ProjectContext, now: Date,
-                          extraClaims: String? = nil) async throws -> SignInOutcome {
-        guard user.enrollments.isEmpty else {
-            return .secondFactorRequired(try await secondFactorRequired(
-                for: user, provider: provider, extraClaims: extraClaims, in: project, now: now))
-        }
-        let result = try await issue(for: user, provider: provider, in: project, now: now, isNewUser: false,
-                                     extraClaims: extraClaims)
-        await reportSignIn(of: user, provider: provider, secondFactor: nil, in: project)
-        return .signedIn(result)
-    }
-
-    /// Reports an interactive sign-in of an existing account (a sign-up reports itself as such).
-    func reportSignIn(of user: UserRecord, provider: String, secondFactor: String?, in project: ProjectContext) async {
-        var details = ["provider": provider]
-        if let secondFactor { details["secondFactor"] = secondFactor }
-        await securityEvents?(SecurityEvent(kind: .signIn, projectID: project.id, localID: user.localID, details: details))
-    }
-
-    /// Mints an ID token and a new refresh token for an interactive sign-in.
-    public func issue(for user: UserRecord, provider: String, in project: ProjectContext, now: Date,
-                      isNewUser: Bool, secondFactor: String? = nil, secondFactorID: String? = nil,
-                      extraClaims: String? = nil) async throws -> SignInResult
-    {
-        let now = try await tokenInstant(for: user, now: now)
-        if isNewUser {
-            await securityEvents?(SecurityEvent(kind: .signUp, projectID: project.id, localID: user.localID,
-                                                details: ["provider": provider]))
-        }
-        let session = SignInSession(signInProvider: provider, authTime: now, secondFactor: secondFactor,
-                                    secondFactorID: secondFactorID, extraClaims: extraClaims)
-        let idToken = try issuer.mint(for: user, session: session, projectID: project.id, keys: project.keys, now: now)
-        let refreshToken = SecureRandom.token()
-        try await store.insertRefreshToken(RefreshTokenRecord(
-            tokenDigest: storageDigest(refreshToken), projectID: project.id, tenantID: user.tenantID,
-            localID: user.localID, signInProvider: provider, secondFactor: secondFactor,
-            secondFactorID: secondFactorID, extraClaims: extraClaims, authTime: now, createdAt: now))
-        return SignInResult(user: user, tokens: Tokens(idToken: idToken, refreshToken: refreshToken,
-                                                       expiresIn: Int(issuer.lifetime)), isNewUser: isNewUser)
-    }
-
-    /// Records a sign-in without a password (custom token, phone) on `user` in place, refusing a disabled account —
-    /// as read before and as stamped, so a disable that lands in between still counts.
-    func recordSignIn(of user: UserRecord, now: Date) async throws -> UserRecord {
-        guard !user.disabled else { throw AuthFailure.userDisabled }
-        guard let stamped = try await store.stampSignIn(SignInStamp(
-            projectID: user.projectID, tenantID: user.tenantID, localID: user.localID, at: now, signedIn: true))
-        else { throw AuthFailure.userNotFound }
-        guard !stamped.disabled else { throw AuthFailure.userDisabled }
-        return stamped
-    }
 
     /// When a new token for `user` may be dated: now, unless the account's sessions were revoked earlier in this
     /// same second — then the next second, waited for. ``checkSession(_:of:)`` refuses every token of a
@@ -399,8 +356,8 @@ public struct AccountService: Sendable {
                 if let revoked = saved.tokensValidAfter, revoked != current.tokensValidAfter {
                     saved = try await revocationStored(saved, revokedAt: revoked, project: project)
                 }
-                if let report = securityEvents {
-                    for event in SecurityEvent.changes(from: current, to: saved, projectID: project.id) { await report(event) }
+                if let audit {
+                    for event in SecurityEvent.changes(from: current, to: saved, projectID: project.id) { await audit.record(event) }
                 }
                 return saved
             } catch StoreError.conflict {
@@ -437,7 +394,8 @@ public struct AccountService: Sendable {
         throw AuthFailure.tooManyAttempts
     }
 
-    /// Stores a new user, mapping a taken email to `EMAIL_EXISTS`.
+    /// Stores a new user on its own (an admin's), mapping a taken email to `EMAIL_EXISTS`; sign-ups store theirs
+    /// with their first session (``completeSignIn(_:provider:in:now:_:extraClaims:)``).
     func insert(_ user: UserRecord, project: ProjectContext) async throws {
         do {
             try await store.insertUser(user, uniqueEmail: !project.settings.allowDuplicateEmails)

@@ -31,11 +31,15 @@ public protocol IdentityStore: Sendable {
     func user(projectID: String, tenantID: String?, localID: String) async throws -> UserRecord?
     /// The first account (by creation) with this email, compared case-insensitively.
     func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord?
-    /// Inserts a new account. Throws ``StoreError/emailExists`` when `uniqueEmail` is set and another account of
-    /// the project has the email, ``StoreError/duplicateLocalID`` when the id is taken, ``StoreError/identityLinked``
-    /// when one of its linked identities belongs to another account (each identity has one owner, enforced by the
-    /// store, so two simultaneous first sign-ins cannot both create an account for it).
-    func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws
+    /// Commits a ``UnitOfWork`` in one write transaction: every change or none. `insertUser` throws
+    /// ``StoreError/emailExists`` when `uniqueEmail` is set and another account of the project has the email,
+    /// ``StoreError/duplicateLocalID`` when the id is taken, ``StoreError/identityLinked`` when one of its linked
+    /// identities belongs to another account (each identity has one owner, enforced by the store, so two
+    /// simultaneous first sign-ins cannot both create an account for it); a stamp that fails its condition throws
+    /// ``StoreError/stale``. A refused change leaves nothing of the unit behind.
+    func commit(_ work: UnitOfWork) async throws -> UnitOfWork.Outcome
+    /// The counts of several rate-limit windows in one query (0 where there is none), in order.
+    func rateCounters(_ windows: [RateWindow]) async throws -> [Int]
     /// Replaces a stored account if nobody wrote it since `user` was read: the stored ``UserRecord/version`` must
     /// equal `user.version`, and the write moves it on by one. Returns what is now stored. With
     /// `revokeRefreshTokens`, drops the user's refresh tokens in the same change. Throws ``StoreError/conflict``
@@ -44,10 +48,6 @@ public protocol IdentityStore: Sendable {
     /// reads again and retries.
     @discardableResult
     func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws -> UserRecord
-    /// Records a sign-in or a token refresh in place (``SignInStamp``): only its own fields are written, so it
-    /// cannot undo a concurrent change. Returns the updated account, or `nil` when it is gone or its password hash
-    /// is no longer the one the sign-in verified (the password changed meanwhile: the sign-in must fail).
-    func stampSignIn(_ stamp: SignInStamp) async throws -> UserRecord?
     /// Deletes an account and its refresh tokens; `false` if there was none.
     @discardableResult
     func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool
@@ -97,7 +97,6 @@ public protocol IdentityStore: Sendable {
     /// Counts one wrong attempt atomically; returns the new count, or `nil` if the secret is gone.
     func recordPendingAttempt(projectID: String, digest: String) async throws -> Int?
 
-    func insertRefreshToken(_ token: RefreshTokenRecord) async throws
     func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord?
 
     func insertActionCode(_ code: ActionCodeRecord) async throws
@@ -130,13 +129,7 @@ public protocol IdentityStore: Sendable {
     /// A project's queued messages with their delivery state, oldest first, at most `limit`.
     func outboxStatus(projectID: String, limit: Int) async throws -> [OutboxStatus]
 
-    /// Counts one event under `key` in the fixed window that starts at `windowStart` (kept until `expiresAt`) and
-    /// returns the window's count including it. Atomic: instances sharing the store share the counter.
-    func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int) async throws -> Int
-    /// The count under `key` in the window that starts at `windowStart` (0 if none).
-    func rateCounter(key: String, windowStart: Date) async throws -> Int
 
-    func insertAuditEvent(_ event: AuditEvent) async throws
     /// A project's audit events, newest first, filtered and paged by `query`.
     func auditEvents(projectID: String, _ query: AuditQuery) async throws -> [AuditEvent]
 
@@ -154,6 +147,8 @@ public protocol IdentityStore: Sendable {
     func reconnect() async
     /// Whether calls can hang (a network database) and need a deadline; a local file answers or fails at once.
     var needsDeadline: Bool { get }
+    /// Counts reads and write transactions, where the store keeps count (SQL stores).
+    var statementCounter: StatementCounter? { get }
 }
 
 extension IdentityStore {
@@ -165,6 +160,7 @@ extension IdentityStore {
     }
     public func reconnect() async {}
     public var needsDeadline: Bool { false }
+    public var statementCounter: StatementCounter? { nil }
 
     /// One insert per user: correct everywhere, for stores without a faster path.
     public func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError] {
@@ -189,12 +185,15 @@ public enum StoreError: Error, Equatable, Sendable {
     case pendingExists
     /// The account was written by someone else since it was read (its version moved): read it again.
     case conflict
+    /// A stamp found the account gone, or its password changed since the sign-in verified it: the unit of work
+    /// that carried it is undone.
+    case stale
     /// The database cannot be reached or written just now (down, unreachable, disk full); why, for the log.
     case unavailable(String)
 }
 
 /// What a sign-in (or a token refresh) records on an account, written in place by
-/// ``IdentityStore/stampSignIn(_:)``.
+/// ``IdentityStore/stampSignIn(_:)`` or within a ``UnitOfWork``.
 ///
 /// ```swift
 /// let stamped = try await store.stampSignIn(SignInStamp(
@@ -215,6 +214,8 @@ public struct SignInStamp: Sendable, Equatable {
     public var verifiedPasswordHash: String?
     /// A new hash of the same password (an imported algorithm upgraded), written with the stamp.
     public var rehash: String?
+    /// Nothing is written (and `nil` returned) when the account was disabled meanwhile.
+    public var refuseDisabled = false
 
     public init(projectID: String, tenantID: String?, localID: String, at: Date, signedIn: Bool,
                 verifiedPasswordHash: String? = nil, rehash: String? = nil) {
@@ -231,6 +232,7 @@ public struct SignInStamp: Sendable, Equatable {
     /// when the password condition fails.
     public func apply(to user: inout UserRecord) -> Bool {
         if let verified = verifiedPasswordHash, user.passwordHash != verified { return false }
+        if refuseDisabled, user.disabled { return false }
         user.lastRefreshAt = at
         if signedIn { user.lastLoginAt = at }
         if let rehash { user.passwordHash = rehash }

@@ -27,6 +27,9 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         private(set) var identities: [Lookup: Set<String>] = [:]
         private(set) var identityEmails: [Lookup: Set<String>] = [:]
         var refreshTokens: [String: RefreshTokenRecord] = [:]
+        /// Each user's refresh-token digests, oldest first (some may have been purged since), for
+        /// ``UnitOfWork/Change/insertRefreshToken(_:keepingLatest:)``.
+        var sessions: [Key: [String]] = [:]
         var actionCodes: [String: ActionCodeRecord] = [:]
         var outbox: [OutboxMessage] = []
         /// Delivery state by message id: attempts so far and when it is next due (`nil`: given up).
@@ -132,13 +135,50 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         State.lookups(of: user).emails.contains { state.emails[$0, default: []].contains { $0 != user.localID } }
     }
 
-    public func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws {
+    /// Applies the unit under the lock, undoing what it applied when a change is refused: nothing else runs in
+    /// between, so nothing else is undone.
+    public func commit(_ work: UnitOfWork) async throws -> UnitOfWork.Outcome {
         try withState { state in
-            let key = Key(project: user.projectID, tenant: user.tenantID, id: user.localID)
-            guard state.users[key] == nil else { throw StoreError.duplicateLocalID }
-            if uniqueEmail, emailTaken(user, in: state) { throw StoreError.emailExists }
-            if identityTaken(user, in: state) { throw StoreError.identityLinked }
-            state.put(user)
+            var undo: [(inout State) -> Void] = []
+            var outcome = UnitOfWork.Outcome()
+            do {
+                for change in work.changes {
+                    switch change {
+                    case .insertUser(let user, let uniqueEmail):
+                        let key = Key(project: user.projectID, tenant: user.tenantID, id: user.localID)
+                        guard state.users[key] == nil else { throw StoreError.duplicateLocalID }
+                        if uniqueEmail, emailTaken(user, in: state) { throw StoreError.emailExists }
+                        if identityTaken(user, in: state) { throw StoreError.identityLinked }
+                        state.put(user)
+                        undo.append { $0.remove(key) }
+                    case .stampSignIn(let stamp):
+                        let key = Key(project: stamp.projectID, tenant: stamp.tenantID, id: stamp.localID)
+                        guard let before = state.users[key] else { throw StoreError.stale }
+                        var user = before
+                        guard stamp.apply(to: &user) else { throw StoreError.stale }
+                        state.put(user)
+                        undo.append { $0.put(before) }
+                        outcome.stamped = user
+                    case .insertRefreshToken(let token, let keep):
+                        let dropped = state.addSession(token, keepingLatest: keep)
+                        undo.append { $0.removeSession(token, restoring: dropped) }
+                    case .insertAuditEvent(let event):
+                        state.audit.append(event)
+                        undo.append { $0.audit.removeLast() }
+                    case .incrementRateCounter(let key, let start, let expiresAt, let delta):
+                        let slot = key + "@" + String(start.epochSeconds)
+                        let before = state.counters[slot]
+                        let count = (before?.count ?? 0) + delta
+                        state.counters[slot] = (count, expiresAt)
+                        undo.append { $0.counters[slot] = before }
+                        outcome.counts.append(count)
+                    }
+                }
+            } catch {
+                for step in undo.reversed() { step(&state) }
+                throw error
+            }
+            return outcome
         }
     }
 
@@ -154,15 +194,6 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
             state.put(written)
             if revokeRefreshTokens { state.dropRefreshTokens(of: key) }
             return written
-        }
-    }
-
-    public func stampSignIn(_ stamp: SignInStamp) async throws -> UserRecord? {
-        withState { state in
-            let key = Key(project: stamp.projectID, tenant: stamp.tenantID, id: stamp.localID)
-            guard var user = state.users[key], stamp.apply(to: &user) else { return nil }
-            state.put(user)
-            return user
         }
     }
 
@@ -220,10 +251,6 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
             state.refreshTokens = state.refreshTokens.filter { $0.value.projectID != projectID }
             return before - state.users.count
         }
-    }
-
-    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
-        withState { $0.refreshTokens[token.tokenDigest] = token }
     }
 
     public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
@@ -354,21 +381,8 @@ extension InMemoryStore {
         }
     }
 
-    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int) async throws -> Int {
-        withState { state in
-            let slot = key + "@" + String(windowStart.epochSeconds)
-            let count = (state.counters[slot]?.count ?? 0) + delta
-            state.counters[slot] = (count, expiresAt)
-            return count
-        }
-    }
-
-    public func rateCounter(key: String, windowStart: Date) async throws -> Int {
-        withState { $0.counters[key + "@" + String(windowStart.epochSeconds)]?.count ?? 0 }
-    }
-
-    public func insertAuditEvent(_ event: AuditEvent) async throws {
-        withState { $0.audit.append(event) }
+    public func rateCounters(_ windows: [RateWindow]) async throws -> [Int] {
+        withState { state in windows.map { state.counters[$0.key + "@" + String($0.start.epochSeconds)]?.count ?? 0 } }
     }
 
     public func auditEvents(projectID: String, _ query: AuditQuery) async throws -> [AuditEvent] {
@@ -423,7 +437,31 @@ extension InMemoryStore {
 }
 
 extension InMemoryStore.State {
+    /// Stores a session and revokes the user's oldest beyond `keep`; returns those revoked.
+    fileprivate mutating func addSession(_ token: RefreshTokenRecord, keepingLatest keep: Int?) -> [RefreshTokenRecord] {
+        refreshTokens[token.tokenDigest] = token
+        let key = InMemoryStore.Key(project: token.projectID, tenant: token.tenantID, id: token.localID)
+        var live = (sessions[key] ?? []).filter { refreshTokens[$0] != nil } + [token.tokenDigest]
+        var dropped: [RefreshTokenRecord] = []
+        if let keep, live.count > keep {
+            for digest in live.prefix(live.count - max(keep, 1)) {
+                if let old = refreshTokens.removeValue(forKey: digest) { dropped.append(old) }
+            }
+            live.removeFirst(live.count - max(keep, 1))
+        }
+        sessions[key] = live
+        return dropped
+    }
+
+    fileprivate mutating func removeSession(_ token: RefreshTokenRecord, restoring dropped: [RefreshTokenRecord]) {
+        refreshTokens[token.tokenDigest] = nil
+        let key = InMemoryStore.Key(project: token.projectID, tenant: token.tenantID, id: token.localID)
+        sessions[key] = dropped.map(\.tokenDigest) + (sessions[key] ?? []).filter { $0 != token.tokenDigest }
+        for old in dropped { refreshTokens[old.tokenDigest] = old }
+    }
+
     fileprivate mutating func dropRefreshTokens(of key: InMemoryStore.Key) {
+        sessions[key] = nil
         refreshTokens = refreshTokens.filter {
             !($0.value.projectID == key.project && $0.value.tenantID == key.tenant && $0.value.localID == key.id)
         }

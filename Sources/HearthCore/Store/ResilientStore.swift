@@ -42,7 +42,7 @@ public final class ResilientStore: IdentityStore, Sendable {
     private static let reads: Set<String> = [
         "project", "userByID", "userByEmail", "tenant", "tenants", "users", "userByPhone", "userByIdentity",
         "usersByIdentityEmail", "queryUsers", "pending", "refreshToken", "actionCode", "outboxMessages",
-        "outboxStatus", "outboxBacklog", "rateCounter", "auditEvents",
+        "outboxStatus", "outboxBacklog", "rateCounters", "auditEvents",
     ]
 
     /// `timeout` applies only to stores whose calls can hang (``IdentityStore/needsDeadline``).
@@ -132,6 +132,13 @@ public final class ResilientStore: IdentityStore, Sendable {
     public func failureSparesReads(_ error: any Error) -> Bool { base.failureSparesReads(error) }
     public func reconnect() async { await base.reconnect() }
     public var needsDeadline: Bool { base.needsDeadline }
+    public var statementCounter: StatementCounter? { base.statementCounter }
+    public func commit(_ work: UnitOfWork) async throws -> UnitOfWork.Outcome {
+        try await call("commit") { [base] in try await base.commit(work) }
+    }
+    public func rateCounters(_ windows: [RateWindow]) async throws -> [Int] {
+        try await call("rateCounters") { [base] in try await base.rateCounters(windows) }
+    }
 
     public func project(id: String) async throws -> ProjectRecord? {
         try await call("project") { [base] in try await base.project(id: id) }
@@ -148,16 +155,10 @@ public final class ResilientStore: IdentityStore, Sendable {
     public func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord? {
         try await call("userByEmail") { [base] in try await base.user(projectID: projectID, tenantID: tenantID, email: email) }
     }
-    public func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws {
-        try await call("insertUser") { [base] in try await base.insertUser(user, uniqueEmail: uniqueEmail) }
-    }
     public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws -> UserRecord {
         try await call("updateUser") { [base] in
             try await base.updateUser(user, uniqueEmail: uniqueEmail, revokeRefreshTokens: revokeRefreshTokens)
         }
-    }
-    public func stampSignIn(_ stamp: SignInStamp) async throws -> UserRecord? {
-        try await call("stampSignIn") { [base] in try await base.stampSignIn(stamp) }
     }
     public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
         try await call("deleteUser") { [base] in try await base.deleteUser(projectID: projectID, tenantID: tenantID, localID: localID) }
@@ -221,9 +222,6 @@ public final class ResilientStore: IdentityStore, Sendable {
     public func recordPendingAttempt(projectID: String, digest: String) async throws -> Int? {
         try await call("recordPendingAttempt") { [base] in try await base.recordPendingAttempt(projectID: projectID, digest: digest) }
     }
-    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
-        try await call("insertRefreshToken") { [base] in try await base.insertRefreshToken(token) }
-    }
     public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
         try await call("refreshToken") { [base] in try await base.refreshToken(projectID: projectID, digest: digest) }
     }
@@ -268,17 +266,6 @@ public final class ResilientStore: IdentityStore, Sendable {
             return [backlog.pending, backlog.givenUp]
         }
         return (counts[0], counts[1])
-    }
-    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int) async throws -> Int {
-        try await call("incrementRateCounter") { [base] in
-            try await base.incrementRateCounter(key: key, windowStart: windowStart, expiresAt: expiresAt, by: delta)
-        }
-    }
-    public func rateCounter(key: String, windowStart: Date) async throws -> Int {
-        try await call("rateCounter") { [base] in try await base.rateCounter(key: key, windowStart: windowStart) }
-    }
-    public func insertAuditEvent(_ event: AuditEvent) async throws {
-        try await call("insertAuditEvent") { [base] in try await base.insertAuditEvent(event) }
     }
     public func auditEvents(projectID: String, _ query: AuditQuery) async throws -> [AuditEvent] {
         try await call("auditEvents") { [base] in try await base.auditEvents(projectID: projectID, query) }

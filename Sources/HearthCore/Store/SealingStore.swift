@@ -159,14 +159,8 @@ public final class SealingStore: IdentityStore, Sendable {
     public func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord? {
         try await base.user(projectID: projectID, tenantID: tenantID, email: email).map(opened)
     }
-    public func insertUser(_ user: UserRecord, uniqueEmail: Bool) async throws {
-        try await base.insertUser(sealed(user), uniqueEmail: uniqueEmail)
-    }
     public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws -> UserRecord {
         try opened(try await base.updateUser(sealed(user), uniqueEmail: uniqueEmail, revokeRefreshTokens: revokeRefreshTokens))
-    }
-    public func stampSignIn(_ stamp: SignInStamp) async throws -> UserRecord? {
-        try await base.stampSignIn(stamp).map(opened)
     }
     public func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError] {
         try await base.insertUsers(users.map(sealed), uniqueEmail: uniqueEmail)
@@ -209,6 +203,25 @@ public final class SealingStore: IdentityStore, Sendable {
     public func failureSparesReads(_ error: any Error) -> Bool { base.failureSparesReads(error) }
     public func reconnect() async { await base.reconnect() }
     public var needsDeadline: Bool { base.needsDeadline }
+    public var statementCounter: StatementCounter? { base.statementCounter }
+    /// New accounts go in sealed; the stamped account comes back opened.
+    public func commit(_ work: UnitOfWork) async throws -> UnitOfWork.Outcome {
+        var sealedWork = UnitOfWork()
+        for change in work.changes {
+            switch change {
+            case .insertUser(let user, let uniqueEmail): sealedWork.insertUser(sealed(user), uniqueEmail: uniqueEmail)
+            case .stampSignIn(let stamp): sealedWork.stampSignIn(stamp)
+            case .insertRefreshToken(let token, let keep): sealedWork.insertRefreshToken(token, keepingLatest: keep)
+            case .insertAuditEvent(let event): sealedWork.insertAuditEvent(event)
+            case .incrementRateCounter(let key, let start, let expiresAt, let delta):
+                sealedWork.incrementRateCounter(key: key, windowStart: start, expiresAt: expiresAt, by: delta)
+            }
+        }
+        var outcome = try await base.commit(sealedWork)
+        outcome.stamped = try outcome.stamped.map(opened)
+        return outcome
+    }
+    public func rateCounters(_ windows: [RateWindow]) async throws -> [Int] { try await base.rateCounters(windows) }
     public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
         try await base.deleteUser(projectID: projectID, tenantID: tenantID, localID: localID)
     }
@@ -229,9 +242,6 @@ public final class SealingStore: IdentityStore, Sendable {
     }
     public func recordPendingAttempt(projectID: String, digest: String) async throws -> Int? {
         try await base.recordPendingAttempt(projectID: projectID, digest: digest)
-    }
-    public func insertRefreshToken(_ token: RefreshTokenRecord) async throws {
-        try await base.insertRefreshToken(token)
     }
     public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
         try await base.refreshToken(projectID: projectID, digest: digest)
@@ -263,13 +273,6 @@ public final class SealingStore: IdentityStore, Sendable {
     public func outboxStatus(projectID: String, limit: Int) async throws -> [OutboxStatus] {
         try await base.outboxStatus(projectID: projectID, limit: limit)
     }
-    public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int) async throws -> Int {
-        try await base.incrementRateCounter(key: key, windowStart: windowStart, expiresAt: expiresAt, by: delta)
-    }
-    public func rateCounter(key: String, windowStart: Date) async throws -> Int {
-        try await base.rateCounter(key: key, windowStart: windowStart)
-    }
-    public func insertAuditEvent(_ event: AuditEvent) async throws { try await base.insertAuditEvent(event) }
     public func auditEvents(projectID: String, _ query: AuditQuery) async throws -> [AuditEvent] {
         try await base.auditEvents(projectID: projectID, query)
     }

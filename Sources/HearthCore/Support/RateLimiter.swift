@@ -28,6 +28,8 @@ public final class RateLimiter: @unchecked Sendable {
 
     private let store: any IdentityStore
     private let clock: any HearthClock
+    /// Turns per key in this process (see ``KeyedGate``).
+    public let turns = KeyedGate()
     private let lock = NSLock()
     /// Keys known to be at their limit, until their window ends.
     private var blocked: [String: Date] = [:]
@@ -39,26 +41,53 @@ public final class RateLimiter: @unchecked Sendable {
         self.clock = clock
     }
 
+    /// The first of `keys` for which one more event would exceed its rule, or `nil` when all allow it: every
+    /// key's current and previous window read in one query.
+    public func firstRefused(_ keys: [(String, Rule)]) async throws -> (String, Rule)? {
+        let now = clock.now()
+        if let blocked = keys.first(where: { isBlocked($0.0, now: now) }) { return blocked }
+        var windows: [RateWindow] = []
+        for (key, rule) in keys {
+            let window = Self.window(rule, at: now)
+            windows += [RateWindow(key: key, start: window.start), RateWindow(key: key, start: window.start - window.length)]
+        }
+        let counts = try await store.rateCounters(windows)
+        for (index, (key, rule)) in keys.enumerated() {
+            let window = Self.window(rule, at: now)
+            let (count, previous) = (counts[2 * index], counts[2 * index + 1])
+            if count >= rule.limit {
+                block(key, until: window.end)
+                return (key, rule)
+            }
+            if Self.estimate(current: count, previous: previous, window: window, now: now) >= Double(rule.limit) {
+                return (key, rule)
+            }
+        }
+        return nil
+    }
+
     /// Whether one more event under `key` would stay within `rule`.
     public func isAllowed(_ key: String, _ rule: Rule) async throws -> Bool {
+        try await firstRefused([(key, rule)]) == nil
+    }
+
+    /// Counts one event under each of `keys`, in one write transaction.
+    public func record(_ keys: [(String, Rule)]) async throws {
         let now = clock.now()
-        let window = Self.window(rule, at: now)
-        if isBlocked(key, now: now) { return false }
-        let count = try await store.rateCounter(key: key, windowStart: window.start)
-        if count >= rule.limit {
+        let windows = keys.map { Self.window($0.1, at: now) }
+        let counts = try await store.write { tx in
+            for ((key, _), window) in zip(keys, windows) {
+                tx.incrementRateCounter(key: key, windowStart: window.start, expiresAt: window.end + window.length)
+            }
+        }.counts
+        for (((key, rule), window), count) in zip(zip(keys, windows), counts) where count >= rule.limit {
             block(key, until: window.end)
-            return false
         }
-        let previous = try await store.rateCounter(key: key, windowStart: window.start - window.length)
-        return Self.estimate(current: count, previous: previous, window: window, now: now) < Double(rule.limit)
     }
 
     /// Counts one event under `key`.
     public func record(_ key: String, _ rule: Rule) async throws {
-        let window = Self.window(rule, at: clock.now())
-        let count = try await store.incrementRateCounter(key: key, windowStart: window.start,
-                                                         expiresAt: window.end + window.length)
-        if count >= rule.limit { block(key, until: window.end) }
+        try await record([(key, rule)])
     }
 
     /// A slot taken by ``reserve(_:_:)``: given back with ``release(_:)`` when the event turns out not to count.

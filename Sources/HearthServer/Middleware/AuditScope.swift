@@ -28,7 +28,7 @@ struct AuditScopeMiddleware: RouterMiddleware {
 ///
 /// Storing is bookkeeping: if the store refuses the event, the request that caused it still succeeds (a sign-in
 /// is not refused because its audit row could not be written) and the failure is logged as an error.
-struct AuditRecorder: Sendable {
+struct AuditRecorder: AuditTrail {
     let store: any IdentityStore
     let clock: any HearthClock
     let logger: Logger
@@ -60,20 +60,36 @@ struct AuditRecorder: Sendable {
                      outcome: event.isFailure ? .failure : .success, details: event.details)
     }
 
-    func record(kind: String, projectID: String, localID: String?, outcome: AuditEvent.Outcome,
-                details: [String: String] = [:]) async {
+    /// The stored form of `event`, with the request's client address and admin actor.
+    func row(for event: SecurityEvent) -> AuditEvent? {
+        row(kind: event.kind.rawValue, projectID: event.projectID, localID: event.localID,
+            outcome: event.isFailure ? .failure : .success, details: event.details)
+    }
+
+    /// Logs a row that is stored (as part of the change it records).
+    func committed(_ event: AuditEvent) {
+        var metadata: Logger.Metadata = ["project": "\(event.projectID)", "outcome": "\(event.outcome.rawValue)"]
+        if let localID = event.localID { metadata["user"] = "\(localID)" }
+        if let address = event.clientAddress { metadata["client"] = "\(address)" }
+        for (key, value) in event.details where key != "email" { metadata[key] = "\(value)" }
+        logger.notice("\(event.kind)", metadata: metadata)
+    }
+
+    private func row(kind: String, projectID: String, localID: String?, outcome: AuditEvent.Outcome,
+                     details: [String: String]) -> AuditEvent {
         let scope = AuditScope.current
         var details = details
         if let actor = scope?.actor { details["actor"] = actor }
         // Values may be typed by anyone (a console sign-in's email): one line each, and a bounded size.
         details = details.mapValues(Self.printable)
-        let event = AuditEvent(projectID: projectID, at: clock.now(), kind: kind, localID: localID, outcome: outcome,
-                               clientAddress: scope?.clientAddress, details: details)
-        var metadata: Logger.Metadata = ["project": "\(projectID)", "outcome": "\(outcome.rawValue)"]
-        if let localID { metadata["user"] = "\(localID)" }
-        if let address = scope?.clientAddress { metadata["client"] = "\(address)" }
-        for (key, value) in details where key != "email" { metadata[key] = "\(value)" }
-        logger.notice("\(kind)", metadata: metadata)
+        return AuditEvent(projectID: projectID, at: clock.now(), kind: kind, localID: localID, outcome: outcome,
+                          clientAddress: scope?.clientAddress, details: details)
+    }
+
+    func record(kind: String, projectID: String, localID: String?, outcome: AuditEvent.Outcome,
+                details: [String: String] = [:]) async {
+        let event = row(kind: kind, projectID: projectID, localID: localID, outcome: outcome, details: details)
+        committed(event)
         do {
             try await store.insertAuditEvent(event)
         } catch {

@@ -40,25 +40,20 @@ struct RateLimited: RouterMiddleware {
         case .failedSignIns:
             // Per account, and an account lives in its tenant: one tenant's guesser cannot lock another's user out.
             let account = (tenant.map { "tenant/\($0)/" } ?? "") + RateLimitKey.email(body.peek("email"))
-            let perAccount = [("signin-failed-email:" + account, limits.failedSignInsPerEmail)]
-            let perAddress = [("signin-failed-address:" + address, limits.failedSignInsPerAddress)]
-            // The account's slot is reserved before the password is hashed (racing guesses cannot all be checked) and
-            // given back by a sign-in that did not fail on its credentials; the address's, a hundred times wider,
-            // is checked before and counted after, which spares every successful sign-in two more writes.
-            let check = LimitCheck(services: services, project: context.project)
-            try await check.enforce(perAddress)
-            let reserved = try await check.reserve(perAccount)
-            do {
-                let response = try await next(request, context)
-                await check.release(reserved)
-                return response
-            } catch let failure as AuthFailure
-                where [.invalidPassword, .emailNotFound, .invalidLoginCredentials].contains(failure) {
-                await count(perAddress)  // the reserved slot counts it for the account
-                throw failure
-            } catch {
-                await check.release(reserved)
-                throw error
+            let keys = [("signin-failed-email:" + account, limits.failedSignInsPerEmail),
+                        ("signin-failed-address:" + address, limits.failedSignInsPerAddress)]
+            // One password check per account at a time in this process, each checked against the failures before
+            // it: racing guesses cannot all pass before the first is counted. Both keys' windows are read in one
+            // query, and only a failure writes, so a successful sign-in costs the limits one read.
+            return try await services.limiter.turns.inTurn(keys[0].0) {
+                try await enforce(keys, in: context.project)
+                do {
+                    return try await next(request, context)
+                } catch let failure as AuthFailure
+                    where [.invalidPassword, .emailNotFound, .invalidLoginCredentials].contains(failure) {
+                    await count(keys)
+                    throw failure
+                }
             }
         case .signUps:
             guard body.peek("idToken") == nil else { return try await next(request, context) }
@@ -130,7 +125,7 @@ struct LimitCheck {
     /// Throws `failure` if any of `keys` is over its rule: counted (`hearth_rate_limit_refusals_total{limit}`)
     /// and audited (`rate-limited`), naming the rule, never the key's value (an email, an address).
     func enforce(_ keys: [(String, RateLimiter.Rule)], else failure: AuthFailure = .tooManyAttempts) async throws {
-        for (key, rule) in keys where try await !services.limiter.isAllowed(key, rule) {
+        if let (key, rule) = try await services.limiter.firstRefused(keys) {
             await refuse(key, rule)
             throw failure
         }
@@ -172,13 +167,12 @@ struct LimitCheck {
 
     /// Counts the keys. A store that cannot count is logged, not passed on: the request itself went through.
     func count(_ keys: [(String, RateLimiter.Rule)]) async {
-        for (key, rule) in keys {
-            do {
-                try await services.limiter.record(key, rule)
-            } catch {
-                services.logger.warning("rate-limit counter not written",
-                                        metadata: ["limit": .string(Self.rule(of: key)), "error": "\(error)"])
-            }
+        do {
+            try await services.limiter.record(keys)
+        } catch {
+            services.logger.warning("rate-limit counter not written",
+                                    metadata: ["limits": .string(keys.map { Self.rule(of: $0.0) }.joined(separator: ",")),
+                                               "error": "\(error)"])
         }
     }
 

@@ -1,0 +1,135 @@
+import Foundation
+import HearthCore
+import Testing
+
+/// Every path that creates an account passes through `create`, and every path that issues a sign-in's first tokens
+/// through `completeSignIn`: a hook installed there sees each one, and can refuse each one before anything is stored.
+@Suite struct AccountPipelineTests {
+    let clock = ManualClock(Date(timeIntervalSince1970: 1_700_000_000))
+    let store = InMemoryStore()
+    let sms = CapturedSMS()
+    static let links = ActionLinkBase(url: "https://auth.example.com/__/auth/action", apiKey: "k")
+
+    /// Records what the pipeline steps see; refuses what `refuse` names.
+    final class Steps: AccountHook, @unchecked Sendable {
+        private let lock = NSLock()
+        private var seen: [String] = []
+        var refuse: Set<String> = []
+        var all: [String] { lock.withLock { seen } }
+        func reset() { lock.withLock { seen = [] } }
+
+        func beforeCreate(_ user: inout UserRecord, origin: AccountOrigin, in project: ProjectContext) async throws {
+            let step = "create:\(origin.rawValue)"
+            lock.withLock { seen.append(step) }
+            if refuse.contains("create") { throw AuthFailure.adminOnlyOperation }
+        }
+        func beforeSignIn(_ user: UserRecord, provider: String, isNewUser: Bool, in project: ProjectContext) async throws {
+            let step = "signIn:\(provider):\(isNewUser ? "new" : "existing")"
+            lock.withLock { seen.append(step) }
+            if refuse.contains("signIn") { throw AuthFailure.adminOnlyOperation }
+        }
+    }
+
+    final class CapturedSMS: SMSSender, @unchecked Sendable {
+        private let lock = NSLock()
+        private var last: SMSMessage?
+        func send(_ message: SMSMessage) async throws { lock.withLock { last = message } }
+        var code: String { lock.withLock { last?.code ?? "" } }
+    }
+
+    func setUp(_ steps: Steps) async throws -> (AccountService, ProjectContext) {
+        var accounts = AccountService(store: store, clock: clock, hashing: InlineWorkRunner())
+        accounts.hooks = [steps]
+        let directory = ProjectDirectory(
+            store: store, clock: clock,
+            defaults: { _ in
+                var settings = ProjectSettings(enableImprovedEmailPrivacy: false)
+                settings.phoneSignInEnabled = true
+                return settings
+            },
+            hashParameters: { .generate(memoryCost: 10) })
+        return (accounts, try await directory.contextCreatingIfNeeded(for: "demo-pipeline"))
+    }
+
+    /// One sign-in by each path; run twice, the first creates the account and the second signs in to it.
+    typealias Path = @Sendable (AccountService, ProjectContext, CapturedSMS) async throws -> Void
+
+    static let paths: [(name: String, path: Path, first: [String], again: [String])] = [
+        ("email and password", { accounts, project, _ in
+            do {
+                _ = try await accounts.signUp(in: project, email: "pw@example.com", password: "secret1")
+            } catch AuthFailure.emailExists {
+                _ = try await accounts.signInWithPassword(in: project, email: "pw@example.com", password: "secret1").signedIn()
+            }
+        }, ["create:password", "signIn:password:new"], ["signIn:password:existing"]),
+        ("anonymous", { accounts, project, _ in _ = try await accounts.signUp(in: project) },
+         ["create:anonymous", "signIn:anonymous:new"], ["create:anonymous", "signIn:anonymous:new"]),
+        ("identity provider", { accounts, project, _ in
+            _ = try await accounts.signInWithIdp(
+                in: project, FederatedAssertion(providerID: "google.com", rawID: "g-1", email: "g@gmail.com", emailVerified: true),
+                idToken: nil, returnIdpCredential: false)
+        }, ["create:federated", "signIn:google.com:new"], ["signIn:google.com:existing"]),
+        ("Game Center", { accounts, project, _ in
+            _ = try await accounts.signInWithIdp(in: project, FederatedAssertion(providerID: "gc.apple.com", rawID: "G:1"),
+                                                 idToken: nil, returnIdpCredential: false)
+        }, ["create:gameCenter", "signIn:gc.apple.com:new"], ["signIn:gc.apple.com:existing"]),
+        ("phone", { accounts, project, sms in
+            let session = try await accounts.sendPhoneCode(to: "+15555550100", purpose: .signIn, in: project,
+                                                           locale: nil, sender: sms)
+            _ = try await accounts.signInWithPhoneNumber(in: project, sessionInfo: session, code: sms.code,
+                                                         temporaryProof: nil, phoneNumber: nil, idToken: nil, operation: nil)
+        }, ["create:phone", "signIn:phone:new"], ["signIn:phone:existing"]),
+        ("email link", { accounts, project, _ in
+            let link = try #require(try await accounts.sendActionCode(
+                in: project, ActionCodeRequest(type: .emailSignIn, email: "link@example.com"), links: Self.links,
+                authorizedDomains: []))
+            _ = try await accounts.signInWithEmailLink(in: project, email: "link@example.com", code: link.message.code).signedIn()
+        }, ["create:emailLink", "signIn:password:new"], ["signIn:password:existing"]),
+        ("custom token", { accounts, project, _ in
+            _ = try await accounts.signInWithCustomToken(in: project, token: #"{"uid":"ct-1"}"#, allowUnsigned: true).signedIn()
+        }, ["create:customToken", "signIn:custom:new"], ["signIn:custom:existing"]),
+        ("admin create", { accounts, project, _ in
+            _ = try await accounts.adminCreate(in: project, AdminNewUser(email: "admin-made@example.com"))
+        }, ["create:admin"], ["create:admin"]),
+        ("import", { accounts, project, _ in
+            _ = try await accounts.importUsers(in: project, [ImportUser(localID: "imp-1", email: "imp@example.com")],
+                                               hashing: nil, allowOverwrite: true)
+        }, ["create:import"], ["create:import"]),
+    ]
+
+    @Test(arguments: paths.indices)
+    func everyPathPassesThroughThePipeline(_ index: Int) async throws {
+        let (name, path, first, again) = Self.paths[index]
+        let steps = Steps()
+        let (accounts, project) = try await setUp(steps)
+        try await path(accounts, project, sms)
+        #expect(steps.all == first, "\(name), first time")
+        steps.reset()
+        do { try await path(accounts, project, sms) } catch AuthFailure.emailExists where name == "admin create" {}
+        #expect(steps.all == again, "\(name), again")
+    }
+
+    @Test(arguments: paths.indices)
+    func aHookThatRefusesLeavesNothingStored(_ index: Int) async throws {
+        let (name, path, first, _) = Self.paths[index]
+        let steps = Steps()
+        steps.refuse = ["create", "signIn"]
+        let (accounts, project) = try await setUp(steps)
+        await #expect(throws: AuthFailure.adminOnlyOperation, "\(name)") { try await path(accounts, project, sms) }
+        #expect(steps.all == [first[0]], "\(name): refused at the first step")
+        let users = try await store.users(projectID: project.id, after: nil, limit: 10)
+        #expect(users.isEmpty, "\(name): no account stored")
+    }
+
+    @Test func aRefusedSignInStoresNoSession() async throws {
+        let steps = Steps()
+        let (accounts, project) = try await setUp(steps)
+        _ = try await accounts.signUp(in: project, email: "s@example.com", password: "secret1")
+        steps.refuse = ["signIn"]
+        await #expect(throws: AuthFailure.adminOnlyOperation) {
+            try await accounts.signInWithPassword(in: project, email: "s@example.com", password: "secret1").signedIn()
+        }
+        let stored = try #require(try await store.user(projectID: project.id, tenantID: nil, email: "s@example.com"))
+        #expect(stored.lastLoginAt == clock.now(), "not stamped after the sign-up's")
+    }
+}
