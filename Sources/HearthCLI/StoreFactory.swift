@@ -7,11 +7,11 @@ import HearthSQLite
 enum StoreFactory {
     static let defaultLocation = "sqlite:hearth-data/hearth.sqlite"
 
-    /// Opens the store behind a ``SealingStore`` with the key from the environment, if one is given.
+    /// Opens the store, sealing secrets with the key from the environment if one is given.
     static func open(_ location: String) async throws -> (store: any IdentityStore, description: String) {
-        let (store, description) = try await openBackend(location)
         let sealer = try encryptionKey().map(SecretSealer.init(key:))
-        return (SealingStore(store, sealer: sealer), description + (sealer == nil ? "" : ", secrets encrypted"))
+        let (store, description) = try await openBackend(location, sealer: sealer)
+        return (store, description + (sealer == nil ? "" : ", secrets encrypted"))
     }
 
     /// The key that seals private keys and TOTP secrets: 32 bytes, base64 in `HEARTH_ENCRYPTION_KEY` or in the file
@@ -32,9 +32,10 @@ enum StoreFactory {
         return key
     }
 
-    private static func openBackend(_ location: String) async throws -> (store: any IdentityStore, description: String) {
+    private static func openBackend(_ location: String, sealer: SecretSealer?) async throws
+        -> (store: any IdentityStore, description: String) {
         if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
-            return (try PostgresStore(url: location), "PostgreSQL at \(redacted(location))")
+            return (try PostgresStore(url: location, sealer: sealer), "PostgreSQL at \(redacted(location))")
         }
         if location == "memory:" {
             return (InMemoryStore(), "memory (nothing is kept after exit)")
@@ -42,7 +43,7 @@ enum StoreFactory {
         if location.hasPrefix("sqlite:") {
             let path = String(location.dropFirst("sqlite:".count))
             guard !path.isEmpty else { throw StoreLocationError(location: location) }
-            let store = try await SQLiteStore.open(path: path)
+            let store = try await SQLiteStore.open(path: path, sealer: sealer)
             let warning = SQLiteStore.readableByOthers(path: store.path)
                 ? " — other users can read it (it holds signing keys): chmod 600 \(store.path)" : ""
             return (store, "SQLite file \(store.path)\(warning)")

@@ -6,7 +6,7 @@ import PostgresNIO
 extension PostgresStore {
     public func tenant(projectID: String, id: String) async throws -> TenantRecord? {
         try await first("SELECT data FROM tenants WHERE project_id = \(projectID) AND tenant_id = \(id)")
-            .map { try RecordCoding.decode(TenantRecord.self, from: $0) }
+            .map { try codec.decode(TenantRecord.self, from: $0) }
     }
 
     public func tenants(projectID: String, after id: String?, limit: Int) async throws -> [TenantRecord] {
@@ -16,12 +16,12 @@ extension PostgresStore {
             ORDER BY tenant_id COLLATE "C" LIMIT \(max(0, limit))
             """, logger: logger)
         var tenants: [TenantRecord] = []
-        for try await data in rows.decode(String.self) { tenants.append(try RecordCoding.decode(TenantRecord.self, from: data)) }
+        for try await data in rows.decode(String.self) { tenants.append(try codec.decode(TenantRecord.self, from: data)) }
         return tenants
     }
 
     public func insertTenant(_ tenant: TenantRecord) async throws {
-        let data = try RecordCoding.encode(tenant)
+        let data = try codec.encode(tenant)
         let inserted = try await first("""
             INSERT INTO tenants (project_id, tenant_id, version, data)
             VALUES (\(tenant.projectID), \(tenant.id), \(tenant.version), \(data))
@@ -33,7 +33,7 @@ extension PostgresStore {
     public func updateTenant(_ tenant: TenantRecord) async throws -> TenantRecord {
         var next = tenant
         next.version += 1
-        let data = try RecordCoding.encode(next)
+        let data = try codec.encode(next)
         let updated = try await first("""
             UPDATE tenants SET version = \(next.version), data = \(data)
             WHERE project_id = \(tenant.projectID) AND tenant_id = \(tenant.id) AND version = \(tenant.version)
@@ -48,7 +48,7 @@ extension PostgresStore {
 
     public func deleteTenant(projectID: String, id: String) async throws -> Bool {
         let logger = logger
-        return try await transaction { db in
+        return try await transaction { [self] db in
             let removed = try await db.query("""
                 DELETE FROM tenants WHERE project_id = \(projectID) AND tenant_id = \(id) RETURNING tenant_id
                 """, logger: logger).collect().count

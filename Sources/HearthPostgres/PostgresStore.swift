@@ -12,12 +12,14 @@ import Synchronization
 /// let store = try PostgresStore(url: "postgres://hearth:secret@db.internal:5432/hearth")
 /// try await store.migrate()
 /// ```
-public final class PostgresStore: IdentityStore, @unchecked Sendable {
+public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sendable {
     /// The pool and the task running it. Replaced by ``reconnect()``: after an outage the pool backs off up to a
     /// minute between attempts, which would keep Hearth away long after the database is back.
     private let pool: Mutex<(client: PostgresClient, runner: Task<Void, Never>)>
     private let configuration: PostgresClient.Configuration
     let logger: Logger
+    /// Records in and out of the JSON columns, their secrets sealed with the store's key when it has one.
+    let codec: RecordCodec
 
     var client: PostgresClient { pool.withLock { $0.client } }
     /// Reads and write transactions, for the store contract's budgets.
@@ -26,14 +28,23 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     /// A statement outside a transaction, counted: a `SELECT` as a read, anything else as a write transaction of
     /// its own.
+    /// Every database call of the store passes it (see ``StoreCircuit``).
+    let breaker = StoreCircuit()
+    public var circuit: StoreCircuit? { breaker }
+
+    /// Every statement outside a transaction passes here (`function` names the method for metrics), through the
+    /// circuit.
     @discardableResult
-    func run(_ query: PostgresQuery, logger: Logger) async throws -> PostgresRowSequence {
-        if query.sql.hasPrefix("SELECT") { statements.read() } else { statements.write() }
-        return try await client.query(query, logger: logger)
+    func run(_ query: PostgresQuery, logger: Logger, function: String = #function) async throws -> PostgresRowSequence {
+        let isRead = query.sql.hasPrefix("SELECT")
+        if isRead { statements.read() } else { statements.write() }
+        let client = client
+        return try await breaker.call(function, isRead: isRead, on: self) { try await client.query(query, logger: logger) }
     }
 
     /// Connects with a `postgres://user:password@host:port/database[?sslmode=require][&search_path=schema]` URL.
-    public convenience init(url: String, logger: Logger = Logger(label: "hearth.postgres")) throws {
+    /// With `sealer`, private keys and TOTP secrets are sealed at rest (``RecordCodec``).
+    public convenience init(url: String, sealer: SecretSealer? = nil, logger: Logger = Logger(label: "hearth.postgres")) throws {
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
               let host = components.host, !host.isEmpty
         else { throw PostgresStoreError.invalidURL }
@@ -51,12 +62,14 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         if let schema = query["search_path"] {
             configuration.options.additionalStartupParameters = [("search_path", schema)]
         }
-        self.init(configuration: configuration, logger: logger)
+        self.init(configuration: configuration, sealer: sealer, logger: logger)
     }
 
-    public init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "hearth.postgres")) {
+    public init(configuration: PostgresClient.Configuration, sealer: SecretSealer? = nil,
+                logger: Logger = Logger(label: "hearth.postgres")) {
+        codec = RecordCodec(sealer: sealer)
         var configuration = configuration
-        // A host that does not answer is given up on quickly; ResilientStore answers 503 meanwhile.
+        // A host that does not answer is given up on quickly; the circuit answers 503 meanwhile.
         configuration.options.connectTimeout = min(configuration.options.connectTimeout, .seconds(3))
         self.configuration = configuration
         self.logger = logger
@@ -86,7 +99,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             "CREATE TABLE IF NOT EXISTS hearth_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)",
             logger: logger)
         for migration in Self.migrations {
-            try await transaction { db in
+            try await transaction { [self] db in
                 // Serializes concurrent starts of several instances on the same database.
                 try await db.query("LOCK TABLE hearth_migrations IN EXCLUSIVE MODE", logger: logger)
                 let done = try await db.query("SELECT 1 FROM hearth_migrations WHERE id = \(migration.id)",
@@ -158,17 +171,21 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     ]
 
     /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).
-    func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(function: String = #function,
+                                  _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         statements.write()
-        do {
-            return try await client.withTransaction(logger: logger) { try await body($0) }
-        } catch let error as PostgresTransactionError {
-            throw error.closureError ?? error.beginError ?? error.commitError ?? error
+        let (client, logger) = (client, logger)
+        return try await breaker.call(function, isRead: false, on: self) {
+            do {
+                return try await client.withTransaction(logger: logger) { try await body($0) }
+            } catch let error as PostgresTransactionError {
+                throw error.closureError ?? error.beginError ?? error.commitError ?? error
+            }
         }
     }
 
-    func first(_ query: PostgresQuery) async throws -> String? {
-        for try await data in try await run(query, logger: logger).decode(String.self) { return data }
+    func first(_ query: PostgresQuery, function: String = #function) async throws -> String? {
+        for try await data in try await run(query, logger: logger, function: function).decode(String.self) { return data }
         return nil
     }
 
@@ -176,11 +193,11 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     public func project(id: String) async throws -> ProjectRecord? {
         try await first("SELECT data FROM projects WHERE id = \(id)")
-            .map { try RecordCoding.decode(ProjectRecord.self, from: $0) }
+            .map { try codec.decode(ProjectRecord.self, from: $0) }
     }
 
     public func createProjectIfAbsent(_ project: ProjectRecord) async throws -> ProjectRecord {
-        let data = try RecordCoding.encode(project)
+        let data = try codec.encode(project)
         try await run(
             "INSERT INTO projects (id, data) VALUES (\(project.id), \(data)) ON CONFLICT (id) DO NOTHING",
             logger: logger)
@@ -190,7 +207,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func updateProject(_ project: ProjectRecord) async throws -> ProjectRecord {
         var next = project
         next.version += 1
-        let data = try RecordCoding.encode(next)
+        let data = try codec.encode(next)
         // The version lives in the JSON (records from before it read as 0): one statement compares and sets.
         let updated = try await first("""
             UPDATE projects SET data = \(data)
@@ -210,7 +227,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         let tenant = RecordCoding.tenantColumn(tenantID)
         return try await first(
             "SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id = \(localID)"
-        ).map { try RecordCoding.decode(UserRecord.self, from: $0) }
+        ).map { try codec.decode(UserRecord.self, from: $0) }
     }
 
     public func users(projectID: String, tenantID: String?, after localID: String?, limit: Int) async throws -> [UserRecord] {
@@ -222,7 +239,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id COLLATE "C" > \(after)
             ORDER BY local_id COLLATE "C" LIMIT \(limit)
             """, logger: logger)
-        for try await data in rows.decode(String.self) { page.append(try RecordCoding.decode(UserRecord.self, from: data)) }
+        for try await data in rows.decode(String.self) { page.append(try codec.decode(UserRecord.self, from: data)) }
         return page
     }
 
@@ -232,7 +249,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         return try await first("""
             SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND email = \(normalized)
             ORDER BY created_at, local_id LIMIT 1
-            """).map { try RecordCoding.decode(UserRecord.self, from: $0) }
+            """).map { try codec.decode(UserRecord.self, from: $0) }
     }
 
     public func user(projectID: String, tenantID: String?, phoneNumber: String) async throws -> UserRecord? {
@@ -240,7 +257,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         return try await first("""
             SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND phone_number = \(phoneNumber)
             ORDER BY created_at, local_id LIMIT 1
-            """).map { try RecordCoding.decode(UserRecord.self, from: $0) }
+            """).map { try codec.decode(UserRecord.self, from: $0) }
     }
 
     public func user(projectID: String, tenantID: String?, providerID: String, rawID: String) async throws -> UserRecord? {
@@ -250,7 +267,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
               ON u.project_id = i.project_id AND u.tenant_id = i.tenant_id AND u.local_id = i.local_id
             WHERE i.project_id = \(projectID) AND i.tenant_id = \(tenant) AND i.provider_id = \(providerID)
               AND i.raw_id = \(rawID)
-            """).map { try RecordCoding.decode(UserRecord.self, from: $0) }
+            """).map { try codec.decode(UserRecord.self, from: $0) }
     }
 
     public func users(projectID: String, tenantID: String?, identityEmail: String, limit: Int) async throws -> [UserRecord] {
@@ -262,7 +279,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
               SELECT local_id FROM user_identities WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND email = \(email))
             ORDER BY u.created_at, u.local_id LIMIT \(limit)
             """, logger: logger).decode(String.self)
-        for try await data in rows { users.append(try RecordCoding.decode(UserRecord.self, from: data)) }
+        for try await data in rows { users.append(try codec.decode(UserRecord.self, from: data)) }
         return users
     }
 
@@ -314,7 +331,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         var users: [UserRecord] = []
         for try await data in try await run(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
             .decode(String.self) {
-            users.append(try RecordCoding.decode(UserRecord.self, from: data))
+            users.append(try codec.decode(UserRecord.self, from: data))
         }
         return UserQueryResult(count: count, users: users)
     }
@@ -322,7 +339,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func useAssertionOnce(digest: String, expiresAt: Date, now: Date) async throws -> Bool {
         let (expiry, cutoff) = (expiresAt.epochSeconds, now.epochSeconds)
         let logger = logger
-        return try await transaction { db in
+        return try await transaction { [self] db in
             try await db.query("DELETE FROM used_assertions WHERE expires_at < \(cutoff)", logger: logger)
             return try await !db.query("""
                 INSERT INTO used_assertions (digest, expires_at) VALUES (\(digest), \(expiry))
@@ -335,12 +352,12 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func commit(_ work: UnitOfWork) async throws -> UnitOfWork.Outcome {
         let logger = logger
         do {
-            return try await transaction { db in
+            return try await transaction { [self] db in
                 var outcome = UnitOfWork.Outcome()
                 for change in work.changes {
                     switch change {
                     case .insertUser(let user, let uniqueEmail):
-                        let row = try Row(user, uniqueEmail: uniqueEmail)
+                        let row = try Row(user, uniqueEmail: uniqueEmail, codec: codec)
                         try await db.query("""
                             INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
                             VALUES (\(row.project), \(row.tenant), \(row.localID), \(row.email), \(row.emailUnique), \(row.phone),
@@ -357,16 +374,16 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
                             FOR UPDATE
                             """, logger: logger).decode(String.self) { found = data }
                         guard let found else { throw StoreError.stale }
-                        var user = try RecordCoding.decode(UserRecord.self, from: found)
+                        var user = try codec.decode(UserRecord.self, from: found)
                         guard stamp.apply(to: &user) else { throw StoreError.stale }
-                        let data = try RecordCoding.encode(user)
+                        let data = try codec.encode(user)
                         try await db.query("""
                             UPDATE users SET data = \(data)
                             WHERE project_id = \(stamp.projectID) AND tenant_id = \(tenant) AND local_id = \(stamp.localID)
                             """, logger: logger)
                         outcome.stamped = user
                     case .insertRefreshToken(let token, let keep):
-                        let data = try RecordCoding.encode(token)
+                        let data = try codec.encode(token)
                         let tenant = RecordCoding.tenantColumn(token.tenantID)
                         try await db.query("""
                             INSERT INTO refresh_tokens (token_digest, project_id, tenant_id, local_id, data)
@@ -383,7 +400,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
                                 """, logger: logger)
                         }
                     case .insertAuditEvent(let event):
-                        let (data, micros) = (try RecordCoding.encode(event), event.at.epochMicros)
+                        let (data, micros) = (try codec.encode(event), event.at.epochMicros)
                         try await db.query("""
                             INSERT INTO audit_events (id, project_id, at_micros, kind, local_id, data)
                             VALUES (\(event.id), \(event.projectID), \(micros), \(event.kind), \(event.localID), \(data))
@@ -411,8 +428,8 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     /// One transaction for the whole batch; `ON CONFLICT DO NOTHING` keeps a refused row from aborting it.
     public func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError] {
-        let rows = try users.map { try Row($0, uniqueEmail: uniqueEmail) }
-        return try await transaction { db in
+        let rows = try users.map { try Row($0, uniqueEmail: uniqueEmail, codec: codec) }
+        return try await transaction { [self] db in
             var refused: [Int: StoreError] = [:]
             for (index, row) in rows.enumerated() {
                 let inserted = try await db.query("""
@@ -453,11 +470,11 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws -> UserRecord {
         var written = user
         written.version = (user.version ?? 0) + 1
-        let row = try Row(written, uniqueEmail: uniqueEmail)
+        let row = try Row(written, uniqueEmail: uniqueEmail, codec: codec)
         let expected = user.version ?? 0
         let logger = logger
         do {
-            try await transaction { db in
+            try await transaction { [self] db in
                 let updated = try await db.query("""
                     UPDATE users SET email = \(row.email), email_unique = \(row.emailUnique), phone_number = \(row.phone),
                         created_at = \(row.createdAt), data = \(row.data)
@@ -490,7 +507,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
         let tenant = RecordCoding.tenantColumn(tenantID)
         let logger = logger
-        return try await transaction { db in
+        return try await transaction { [self] db in
             try await db.query("""
                 DELETE FROM refresh_tokens
                 WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id = \(localID)
@@ -508,7 +525,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     public func deleteAllUsers(projectID: String) async throws -> Int {
         let logger = logger
-        return try await transaction { db in
+        return try await transaction { [self] db in
             try await db.query("DELETE FROM refresh_tokens WHERE project_id = \(projectID)", logger: logger)
             try await db.query("DELETE FROM user_identities WHERE project_id = \(projectID)", logger: logger)
             return try await db.query("DELETE FROM users WHERE project_id = \(projectID) RETURNING local_id",
@@ -521,7 +538,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
         try await first("SELECT data FROM refresh_tokens WHERE token_digest = \(digest) AND project_id = \(projectID)")
-            .map { try RecordCoding.decode(RefreshTokenRecord.self, from: $0) }
+            .map { try codec.decode(RefreshTokenRecord.self, from: $0) }
     }
 
     // MARK: Action codes and outbox
@@ -529,10 +546,10 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     // MARK: Pending secrets
 
     public func insertPending(_ record: PendingRecord, now: Date) async throws {
-        let data = try RecordCoding.encode(record)
+        let data = try codec.encode(record)
         let (expires, cutoff, attempts) = (record.expiresAt.epochMilliseconds, now.epochMilliseconds, record.attempts)
         let logger = logger
-        try await transaction { db in
+        try await transaction { [self] db in
             try await db.query("DELETE FROM pending_secrets WHERE expires_at <= \(cutoff)", logger: logger)
             let inserted = try await db.query("""
                 INSERT INTO pending_secrets (digest, project_id, expires_at, attempts, data)
@@ -568,7 +585,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     private func pendingRow(_ query: PostgresQuery) async throws -> PendingRecord? {
         for try await (attempts, data) in try await run(query, logger: logger).decode((Int, String).self) {
-            var record = try RecordCoding.decode(PendingRecord.self, from: data)
+            var record = try codec.decode(PendingRecord.self, from: data)
             record.attempts = attempts
             return record
         }
@@ -576,7 +593,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     }
 
     public func insertActionCode(_ code: ActionCodeRecord) async throws {
-        let data = try RecordCoding.encode(code)
+        let data = try codec.encode(code)
         let expires = code.expiresAt.epochSeconds
         try await run("""
             INSERT INTO action_codes (code_digest, project_id, expires_at, data)
@@ -586,13 +603,13 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
 
     public func actionCode(projectID: String, digest: String) async throws -> ActionCodeRecord? {
         try await first("SELECT data FROM action_codes WHERE code_digest = \(digest) AND project_id = \(projectID)")
-            .map { try RecordCoding.decode(ActionCodeRecord.self, from: $0) }
+            .map { try codec.decode(ActionCodeRecord.self, from: $0) }
     }
 
     public func consumeActionCode(projectID: String, digest: String) async throws -> ActionCodeRecord? {
         try await first("""
             DELETE FROM action_codes WHERE code_digest = \(digest) AND project_id = \(projectID) RETURNING data
-            """).map { try RecordCoding.decode(ActionCodeRecord.self, from: $0) }
+            """).map { try codec.decode(ActionCodeRecord.self, from: $0) }
     }
 
     public func deleteActionCodes(projectID: String, tenantID: String?, localID: String) async throws -> Int {
@@ -605,7 +622,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
     }
 
     public func enqueueOutboxMessage(_ message: OutboxMessage) async throws {
-        let data = try RecordCoding.encode(message)
+        let data = try codec.encode(message)
         let created = message.createdAt.epochMilliseconds
         try await run("""
             INSERT INTO outbox (id, project_id, created_at, next_attempt_at, data)
@@ -618,7 +635,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         let rows = try await run(
             "SELECT data FROM outbox WHERE project_id = \(projectID) ORDER BY created_at, id", logger: logger)
         for try await data in rows.decode(String.self) {
-            messages.append(try RecordCoding.decode(OutboxMessage.self, from: data))
+            messages.append(try codec.decode(OutboxMessage.self, from: data))
         }
         return messages
     }
@@ -634,7 +651,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             """, logger: logger)
         var deliveries: [OutboxDelivery] = []
         for try await (data, attempts) in rows.decode((String, Int).self) {
-            deliveries.append(OutboxDelivery(message: try RecordCoding.decode(OutboxMessage.self, from: data),
+            deliveries.append(OutboxDelivery(message: try codec.decode(OutboxMessage.self, from: data),
                                              attempts: attempts))
         }
         return deliveries.sorted { $0.message.createdAt < $1.message.createdAt }
@@ -660,7 +677,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
         var email, emailUnique, phone: String?
         var createdAt: Int64
 
-        init(_ user: UserRecord, uniqueEmail: Bool) throws {
+        init(_ user: UserRecord, uniqueEmail: Bool, codec: RecordCodec) throws {
             project = user.projectID
             tenant = RecordCoding.tenantColumn(user.tenantID)
             localID = user.localID
@@ -668,7 +685,7 @@ public final class PostgresStore: IdentityStore, @unchecked Sendable {
             emailUnique = RecordCoding.uniqueEmailColumn(user, uniqueEmail: uniqueEmail)
             phone = user.phoneNumber
             createdAt = user.createdAt.epochMilliseconds
-            data = try RecordCoding.encode(user)
+            data = try codec.encode(user)
         }
     }
 }
@@ -695,7 +712,7 @@ extension PostgresStore {
             """, logger: logger)
         var found: [OutboxStatus] = []
         for try await (data, attempts, next, error) in rows.decode((String, Int, Int64?, String?).self) {
-            found.append(OutboxStatus(message: try RecordCoding.decode(OutboxMessage.self, from: data), attempts: attempts,
+            found.append(OutboxStatus(message: try codec.decode(OutboxMessage.self, from: data), attempts: attempts,
                                       nextAttemptAt: next.map { Date(timeIntervalSince1970: Double($0) / 1000) },
                                       lastError: error.flatMap { $0.isEmpty ? nil : $0 }))
         }
@@ -744,7 +761,7 @@ extension PostgresStore {
         var events: [AuditEvent] = []
         for try await data in try await run(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
             .decode(String.self) {
-            events.append(try RecordCoding.decode(AuditEvent.self, from: data))
+            events.append(try codec.decode(AuditEvent.self, from: data))
         }
         return events
     }
@@ -753,7 +770,7 @@ extension PostgresStore {
         let (millis, seconds) = (housekeeping.now.epochMilliseconds, housekeeping.now.epochSeconds)
         let outboxCutoff = housekeeping.outboxCreatedBefore.epochMilliseconds
         let logger = logger
-        return try await transaction { db in
+        return try await transaction { [self] db in
             func count(_ query: PostgresQuery) async throws -> Int {
                 var rows = 0
                 for try await _ in try await db.query(query, logger: logger) { rows += 1 }

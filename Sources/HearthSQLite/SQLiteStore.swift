@@ -15,7 +15,7 @@ import SQLiteNIO
 /// let store = try await SQLiteStore.open(path: "hearth-data/hearth.sqlite")
 /// try await store.migrate()
 /// ```
-public final class SQLiteStore: IdentityStore, @unchecked Sendable {
+public final class SQLiteStore: IdentityStore, StoreConnection, @unchecked Sendable {
     private let writer: SQLiteConnection
     private let readers: [SQLiteConnection]
     /// Empties the write-ahead log after a delivered email's row is deleted. Its own connection, without a busy
@@ -28,16 +28,26 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     /// Reads and write transactions, for the store contract's budgets.
     let statements = StatementCounter()
     public var statementCounter: StatementCounter? { statements }
+    /// Every database call of the store passes it (see ``StoreCircuit``).
+    let breaker = StoreCircuit()
+    public var circuit: StoreCircuit? { breaker }
 
-    private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection], scrubber: SQLiteConnection) {
+    /// Records in and out of the JSON columns, their secrets sealed with the store's key when it has one.
+    let codec: RecordCodec
+
+    private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection], scrubber: SQLiteConnection,
+                 codec: RecordCodec) {
+        self.codec = codec
         self.path = path
         self.writer = writer
         self.readers = readers
         self.scrubber = scrubber
     }
 
-    /// Opens (creating if needed) the database file and its folder.
-    public static func open(path: String, readers readerCount: Int = 4) async throws -> SQLiteStore {
+    /// Opens (creating if needed) the database file and its folder. With `sealer`, private keys and TOTP secrets are
+    /// sealed at rest (``RecordCodec``).
+    public static func open(path: String, readers readerCount: Int = 4, sealer: SecretSealer? = nil) async throws
+        -> SQLiteStore {
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
         // The file holds signing keys and password hashes: a new folder is its owner's only, and a new database
         // file (SQLite gives its -wal and -shm files the same mode) is readable by its owner only.
@@ -59,7 +69,8 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             readers.append(reader)
         }
         let scrubber = try await SQLiteConnection.open(storage: .file(path: path))
-        return SQLiteStore(path: path, writer: writer, readers: readers, scrubber: scrubber)
+        return SQLiteStore(path: path, writer: writer, readers: readers, scrubber: scrubber,
+                           codec: RecordCodec(sealer: sealer))
     }
 
     /// Whether users other than the owner can read the database file (an older file, or one copied in): the
@@ -72,9 +83,9 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     }
 
     /// A store on a new file in a temporary folder, removed by `close()`; for tests.
-    public static func temporary() async throws -> SQLiteStore {
+    public static func temporary(sealer: SecretSealer? = nil) async throws -> SQLiteStore {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-\(UUID().uuidString)")
-        return try await open(path: folder.appendingPathComponent("hearth.sqlite").path)
+        return try await open(path: folder.appendingPathComponent("hearth.sqlite").path, sealer: sealer)
     }
 
     public func close() async throws {
@@ -97,19 +108,29 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
 
     // MARK: Plumbing
 
-    func read(_ sql: String, _ binds: [SQLiteData] = []) async throws -> [SQLiteRow] {
+    /// Every read of every store method passes here (`function` names the method for metrics), through the circuit.
+    func read(_ sql: String, _ binds: [SQLiteData] = [], function: String = #function) async throws -> [SQLiteRow] {
         let index = nextReader.withLockedValue { value in
             value = (value + 1) % readers.count
             return value
         }
         statements.read()
-        return try await readers[index].query(sql, binds)
+        let reader = readers[index]
+        return try await breaker.call(function, isRead: true, on: self) { try await reader.query(sql, binds) }
     }
 
     /// Runs `body` in one write transaction on the writer connection.
-    func write<T: Sendable>(_ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+    func write<T: Sendable>(function: String = #function, _ body: @escaping @Sendable (SQLiteConnection) async throws -> T)
+        async throws -> T {
         statements.write()
-        return try await writeLock.withLock {
+        return try await breaker.call(function, isRead: false, on: self) { [writer, writeLock] in
+            try await Self.transaction(on: writer, lock: writeLock, body)
+        }
+    }
+
+    private static func transaction<T: Sendable>(on writer: SQLiteConnection, lock writeLock: WriteLock,
+                                                 _ body: @Sendable (SQLiteConnection) async throws -> T) async throws -> T {
+        try await writeLock.withLock {
             _ = try await writer.query("BEGIN IMMEDIATE")
             do {
                 let result = try await body(writer)
@@ -126,7 +147,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         _ = try await writer.query(
             "CREATE TABLE IF NOT EXISTS hearth_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
         for migration in Self.migrations {
-            try await write { db in
+            try await write { [self] db in
                 let done = try await db.query("SELECT 1 FROM hearth_migrations WHERE id = ?", [.text(migration.id)])
                 guard done.isEmpty else { return }
                 for statement in migration.statements { _ = try await db.query(statement) }
@@ -189,25 +210,25 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
 
     public func project(id: String) async throws -> ProjectRecord? {
         try await read("SELECT data FROM projects WHERE id = ?", [.text(id)]).first
-            .map { try RecordCoding.decode(ProjectRecord.self, from: $0.column("data")?.string ?? "") }
+            .map { try codec.decode(ProjectRecord.self, from: $0.column("data")?.string ?? "") }
     }
 
     public func createProjectIfAbsent(_ project: ProjectRecord) async throws -> ProjectRecord {
-        let data = try RecordCoding.encode(project)
-        let stored = try await write { db in
+        let data = try codec.encode(project)
+        let stored = try await write { [self] db in
             _ = try await db.query("INSERT INTO projects (id, data) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
                                    [.text(project.id), .text(data)])
             return try await db.query("SELECT data FROM projects WHERE id = ?", [.text(project.id)])
                 .first?.column("data")?.string
         }
-        return try RecordCoding.decode(ProjectRecord.self, from: stored ?? data)
+        return try codec.decode(ProjectRecord.self, from: stored ?? data)
     }
 
     public func updateProject(_ project: ProjectRecord) async throws -> ProjectRecord {
         var next = project
         next.version += 1
-        let binds: [SQLiteData] = [.text(try RecordCoding.encode(next)), .text(project.id), .integer(Int(project.version))]
-        try await write { db in
+        let binds: [SQLiteData] = [.text(try codec.encode(next)), .text(project.id), .integer(Int(project.version))]
+        try await write { [self] db in
             // The version lives in the JSON (records from before it read as 0): one statement compares and sets.
             let rows = try await db.query("""
                 UPDATE projects SET data = ? WHERE id = ? AND coalesce(json_extract(data, '$.version'), 0) = ? RETURNING id
@@ -225,14 +246,14 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         try await read(
             "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
             [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(localID)]
-        ).first.map(Self.user)
+        ).first.map(decodeUser)
     }
 
     public func users(projectID: String, tenantID: String?, after localID: String?, limit: Int) async throws -> [UserRecord] {
         try await read(
             "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id > ? ORDER BY local_id LIMIT ?",
             [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(localID ?? ""), .integer(limit)]
-        ).map(Self.user)
+        ).map(decodeUser)
     }
 
     public func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord? {
@@ -242,7 +263,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             ORDER BY created_at, local_id LIMIT 1
             """,
             [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(EmailAddress.normalized(email))]
-        ).first.map(Self.user)
+        ).first.map(decodeUser)
     }
 
     public func user(projectID: String, tenantID: String?, phoneNumber: String) async throws -> UserRecord? {
@@ -252,7 +273,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             ORDER BY created_at, local_id LIMIT 1
             """,
             [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(phoneNumber)]
-        ).first.map(Self.user)
+        ).first.map(decodeUser)
     }
 
     public func user(projectID: String, tenantID: String?, providerID: String, rawID: String) async throws -> UserRecord? {
@@ -263,7 +284,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             WHERE i.project_id = ? AND i.tenant_id = ? AND i.provider_id = ? AND i.raw_id = ?
             """,
             [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(providerID), .text(rawID)]
-        ).first.map(Self.user)
+        ).first.map(decodeUser)
     }
 
     public func users(projectID: String, tenantID: String?, identityEmail: String, limit: Int) async throws -> [UserRecord] {
@@ -275,7 +296,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
             """,
             [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(EmailAddress.normalized(identityEmail)),
              .integer(limit)]
-        ).map(Self.user)
+        ).map(decodeUser)
     }
 
     /// Replaces the user's rows in `user_identities` (inside the caller's write transaction); an identity another
@@ -311,12 +332,12 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         let users = try await read(
             "SELECT data FROM users WHERE \(condition) ORDER BY \(key) \(direction), local_id \(direction) LIMIT ? OFFSET ?",
             binds + [.integer(query.limit), .integer(query.offset)]
-        ).map(Self.user)
+        ).map(decodeUser)
         return UserQueryResult(count: count, users: users)
     }
 
     public func useAssertionOnce(digest: String, expiresAt: Date, now: Date) async throws -> Bool {
-        try await write { db in
+        try await write { [self] db in
             _ = try await db.query("DELETE FROM used_assertions WHERE expires_at < ?", [.integer(Int(now.epochSeconds))])
             return try await !db.query(
                 "INSERT INTO used_assertions (digest, expires_at) VALUES (?, ?) ON CONFLICT (digest) DO NOTHING RETURNING digest",
@@ -327,7 +348,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
 
     /// One `BEGIN IMMEDIATE` for the whole unit; a refused change rolls it all back.
     public func commit(_ work: UnitOfWork) async throws -> UnitOfWork.Outcome {
-        try await write { db in
+        try await write { [self] db in
             var outcome = UnitOfWork.Outcome()
             for change in work.changes {
                 switch change {
@@ -337,7 +358,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
                             """
                             INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
                             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                            """, try Self.userColumns(user, uniqueEmail: uniqueEmail))
+                            """, try userColumns(user, uniqueEmail: uniqueEmail))
                     } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {
                         throw error.message.contains("email_unique") ? StoreError.emailExists : StoreError.duplicateLocalID
                     }
@@ -348,17 +369,17 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
                     guard let data = try await db.query(
                         "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?", key
                     ).first?.column("data")?.string else { throw StoreError.stale }
-                    var user = try RecordCoding.decode(UserRecord.self, from: data)
+                    var user = try codec.decode(UserRecord.self, from: data)
                     guard stamp.apply(to: &user) else { throw StoreError.stale }
                     _ = try await db.query("UPDATE users SET data = ? WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
-                                           [.text(try RecordCoding.encode(user))] + key)
+                                           [.text(try codec.encode(user))] + key)
                     outcome.stamped = user
                 case .insertRefreshToken(let token, let keep):
                     let key: [SQLiteData] = [.text(token.projectID), .text(RecordCoding.tenantColumn(token.tenantID)),
                                              .text(token.localID)]
                     _ = try await db.query(
                         "INSERT INTO refresh_tokens (token_digest, project_id, tenant_id, local_id, data) VALUES (?, ?, ?, ?, ?)",
-                        [.text(token.tokenDigest)] + key + [.text(try RecordCoding.encode(token))])
+                        [.text(token.tokenDigest)] + key + [.text(try codec.encode(token))])
                     if let keep {
                         // Insertion order is rowid order: the oldest sessions beyond `keep` go.
                         _ = try await db.query("""
@@ -371,7 +392,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
                     _ = try await db.query(
                         "INSERT INTO audit_events (id, project_id, at_micros, kind, local_id, data) VALUES (?, ?, ?, ?, ?, ?)",
                         [.text(event.id), .text(event.projectID), .integer(Int(event.at.epochMicros)), .text(event.kind),
-                         event.localID.map { .text($0) } ?? .null, .text(try RecordCoding.encode(event))])
+                         event.localID.map { .text($0) } ?? .null, .text(try codec.encode(event))])
                 case .incrementRateCounter(let key, let start, let expiresAt, let delta):
                     let count = try await db.query("""
                         INSERT INTO rate_counters (counter_key, window_start, expires_at, count) VALUES (?, ?, ?, ?)
@@ -388,10 +409,10 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     /// One transaction for the whole batch, 100 rows per statement; a chunk with a refused row is retried row by
     /// row (a failed statement in SQLite undoes only itself), so only the refused rows are left out.
     public func insertUsers(_ users: [UserRecord], uniqueEmail: Bool) async throws -> [Int: StoreError] {
-        let rows = try users.map { try Self.userColumns($0, uniqueEmail: uniqueEmail) }
+        let rows = try users.map { try userColumns($0, uniqueEmail: uniqueEmail) }
         let insert = "INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data) VALUES "
         let placeholder = "(?, ?, ?, ?, ?, ?, ?, ?)"
-        return try await write { db in
+        return try await write { [self] db in
             var refused: [Int: StoreError] = [:]
             for start in stride(from: 0, to: rows.count, by: 100) {
                 let chunk = start..<min(start + 100, rows.count)
@@ -428,8 +449,8 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     public func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws -> UserRecord {
         var written = user
         written.version = (user.version ?? 0) + 1
-        let binds = try Self.userColumns(written, uniqueEmail: uniqueEmail) + [.integer(Int(user.version ?? 0))]
-        try await write { db in
+        let binds = try userColumns(written, uniqueEmail: uniqueEmail) + [.integer(Int(user.version ?? 0))]
+        try await write { [self] db in
             let updated: [SQLiteRow]
             do {
                 updated = try await db.query(
@@ -460,7 +481,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
 
     public func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool {
         let key: [SQLiteData] = [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(localID)]
-        return try await write { db in
+        return try await write { [self] db in
             _ = try await db.query(
                 "DELETE FROM refresh_tokens WHERE project_id = ? AND tenant_id = ? AND local_id = ?", key)
             _ = try await db.query(
@@ -472,7 +493,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     }
 
     public func deleteAllUsers(projectID: String) async throws -> Int {
-        try await write { db in
+        try await write { [self] db in
             _ = try await db.query("DELETE FROM refresh_tokens WHERE project_id = ?", [.text(projectID)])
             _ = try await db.query("DELETE FROM user_identities WHERE project_id = ?", [.text(projectID)])
             return try await db.query("DELETE FROM users WHERE project_id = ? RETURNING local_id", [.text(projectID)])
@@ -486,7 +507,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
         try await read("SELECT data FROM refresh_tokens WHERE token_digest = ? AND project_id = ?",
                        [.text(digest), .text(projectID)]).first
-            .map { try RecordCoding.decode(RefreshTokenRecord.self, from: $0.column("data")?.string ?? "") }
+            .map { try codec.decode(RefreshTokenRecord.self, from: $0.column("data")?.string ?? "") }
     }
 
     // MARK: Action codes and outbox
@@ -496,8 +517,8 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     public func insertPending(_ record: PendingRecord, now: Date) async throws {
         let binds: [SQLiteData] = [.text(record.digest), .text(record.projectID),
                                    .integer(Int(record.expiresAt.epochMilliseconds)), .integer(record.attempts),
-                                   .text(try RecordCoding.encode(record))]
-        try await write { db in
+                                   .text(try codec.encode(record))]
+        try await write { [self] db in
             _ = try await db.query("DELETE FROM pending_secrets WHERE expires_at <= ?", [.integer(Int(now.epochMilliseconds))])
             let inserted = try await db.query("""
                 INSERT INTO pending_secrets (digest, project_id, expires_at, attempts, data) VALUES (?, ?, ?, ?, ?)
@@ -511,34 +532,34 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
         try await read(
             "SELECT attempts, data FROM pending_secrets WHERE digest = ? AND project_id = ? AND expires_at > ?",
             [.text(digest), .text(projectID), .integer(Int(now.epochMilliseconds))]
-        ).first.map(Self.pendingRecord)
+        ).first.map(pendingRecord)
     }
 
     public func consumePending(projectID: String, digest: String) async throws -> PendingRecord? {
-        try await write { db in
+        try await write { [self] db in
             try await db.query("DELETE FROM pending_secrets WHERE digest = ? AND project_id = ? RETURNING attempts, data",
-                               [.text(digest), .text(projectID)]).first.map(Self.pendingRecord)
+                               [.text(digest), .text(projectID)]).first.map(pendingRecord)
         }
     }
 
     public func recordPendingAttempt(projectID: String, digest: String) async throws -> Int? {
-        try await write { db in
+        try await write { [self] db in
             try await db.query(
                 "UPDATE pending_secrets SET attempts = attempts + 1 WHERE digest = ? AND project_id = ? RETURNING attempts",
                 [.text(digest), .text(projectID)]).first?.column("attempts")?.integer
         }
     }
 
-    private static func pendingRecord(_ row: SQLiteRow) throws -> PendingRecord {
-        var record = try RecordCoding.decode(PendingRecord.self, from: row.column("data")?.string ?? "")
+    private func pendingRecord(_ row: SQLiteRow) throws -> PendingRecord {
+        var record = try codec.decode(PendingRecord.self, from: row.column("data")?.string ?? "")
         record.attempts = row.column("attempts")?.integer ?? record.attempts
         return record
     }
 
     public func insertActionCode(_ code: ActionCodeRecord) async throws {
         let binds: [SQLiteData] = [.text(code.codeDigest), .text(code.projectID),
-                                   .integer(Int(code.expiresAt.epochSeconds)), .text(try RecordCoding.encode(code))]
-        try await write { db in
+                                   .integer(Int(code.expiresAt.epochSeconds)), .text(try codec.encode(code))]
+        try await write { [self] db in
             _ = try await db.query(
                 "INSERT INTO action_codes (code_digest, project_id, expires_at, data) VALUES (?, ?, ?, ?)", binds)
         }
@@ -547,19 +568,19 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     public func actionCode(projectID: String, digest: String) async throws -> ActionCodeRecord? {
         try await read("SELECT data FROM action_codes WHERE code_digest = ? AND project_id = ?",
                        [.text(digest), .text(projectID)]).first
-            .map { try RecordCoding.decode(ActionCodeRecord.self, from: $0.column("data")?.string ?? "") }
+            .map { try codec.decode(ActionCodeRecord.self, from: $0.column("data")?.string ?? "") }
     }
 
     public func consumeActionCode(projectID: String, digest: String) async throws -> ActionCodeRecord? {
-        let row = try await write { db in
+        let row = try await write { [self] db in
             try await db.query("DELETE FROM action_codes WHERE code_digest = ? AND project_id = ? RETURNING data",
                                [.text(digest), .text(projectID)]).first?.column("data")?.string
         }
-        return try row.map { try RecordCoding.decode(ActionCodeRecord.self, from: $0) }
+        return try row.map { try codec.decode(ActionCodeRecord.self, from: $0) }
     }
 
     public func deleteActionCodes(projectID: String, tenantID: String?, localID: String) async throws -> Int {
-        try await write { db in
+        try await write { [self] db in
             try await db.query(
                 """
                 DELETE FROM action_codes WHERE project_id = ? AND json_extract(data, '$.localID') = ?
@@ -572,8 +593,8 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     public func enqueueOutboxMessage(_ message: OutboxMessage) async throws {
         let created = SQLiteData.integer(Int(message.createdAt.epochMilliseconds))
         let binds: [SQLiteData] = [.text(message.id), .text(message.projectID), created, created,
-                                   .text(try RecordCoding.encode(message))]
-        try await write { db in
+                                   .text(try codec.encode(message))]
+        try await write { [self] db in
             _ = try await db.query(
                 "INSERT INTO outbox (id, project_id, created_at, next_attempt_at, data) VALUES (?, ?, ?, ?, ?)", binds)
         }
@@ -581,13 +602,13 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
 
     public func outboxMessages(projectID: String) async throws -> [OutboxMessage] {
         try await read("SELECT data FROM outbox WHERE project_id = ? ORDER BY created_at, rowid", [.text(projectID)])
-            .map { try RecordCoding.decode(OutboxMessage.self, from: $0.column("data")?.string ?? "") }
+            .map { try codec.decode(OutboxMessage.self, from: $0.column("data")?.string ?? "") }
     }
 
     public func claimOutboxMessages(dueAt now: Date, leaseUntil: Date, limit: Int) async throws -> [OutboxDelivery] {
         let binds: [SQLiteData] = [.integer(Int(leaseUntil.epochMilliseconds)), .integer(Int(now.epochMilliseconds)),
                                    .integer(limit)]
-        let rows = try await write { db in
+        let rows = try await write { [self] db in
             try await db.query("""
                 UPDATE outbox SET next_attempt_at = ? WHERE id IN (
                     SELECT id FROM outbox WHERE next_attempt_at <= ? ORDER BY next_attempt_at, rowid LIMIT ?)
@@ -595,13 +616,13 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
                 """, binds)
         }
         return try rows.map { row in
-            OutboxDelivery(message: try RecordCoding.decode(OutboxMessage.self, from: row.column("data")?.string ?? ""),
+            OutboxDelivery(message: try codec.decode(OutboxMessage.self, from: row.column("data")?.string ?? ""),
                            attempts: row.column("attempts")?.integer ?? 0)
         }.sorted { $0.message.createdAt < $1.message.createdAt }
     }
 
     public func deleteOutboxMessage(id: String) async throws {
-        try await write { db in
+        try await write { [self] db in
             _ = try await db.query("DELETE FROM outbox WHERE id = ?", [.text(id)])  // secure_delete zeroes the row
         }
         // The log still holds the page as it was, code and all: copy the zeroed page home and empty the log. When the
@@ -612,7 +633,7 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
     public func rescheduleOutboxMessage(id: String, attempts: Int, nextAttemptAt: Date?, lastError: String) async throws {
         let next: SQLiteData = nextAttemptAt.map { .integer(Int($0.epochMilliseconds)) } ?? .null
         let binds: [SQLiteData] = [.integer(attempts), next, .text(lastError), next, .text(id)]
-        try await write { db in
+        try await write { [self] db in
             _ = try await db.query("""
                 UPDATE outbox SET attempts = ?, next_attempt_at = ?, last_error = ?,
                     data = CASE WHEN ? IS NULL THEN json_set(data, '$.code', '', '$.link', '') ELSE data END
@@ -623,17 +644,17 @@ public final class SQLiteStore: IdentityStore, @unchecked Sendable {
 
     // MARK: Rows
 
-    private static func user(_ row: SQLiteRow) throws -> UserRecord {
-        try RecordCoding.decode(UserRecord.self, from: row.column("data")?.string ?? "")
+    private func decodeUser(_ row: SQLiteRow) throws -> UserRecord {
+        try codec.decode(UserRecord.self, from: row.column("data")?.string ?? "")
     }
 
-    private static func userColumns(_ user: UserRecord, uniqueEmail: Bool) throws -> [SQLiteData] {
+    private func userColumns(_ user: UserRecord, uniqueEmail: Bool) throws -> [SQLiteData] {
         [
             .text(user.projectID), .text(RecordCoding.tenantColumn(user.tenantID)), .text(user.localID),
             user.normalizedEmail.map(SQLiteData.text) ?? .null,
             RecordCoding.uniqueEmailColumn(user, uniqueEmail: uniqueEmail).map(SQLiteData.text) ?? .null,
             user.phoneNumber.map(SQLiteData.text) ?? .null,
-            .integer(Int(user.createdAt.epochMilliseconds)), .text(try RecordCoding.encode(user)),
+            .integer(Int(user.createdAt.epochMilliseconds)), .text(try codec.encode(user)),
         ]
     }
 }
@@ -663,7 +684,7 @@ extension SQLiteStore {
             SELECT data, attempts, next_attempt_at, last_error FROM outbox WHERE project_id = ?
             ORDER BY created_at, rowid LIMIT ?
             """, [.text(projectID), .integer(max(0, limit))]).map { row in
-            OutboxStatus(message: try RecordCoding.decode(OutboxMessage.self, from: row.column("data")?.string ?? ""),
+            OutboxStatus(message: try codec.decode(OutboxMessage.self, from: row.column("data")?.string ?? ""),
                          attempts: row.column("attempts")?.integer ?? 0,
                          nextAttemptAt: row.column("next_attempt_at")?.integer.map { Date(timeIntervalSince1970: Double($0) / 1000) },
                          lastError: row.column("last_error")?.string.flatMap { $0.isEmpty ? nil : $0 })
@@ -718,12 +739,12 @@ extension SQLiteStore {
         binds.append(.integer(query.limit))
         return try await read("SELECT data FROM audit_events WHERE " + conditions.joined(separator: " AND ")
                               + " ORDER BY at_micros DESC, id DESC LIMIT ?", binds)
-            .map { try RecordCoding.decode(AuditEvent.self, from: $0.column("data")?.string ?? "") }
+            .map { try codec.decode(AuditEvent.self, from: $0.column("data")?.string ?? "") }
     }
 
     public func purge(_ housekeeping: Housekeeping) async throws -> HousekeepingReport {
         let now = housekeeping.now
-        return try await write { db in
+        return try await write { [self] db in
             var report = HousekeepingReport()
             // Refresh tokens their user revoked (created a second or more before validSince), or whose user is gone.
             report.refreshTokens = try await db.query("""
@@ -769,6 +790,11 @@ extension SQLiteStore {
                 || error.message.localizedCaseInsensitiveContains("database or disk is full")
         }
     }
+
+    /// A file needs no reconnecting.
+    public func reconnect() async {}
+    /// A local file answers or fails at once.
+    public var needsDeadline: Bool { false }
 
     public func failureSparesReads(_ error: any Error) -> Bool {
         guard let error = error as? SQLiteError else { return false }

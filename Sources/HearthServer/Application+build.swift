@@ -22,7 +22,7 @@ public func buildApplication(
     sms: (any SMSSender)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let store = resilient(store, configuration: configuration, logger: logger)
+    guardOutages(of: store, configuration: configuration, logger: logger)
     let mail = try makeOutboxWorker(configuration: configuration, store: store, clock: clock, logger: logger,
                                     pollInterval: mailPollInterval)
     let provider: (any SMSSender)? = configuration.isEmulator ? nil : configuration.sms.map {
@@ -95,10 +95,10 @@ public func buildApplication(
         logger: logger)
 }
 
-/// The store behind a circuit: outages answer 503 at once and are logged once, with what to check; recovery is
+/// Configures the store's circuit: outages answer 503 at once and are logged once, with what to check; recovery is
 /// logged with how long it took. With metrics on, every call's latency is recorded by operation.
-func resilient(_ store: any IdentityStore, configuration: ServerConfiguration, logger: Logger) -> ResilientStore {
-    if let already = store as? ResilientStore { return already }
+func guardOutages(of store: any IdentityStore, configuration: ServerConfiguration, logger: Logger) {
+    guard let circuit = store.circuit else { return }  // the in-memory store has no outages
     @Sendable func measure(_ operation: String, _ duration: Duration, _ failed: Bool) {
         let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
         Timer(label: "hearth_store_duration_seconds", dimensions: [("operation", operation)], preferredDisplayUnit: .seconds)
@@ -106,7 +106,7 @@ func resilient(_ store: any IdentityStore, configuration: ServerConfiguration, l
         if failed { Counter(label: "hearth_store_errors_total", dimensions: [("operation", operation)]).increment() }
     }
     let onCall: (@Sendable (String, Duration, Bool) -> Void)? = configuration.observability.metricsEnabled ? measure : nil
-    return ResilientStore(store, timeout: configuration.storeTimeout, onCall: onCall) { event in
+    circuit.configure(timeout: configuration.storeTimeout, onCall: onCall) { event in
         switch event {
         case .unavailable(let reason):
             Gauge(label: "hearth_store_available").record(0)

@@ -93,18 +93,29 @@ public final class Browser: @unchecked Sendable {
     }
 
     public func attribute(_ name: String, of selector: String) async throws -> String? {
-        let element = try await find(selector, timeout: 10)
-        return try await command("GET", "element/\(element)/attribute/\(name)") as? String
+        try await onElement(selector) { try await command("GET", "element/\($0)/attribute/\(name)") as? String }
     }
 
     public func type(_ text: String, into selector: String) async throws {
-        let element = try await find(selector, timeout: 10)
-        _ = try await command("POST", "element/\(element)/value", ["text": text])
+        try await onElement(selector) { _ = try await command("POST", "element/\($0)/value", ["text": text]) }
     }
 
     public func click(_ selector: String) async throws {
-        let element = try await find(selector, timeout: 10)
-        _ = try await command("POST", "element/\(element)/click", [:])
+        try await onElement(selector) { _ = try await command("POST", "element/\($0)/click", [:]) }
+    }
+
+    /// Finds `selector` and acts on it; an element the page replaced in between (a re-render: WebDriver's "stale
+    /// element reference") is found again, for up to 10 s, so a slow machine's timing cannot fail a step.
+    private func onElement<T>(_ selector: String, _ act: (String) async throws -> T) async throws -> T {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let element = try await find(selector, timeout: 10)
+            do {
+                return try await act(element)
+            } catch let error as BrowserError where error.description.contains("stale element") && Date() < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
     }
 
     /// Runs `script` (a function body; `arguments` holds `args`) in the page and returns its JSON result.

@@ -141,3 +141,48 @@ public struct Migration: Sendable {
         self.statements = statements
     }
 }
+
+/// A record with secrets to seal at rest: private keys, TOTP secrets, pending sign-in secrets.
+protocol HoldsSecrets: Codable {
+    /// Each secret field through `transform` (value, context), the context binding it to its record and field.
+    func mapSecrets(_ transform: (String, String) throws -> String) rethrows -> Self
+}
+
+/// How a SQL store turns records into its JSON column and back: ``RecordCoding``, with the secrets of the records
+/// that hold any sealed on the way in and opened on the way out (``SecretSealer``). Only those records pay for it;
+/// without a sealer, values pass as they are, and a sealed one is an error that says what to set. Values from
+/// before encryption are read as they are, and sealed at their next write (`hearth store encrypt` writes them all).
+///
+/// ```swift
+/// let codec = RecordCodec(sealer: try SecretSealer(key: key))
+/// let json = try codec.encode(user)                 // its TOTP secrets sealed
+/// let back = try codec.decode(UserRecord.self, from: json)
+/// ```
+public struct RecordCodec: Sendable {
+    public let sealer: SecretSealer?
+
+    public init(sealer: SecretSealer? = nil) {
+        self.sealer = sealer
+    }
+
+    public func encode(_ value: some Encodable) throws -> String {
+        if let sealer, let record = value as? any HoldsSecrets {
+            return try RecordCoding.encode(record.mapSecrets { sealer.seal($0, context: $1) })
+        }
+        return try RecordCoding.encode(value)
+    }
+
+    public func decode<T: Decodable>(_ type: T.Type, from json: String) throws -> T {
+        let value = try RecordCoding.decode(type, from: json)
+        guard let record = value as? any HoldsSecrets else { return value }
+        return try record.mapSecrets(open) as! T
+    }
+
+    private func open(_ value: String, _ context: String) throws -> String {
+        guard let sealer else {
+            if SecretSealer.isSealed(value) { throw SealingError.noKey }
+            return value
+        }
+        return try sealer.unseal(value, context: context)
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Synchronization
+
+/// What a ``StoreCircuit`` needs to know of the database behind a store.
+public protocol StoreConnection: Sendable {
+    /// Whether `error` (thrown by the store) means the database cannot be reached or written (down, disk full), as
+    /// opposed to a fault in the request: the circuit answers those with ``StoreError/unavailable(_:)``.
+    func isUnavailable(_ error: any Error) -> Bool
+    /// Whether an unavailability leaves reads working (a full or read-only disk: the data is there, it cannot
+    /// grow), so the circuit keeps serving reads (lookups, token checks) while it refuses writes.
+    func failureSparesReads(_ error: any Error) -> Bool
+    /// Drops connections and starts afresh (a pool that backs off after an outage would otherwise stay away long
+    /// after the database is back).
+    func reconnect() async
+    /// Whether calls can hang (a network database) and need a deadline; a local file answers or fails at once.
+    var needsDeadline: Bool { get }
+}
+
+extension StoreConnection {
+    /// A database that is down is down for reads too.
+    public func failureSparesReads(_ error: any Error) -> Bool { false }
+}
+
+/// Every call a SQL store makes to its database passes here, so an outage gets a fast, clear answer and recovery
+/// is immediate, for every store method alike (no method is wrapped one by one):
+///
+/// - a call that the database cannot serve (``StoreConnection/isUnavailable(_:)``), or that a network database
+///   has not answered within the configured timeout, throws ``StoreError/unavailable(_:)`` (the server answers
+///   503 `UNAVAILABLE`);
+/// - then the circuit opens: for `probeInterval` every call fails at once instead of queueing behind a dead
+///   connection, and the store is asked to ``StoreConnection/reconnect()``;
+/// - after that one call at a time goes through as a probe; the first that succeeds closes the circuit.
+///
+/// ```swift
+/// store.circuit?.configure(timeout: .seconds(5), onEvent: { event in print(event) })
+/// ```
+public final class StoreCircuit: Sendable {
+    /// A change of the circuit, for the server's log and metrics.
+    public enum Event: Sendable, Equatable {
+        case unavailable(reason: String)
+        case recovered(after: Duration)
+    }
+
+    /// Set by the server once; read by every call.
+    public struct Settings: Sendable {
+        /// Applies only to connections whose calls can hang (``StoreConnection/needsDeadline``).
+        public var timeout: Duration?
+        public var probeInterval: Duration = .milliseconds(500)
+        /// Per-call latency, for metrics: operation, duration, whether it failed.
+        public var onCall: (@Sendable (String, Duration, Bool) -> Void)?
+        public var onEvent: @Sendable (Event) -> Void = { _ in }
+    }
+
+    private let settings = Mutex(Settings())
+    private let state = Mutex(Circuit())
+    /// Whether the circuit is open: read without the lock on every call, so a healthy store costs one atomic load.
+    private let open = Atomic<Bool>(false)
+
+    private struct Circuit {
+        /// While set, calls fail at once until this instant; then one probe goes through.
+        var openUntil: ContinuousClock.Instant?
+        var openedAt: ContinuousClock.Instant?
+        var reason = ""
+        /// The store cannot write but can read (a full disk): reads go through while the circuit is open.
+        var readsServed = false
+    }
+
+    public init() {}
+
+    public func configure(timeout: Duration?, probeInterval: Duration = .milliseconds(500),
+                          onCall: (@Sendable (String, Duration, Bool) -> Void)? = nil,
+                          onEvent: @escaping @Sendable (Event) -> Void = { _ in }) {
+        settings.withLock { $0 = Settings(timeout: timeout, probeInterval: probeInterval, onCall: onCall, onEvent: onEvent) }
+    }
+
+    /// A metric label for a store method: its name, and for the user lookups the key it looks up by
+    /// (`user(projectID:tenantID:email:)` reads `user.email`).
+    static func label(_ function: String) -> String {
+        guard let open = function.firstIndex(of: "(") else { return function }
+        let name = String(function[..<open])
+        guard name == "user" || name == "users" else { return name }
+        let labels = function[function.index(after: open)...].split(separator: ":").map(String.init)
+        let key = labels.last(where: { !["projectID", "tenantID", "limit", ")"].contains($0) }) ?? ""
+        return key.isEmpty ? name : name + "." + key
+    }
+
+    /// Runs one database call through the circuit.
+    public func call<T: Sendable>(_ function: String, isRead: Bool, on connection: some StoreConnection,
+                                  _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let settings = settings.withLock { $0 }
+        let now = settings.onCall == nil ? nil : ContinuousClock.now
+        func report(_ failed: Bool) {
+            if let now { settings.onCall?(Self.label(function), ContinuousClock.now - now, failed) }
+        }
+        if open.load(ordering: .relaxed) {
+            let instant = ContinuousClock.now
+            let refused: String? = state.withLock { circuit in
+                guard let until = circuit.openUntil else { return nil }
+                if isRead, circuit.readsServed { return nil }  // a full disk still reads
+                if instant < until { return circuit.reason }
+                circuit.openUntil = instant + settings.probeInterval  // this call probes; others keep failing fast
+                return nil
+            }
+            if let refused { throw StoreError.unavailable(refused) }
+        }
+        let timeout = connection.needsDeadline ? settings.timeout : nil
+        do {
+            let value: T
+            if let timeout { value = try await withDeadline(timeout, body) } else { value = try await body() }
+            report(false)
+            if open.load(ordering: .relaxed) { closeCircuit(byRead: isRead, settings) }
+            return value
+        } catch let error as StoreError {
+            report(true)
+            if case .unavailable(let reason) = error { await openCircuit(reason, sparesReads: false, connection, settings) }
+            throw error
+        } catch is DeadlineExceeded {
+            report(true)
+            let reason = "no answer within \(timeout ?? .zero)"
+            await openCircuit(reason, sparesReads: false, connection, settings)
+            throw StoreError.unavailable(reason)
+        } catch where connection.isUnavailable(error) {
+            report(true)
+            let reason = String(describing: error)
+            await openCircuit(reason, sparesReads: !isRead && connection.failureSparesReads(error), connection, settings)
+            throw StoreError.unavailable(reason)
+        } catch {
+            report(true)
+            // The database answered, with an error of the request's own.
+            if open.load(ordering: .relaxed) { closeCircuit(byRead: isRead, settings) }
+            throw error
+        }
+    }
+
+    private func openCircuit(_ reason: String, sparesReads: Bool, _ connection: some StoreConnection,
+                             _ settings: Settings) async {
+        let now = ContinuousClock.now
+        let opened = state.withLock { circuit in
+            let first = circuit.openedAt == nil
+            circuit.readsServed = first ? sparesReads : circuit.readsServed && sparesReads
+            circuit.openedAt = circuit.openedAt ?? now
+            circuit.openUntil = now + settings.probeInterval
+            circuit.reason = reason
+            return first
+        }
+        open.store(true, ordering: .relaxed)
+        if opened { settings.onEvent(.unavailable(reason: reason)) }
+        await connection.reconnect()
+    }
+
+    /// A read that succeeded proves nothing while only writes fail: then only a write closes the circuit.
+    private func closeCircuit(byRead: Bool, _ settings: Settings) {
+        let since: ContinuousClock.Instant? = state.withLock { circuit in
+            guard let opened = circuit.openedAt, !(byRead && circuit.readsServed) else { return nil }
+            circuit = Circuit()
+            open.store(false, ordering: .relaxed)
+            return opened
+        }
+        if let since { settings.onEvent(.recovered(after: ContinuousClock.now - since)) }
+    }
+}
