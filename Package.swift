@@ -62,12 +62,14 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // Identity Toolkit JSON shapes. Foundation only: shared by the server and the SDKs.
         .target(name: "HearthWire", swiftSettings: swiftSettings),
+        // The SQL schema and its runner, written once for both SQL stores (dialect differences as data).
+        .target(name: "HearthSchema", swiftSettings: swiftSettings),
         .target(name: "HearthSQLite", dependencies: [
-            "HearthCore", server("SQLiteNIO", "sqlite-nio"),
+            "HearthCore", "HearthSchema", server("SQLiteNIO", "sqlite-nio"),
             server("NIOConcurrencyHelpers", "swift-nio"),
         ], swiftSettings: swiftSettings),
         .target(name: "HearthPostgres", dependencies: [
-            "HearthCore", server("PostgresNIO", "postgres-nio"),
+            "HearthCore", "HearthSchema", server("PostgresNIO", "postgres-nio"),
             server("NIOSSL", "swift-nio-ssl"),
         ], swiftSettings: swiftSettings),
         // The storage contract suite, a library linked only by test targets.
@@ -162,10 +164,11 @@ let package = Package(
             server("HTTPTypes", "swift-http-types"),
         ]),
         .testTarget(name: "HearthSQLiteTests", dependencies: [
-            "HearthSQLite", "HearthStoreContract", server("SQLiteNIO", "sqlite-nio"),
-        ]),
+            "HearthSQLite", "HearthSchema", "HearthStoreContract", server("SQLiteNIO", "sqlite-nio"),
+        ], exclude: ["Fixtures"]),
         .testTarget(name: "HearthPostgresTests", dependencies: [
-            "HearthPostgres", "HearthStoreContract", "HearthPostgresTestSupport", server("PostgresNIO", "postgres-nio"),
+            "HearthPostgres", "HearthSchema", "HearthStoreContract", "HearthPostgresTestSupport",
+            server("PostgresNIO", "postgres-nio"),
         ]),
         .testTarget(name: "HearthEndToEndTests", dependencies: [
             "HearthServer", "HearthSQLite", "HearthPostgres", "HearthCore", "HearthMail", "HearthTestSupport",

@@ -2,7 +2,8 @@
 # Checks the dependency rules of DESIGN.md from the import lines of every target. Exits 1 on a violation.
 #   HearthCore   imports no other Hearth target, no NIO, HTTP or database driver.
 #   HearthWire   imports Foundation only.
-#   backends     import HearthCore only (never each other, the server or the wire types).
+#   HearthSchema imports Foundation only.
+#   backends     import HearthCore and HearthSchema only (never each other, the server or the wire types).
 #   HearthMail   imports HearthCore, Mustache and NIO only.
 #   HearthServer never imports a backend or a driver.
 #   HearthStoreContract imports HearthCore only.
@@ -37,10 +38,11 @@ platform="Foundation FoundationEssentials Glibc Darwin Dispatch Synchronization"
 allow Sources/HearthCore "HearthCore imports no other Hearth target and no NIO/HTTP/driver" \
   $platform Crypto CryptoExtras X509 SwiftASN1
 allow Sources/HearthWire "HearthWire imports Foundation only" $platform
+allow Sources/HearthSchema "the schema imports Foundation only" $platform
 allow Sources/HearthSQLite "a backend imports HearthCore and its driver only" \
-  $platform HearthCore SQLiteNIO NIOCore NIOPosix NIOConcurrencyHelpers Logging
+  $platform HearthCore HearthSchema SQLiteNIO NIOCore NIOPosix NIOConcurrencyHelpers Logging
 allow Sources/HearthPostgres "a backend imports HearthCore and its driver only" \
-  $platform HearthCore PostgresNIO NIOSSL NIOCore Logging
+  $platform HearthCore HearthSchema PostgresNIO NIOSSL NIOCore Logging
 allow Sources/HearthStoreContract "the contract suite imports HearthCore only" $platform HearthCore
 allow Sources/HearthMail "mail imports HearthCore, templates and NIO only (no backend, no server)" \
   $platform HearthCore Mustache NIOCore NIOPosix NIOSSL Logging

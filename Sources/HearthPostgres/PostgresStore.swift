@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthSchema
 import Logging
 import NIOSSL
 import PostgresNIO
@@ -95,24 +96,7 @@ public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sen
     }
 
     public func migrate() async throws {
-        try await run(
-            "CREATE TABLE IF NOT EXISTS hearth_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)",
-            logger: logger)
-        for migration in Self.migrations {
-            try await transaction { [self] db in
-                // Serializes concurrent starts of several instances on the same database.
-                try await db.query("LOCK TABLE hearth_migrations IN EXCLUSIVE MODE", logger: logger)
-                let done = try await db.query("SELECT 1 FROM hearth_migrations WHERE id = \(migration.id)",
-                                              logger: logger).collect()
-                guard done.isEmpty else { return }
-                for statement in migration.statements {
-                    try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                }
-                let now = Date().epochSeconds
-                try await db.query("INSERT INTO hearth_migrations (id, applied_at) VALUES (\(migration.id), \(now))",
-                                   logger: logger)
-            }
-        }
+        try await MigrationRunner(dialect: .postgres).migrate(PostgresMigrations(store: self))
     }
 
     /// Ids of the migrations recorded in the database.
@@ -124,51 +108,6 @@ public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sen
         }
         return ids
     }
-
-    static let migrations: [Migration] = [
-        Migration(id: "0001_initial", statements: [
-            "CREATE TABLE projects (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
-            """
-            CREATE TABLE users (
-                project_id TEXT NOT NULL, tenant_id TEXT NOT NULL, local_id TEXT NOT NULL,
-                email TEXT, email_unique TEXT, phone_number TEXT, created_at BIGINT NOT NULL, data TEXT NOT NULL,
-                PRIMARY KEY (project_id, tenant_id, local_id))
-            """,
-            "CREATE UNIQUE INDEX users_email_unique ON users (project_id, tenant_id, email_unique)",
-            "CREATE INDEX users_email ON users (project_id, tenant_id, email, created_at)",
-            """
-            CREATE TABLE refresh_tokens (
-                token_digest TEXT PRIMARY KEY, project_id TEXT NOT NULL, tenant_id TEXT NOT NULL,
-                local_id TEXT NOT NULL, data TEXT NOT NULL)
-            """,
-            "CREATE INDEX refresh_tokens_user ON refresh_tokens (project_id, tenant_id, local_id)",
-        ]),
-        Migration(id: "0002_action_codes_outbox", statements: SharedSchema.actionCodesAndOutbox),
-        Migration(id: "0003_outbox_delivery", statements: SharedSchema.outboxDelivery),
-        Migration(id: "0004_phone_assertions", statements: SharedSchema.phoneAndAssertions),
-        Migration(id: "0005_pending_secrets", statements: SharedSchema.pendingSecrets),
-        Migration(id: "0006_user_identities", statements: SharedSchema.identities + [
-            // Backfill from the accounts' JSON; a duplicate (possible before this table) keeps the first.
-            """
-            INSERT INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id)
-            SELECT u.project_id, u.tenant_id, p ->> 'providerID', p ->> 'rawID', u.local_id
-            FROM users AS u, jsonb_array_elements(u.data::jsonb -> 'providers') AS p
-            ORDER BY u.created_at, u.local_id
-            ON CONFLICT DO NOTHING
-            """,
-        ]),
-        Migration(id: "0007_operations", statements: SharedSchema.operations),
-        Migration(id: "0008_identity_emails", statements: SharedSchema.identityEmails + [
-            """
-            UPDATE user_identities AS i SET email = lower(p ->> 'email')
-            FROM users AS u, jsonb_array_elements(u.data::jsonb -> 'providers') AS p
-            WHERE u.project_id = i.project_id AND u.tenant_id = i.tenant_id AND u.local_id = i.local_id
-              AND p ->> 'providerID' = i.provider_id AND p ->> 'rawID' = i.raw_id
-            """,
-        ]),
-        Migration(id: "0009_tenants", statements: SharedSchema.tenants),
-        Migration(id: "0010_users_by_creation", statements: SharedSchema.usersByCreation),
-    ]
 
     /// Runs `body` in a transaction and rethrows what `body` threw (postgres-nio wraps it).
     func transaction<T: Sendable>(function: String = #function,
@@ -228,6 +167,17 @@ public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sen
         return try await first(
             "SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id = \(localID)"
         ).map { try codec.decode(UserRecord.self, from: $0) }
+    }
+
+    public func users(projectID: String, tenantID: String?, localIDs: [String]) async throws -> [UserRecord] {
+        guard !localIDs.isEmpty else { return [] }
+        let tenant = RecordCoding.tenantColumn(tenantID)
+        var found: [UserRecord] = []
+        let rows = try await run("""
+            SELECT data FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id = ANY(\(localIDs))
+            """, logger: logger)
+        for try await data in rows.decode(String.self) { found.append(try codec.decode(UserRecord.self, from: data)) }
+        return found
     }
 
     public func users(projectID: String, tenantID: String?, after localID: String?, limit: Int) async throws -> [UserRecord] {
@@ -316,7 +266,7 @@ public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sen
         let key: String = switch query.sortBy {
         case .lastLoginAt: "(data::jsonb ->> 'lastLoginAt')::double precision"
         case .createdAt: "created_at"
-        default: SharedSchema.sortExpression(query.sortBy) { "(data::jsonb ->> '\($0)')" } + " COLLATE \"C\""
+        default: query.sortBy.sqlExpression { "(data::jsonb ->> '\($0)')" } + " COLLATE \"C\""
         }
         let direction = query.descending ? "DESC NULLS LAST" : "ASC NULLS FIRST"
         var count = 0
@@ -826,4 +776,28 @@ extension PostgresStore {
     }
 
     public var needsDeadline: Bool { true }
+}
+
+/// The PostgreSQL store as the schema runner's connection: each step in a transaction of its own.
+struct PostgresMigrations: MigrationConnection {
+    let store: PostgresStore
+
+    func execute(_ sql: String) async throws {
+        try await store.run(PostgresQuery(unsafeSQL: sql), logger: store.logger)
+    }
+
+    func transaction(_ body: @escaping @Sendable (any MigrationTransaction) async throws -> Void) async throws {
+        let logger = store.logger
+        try await store.transaction { db in try await body(Statements(db: db, logger: logger)) }
+    }
+
+    struct Statements: MigrationTransaction {
+        let db: PostgresConnection
+        let logger: Logger
+        func execute(_ sql: String, _ parameters: [String]) async throws -> Int {
+            var binds = PostgresBindings()
+            for parameter in parameters { binds.append(parameter) }
+            return try await db.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger).collect().count
+        }
+    }
 }

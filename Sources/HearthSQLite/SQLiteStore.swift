@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthSchema
 import Logging
 import NIOConcurrencyHelpers
 import NIOCore
@@ -144,67 +145,13 @@ public final class SQLiteStore: IdentityStore, StoreConnection, @unchecked Senda
     }
 
     public func migrate() async throws {
-        _ = try await writer.query(
-            "CREATE TABLE IF NOT EXISTS hearth_migrations (id TEXT PRIMARY KEY, applied_at INTEGER NOT NULL)")
-        for migration in Self.migrations {
-            try await write { [self] db in
-                let done = try await db.query("SELECT 1 FROM hearth_migrations WHERE id = ?", [.text(migration.id)])
-                guard done.isEmpty else { return }
-                for statement in migration.statements { _ = try await db.query(statement) }
-                _ = try await db.query("INSERT INTO hearth_migrations (id, applied_at) VALUES (?, ?)",
-                                       [.text(migration.id), .integer(Int(Date().epochSeconds))])
-            }
-        }
+        try await MigrationRunner(dialect: .sqlite).migrate(SQLiteMigrations(store: self))
     }
 
     /// Ids of the migrations recorded in the database, in order applied.
     public func appliedMigrations() async throws -> [String] {
         try await read("SELECT id FROM hearth_migrations ORDER BY applied_at, id").compactMap { $0.column("id")?.string }
     }
-
-    static let migrations: [Migration] = [
-        Migration(id: "0001_initial", statements: [
-            "CREATE TABLE projects (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
-            """
-            CREATE TABLE users (
-                project_id TEXT NOT NULL, tenant_id TEXT NOT NULL, local_id TEXT NOT NULL,
-                email TEXT, email_unique TEXT, phone_number TEXT, created_at INTEGER NOT NULL, data TEXT NOT NULL,
-                PRIMARY KEY (project_id, tenant_id, local_id))
-            """,
-            "CREATE UNIQUE INDEX users_email_unique ON users (project_id, tenant_id, email_unique)",
-            "CREATE INDEX users_email ON users (project_id, tenant_id, email, created_at)",
-            """
-            CREATE TABLE refresh_tokens (
-                token_digest TEXT PRIMARY KEY, project_id TEXT NOT NULL, tenant_id TEXT NOT NULL,
-                local_id TEXT NOT NULL, data TEXT NOT NULL)
-            """,
-            "CREATE INDEX refresh_tokens_user ON refresh_tokens (project_id, tenant_id, local_id)",
-        ]),
-        Migration(id: "0002_action_codes_outbox", statements: SharedSchema.actionCodesAndOutbox),
-        Migration(id: "0003_outbox_delivery", statements: SharedSchema.outboxDelivery),
-        Migration(id: "0004_phone_assertions", statements: SharedSchema.phoneAndAssertions),
-        Migration(id: "0005_pending_secrets", statements: SharedSchema.pendingSecrets),
-        Migration(id: "0006_user_identities", statements: SharedSchema.identities + [
-            // Backfill from the accounts' JSON; a duplicate (possible before this table) keeps the first.
-            """
-            INSERT OR IGNORE INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id)
-            SELECT u.project_id, u.tenant_id, json_extract(p.value, '$.providerID'), json_extract(p.value, '$.rawID'), u.local_id
-            FROM users AS u, json_each(u.data, '$.providers') AS p ORDER BY u.created_at, u.local_id
-            """,
-        ]),
-        Migration(id: "0007_operations", statements: SharedSchema.operations),
-        Migration(id: "0008_identity_emails", statements: SharedSchema.identityEmails + [
-            """
-            UPDATE user_identities SET email = (
-              SELECT lower(json_extract(p.value, '$.email')) FROM users AS u, json_each(u.data, '$.providers') AS p
-              WHERE u.project_id = user_identities.project_id AND u.tenant_id = user_identities.tenant_id
-                AND u.local_id = user_identities.local_id AND json_extract(p.value, '$.providerID') = user_identities.provider_id
-                AND json_extract(p.value, '$.rawID') = user_identities.raw_id)
-            """,
-        ]),
-        Migration(id: "0009_tenants", statements: SharedSchema.tenants),
-        Migration(id: "0010_users_by_creation", statements: SharedSchema.usersByCreation),
-    ]
 
     // MARK: Projects
 
@@ -247,6 +194,15 @@ public final class SQLiteStore: IdentityStore, StoreConnection, @unchecked Senda
             "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id = ?",
             [.text(projectID), .text(RecordCoding.tenantColumn(tenantID)), .text(localID)]
         ).first.map(decodeUser)
+    }
+
+    public func users(projectID: String, tenantID: String?, localIDs: [String]) async throws -> [UserRecord] {
+        guard !localIDs.isEmpty else { return [] }
+        return try await read(
+            "SELECT data FROM users WHERE project_id = ? AND tenant_id = ? AND local_id IN ("
+                + Array(repeating: "?", count: localIDs.count).joined(separator: ", ") + ")",
+            [.text(projectID), .text(RecordCoding.tenantColumn(tenantID))] + localIDs.map { .text($0) }
+        ).map(decodeUser)
     }
 
     public func users(projectID: String, tenantID: String?, after localID: String?, limit: Int) async throws -> [UserRecord] {
@@ -325,7 +281,7 @@ public final class SQLiteStore: IdentityStore, StoreConnection, @unchecked Senda
         case .localID(let id): condition += " AND local_id = ?"; binds.append(.text(id))
         case .phoneNumber(let phone): condition += " AND phone_number = ?"; binds.append(.text(phone))
         }
-        let key = SharedSchema.sortExpression(query.sortBy) { "json_extract(data, '$.\($0)')" }
+        let key = query.sortBy.sqlExpression { "json_extract(data, '$.\($0)')" }
         let direction = query.descending ? "DESC" : "ASC"
         let count = try await read("SELECT count(*) AS n FROM users WHERE \(condition)", binds)
             .first?.column("n")?.integer ?? 0
@@ -811,5 +767,25 @@ extension SQLiteStore {
     /// For fault tests; `nil` lifts the cap.
     public func limitPages(_ pages: Int?) async throws {
         _ = try await writer.query("PRAGMA max_page_count = \(pages ?? 1_073_741_823)")
+    }
+}
+
+/// The SQLite store as the schema runner's connection: statements on the writer, steps in its write transactions.
+struct SQLiteMigrations: MigrationConnection {
+    let store: SQLiteStore
+
+    func execute(_ sql: String) async throws {
+        _ = try await store.write { db in try await db.query(sql) }
+    }
+
+    func transaction(_ body: @escaping @Sendable (any MigrationTransaction) async throws -> Void) async throws {
+        try await store.write { db in try await body(Statements(db: db)) }
+    }
+
+    struct Statements: MigrationTransaction {
+        let db: SQLiteConnection
+        func execute(_ sql: String, _ parameters: [String]) async throws -> Int {
+            try await db.query(sql, parameters.map { .text($0) }).count
+        }
     }
 }

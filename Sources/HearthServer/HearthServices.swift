@@ -8,7 +8,7 @@ public struct HearthServices: Sendable {
     public let configuration: ServerConfiguration
     public let store: any IdentityStore
     public let projects: ProjectDirectory
-    public let accounts: AccountService
+    public let accounts: AccountContext
     public let logger: Logger
     public let limiter: RateLimiter
     /// Delivers the outbox over SMTP; `nil` in emulator mode (emails stay listed) and without an SMTP server.
@@ -80,7 +80,7 @@ public struct HearthServices: Sendable {
             hashParameters: hashParameters ?? { [isEmulator = configuration.isEmulator] in
                 isEmulator ? .generateForEmulator() : .generate()
             })
-        var accounts = AccountService(
+        var accounts = AccountContext(
             store: store, clock: clock, hashing: hashing,
             issuer: IDTokenIssuer(issuerPrefix: configuration.issuerPrefix),
             recentLoginWindow: configuration.recentLoginWindow, bcrypt: HummingbirdBcryptVerifier())

@@ -86,9 +86,9 @@ extension StoreContract {
                                              defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: true) },
                                              hashParameters: { .generate(memoryCost: 10) })
             let project = try await directory.contextCreatingIfNeeded(for: "p-budget")
-            var accounts = AccountService(store: store, clock: clock, hashing: InlineWorkRunner())
+            var accounts = AccountContext(store: store, clock: clock, hashing: InlineWorkRunner())
             accounts.audit = RowsOnly(clock: clock)
-            _ = try await accounts.signUp(in: project, email: "budget@example.com", password: "secret1")
+            _ = try await accounts.passwords.signUp(in: project, email: "budget@example.com", password: "secret1")
             clock.advance(by: 60)
             let limiter = RateLimiter(store: store, clock: clock)
             let rule = RateLimiter.Rule(limit: 10, window: 3600)
@@ -96,7 +96,7 @@ extension StoreContract {
             // As the route does it: both failed-sign-in limits (by account and by address), then the sign-in.
             let refused = try await limiter.firstRefused([("signin-failed-email:budget@example.com", rule),
                                                           ("signin-failed-address:192.0.2.1", rule)])
-            let signedIn = try await accounts.signInWithPassword(in: project, email: "budget@example.com",
+            let signedIn = try await accounts.passwords.signInWithPassword(in: project, email: "budget@example.com",
                                                                  password: "secret1").signedIn()
             let cost = counter.current
             try expect(refused == nil, "the limits allow it")
@@ -121,4 +121,17 @@ private struct RowsOnly: AuditTrail {
     }
     func committed(_ row: AuditEvent) {}
     func record(_ event: SecurityEvent) async {}
+}
+
+extension StoreContract {
+    /// Batch lookups.
+    public static let batches: [StoreCheck] = [
+        StoreCheck("users by several ids come back in one call, the missing ones left out") { store in
+            for id in ["a", "b", "c"] { try await store.insertUser(sampleUser(id, email: "\(id)@example.com"), uniqueEmail: true) }
+            try await store.insertUser(sampleUser("d", project: "p-two"), uniqueEmail: true)
+            let found = try await store.users(projectID: "p-one", tenantID: nil, localIDs: ["c", "missing", "a", "d"])
+            try expect(Set(found.map(\.localID)) == ["a", "c"], "found: \(found.map(\.localID))")
+            try expect(try await store.users(projectID: "p-one", tenantID: nil, localIDs: []).isEmpty, "none asked, none found")
+        },
+    ]
 }

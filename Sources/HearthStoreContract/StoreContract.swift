@@ -61,7 +61,7 @@ func expectThrows(_ expected: StoreError, _ body: () async throws -> Void, line:
 /// The checks, grouped as the protocol is.
 public enum StoreContract {
     public static var all: [StoreCheck] {
-        projects + users + paging + admin + refreshTokens + actionCodes + operations + races + tenants + unitOfWork
+        projects + users + paging + admin + refreshTokens + actionCodes + operations + races + tenants + unitOfWork + batches
     }
 
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000)

@@ -37,8 +37,8 @@ import Testing
         var code: String { lock.withLock { last?.code ?? "" } }
     }
 
-    func setUp(_ steps: Steps) async throws -> (AccountService, ProjectContext) {
-        var accounts = AccountService(store: store, clock: clock, hashing: InlineWorkRunner())
+    func setUp(_ steps: Steps) async throws -> (AccountContext, ProjectContext) {
+        var accounts = AccountContext(store: store, clock: clock, hashing: InlineWorkRunner())
         accounts.hooks = [steps]
         let directory = ProjectDirectory(
             store: store, clock: clock,
@@ -52,47 +52,47 @@ import Testing
     }
 
     /// One sign-in by each path; run twice, the first creates the account and the second signs in to it.
-    typealias Path = @Sendable (AccountService, ProjectContext, CapturedSMS) async throws -> Void
+    typealias Path = @Sendable (AccountContext, ProjectContext, CapturedSMS) async throws -> Void
 
     static let paths: [(name: String, path: Path, first: [String], again: [String])] = [
         ("email and password", { accounts, project, _ in
             do {
-                _ = try await accounts.signUp(in: project, email: "pw@example.com", password: "secret1")
+                _ = try await accounts.passwords.signUp(in: project, email: "pw@example.com", password: "secret1")
             } catch AuthFailure.emailExists {
-                _ = try await accounts.signInWithPassword(in: project, email: "pw@example.com", password: "secret1").signedIn()
+                _ = try await accounts.passwords.signInWithPassword(in: project, email: "pw@example.com", password: "secret1").signedIn()
             }
         }, ["create:password", "signIn:password:new"], ["signIn:password:existing"]),
-        ("anonymous", { accounts, project, _ in _ = try await accounts.signUp(in: project) },
+        ("anonymous", { accounts, project, _ in _ = try await accounts.passwords.signUp(in: project) },
          ["create:anonymous", "signIn:anonymous:new"], ["create:anonymous", "signIn:anonymous:new"]),
         ("identity provider", { accounts, project, _ in
-            _ = try await accounts.signInWithIdp(
+            _ = try await accounts.federated.signInWithIdp(
                 in: project, FederatedAssertion(providerID: "google.com", rawID: "g-1", email: "g@gmail.com", emailVerified: true),
                 idToken: nil, returnIdpCredential: false)
         }, ["create:federated", "signIn:google.com:new"], ["signIn:google.com:existing"]),
         ("Game Center", { accounts, project, _ in
-            _ = try await accounts.signInWithIdp(in: project, FederatedAssertion(providerID: "gc.apple.com", rawID: "G:1"),
+            _ = try await accounts.federated.signInWithIdp(in: project, FederatedAssertion(providerID: "gc.apple.com", rawID: "G:1"),
                                                  idToken: nil, returnIdpCredential: false)
         }, ["create:gameCenter", "signIn:gc.apple.com:new"], ["signIn:gc.apple.com:existing"]),
         ("phone", { accounts, project, sms in
-            let session = try await accounts.sendPhoneCode(to: "+15555550100", purpose: .signIn, in: project,
+            let session = try await accounts.phone.sendPhoneCode(to: "+15555550100", purpose: .signIn, in: project,
                                                            locale: nil, sender: sms)
-            _ = try await accounts.signInWithPhoneNumber(in: project, sessionInfo: session, code: sms.code,
+            _ = try await accounts.phone.signInWithPhoneNumber(in: project, sessionInfo: session, code: sms.code,
                                                          temporaryProof: nil, phoneNumber: nil, idToken: nil, operation: nil)
         }, ["create:phone", "signIn:phone:new"], ["signIn:phone:existing"]),
         ("email link", { accounts, project, _ in
-            let link = try #require(try await accounts.sendActionCode(
+            let link = try #require(try await accounts.actionCodes.sendActionCode(
                 in: project, ActionCodeRequest(type: .emailSignIn, email: "link@example.com"), links: Self.links,
                 authorizedDomains: []))
-            _ = try await accounts.signInWithEmailLink(in: project, email: "link@example.com", code: link.message.code).signedIn()
+            _ = try await accounts.actionCodes.signInWithEmailLink(in: project, email: "link@example.com", code: link.message.code).signedIn()
         }, ["create:emailLink", "signIn:password:new"], ["signIn:password:existing"]),
         ("custom token", { accounts, project, _ in
-            _ = try await accounts.signInWithCustomToken(in: project, token: #"{"uid":"ct-1"}"#, allowUnsigned: true).signedIn()
+            _ = try await accounts.customTokens.signInWithCustomToken(in: project, token: #"{"uid":"ct-1"}"#, allowUnsigned: true).signedIn()
         }, ["create:customToken", "signIn:custom:new"], ["signIn:custom:existing"]),
         ("admin create", { accounts, project, _ in
-            _ = try await accounts.adminCreate(in: project, AdminNewUser(email: "admin-made@example.com"))
+            _ = try await accounts.administration.adminCreate(in: project, AdminNewUser(email: "admin-made@example.com"))
         }, ["create:admin"], ["create:admin"]),
         ("import", { accounts, project, _ in
-            _ = try await accounts.importUsers(in: project, [ImportUser(localID: "imp-1", email: "imp@example.com")],
+            _ = try await accounts.importer.importUsers(in: project, [ImportUser(localID: "imp-1", email: "imp@example.com")],
                                                hashing: nil, allowOverwrite: true)
         }, ["create:import"], ["create:import"]),
     ]
@@ -124,10 +124,10 @@ import Testing
     @Test func aRefusedSignInStoresNoSession() async throws {
         let steps = Steps()
         let (accounts, project) = try await setUp(steps)
-        _ = try await accounts.signUp(in: project, email: "s@example.com", password: "secret1")
+        _ = try await accounts.passwords.signUp(in: project, email: "s@example.com", password: "secret1")
         steps.refuse = ["signIn"]
         await #expect(throws: AuthFailure.adminOnlyOperation) {
-            try await accounts.signInWithPassword(in: project, email: "s@example.com", password: "secret1").signedIn()
+            try await accounts.passwords.signInWithPassword(in: project, email: "s@example.com", password: "secret1").signedIn()
         }
         let stored = try #require(try await store.user(projectID: project.id, tenantID: nil, email: "s@example.com"))
         #expect(stored.lastLoginAt == clock.now(), "not stamped after the sign-up's")

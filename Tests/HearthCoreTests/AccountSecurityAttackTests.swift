@@ -9,7 +9,7 @@ import Testing
     let store = InMemoryStore()
     let gate = GatedRunner()
 
-    func service() -> AccountService { AccountService(store: store, clock: clock, hashing: gate) }
+    func service() -> AccountContext { AccountContext(store: store, clock: clock, hashing: gate) }
 
     func project(mfa: Bool = false) async throws -> ProjectContext {
         let directory = ProjectDirectory(
@@ -30,36 +30,36 @@ import Testing
     @Test func aSignInWithTheOldPasswordOverlappingAPasswordChangeDoesNotRevertIt() async throws {
         let accounts = service()
         let project = try await project()
-        let victim = try await accounts.signUp(in: project, email: "v@example.com", password: "old-pass")
+        let victim = try await accounts.passwords.signUp(in: project, email: "v@example.com", password: "old-pass")
         gate.arm()
-        let thief = Task { try await accounts.signInWithPassword(in: project, email: "v@example.com", password: "old-pass").signedIn() }
+        let thief = Task { try await accounts.passwords.signInWithPassword(in: project, email: "v@example.com", password: "old-pass").signedIn() }
         await gate.reached.wait()  // the thief's password is verified; its write is next
         clock.advance(by: 1)
-        let changed = try await accounts.updateAccount(in: project, idToken: victim.tokens.idToken,
+        let changed = try await accounts.updates.updateAccount(in: project, idToken: victim.tokens.idToken,
                                                        changes: AccountChanges(password: "new-pass"))
         await gate.release.open()
         await #expect(throws: AuthFailure.invalidPassword) { try await thief.value }
         await #expect(throws: AuthFailure.invalidPassword) {
-            try await accounts.signInWithPassword(in: project, email: "v@example.com", password: "old-pass").signedIn()
+            try await accounts.passwords.signInWithPassword(in: project, email: "v@example.com", password: "old-pass").signedIn()
         }
         await #expect(throws: AuthFailure.tokenExpired) {
-            try await accounts.refresh(in: project, refreshToken: victim.tokens.refreshToken)
+            try await accounts.sessions.refresh(in: project, refreshToken: victim.tokens.refreshToken)
         }
-        _ = try await accounts.refresh(in: project, refreshToken: changed.tokens!.refreshToken)
-        _ = try await accounts.signInWithPassword(in: project, email: "v@example.com", password: "new-pass").signedIn()
+        _ = try await accounts.sessions.refresh(in: project, refreshToken: changed.tokens!.refreshToken)
+        _ = try await accounts.passwords.signInWithPassword(in: project, email: "v@example.com", password: "new-pass").signedIn()
     }
 
     @Test func aSignInOverlappingAnAdminDisableDoesNotReEnableTheAccount() async throws {
         let accounts = service()
         let project = try await project()
-        let user = try await accounts.signUp(in: project, email: "d@example.com", password: "secret1")
+        let user = try await accounts.passwords.signUp(in: project, email: "d@example.com", password: "secret1")
         gate.arm()
-        let signIn = Task { try await accounts.signInWithPassword(in: project, email: "d@example.com", password: "secret1").signedIn() }
+        let signIn = Task { try await accounts.passwords.signInWithPassword(in: project, email: "d@example.com", password: "secret1").signedIn() }
         await gate.reached.wait()
         var changes = AdminChanges()
         changes.disabled = true
         changes.validSince = clock.now().epochSeconds
-        _ = try await accounts.adminUpdate(in: project, localID: user.user.localID, changes: changes)
+        _ = try await accounts.administration.adminUpdate(in: project, localID: user.user.localID, changes: changes)
         await gate.release.open()
         await #expect(throws: AuthFailure.userDisabled) { try await signIn.value }
         let stored = try #require(try await store.user(projectID: project.id, tenantID: nil, localID: user.user.localID))
@@ -71,14 +71,14 @@ import Testing
     @Test func aResetCodeSentBeforeAnEmailChangeCannotVerifyTheNewAddress() async throws {
         let accounts = service()
         let project = try await project()
-        let user = try await accounts.signUp(in: project, email: "mine@example.com", password: "secret1")
-        let reset = try #require(try await accounts.sendActionCode(
+        let user = try await accounts.passwords.signUp(in: project, email: "mine@example.com", password: "secret1")
+        let reset = try #require(try await accounts.actionCodes.sendActionCode(
             in: project, ActionCodeRequest(type: .passwordReset, email: "mine@example.com"), links: Self.links,
             authorizedDomains: ["example.com"]))
-        _ = try await accounts.updateAccount(in: project, idToken: user.tokens.idToken,
+        _ = try await accounts.updates.updateAccount(in: project, idToken: user.tokens.idToken,
                                              changes: AccountChanges(email: "someone-else@example.com"))
         await #expect(throws: AuthFailure.invalidOobCode) {
-            try await accounts.resetPassword(in: project, code: reset.message.code, newPassword: "taken-over")
+            try await accounts.actionCodes.resetPassword(in: project, code: reset.message.code, newPassword: "taken-over")
         }
         let stored = try #require(try await store.user(projectID: project.id, tenantID: nil, localID: user.user.localID))
         #expect(!stored.emailVerified, "the new, unproven address stays unverified")
@@ -87,57 +87,57 @@ import Testing
     @Test func aThiefChangingTheEmailTwiceCannotStrandTheOwnersRecoveryLink() async throws {
         let accounts = service()
         let project = try await project()
-        let owner = try await accounts.signUp(in: project, email: "owner@example.com", password: "secret1")
+        let owner = try await accounts.passwords.signUp(in: project, email: "owner@example.com", password: "secret1")
         var verified = AdminChanges()
         verified.emailVerified = true
-        _ = try await accounts.adminUpdate(in: project, localID: owner.user.localID, changes: verified)
-        let first = try await accounts.updateAccount(in: project, idToken: owner.tokens.idToken,
+        _ = try await accounts.administration.adminUpdate(in: project, localID: owner.user.localID, changes: verified)
+        let first = try await accounts.updates.updateAccount(in: project, idToken: owner.tokens.idToken,
                                                      changes: AccountChanges(email: "thief1@example.com"), links: Self.links)
         let recovery = try #require(first.recoveryNotice, "the verified owner@ is told")
-        _ = try await accounts.updateAccount(in: project, idToken: first.tokens!.idToken,
+        _ = try await accounts.updates.updateAccount(in: project, idToken: first.tokens!.idToken,
                                              changes: AccountChanges(email: "thief2@example.com"), links: Self.links)
-        let restored = try await accounts.applyActionCode(in: project, code: recovery.code)
+        let restored = try await accounts.actionCodes.applyActionCode(in: project, code: recovery.code)
         #expect(restored.user.email == "owner@example.com" && restored.user.emailVerified)
     }
 
     @Test func aStolenIDTokenCannotReplaceThePasswordThroughSignUp() async throws {
         let accounts = service()
         let project = try await project()
-        let victim = try await accounts.signUp(in: project, email: "s@example.com", password: "secret1")
+        let victim = try await accounts.passwords.signUp(in: project, email: "s@example.com", password: "secret1")
         await #expect(throws: AuthFailure.providerAlreadyLinked) {
-            try await accounts.signUp(in: project, email: "thief@example.com", password: "thief-pass",
+            try await accounts.passwords.signUp(in: project, email: "thief@example.com", password: "thief-pass",
                                       idToken: victim.tokens.idToken)
         }
-        let anonymous = try await accounts.signUp(in: project)
+        let anonymous = try await accounts.passwords.signUp(in: project)
         clock.advance(by: 400)  // the token is older than the recent-login window now
-        let aged = try await accounts.refresh(in: project, refreshToken: anonymous.tokens.refreshToken)
+        let aged = try await accounts.sessions.refresh(in: project, refreshToken: anonymous.tokens.refreshToken)
         await #expect(throws: AuthFailure.credentialTooOldLoginAgain) {
-            try await accounts.signUp(in: project, email: "new@example.com", password: "secret1", idToken: aged.tokens.idToken)
+            try await accounts.passwords.signUp(in: project, email: "new@example.com", password: "secret1", idToken: aged.tokens.idToken)
         }
         await #expect(throws: AuthFailure.credentialTooOldLoginAgain) {
-            try await accounts.signUp(in: project, idToken: aged.tokens.idToken)  // no session re-issued either
+            try await accounts.passwords.signUp(in: project, idToken: aged.tokens.idToken)  // no session re-issued either
         }
     }
 
     @Test func anAgedTokenCanChangeNoCredentialAnywhere() async throws {
         let accounts = service()
         let project = try await project(mfa: true)
-        let user = try await accounts.signUp(in: project, email: "aged@example.com", password: "secret1")
+        let user = try await accounts.passwords.signUp(in: project, email: "aged@example.com", password: "secret1")
         var verified = AdminChanges()
         verified.emailVerified = true
-        _ = try await accounts.adminUpdate(in: project, localID: user.user.localID, changes: verified)
+        _ = try await accounts.administration.adminUpdate(in: project, localID: user.user.localID, changes: verified)
         clock.advance(by: 400)
-        let token = try await accounts.refresh(in: project, refreshToken: user.tokens.refreshToken).tokens.idToken
+        let token = try await accounts.sessions.refresh(in: project, refreshToken: user.tokens.refreshToken).tokens.idToken
         let attempts: [(SensitiveChange, @Sendable () async throws -> Void)] = [
-            (.deleteAccount, { try await accounts.deleteAccount(in: project, idToken: token) }),
-            (.changeEmail, { _ = try await accounts.updateAccount(in: project, idToken: token, changes: AccountChanges(email: "x@example.com")) }),
-            (.changeEmail, { _ = try await accounts.sendActionCode(in: project, ActionCodeRequest(type: .verifyAndChangeEmail, idToken: token, newEmail: "x@example.com"), links: Self.links, authorizedDomains: []) }),
-            (.changePassword, { _ = try await accounts.updateAccount(in: project, idToken: token, changes: AccountChanges(password: "another1")) }),
-            (.linkCredential, { _ = try await accounts.signUp(in: project, email: "x@example.com", password: "secret1", idToken: token) }),
-            (.linkCredential, { _ = try await accounts.signInWithIdp(in: project, FederatedAssertion(providerID: "google.com", rawID: "g-1"), idToken: token, returnIdpCredential: false) }),
-            (.unlinkProvider, { _ = try await accounts.unlink(in: project, idToken: token, providers: ["password"]) }),
-            (.enrollSecondFactor, { _ = try await accounts.startTOTPEnrollment(in: project, idToken: token) }),
-            (.enrollSecondFactor, { _ = try await accounts.finalizeEnrollment(in: project, idToken: token, displayName: nil, phone: nil, totp: (sessionInfo: "x", code: "123456")) }),
+            (.deleteAccount, { try await accounts.sessions.deleteAccount(in: project, idToken: token) }),
+            (.changeEmail, { _ = try await accounts.updates.updateAccount(in: project, idToken: token, changes: AccountChanges(email: "x@example.com")) }),
+            (.changeEmail, { _ = try await accounts.actionCodes.sendActionCode(in: project, ActionCodeRequest(type: .verifyAndChangeEmail, idToken: token, newEmail: "x@example.com"), links: Self.links, authorizedDomains: []) }),
+            (.changePassword, { _ = try await accounts.updates.updateAccount(in: project, idToken: token, changes: AccountChanges(password: "another1")) }),
+            (.linkCredential, { _ = try await accounts.passwords.signUp(in: project, email: "x@example.com", password: "secret1", idToken: token) }),
+            (.linkCredential, { _ = try await accounts.federated.signInWithIdp(in: project, FederatedAssertion(providerID: "google.com", rawID: "g-1"), idToken: token, returnIdpCredential: false) }),
+            (.unlinkProvider, { _ = try await accounts.federated.unlink(in: project, idToken: token, providers: ["password"]) }),
+            (.enrollSecondFactor, { _ = try await accounts.secondFactors.startTOTPEnrollment(in: project, idToken: token) }),
+            (.enrollSecondFactor, { _ = try await accounts.secondFactors.finalizeEnrollment(in: project, idToken: token, displayName: nil, phone: nil, totp: (sessionInfo: "x", code: "123456")) }),
         ]
         for (change, attempt) in attempts {
             await #expect(throws: AuthFailure.credentialTooOldLoginAgain, "\(change)") { try await attempt() }
@@ -151,13 +151,13 @@ import Testing
     @Test func anIDTokenFromTheSecondOfARevocationIsRefused() async throws {
         let accounts = service()
         let project = try await project()
-        let user = try await accounts.signUp(in: project, email: "r@example.com", password: "secret1")
-        let sameSecond = try await accounts.refresh(in: project, refreshToken: user.tokens.refreshToken).tokens.idToken
+        let user = try await accounts.passwords.signUp(in: project, email: "r@example.com", password: "secret1")
+        let sameSecond = try await accounts.sessions.refresh(in: project, refreshToken: user.tokens.refreshToken).tokens.idToken
         clock.advance(by: 0.5)  // the password changes later in the same second
-        let changed = try await accounts.updateAccount(in: project, idToken: user.tokens.idToken,
+        let changed = try await accounts.updates.updateAccount(in: project, idToken: user.tokens.idToken,
                                                        changes: AccountChanges(password: "new-pass"))
-        await #expect(throws: AuthFailure.tokenExpired) { try await accounts.lookup(in: project, idToken: sameSecond) }
-        _ = try await accounts.lookup(in: project, idToken: changed.tokens!.idToken)  // the change's own tokens work
+        await #expect(throws: AuthFailure.tokenExpired) { try await accounts.sessions.lookup(in: project, idToken: sameSecond) }
+        _ = try await accounts.sessions.lookup(in: project, idToken: changed.tokens!.idToken)  // the change's own tokens work
         #expect(clock.now().epochSeconds == 1_700_000_001, "they are dated the next second")
     }
 
@@ -167,21 +167,21 @@ import Testing
     @Test func aSignInBetweenAChangesInstantAndItsWriteKeepsNoSession() async throws {
         let accounts = service()
         let project = try await project()
-        _ = try await accounts.signUp(in: project, email: "w@example.com", password: "old-pass")
+        _ = try await accounts.passwords.signUp(in: project, email: "w@example.com", password: "old-pass")
         let stored = try #require(try await store.user(projectID: project.id, tenantID: nil, email: "w@example.com"))
         let newHash = try PasswordHash.firebaseScrypt(password: "new-pass", parameters: project.record.hashConfig)
         let changedAt = clock.now()  // ….25: the change takes its instant, then its write waits on the database
         clock.advance(by: 1)         // the next second
-        let racing = try await accounts.signInWithPassword(in: project, email: "w@example.com", password: "old-pass").signedIn()
+        let racing = try await accounts.passwords.signInWithPassword(in: project, email: "w@example.com", password: "old-pass").signedIn()
         _ = try await accounts.modifyUser(stored, in: project, revokeRefreshTokens: true) { user in
             user.passwordHash = newHash
             user.passwordUpdatedAt = changedAt
             user.validSince = changedAt.epochSeconds
             user.tokensValidAfter = changedAt
         }
-        await #expect(throws: AuthFailure.tokenExpired) { try await accounts.lookup(in: project, idToken: racing.tokens.idToken) }
-        await #expect(throws: (any Error).self) { try await accounts.refresh(in: project, refreshToken: racing.tokens.refreshToken) }
-        _ = try await accounts.signInWithPassword(in: project, email: "w@example.com", password: "new-pass").signedIn()
+        await #expect(throws: AuthFailure.tokenExpired) { try await accounts.sessions.lookup(in: project, idToken: racing.tokens.idToken) }
+        await #expect(throws: (any Error).self) { try await accounts.sessions.refresh(in: project, refreshToken: racing.tokens.refreshToken) }
+        _ = try await accounts.passwords.signInWithPassword(in: project, email: "w@example.com", password: "new-pass").signedIn()
     }
 
     // MARK: 6. Pre-registered accounts
@@ -189,27 +189,27 @@ import Testing
     @Test func aPreRegisteredAccountLosesItsPasswordWhenTheOwnerSignsInByLink() async throws {
         let accounts = service()
         let project = try await project()
-        let squatter = try await accounts.signUp(in: project, email: "owner@example.com", password: "squatter1")
-        let link = try #require(try await accounts.sendActionCode(
+        let squatter = try await accounts.passwords.signUp(in: project, email: "owner@example.com", password: "squatter1")
+        let link = try #require(try await accounts.actionCodes.sendActionCode(
             in: project, ActionCodeRequest(type: .emailSignIn, email: "owner@example.com"), links: Self.links,
             authorizedDomains: []))
-        let owner = try await accounts.signInWithEmailLink(in: project, email: "owner@example.com", code: link.message.code).signedIn()
+        let owner = try await accounts.actionCodes.signInWithEmailLink(in: project, email: "owner@example.com", code: link.message.code).signedIn()
         #expect(owner.user.localID == squatter.user.localID && owner.user.emailVerified)
         await #expect(throws: AuthFailure.emailNotFound, "the squatter's password is gone") {
-            try await accounts.signInWithPassword(in: project, email: "owner@example.com", password: "squatter1").signedIn()
+            try await accounts.passwords.signInWithPassword(in: project, email: "owner@example.com", password: "squatter1").signedIn()
         }
         await #expect(throws: AuthFailure.tokenExpired) {
-            try await accounts.refresh(in: project, refreshToken: squatter.tokens.refreshToken)
+            try await accounts.sessions.refresh(in: project, refreshToken: squatter.tokens.refreshToken)
         }
     }
 
     @Test func anUntrustedProviderCannotClaimAnExistingAccountByEmail() async throws {
         let accounts = service()
         let project = try await project()
-        let victim = try await accounts.signUp(in: project, email: "victim@example.com", password: "secret1")
+        let victim = try await accounts.passwords.signUp(in: project, email: "victim@example.com", password: "secret1")
         let claim = FederatedAssertion(providerID: "oidc.attacker", rawID: "a-1", email: "victim@example.com",
                                        emailVerified: true)
-        let outcome = try await accounts.signInWithIdp(in: project, claim, idToken: nil, returnIdpCredential: false)
+        let outcome = try await accounts.federated.signInWithIdp(in: project, claim, idToken: nil, returnIdpCredential: false)
         guard case .needConfirmation = outcome else { Issue.record("signed in: \(outcome)"); return }
         let stored = try #require(try await store.user(projectID: project.id, tenantID: nil, localID: victim.user.localID))
         #expect(stored.providers.isEmpty && stored.passwordHash != nil)
@@ -229,7 +229,7 @@ import Testing
         for _ in 0..<MFAEnrollment.maximumFailures {  // a new pending credential for every guess
             let pending = try await pendingCredential(accounts, project)
             do {
-                _ = try await accounts.finalizeSecondFactor(in: project, pendingCredential: pending,
+                _ = try await accounts.secondFactors.finalizeSecondFactor(in: project, pendingCredential: pending,
                                                             proof: .totp(enrollmentID: user.enrollments[0].id, code: "000000"))
             } catch let failure as AuthFailure { refusals.append(failure) }
         }
@@ -240,7 +240,7 @@ import Testing
         let pending = try await pendingCredential(accounts, project)
         let right = TOTP.code(secret: secret, at: clock.now())
         await #expect(throws: AuthFailure.tooManyAttempts, "even the right code, while locked") {
-            try await accounts.finalizeSecondFactor(in: project, pendingCredential: pending,
+            try await accounts.secondFactors.finalizeSecondFactor(in: project, pendingCredential: pending,
                                                     proof: .totp(enrollmentID: user.enrollments[0].id, code: right))
         }
     }
@@ -257,7 +257,7 @@ import Testing
         let wins = await withTaskGroup(of: Bool.self) { group in
             for pending in pendings {
                 group.addTask {
-                    (try? await accounts.finalizeSecondFactor(in: project, pendingCredential: pending,
+                    (try? await accounts.secondFactors.finalizeSecondFactor(in: project, pendingCredential: pending,
                                                               proof: .totp(enrollmentID: id, code: code))) != nil
                 }
             }
@@ -269,14 +269,14 @@ import Testing
     @Test func enrollingAFactorEndsTheSessionsThatPredateIt() async throws {
         let accounts = service()
         let project = try await project(mfa: true)
-        let created = try await accounts.signUp(in: project, email: "mfa@example.com", password: "secret1")
-        let thief = try await accounts.signInWithPassword(in: project, email: "mfa@example.com", password: "secret1").signedIn()
+        let created = try await accounts.passwords.signUp(in: project, email: "mfa@example.com", password: "secret1")
+        let thief = try await accounts.passwords.signInWithPassword(in: project, email: "mfa@example.com", password: "secret1").signedIn()
         clock.advance(by: 5)
         _ = try await enrolledTOTPUser(accounts, project, signedUp: created)
         await #expect(throws: AuthFailure.tokenExpired) {
-            try await accounts.refresh(in: project, refreshToken: thief.tokens.refreshToken)
+            try await accounts.sessions.refresh(in: project, refreshToken: thief.tokens.refreshToken)
         }
-        await #expect(throws: AuthFailure.tokenExpired) { try await accounts.lookup(in: project, idToken: thief.tokens.idToken) }
+        await #expect(throws: AuthFailure.tokenExpired) { try await accounts.sessions.lookup(in: project, idToken: thief.tokens.idToken) }
     }
 
     @Test func withdrawingAFactorNeedsARecentSessionThatPassedIt() async throws {
@@ -285,13 +285,13 @@ import Testing
         let (user, secret) = try await enrolledTOTPUser(accounts, project)
         clock.advance(by: 60)
         let pending = try await pendingCredential(accounts, project)
-        let passed = try await accounts.finalizeSecondFactor(
+        let passed = try await accounts.secondFactors.finalizeSecondFactor(
             in: project, pendingCredential: pending,
             proof: .totp(enrollmentID: user.enrollments[0].id, code: TOTP.code(secret: secret, at: clock.now())))
         clock.advance(by: 400)
-        let aged = try await accounts.refresh(in: project, refreshToken: passed.tokens.refreshToken)
+        let aged = try await accounts.sessions.refresh(in: project, refreshToken: passed.tokens.refreshToken)
         await #expect(throws: AuthFailure.credentialTooOldLoginAgain, "an aged second-factor session") {
-            try await accounts.withdrawEnrollment(in: project, idToken: aged.tokens.idToken,
+            try await accounts.secondFactors.withdrawEnrollment(in: project, idToken: aged.tokens.idToken,
                                                   enrollmentID: user.enrollments[0].id)
         }
         // A password alone (say, phished) must not remove the factor: a token without the second factor.
@@ -299,7 +299,7 @@ import Testing
             for: user, session: SignInSession(signInProvider: "password", authTime: clock.now()), projectID: project.id,
             keys: project.keys, now: clock.now())
         await #expect(throws: AuthFailure.credentialTooOldLoginAgain) {
-            try await accounts.withdrawEnrollment(in: project, idToken: passwordOnly,
+            try await accounts.secondFactors.withdrawEnrollment(in: project, idToken: passwordOnly,
                                                   enrollmentID: user.enrollments[0].id)
         }
     }
@@ -311,41 +311,41 @@ import Testing
         let project = try await project()
         for email in ["\u{0}victim@example.com", "victim@example.com\u{0}", "vic\u{7}tim@example.com", "a\u{85}@example.com"] {
             await #expect(throws: AuthFailure.invalidEmail) {
-                try await accounts.signUp(in: project, email: email, password: "secret1")
+                try await accounts.passwords.signUp(in: project, email: email, password: "secret1")
             }
         }
         let huge = String(repeating: "n", count: 900_000)
         await #expect(throws: AuthFailure.invalidArgument("DISPLAY_NAME must be at most 256 characters, without control characters")) {
-            try await accounts.signUp(in: project, email: "big@example.com", password: "secret1", displayName: huge)
+            try await accounts.passwords.signUp(in: project, email: "big@example.com", password: "secret1", displayName: huge)
         }
-        let user = try await accounts.signUp(in: project, email: "p@example.com", password: "secret1")
+        let user = try await accounts.passwords.signUp(in: project, email: "p@example.com", password: "secret1")
         await #expect(throws: AuthFailure.self) {
-            try await accounts.updateAccount(in: project, idToken: user.tokens.idToken,
+            try await accounts.updates.updateAccount(in: project, idToken: user.tokens.idToken,
                                              changes: AccountChanges(photoURL: "https://x/" + huge))
         }
     }
 
     // MARK: Helpers
 
-    func enrolledTOTPUser(_ accounts: AccountService, _ project: ProjectContext,
-                          signedUp: AccountService.SignInResult? = nil) async throws -> (UserRecord, Data) {
+    func enrolledTOTPUser(_ accounts: AccountContext, _ project: ProjectContext,
+                          signedUp: AccountContext.SignInResult? = nil) async throws -> (UserRecord, Data) {
         let created = if let signedUp { signedUp } else {
-            try await accounts.signUp(in: project, email: "mfa@example.com", password: "secret1")
+            try await accounts.passwords.signUp(in: project, email: "mfa@example.com", password: "secret1")
         }
         var verified = AdminChanges()
         verified.emailVerified = true
-        _ = try await accounts.adminUpdate(in: project, localID: created.user.localID, changes: verified)
-        let start = try await accounts.startTOTPEnrollment(in: project, idToken: created.tokens.idToken)
+        _ = try await accounts.administration.adminUpdate(in: project, localID: created.user.localID, changes: verified)
+        let start = try await accounts.secondFactors.startTOTPEnrollment(in: project, idToken: created.tokens.idToken)
         let secret = try #require(Base32.decode(start.sharedSecretKey))
-        let done = try await accounts.finalizeEnrollment(
+        let done = try await accounts.secondFactors.finalizeEnrollment(
             in: project, idToken: created.tokens.idToken, displayName: nil, phone: nil,
             totp: (sessionInfo: start.sessionInfo, code: TOTP.code(secret: secret, at: clock.now())))
         return (done.user, secret)
     }
 
-    func pendingCredential(_ accounts: AccountService, _ project: ProjectContext) async throws -> String {
+    func pendingCredential(_ accounts: AccountContext, _ project: ProjectContext) async throws -> String {
         do {
-            _ = try await accounts.signInWithPassword(in: project, email: "mfa@example.com", password: "secret1").signedIn()
+            _ = try await accounts.passwords.signInWithPassword(in: project, email: "mfa@example.com", password: "secret1").signedIn()
         } catch let required as SecondFactorRequired {
             return required.pendingCredential
         }

@@ -3,12 +3,12 @@ import HearthCore
 import Testing
 
 /// The account use-cases on the in-memory store, with a clock the tests move by hand.
-@Suite struct AccountServiceTests {
+@Suite struct AccountContextTests {
     let clock = ManualClock(Date(timeIntervalSince1970: 1_700_000_000))
     let store = InMemoryStore()
 
-    func makeService() -> AccountService {
-        AccountService(store: store, clock: clock, hashing: InlineWorkRunner())
+    func makeService() -> AccountContext {
+        AccountContext(store: store, clock: clock, hashing: InlineWorkRunner())
     }
 
     func makeProject(protection: Bool = false, anonymous: Bool = true) async throws -> ProjectContext {
@@ -22,16 +22,16 @@ import Testing
     @Test func signUpThenSignIn() async throws {
         let accounts = makeService()
         let project = try await makeProject()
-        let created = try await accounts.signUp(in: project, email: "Ada@Example.com", password: "secret1",
+        let created = try await accounts.passwords.signUp(in: project, email: "Ada@Example.com", password: "secret1",
                                                 displayName: "Ada")
         #expect(created.isNewUser)
         #expect(created.user.email == "ada@example.com", "stored lowercased, as Firebase stores addresses")
         #expect(created.user.passwordHash?.hasPrefix("$fbscrypt$") == true)
-        let signedIn = try await accounts.signInWithPassword(in: project, email: "ada@example.com", password: "secret1").signedIn()
+        let signedIn = try await accounts.passwords.signInWithPassword(in: project, email: "ada@example.com", password: "secret1").signedIn()
         #expect(signedIn.user.localID == created.user.localID)
         #expect(signedIn.tokens.refreshToken != created.tokens.refreshToken)
         await #expect(throws: AuthFailure.emailExists) {
-            try await accounts.signUp(in: project, email: "ADA@example.com", password: "another1")
+            try await accounts.passwords.signUp(in: project, email: "ADA@example.com", password: "another1")
         }
     }
 
@@ -45,98 +45,98 @@ import Testing
                               passwordHash: imported.stored, validSince: 0, createdAt: clock.now())
         try await store.insertUser(user, uniqueEmail: true)
         await #expect(throws: AuthFailure.invalidPassword) {
-            try await accounts.signInWithPassword(in: project, email: "old@example.com", password: "wrong1").signedIn()
+            try await accounts.passwords.signInWithPassword(in: project, email: "old@example.com", password: "wrong1").signedIn()
         }
         #expect(try await store.user(projectID: project.id, tenantID: nil, localID: "imported-1")?.passwordHash
                 == imported.stored, "a failed sign-in changes nothing")
-        _ = try await accounts.signInWithPassword(in: project, email: "old@example.com", password: "password").signedIn()
+        _ = try await accounts.passwords.signInWithPassword(in: project, email: "old@example.com", password: "password").signedIn()
         let rehashed = try #require(try await store.user(projectID: project.id, tenantID: nil, localID: "imported-1")?.passwordHash)
         #expect(rehashed.hasPrefix("$fbscrypt$") && !PasswordHash.needsRehash(rehashed, for: project.record.hashConfig))
-        _ = try await accounts.signInWithPassword(in: project, email: "old@example.com", password: "password").signedIn()
+        _ = try await accounts.passwords.signInWithPassword(in: project, email: "old@example.com", password: "password").signedIn()
     }
 
     @Test func signUpValidation() async throws {
         let accounts = makeService()
         let project = try await makeProject()
-        await #expect(throws: AuthFailure.missingPassword) { try await accounts.signUp(in: project, email: "a@b.co") }
-        await #expect(throws: AuthFailure.missingEmail) { try await accounts.signUp(in: project, password: "secret1") }
+        await #expect(throws: AuthFailure.missingPassword) { try await accounts.passwords.signUp(in: project, email: "a@b.co") }
+        await #expect(throws: AuthFailure.missingEmail) { try await accounts.passwords.signUp(in: project, password: "secret1") }
         await #expect(throws: AuthFailure.invalidEmail) {
-            try await accounts.signUp(in: project, email: "not-an-email", password: "secret1")
+            try await accounts.passwords.signUp(in: project, email: "not-an-email", password: "secret1")
         }
         await #expect(throws: AuthFailure.weakPassword) {
-            try await accounts.signUp(in: project, email: "a@b.co", password: "12345")
+            try await accounts.passwords.signUp(in: project, email: "a@b.co", password: "12345")
         }
     }
 
     @Test func wrongPasswordAndUnknownEmailWithoutProtection() async throws {
         let accounts = makeService()
         let project = try await makeProject(protection: false)
-        _ = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+        _ = try await accounts.passwords.signUp(in: project, email: "a@b.co", password: "secret1")
         await #expect(throws: AuthFailure.invalidPassword) {
-            try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "wrong!").signedIn()
+            try await accounts.passwords.signInWithPassword(in: project, email: "a@b.co", password: "wrong!").signedIn()
         }
         await #expect(throws: AuthFailure.emailNotFound) {
-            try await accounts.signInWithPassword(in: project, email: "nobody@b.co", password: "secret1").signedIn()
+            try await accounts.passwords.signInWithPassword(in: project, email: "nobody@b.co", password: "secret1").signedIn()
         }
     }
 
     @Test func enumerationProtectionHidesWhichPartWasWrong() async throws {
         let accounts = makeService()
         let project = try await makeProject(protection: true)
-        _ = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+        _ = try await accounts.passwords.signUp(in: project, email: "a@b.co", password: "secret1")
         await #expect(throws: AuthFailure.invalidLoginCredentials) {
-            try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "wrong!").signedIn()
+            try await accounts.passwords.signInWithPassword(in: project, email: "a@b.co", password: "wrong!").signedIn()
         }
         await #expect(throws: AuthFailure.invalidLoginCredentials) {
-            try await accounts.signInWithPassword(in: project, email: "nobody@b.co", password: "secret1").signedIn()
+            try await accounts.passwords.signInWithPassword(in: project, email: "nobody@b.co", password: "secret1").signedIn()
         }
     }
 
     @Test func anonymousUpgradeKeepsLocalID() async throws {
         let accounts = makeService()
         let project = try await makeProject()
-        let anonymous = try await accounts.signUp(in: project)
+        let anonymous = try await accounts.passwords.signUp(in: project)
         #expect(anonymous.user.isAnonymous)
-        let upgraded = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1",
+        let upgraded = try await accounts.passwords.signUp(in: project, email: "a@b.co", password: "secret1",
                                                  idToken: anonymous.tokens.idToken)
         #expect(upgraded.user.localID == anonymous.user.localID)
         #expect(!upgraded.isNewUser)
-        let lookedUp = try await accounts.lookup(in: project, idToken: upgraded.tokens.idToken)
+        let lookedUp = try await accounts.sessions.lookup(in: project, idToken: upgraded.tokens.idToken)
         #expect(lookedUp.email == "a@b.co")
         #expect(!lookedUp.isAnonymous)
     }
 
     @Test func anonymousSignUpCanBeDisabled() async throws {
         let project = try await makeProject(anonymous: false)
-        await #expect(throws: AuthFailure.adminOnlyOperation) { try await makeService().signUp(in: project) }
+        await #expect(throws: AuthFailure.adminOnlyOperation) { try await makeService().passwords.signUp(in: project) }
     }
 
     @Test func deleteNeedsARecentSignIn() async throws {
         let accounts = makeService()
         let project = try await makeProject()
-        let created = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+        let created = try await accounts.passwords.signUp(in: project, email: "a@b.co", password: "secret1")
         clock.advance(by: 301)
         // A refreshed ID token keeps the original auth_time, so it does not lift the rule.
-        let refreshed = try await accounts.refresh(in: project, refreshToken: created.tokens.refreshToken)
+        let refreshed = try await accounts.sessions.refresh(in: project, refreshToken: created.tokens.refreshToken)
         await #expect(throws: AuthFailure.credentialTooOldLoginAgain) {
-            try await accounts.deleteAccount(in: project, idToken: refreshed.tokens.idToken)
+            try await accounts.sessions.deleteAccount(in: project, idToken: refreshed.tokens.idToken)
         }
-        let again = try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "secret1").signedIn()
-        try await accounts.deleteAccount(in: project, idToken: again.tokens.idToken)
+        let again = try await accounts.passwords.signInWithPassword(in: project, email: "a@b.co", password: "secret1").signedIn()
+        try await accounts.sessions.deleteAccount(in: project, idToken: again.tokens.idToken)
         await #expect(throws: AuthFailure.userNotFound) {
-            try await accounts.lookup(in: project, idToken: again.tokens.idToken)
+            try await accounts.sessions.lookup(in: project, idToken: again.tokens.idToken)
         }
         await #expect(throws: AuthFailure.invalidRefreshToken) {
-            try await accounts.refresh(in: project, refreshToken: again.tokens.refreshToken)
+            try await accounts.sessions.refresh(in: project, refreshToken: again.tokens.refreshToken)
         }
     }
 
     @Test func refreshCarriesTheSessionForward() async throws {
         let accounts = makeService()
         let project = try await makeProject()
-        let created = try await accounts.signUp(in: project)
+        let created = try await accounts.passwords.signUp(in: project)
         clock.advance(by: 1800)
-        let refreshed = try await accounts.refresh(in: project, refreshToken: created.tokens.refreshToken)
+        let refreshed = try await accounts.sessions.refresh(in: project, refreshToken: created.tokens.refreshToken)
         let claims = try accounts.issuer.verify(refreshed.tokens.idToken, projectID: project.id, keys: project.keys,
                                                 now: clock.now())
         #expect(claims.firebase?.signInProvider == "anonymous")
@@ -147,38 +147,38 @@ import Testing
     @Test func refreshFailsForDisabledAndRevokedUsers() async throws {
         let accounts = makeService()
         let project = try await makeProject()
-        let created = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+        let created = try await accounts.passwords.signUp(in: project, email: "a@b.co", password: "secret1")
         var user = created.user
         user.disabled = true
         user = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
         await #expect(throws: AuthFailure.userDisabled) {
-            try await accounts.refresh(in: project, refreshToken: created.tokens.refreshToken)
+            try await accounts.sessions.refresh(in: project, refreshToken: created.tokens.refreshToken)
         }
         user.disabled = false
         clock.advance(by: 10)
         user.validSince = clock.now().epochSeconds
         user = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
         await #expect(throws: AuthFailure.tokenExpired) {
-            try await accounts.refresh(in: project, refreshToken: created.tokens.refreshToken)
+            try await accounts.sessions.refresh(in: project, refreshToken: created.tokens.refreshToken)
         }
         await #expect(throws: AuthFailure.tokenExpired) {
-            try await accounts.lookup(in: project, idToken: created.tokens.idToken)
+            try await accounts.sessions.lookup(in: project, idToken: created.tokens.idToken)
         }
         await #expect(throws: AuthFailure.invalidRefreshToken) {
-            try await accounts.refresh(in: project, refreshToken: "not-a-token")
+            try await accounts.sessions.refresh(in: project, refreshToken: "not-a-token")
         }
     }
 
     @Test func expiredIDTokensAreRefused() async throws {
         let accounts = makeService()
         let project = try await makeProject()
-        let created = try await accounts.signUp(in: project)
+        let created = try await accounts.passwords.signUp(in: project)
         clock.advance(by: 3600)
         await #expect(throws: AuthFailure.tokenExpired) {
-            try await accounts.lookup(in: project, idToken: created.tokens.idToken)
+            try await accounts.sessions.lookup(in: project, idToken: created.tokens.idToken)
         }
-        await #expect(throws: AuthFailure.invalidIDToken) { try await accounts.lookup(in: project, idToken: "x.y.z") }
-        await #expect(throws: AuthFailure.missingIDToken) { try await accounts.lookup(in: project, idToken: nil) }
+        await #expect(throws: AuthFailure.invalidIDToken) { try await accounts.sessions.lookup(in: project, idToken: "x.y.z") }
+        await #expect(throws: AuthFailure.missingIDToken) { try await accounts.sessions.lookup(in: project, idToken: nil) }
     }
 }
 
@@ -199,16 +199,16 @@ import Testing
         let store = InMemoryStore()
         let clock = ManualClock()
         let runner = CountingRunner()
-        let accounts = AccountService(store: store, clock: clock, hashing: runner)
+        let accounts = AccountContext(store: store, clock: clock, hashing: runner)
         let project = try await ProjectDirectory(
             store: store, clock: clock, defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: true) },
             hashParameters: { .generate(memoryCost: 10) }
         ).contextCreatingIfNeeded(for: "demo-one")
-        _ = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+        _ = try await accounts.passwords.signUp(in: project, email: "a@b.co", password: "secret1")
         let afterSignUp = runner.count
-        _ = try? await accounts.signInWithPassword(in: project, email: "a@b.co", password: "wrong!!").signedIn()
+        _ = try? await accounts.passwords.signInWithPassword(in: project, email: "a@b.co", password: "wrong!!").signedIn()
         #expect(runner.count == afterSignUp + 1)
-        _ = try? await accounts.signInWithPassword(in: project, email: "nobody@b.co", password: "wrong!!").signedIn()
+        _ = try? await accounts.passwords.signInWithPassword(in: project, email: "nobody@b.co", password: "wrong!!").signedIn()
         #expect(runner.count == afterSignUp + 2, "an unknown email is hashed against the dummy hash")
     }
 }
@@ -217,20 +217,20 @@ import Testing
     @Test func aRefreshTokenFromTheSameSecondIsRevokedToo() async throws {
         let store = InMemoryStore()
         let clock = ManualClock(Date(timeIntervalSince1970: 1_700_000_000.1))
-        let accounts = AccountService(store: store, clock: clock, hashing: InlineWorkRunner())
+        let accounts = AccountContext(store: store, clock: clock, hashing: InlineWorkRunner())
         let project = try await ProjectDirectory(
             store: store, clock: clock, defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
             hashParameters: { .generate(memoryCost: 10) }
         ).contextCreatingIfNeeded(for: "demo-one")
-        let created = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+        let created = try await accounts.passwords.signUp(in: project, email: "a@b.co", password: "secret1")
         clock.advance(by: 0.5)  // same second: validSince alone could not tell the old token apart
-        let updated = try await accounts.updateAccount(in: project, idToken: created.tokens.idToken,
+        let updated = try await accounts.updates.updateAccount(in: project, idToken: created.tokens.idToken,
                                                        changes: AccountChanges(password: "secret2"))
         await #expect(throws: AuthFailure.tokenExpired) {
-            try await accounts.refresh(in: project, refreshToken: created.tokens.refreshToken)
+            try await accounts.sessions.refresh(in: project, refreshToken: created.tokens.refreshToken)
         }
         let newRefresh = try #require(updated.tokens?.refreshToken)
-        _ = try await accounts.refresh(in: project, refreshToken: newRefresh)
+        _ = try await accounts.sessions.refresh(in: project, refreshToken: newRefresh)
     }
 }
 
@@ -300,7 +300,7 @@ import Testing
     }
 }
 
-extension AccountServiceTests {
+extension AccountContextTests {
     /// Production: a link an administrator asks for comes back in the answer and no email is queued; emulator mode
     /// queues it too, since its outbox is only the list Firebase's emulator shows.
     @Test(arguments: [false, true])
@@ -308,11 +308,11 @@ extension AccountServiceTests {
         var accounts = makeService()
         accounts.emulatorRules = emulator
         let project = try await makeProject()
-        _ = try await accounts.signUp(in: project, email: "link@example.com", password: "secret1")
+        _ = try await accounts.passwords.signUp(in: project, email: "link@example.com", password: "secret1")
         var request = ActionCodeRequest(type: .passwordReset, email: "link@example.com")
         request.byAdministrator = true
         request.returnLink = true
-        let sent = try #require(try await accounts.sendActionCode(
+        let sent = try #require(try await accounts.actionCodes.sendActionCode(
             in: project, request, links: ActionLinkBase(url: "http://localhost/__/auth/action", apiKey: "k"),
             authorizedDomains: nil))
         #expect(sent.message.link.contains(sent.message.code))
@@ -343,7 +343,7 @@ extension AccountServiceTests {
     }
 }
 
-extension AccountServiceTests {
+extension AccountContextTests {
     /// Firebase's emulator's plain-text `fakeHash` is taken in emulator mode only; production refuses that user.
     @Test(arguments: [false, true])
     func emulatorFakeHashesImportInEmulatorModeOnly(emulator: Bool) async throws {
@@ -352,16 +352,16 @@ extension AccountServiceTests {
         let project = try await makeProject()
         var user = ImportUser(localID: "fake", email: "fake@example.com")
         user.emulatorFakeHash = "fakeHash:salt=beach:password=hawaii"
-        let rejected = try await accounts.importUsers(in: project, [user], hashing: nil)
+        let rejected = try await accounts.importer.importUsers(in: project, [user], hashing: nil)
         #expect(rejected.isEmpty == emulator, "\(rejected)")
         if emulator {
-            let signedIn = try await accounts.signInWithPassword(in: project, email: "fake@example.com", password: "hawaii").signedIn()
+            let signedIn = try await accounts.passwords.signInWithPassword(in: project, email: "fake@example.com", password: "hawaii").signedIn()
             #expect(signedIn.user.passwordHash?.hasPrefix("$fbscrypt$") == true, "the first sign-in replaces it")
         }
     }
 }
 
-extension AccountServiceTests {
+extension AccountContextTests {
     /// A re-run import counts users already stored with the same data as unchanged, refuses one that changed since,
     /// and a dry run checks the same things without writing.
     @Test func importsCanBeRunAgainAndTriedDry() async throws {
@@ -371,20 +371,20 @@ extension AccountServiceTests {
         first.displayName = "One"
         first.createdAt = Date(timeIntervalSince1970: 1_600_000_000)
         let second = ImportUser(localID: "i2", email: "i2@example.com")
-        let dry = try await accounts.importBatch(in: project, [first, second], hashing: nil, skipUnchanged: true, dryRun: true)
+        let dry = try await accounts.importer.importBatch(in: project, [first, second], hashing: nil, skipUnchanged: true, dryRun: true)
         #expect(dry.rejections.isEmpty && dry.unchanged.isEmpty)
         #expect(try await store.user(projectID: project.id, tenantID: nil, localID: "i1") == nil, "a dry run writes nothing")
 
-        let done = try await accounts.importBatch(in: project, [first], hashing: nil, skipUnchanged: true)
+        let done = try await accounts.importer.importBatch(in: project, [first], hashing: nil, skipUnchanged: true)
         #expect(done.rejections.isEmpty && done.unchanged.isEmpty)
-        let again = try await accounts.importBatch(in: project, [first, second], hashing: nil, skipUnchanged: true)
+        let again = try await accounts.importer.importBatch(in: project, [first, second], hashing: nil, skipUnchanged: true)
         #expect(again.unchanged == [0] && again.rejections.isEmpty, "\(again)")
         #expect(try await store.user(projectID: project.id, tenantID: nil, localID: "i2") != nil)
 
         first.displayName = "Changed"
-        let changed = try await accounts.importBatch(in: project, [first], hashing: nil, skipUnchanged: true)
+        let changed = try await accounts.importer.importBatch(in: project, [first], hashing: nil, skipUnchanged: true)
         #expect(changed.unchanged.isEmpty && changed.rejections.map(\.index) == [0], "a changed user is not overwritten")
-        let tried = try await accounts.importBatch(in: project, [first, ImportUser(localID: "i3", email: "i2@example.com")],
+        let tried = try await accounts.importer.importBatch(in: project, [first, ImportUser(localID: "i3", email: "i2@example.com")],
                                                    hashing: nil, skipUnchanged: true, dryRun: true)
         #expect(tried.rejections.map(\.message) == ["localId belongs to an existing account - can not overwrite.",
                                                    "email exists in other account in database"], "\(tried)")
@@ -400,18 +400,18 @@ extension UpdateAccountTests {
         for emulator in [false, true] {
             let store = InMemoryStore()
             let clock = ManualClock(Date(timeIntervalSince1970: 1_700_000_000.9))
-            var accounts = AccountService(store: store, clock: clock, hashing: InlineWorkRunner())
+            var accounts = AccountContext(store: store, clock: clock, hashing: InlineWorkRunner())
             accounts.emulatorRules = emulator
             let project = try await ProjectDirectory(
                 store: store, clock: clock, defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
                 hashParameters: { .generate(memoryCost: 10) }
             ).contextCreatingIfNeeded(for: "demo-one")
-            let created = try await accounts.signUp(in: project, email: "a@b.co", password: "secret1")
+            let created = try await accounts.passwords.signUp(in: project, email: "a@b.co", password: "secret1")
             var user = try #require(try await store.user(projectID: project.id, tenantID: nil, localID: created.user.localID))
             user.validSince = 1_700_000_001  // the next second, as a write after this request's clock read would set it
             _ = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
-            let signedIn = try await accounts.signInWithPassword(in: project, email: "a@b.co", password: "secret1").signedIn()
-            let found = try await accounts.lookup(in: project, idToken: signedIn.tokens.idToken)
+            let signedIn = try await accounts.passwords.signInWithPassword(in: project, email: "a@b.co", password: "secret1").signedIn()
+            let found = try await accounts.sessions.lookup(in: project, idToken: signedIn.tokens.idToken)
             #expect(found.localID == created.user.localID, "emulator rules: \(emulator)")
         }
     }

@@ -82,12 +82,12 @@ import Testing
 
     @Test func exportThenImportIntoAnotherProjectKeepsPasswordsWorking() async throws {
         let source = InMemoryStore()
-        let accounts = AccountService(store: source, clock: SystemClock(), hashing: InlineWorkRunner())
+        let accounts = AccountContext(store: source, clock: SystemClock(), hashing: InlineWorkRunner())
         let directory = ProjectDirectory(store: source, clock: SystemClock(),
                                          defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
                                          hashParameters: { .generate(memoryCost: 10) })
         let project = try await directory.contextCreatingIfNeeded(for: "source-project")
-        _ = try await accounts.signUp(in: project, email: "ana@example.com", password: "secret123", displayName: "Ana, A.")
+        _ = try await accounts.passwords.signUp(in: project, email: "ana@example.com", password: "secret123", displayName: "Ana, A.")
         let users = try await source.users(projectID: project.id, after: nil, limit: 10)
         for format in FirebaseUserFile.Format.allCases {
             let text = switch format {
@@ -104,11 +104,11 @@ import Testing
                                                    defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
                                                    hashParameters: { .generate(memoryCost: 10) })
             let other = try await targetDirectory.contextCreatingIfNeeded(for: "target-project")
-            let targetAccounts = AccountService(store: target, clock: SystemClock(), hashing: InlineWorkRunner())
-            let rejected = try await targetAccounts.importUsers(in: other, read,
+            let targetAccounts = AccountContext(store: target, clock: SystemClock(), hashing: InlineWorkRunner())
+            let rejected = try await targetAccounts.importer.importUsers(in: other, read,
                                                                 hashing: .firebaseScrypt(project.record.hashConfig))
             #expect(rejected.isEmpty)
-            let signedIn = try await targetAccounts.signInWithPassword(in: other, email: "ana@example.com", password: "secret123").signedIn()
+            let signedIn = try await targetAccounts.passwords.signInWithPassword(in: other, email: "ana@example.com", password: "secret123").signedIn()
             #expect(signedIn.user.localID == users[0].localID, "\(format): same user, same password")
         }
     }

@@ -32,8 +32,8 @@ import Testing
         let app = try await buildApplication(configuration: Self.configuration(), store: store, hashing: InlineWorkRunner(),
                                              logger: logs.logger, hashParameters: { .generate(memoryCost: 10) })
         try await app.test(.router) { client in
-            let user = try await Self.post(client, Self.signUp, ["email": "pg@example.com", "password": "secret1"])
-            #expect(user.status == .ok)
+            let user = try await Self.firstSignUp(client, "pg@example.com")
+            #expect(user.status == .ok, "\(user.text)")
             let idToken = try #require(user.json["idToken"] as? String)
 
             try await offPool { try cluster.stop() }
@@ -76,7 +76,7 @@ import Testing
         let app = try await buildApplication(configuration: Self.configuration(), store: store, hashing: InlineWorkRunner(),
                                              logger: CapturedLogs().logger, hashParameters: { .generate(memoryCost: 10) })
         try await app.test(.router) { client in
-            let user = try await Self.post(client, Self.signUp, ["email": "load@example.com", "password": "secret1"])
+            let user = try await Self.firstSignUp(client, "load@example.com")
             let idToken = try #require(user.json["idToken"] as? String)
             let outage = OutageFlag()
             // 12 clients, each sending lookups one after another, 120 rounds each: across the stop and the restart.
@@ -167,6 +167,22 @@ import Testing
             #expect(logs.contains(level: .notice, "store available again"))
         }
         try await store.close()
+    }
+
+    /// The first account, once the database answers: a cluster just started may keep the first connections
+    /// waiting past the store timeout on a loaded machine (503); that is start-up, not the outage under test. A
+    /// sign-up answered 503 after its commit landed is completed by signing in.
+    static func firstSignUp(_ client: some TestClientProtocol, _ email: String) async throws -> Reply {
+        for _ in 0..<100 {
+            let reply = try await post(client, signUp, ["email": email, "password": "secret1"])
+            if reply.text.contains("EMAIL_EXISTS") {
+                return try await post(client, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=outage-key",
+                                      ["email": email, "password": "secret1"])
+            }
+            guard reply.status == .serviceUnavailable else { return reply }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        return try await post(client, signUp, ["email": email, "password": "secret1"])
     }
 
     static func post(_ client: some TestClientProtocol, _ path: String, _ body: [String: Any]) async throws -> Reply {

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
-import HearthPostgres
+@testable import HearthPostgres
+import HearthSchema
 import HearthStoreContract
 import HearthPostgresTestSupport
 import PostgresNIO
@@ -72,5 +73,42 @@ import Testing
     @Test func rejectsMalformedURLs() {
         #expect(throws: PostgresStoreError.self) { try PostgresStore(url: "mysql://localhost/db") }
         #expect(throws: PostgresStoreError.self) { try PostgresStore(url: "postgres:///nohost") }
+    }
+}
+
+/// A database left at an older schema step migrates the rest of the way on PostgreSQL, keeping every user and
+/// backfilling what later steps add (the same schema and runner as SQLite's, in PostgreSQL's dialect).
+@Suite(.enabled(if: TemporaryPostgres.skipReason == nil, "needs PostgreSQL: \(TemporaryPostgres.skipReason ?? "")"))
+struct PostgresSchemaUpgradeTests {
+    @Test func aDatabaseAtAnOlderStepMigratesTheRestOfTheWayKeepingEveryUser() async throws {
+        let url = try #require(try await TemporaryPostgres.freshSchemaURL())
+        let store = try PostgresStore(url: url)
+        try await MigrationRunner(dialect: .postgres).migrate(PostgresMigrations(store: store), through: "0005_pending_secrets")
+        let logger = store.logger
+        for index in 0..<200 {
+            var user = UserRecord(projectID: "p-old", localID: String(format: "u%03d", index), email: "u\(index)@example.com",
+                                  validSince: 0, createdAt: Date(timeIntervalSince1970: 1_600_000_000 + Double(index)))
+            if index % 10 == 0 { user.providers = [ProviderUserInfo(providerID: "google.com", rawID: "g-\(index)", email: "G\(index)@Example.com")] }
+            let (id, email, created, data) = (user.localID, user.email!, user.createdAt.epochMilliseconds, try RecordCoding.encode(user))
+            try await store.transaction { db in
+                try await db.query("""
+                    INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, created_at, data)
+                    VALUES ('p-old', '', \(id), \(email), \(email), \(created), \(data))
+                    """, logger: logger)
+            }
+        }
+        try await store.migrate()
+        #expect(try await store.appliedMigrations() == Schema.migrations.map(\.id))
+        var users: [UserRecord] = [], after: String?
+        while case let page = try await store.users(projectID: "p-old", tenantID: nil, after: after, limit: 100), !page.isEmpty {
+            users += page
+            after = page.last?.localID
+        }
+        #expect(users.count == 200 && users.map(\.localID) == (0..<200).map { String(format: "u%03d", $0) })
+        #expect(try await store.user(projectID: "p-old", tenantID: nil, providerID: "google.com", rawID: "g-30")?.localID == "u030")
+        #expect(try await store.users(projectID: "p-old", tenantID: nil, identityEmail: "g40@example.com", limit: 5)
+            .map(\.localID) == ["u040"])
+        try await store.insertTenant(TenantRecord(projectID: "p-old", id: "t-new"))
+        try await store.close()
     }
 }

@@ -38,7 +38,7 @@ import Testing
             #expect(cookie.hasPrefix("hearth_action_csrf=\(token);"))
 
             func post(_ fields: [String: String], cookie: String?) async throws -> Reply {
-                let body = fields.map { "\($0.key)=\(AccountService.queryEncoded($0.value))" }.joined(separator: "&")
+                let body = fields.map { "\($0.key)=\(ActionCodes.queryEncoded($0.value))" }.joined(separator: "&")
                 var headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
                 if let cookie { headers[.cookie] = cookie }
                 return try await client.send(.post, "/__/auth/action", key: nil, raw: body, headers: headers)

@@ -88,7 +88,7 @@ import Testing
             let token = try #require(ActionPageTests.field("csrf", in: form.text))
             let fields = ["mode": "resetPassword", "oobCode": message.code, "apiKey": TestApp.apiKey, "lang": "en",
                           "csrf": token, "newPassword": "from-the-page", "tenantId": "t-a"]
-            let body = fields.map { "\($0.key)=\(AccountService.queryEncoded($0.value))" }.joined(separator: "&")
+            let body = fields.map { "\($0.key)=\(ActionCodes.queryEncoded($0.value))" }.joined(separator: "&")
             let posted = try await client.send(.post, "/__/auth/action", key: nil, raw: body, headers: [
                 .contentType: "application/x-www-form-urlencoded", .cookie: "hearth_action_csrf=\(token)"])
             #expect(posted.status == 200, "\(posted.text)")

@@ -45,7 +45,7 @@ struct DataOptions: ParsableArguments {
     /// Opens the store (migrated) and the project, and says which on standard error. A store or project that does
     /// not exist is an error naming where it was looked for (a command run from another folder must not quietly
     /// start a new store with new keys) unless `--create-project` asks for it, as a first `hearth serve` would.
-    func open() async throws -> (store: any IdentityStore, project: ProjectContext, accounts: AccountService) {
+    func open() async throws -> (store: any IdentityStore, project: ProjectContext, accounts: AccountContext) {
         let file = try await configFile()
         let id = projectID(file)
         guard ProjectID.isValid(id) else { throw ValidationError("project id '\(id)' is not valid") }
@@ -72,7 +72,7 @@ struct DataOptions: ParsableArguments {
             throw error
         }
         FileHandle.standardError.write(Data("store: \(description); project: \(id)\(tenant.map { "; tenant: \($0)" } ?? "")\n".utf8))
-        return (store, project, AccountService(store: store, clock: SystemClock(), hashing: InlineWorkRunner()))
+        return (store, project, AccountContext(store: store, clock: SystemClock(), hashing: InlineWorkRunner()))
     }
 
     private func openProject(_ id: String, in store: any IdentityStore, description: String) async throws -> ProjectContext {
@@ -177,7 +177,7 @@ struct AuthImport: AsyncParsableCommand {
         try await store.close()
     }
 
-    private func importFile(accounts: AccountService, project: ProjectContext, hashing: ImportHashing?) async throws {
+    private func importFile(accounts: AccountContext, project: ProjectContext, hashing: ImportHashing?) async throws {
         let reader = try FirebaseUserFile.Reader(path: file, format: format)
         var progress = Progress()
         var imported = 0
@@ -186,12 +186,12 @@ struct AuthImport: AsyncParsableCommand {
         let verb = dryRun ? "users checked" : "users imported"
         // Reading the next batch overlaps storing this one: parsing and the database each get a core.
         var before = reader.position
-        var batch = try reader.next(AccountService.importBatchLimit)
+        var batch = try reader.next(Importer.importBatchLimit)
         while !batch.isEmpty {
             let upcoming = Task.detached { () throws -> (Int, [ImportUser]) in
-                (reader.position, try reader.next(AccountService.importBatchLimit))
+                (reader.position, try reader.next(Importer.importBatchLimit))
             }
-            let report = try await accounts.importBatch(in: project, batch, hashing: hashing, skipUnchanged: true,
+            let report = try await accounts.importer.importBatch(in: project, batch, hashing: hashing, skipUnchanged: true,
                                                         dryRun: dryRun)
             // Positions for the summary: the n-th user of this batch is user `before + n + 1` of the file (JSON)
             // or a line near it (CSV, where blank lines are skipped).

@@ -23,7 +23,7 @@ struct Users: AsyncParsableCommand {
 
     /// Opens the store and project, runs `body`, closes the store (also when `body` throws).
     static func with<T>(_ data: DataOptions,
-                        _ body: (any IdentityStore, ProjectContext, AccountService) async throws -> T) async throws -> T {
+                        _ body: (any IdentityStore, ProjectContext, AccountContext) async throws -> T) async throws -> T {
         let (store, project, accounts) = try await data.open()
         do {
             let result = try await body(store, project, accounts)
@@ -113,7 +113,7 @@ struct Users: AsyncParsableCommand {
                 new.displayName = displayName
                 new.phoneNumber = phone
                 new.emailVerified = emailVerified
-                let user = try await Users.run { try await accounts.adminCreate(in: project, new) }
+                let user = try await Users.run { try await accounts.administration.adminCreate(in: project, new) }
                 try Users.show([user], json: json)
             }
         }
@@ -140,7 +140,7 @@ struct Users: AsyncParsableCommand {
                 changes.phoneNumber = phone
                 changes.emailVerified = emailVerified
                 let updated = try await Users.run {
-                    try await accounts.adminUpdate(in: project, localID: found.localID, changes: changes)
+                    try await accounts.administration.adminUpdate(in: project, localID: found.localID, changes: changes)
                 }
                 try Users.show([updated], json: json)
             }
@@ -153,7 +153,7 @@ struct Users: AsyncParsableCommand {
             let found = try await Users.find(user, in: project, store: store)
             var changes = AdminChanges()
             edit(&changes)
-            _ = try await Users.run { try await accounts.adminUpdate(in: project, localID: found.localID, changes: changes) }
+            _ = try await Users.run { try await accounts.administration.adminUpdate(in: project, localID: found.localID, changes: changes) }
             print("\(found.localID): \(message)")
         }
     }
@@ -223,7 +223,7 @@ struct Users: AsyncParsableCommand {
                 request.byAdministrator = true
                 request.returnLink = true
                 let sent = try await Users.run {
-                    try await accounts.sendActionCode(
+                    try await accounts.actionCodes.sendActionCode(
                         in: project, request, links: ActionLinkBase(url: configuration.actionURL, apiKey: project.record.apiKeys.first ?? ""),
                         authorizedDomains: configuration.authorizedDomains)
                 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The way an account came to be: each path that creates one names itself to ``AccountService/create(_:origin:in:)``.
+/// The way an account came to be: each path that creates one names itself to ``AccountContext/create(_:origin:in:)``.
 public enum AccountOrigin: String, Sendable, CaseIterable {
     case password, anonymous, federated, gameCenter, phone, emailLink, customToken, admin, `import`
 }
@@ -28,7 +28,7 @@ extension AccountHook {
     public func beforeSignIn(_ user: UserRecord, provider: String, isNewUser: Bool, in project: ProjectContext) async throws {}
 }
 
-/// How a sign-in reached ``AccountService/completeSignIn(_:provider:in:now:_:)``.
+/// How a sign-in reached ``AccountContext/completeSignIn(_:provider:in:now:_:)``.
 enum SignInKind: Sendable {
     /// A new account, stored in the same unit as its first session.
     case created
@@ -42,7 +42,7 @@ enum SignInKind: Sendable {
     case reissued(secondFactor: String?, secondFactorID: String?)
 }
 
-extension AccountService {
+extension UseCase {
     /// The one step every new account passes through, before it is stored: the hooks' `beforeCreate`.
     func create(_ user: UserRecord, origin: AccountOrigin, in project: ProjectContext) async throws -> UserRecord {
         var user = user

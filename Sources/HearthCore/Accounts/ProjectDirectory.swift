@@ -27,7 +27,7 @@ public struct ProjectContext: Sendable {
     ///
     /// ```swift
     /// let acme = project.scoped(to: try await store.tenant(projectID: project.id, id: "acme-x7k2p")!)
-    /// try await accounts.signUp(in: acme, email: "ada@acme.example", password: "…")   // an Acme user
+    /// try await accounts.passwords.signUp(in: acme, email: "ada@acme.example", password: "…")   // an Acme user
     /// ```
     public func scoped(to tenant: TenantRecord?) -> ProjectContext {
         var copy = self

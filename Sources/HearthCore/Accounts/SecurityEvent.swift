@@ -4,7 +4,7 @@ import Foundation
 /// (with the caller's address) and logs it under `hearth.audit`.
 ///
 /// ```swift
-/// var accounts = AccountService(store: store, clock: SystemClock(), hashing: runner)
+/// var accounts = AccountContext(store: store, clock: SystemClock(), hashing: runner)
 /// accounts.securityEvents = { event in logger.notice("\(event.kind.rawValue)", metadata: ...) }
 /// ```
 public struct SecurityEvent: Sendable, Equatable {

@@ -3,7 +3,7 @@ import Foundation
 /// Every change that needs an interactive sign-in within the recent-login window, in one list.
 ///
 /// Each endpoint that changes how an account signs in (or deletes it) names its case when it calls
-/// ``AccountService/requireRecentLogin(_:for:)``; an ID token older than the window gets
+/// ``AccountContext/requireRecentLogin(_:for:)``; an ID token older than the window gets
 /// `CREDENTIAL_TOO_OLD_LOGIN_AGAIN`, so a token stolen from a device cannot be turned into a lasting takeover.
 ///
 /// ```swift

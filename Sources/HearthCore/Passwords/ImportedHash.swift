@@ -156,9 +156,3 @@ public enum BcryptHash {
         stored.hasPrefix("$2y$") ? "$2b$" + stored.dropFirst(4) : stored
     }
 }
-
-/// Checks a password against a bcrypt string. HearthCore has no bcrypt of its own (it depends on no outside
-/// implementation but swift-crypto): the server supplies one and hands it to ``AccountService``.
-public protocol BcryptVerifier: Sendable {
-    func verify(_ password: String, against bcryptHash: String) -> Bool
-}

@@ -79,6 +79,10 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         withState { $0.users[Key(project: projectID, tenant: tenantID, id: localID)] }
     }
 
+    public func users(projectID: String, tenantID: String?, localIDs: [String]) async throws -> [UserRecord] {
+        withState { state in localIDs.compactMap { state.users[Key(project: projectID, tenant: tenantID, id: $0)] } }
+    }
+
     public func users(projectID: String, tenantID: String?, after localID: String?, limit: Int) async throws -> [UserRecord] {
         withState { state in
             Array(state.users.values

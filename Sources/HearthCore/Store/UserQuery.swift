@@ -76,3 +76,16 @@ public struct UserQueryResult: Sendable, Equatable {
         self.users = users
     }
 }
+
+extension UserQuery.SortField {
+    /// The SQL expression `accounts:query` sorts by (both dialects; `json` extracts a field of `data`).
+    public func sqlExpression(json: (String) -> String) -> String {
+        switch self {
+        case .userID: "local_id"
+        case .name: json("displayName")
+        case .createdAt: "created_at"
+        case .lastLoginAt: json("lastLoginAt")
+        case .email: "email"
+        }
+    }
+}

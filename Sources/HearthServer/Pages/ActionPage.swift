@@ -46,7 +46,7 @@ enum ActionPage {
         do {
             guard let project = try await project(for: input, call) else { return page.invalid() }
             let accounts = call.services.accounts
-            let record = try await accounts.inspectActionCode(in: project, code: input.code)
+            let record = try await accounts.actionCodes.inspectActionCode(in: project, code: input.code)
             guard record.type.mode == input.mode else { return page.invalid() }
             if posted {
                 guard let token = input.csrf, let cookie = cookie(named: csrfCookie, in: call.request),
@@ -60,14 +60,14 @@ enum ActionPage {
                     return page.form(title: text.resetTitle, submit: text.save, password: true)
                 }
                 do {
-                    let used = try await accounts.resetPassword(in: project, code: input.code, newPassword: newPassword)
+                    let used = try await accounts.actionCodes.resetPassword(in: project, code: input.code, newPassword: newPassword)
                     return page.render(title: text.resetTitle, message: text.passwordChanged, continueURL: used.continueURL)
                 } catch AuthFailure.weakPassword {
                     return page.form(title: text.resetTitle, submit: text.save, password: true, error: text.weakPassword,
                                      status: .badRequest)
                 }
             case .verifyEmail, .verifyAndChangeEmail:
-                let (user, used, notice) = try await accounts.applyActionCode(
+                let (user, used, notice) = try await accounts.actionCodes.applyActionCode(
                     in: project, code: input.code, links: call.actionLinks(project), locale: locale)
                 if let notice { call.services.emailQueued(notice) }
                 let values = ["email": user.email ?? ""]
@@ -79,7 +79,7 @@ enum ActionPage {
                 guard posted else {
                     return page.form(title: text.recoverTitle, submit: text.restore, message: fill(text.recoverPrompt, values))
                 }
-                _ = try await accounts.applyActionCode(in: project, code: input.code)
+                _ = try await accounts.actionCodes.applyActionCode(in: project, code: input.code)
                 return page.render(title: text.recoverTitle, message: fill(text.recovered, values))
             case .emailSignIn:
                 // The app finishes the sign-in (`signInWithEmailLink`) at its own address, with the link's fields.
@@ -88,7 +88,7 @@ enum ActionPage {
                 }
                 let fields = [("apiKey", input.apiKey ?? ""), ("oobCode", code), ("mode", "signIn"), ("lang", locale)]
                     + (project.tenantID.map { [("tenantId", $0)] } ?? [])
-                let query = fields.map { "\($0.0)=\(AccountService.queryEncoded($0.1))" }.joined(separator: "&")
+                let query = fields.map { "\($0.0)=\(ActionCodes.queryEncoded($0.1))" }.joined(separator: "&")
                 var response = Response(status: .seeOther)
                 response.headers[.location] = continueURL + (continueURL.contains("?") ? "&" : "?") + query
                 Page.secure(&response.headers)

@@ -65,8 +65,8 @@ enum AuthHandler {
         let scopes = (query["scopes"] ?? "").split(separator: ",").map(String.init)
         let (url, kept) = try await redirects.authorize(redirect, scopes: scopes, customParameters: parameters,
                                                         project: project)
-        try await call.services.accounts.startRedirect(kept, sessionDigest: sessionDigest, in: project)
-        try await call.services.accounts.rememberReturn(target, state: redirect.state, in: project)
+        try await call.services.accounts.federated.startRedirect(kept, sessionDigest: sessionDigest, in: project)
+        try await call.services.accounts.federated.rememberReturn(target, state: redirect.state, in: project)
         return found(url)
     }
 
@@ -92,7 +92,7 @@ enum AuthHandler {
 
     static func finish(_ call: Call, state: String, link: String) async throws -> Response {
         let project = try await call.services.defaultProject()
-        guard let target = try await call.services.accounts.takeReturn(state: state, in: project) else {
+        guard let target = try await call.services.accounts.federated.takeReturn(state: state, in: project) else {
             throw AuthFailure.invalidIDPResponse("this sign-in has expired or was already completed; start again")
         }
         let encoded = link.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""

@@ -7,7 +7,7 @@ import Hummingbird
 enum AccountRoutes {
     static func signUp(_ call: Call, _ request: SignUpRequest) async throws -> any ResponseGenerator {
         guard request.localId == nil else { throw APIError.business(.unexpectedParameter, "User ID") }  // admins only
-        let result = try await call.services.accounts.signUp(
+        let result = try await call.services.accounts.passwords.signUp(
             in: try call.clientProject, email: request.email, password: request.password,
             displayName: request.displayName, idToken: request.idToken,
             // Production does not let a client enrol factors it never verified; the emulator does.
@@ -20,7 +20,7 @@ enum AccountRoutes {
     }
 
     static func signInWithPassword(_ call: Call, _ request: SignInWithPasswordRequest) async throws -> any ResponseGenerator {
-        let outcome = try await call.services.accounts.signInWithPassword(
+        let outcome = try await call.services.accounts.passwords.signInWithPassword(
             in: try call.clientProject, email: request.email, password: request.password)
         return outcome.response { result in
             let user = result.user
@@ -34,10 +34,10 @@ enum AccountRoutes {
     static func signInWithCustomToken(_ call: Call, _ request: SignInWithCustomTokenRequest) async throws -> any ResponseGenerator {
         let project = try call.clientProject
         let signIn = { (project: ProjectContext) in
-            try await call.services.accounts.signInWithCustomToken(
+            try await call.services.accounts.customTokens.signInWithCustomToken(
                 in: project, token: request.token, tenantID: request.tenantId, allowUnsigned: call.configuration.isEmulator)
         }
-        let outcome: AccountService.SignInOutcome
+        let outcome: AccountContext.SignInOutcome
         do {
             outcome = try await signIn(project)
         } catch AuthFailure.credentialMismatch {
@@ -56,19 +56,19 @@ enum AccountRoutes {
     }
 
     static func lookup(_ call: Call, _ request: LookupRequest) async throws -> any ResponseGenerator {
-        let user = try await call.services.accounts.lookup(in: try call.clientProject, idToken: request.idToken)
+        let user = try await call.services.accounts.sessions.lookup(in: try call.clientProject, idToken: request.idToken)
         return LookupResponse(users: [UserInfo(user)])
     }
 
     static func delete(_ call: Call, _ request: DeleteAccountRequest) async throws -> any ResponseGenerator {
-        try await call.services.accounts.deleteAccount(in: try call.clientProject, idToken: request.idToken)
+        try await call.services.accounts.sessions.deleteAccount(in: try call.clientProject, idToken: request.idToken)
         return DeleteAccountResponse()
     }
 
     static func update(_ call: Call, _ request: UpdateAccountRequest) async throws -> any ResponseGenerator {
         if let code = request.oobCode {
             let project = try call.clientProject
-            let (user, record, notice) = try await call.services.accounts.applyActionCode(
+            let (user, record, notice) = try await call.services.accounts.actionCodes.applyActionCode(
                 in: project, code: code, links: call.actionLinks(project), locale: call.locale)
             if let notice { call.services.emailQueued(notice) }
             var response = UpdateAccountResponse(user)
@@ -83,13 +83,13 @@ enum AccountRoutes {
         if let link = request.linkProviderUserInfo {
             // An identity nobody vouches for: administrators only, except in emulator mode (README: Modes).
             guard call.configuration.isEmulator else { throw APIError.business(.insufficientPermission) }
-            let user = try await call.services.accounts.linkDescribedIdentity(
+            let user = try await call.services.accounts.administration.linkDescribedIdentity(
                 in: try call.clientProject, idToken: request.idToken, identity: ProviderUserInfo(link))
             return UpdateAccountResponse(user)
         }
         // Unlinking (`user.unlink(fromProvider:)`): a request of its own, with the user's new state.
         if let providers = request.deleteProvider, !providers.isEmpty {
-            let user = try await call.services.accounts.unlink(in: try call.clientProject, idToken: request.idToken,
+            let user = try await call.services.accounts.federated.unlink(in: try call.clientProject, idToken: request.idToken,
                                                                providers: providers)
             return UpdateAccountResponse(user)
         }
@@ -102,7 +102,7 @@ enum AccountRoutes {
             photoURL: request.photoUrl, deleteDisplayName: deleted.contains(.displayName),
             deletePhotoURL: deleted.contains(.photoURL))
         let project = try call.clientProject
-        let result = try await call.services.accounts.updateAccount(
+        let result = try await call.services.accounts.updates.updateAccount(
             in: project, idToken: request.idToken, changes: changes, links: call.actionLinks(project),
             locale: call.locale)
         if let notice = result.recoveryNotice { call.services.emailQueued(notice) }
@@ -116,7 +116,7 @@ enum AccountRoutes {
 
     static func createAuthUri(_ call: Call, _ request: CreateAuthUriRequest) async throws -> any ResponseGenerator {
         if let providerID = request.providerId { return try await FederatedRoutes.createAuthUri(call, request, providerID: providerID) }
-        let methods = try await call.services.accounts.signInMethods(
+        let methods = try await call.services.accounts.federated.signInMethods(
             in: try call.clientProject, identifier: request.identifier, continueURI: request.continueUri)
         return CreateAuthUriResponse(
             registered: methods?.registered, allProviders: methods?.allProviders,

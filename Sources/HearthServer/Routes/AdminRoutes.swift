@@ -10,26 +10,17 @@ enum AdminRoutes {
     /// is left out when none matched.
     static func lookup(_ call: Call, _ request: LookupRequest) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
-        let store = call.services.store
         var found: [UserRecord] = []
         if let idToken = request.idToken {  // the token's own user, as a client's lookup (checked the same way)
             found.append(try await call.services.accounts.authenticate(idToken, in: project).user)
         }
-        for id in request.localId ?? [] {
-            if let user = try await store.user(projectID: project.id, tenantID: project.tenantID, localID: id) { found.append(user) }
-        }
-        for email in request.email ?? [] {
-            if let user = try await store.user(projectID: project.id, tenantID: project.tenantID, email: email) { found.append(user) }
-        }
-        for phone in request.phoneNumber ?? [] {
-            if let user = try await store.user(projectID: project.id, tenantID: project.tenantID, phoneNumber: phone) { found.append(user) }
-        }
-        for id in request.federatedUserId ?? [] {
+        let identities = try (request.federatedUserId ?? []).map { id in
             guard let provider = id.providerId, let rawID = id.rawId else { throw AuthFailure.invalidProviderID }
-            if let user = try await store.user(projectID: project.id, tenantID: project.tenantID, providerID: provider, rawID: rawID) {
-                found.append(user)
-            }
+            return (providerID: provider, rawID: rawID)
         }
+        found += try await call.services.accounts.administration.findUsers(
+            in: project, localIDs: request.localId ?? [], emails: request.email ?? [],
+            phoneNumbers: request.phoneNumber ?? [], identities: identities)
         var seen = Set<String>()
         let users = found.filter { seen.insert($0.localID).inserted }
         return LookupResponse(users: users.isEmpty ? nil : users.map { UserInfo($0, exportingHashesOf: project) })
@@ -52,16 +43,14 @@ enum AdminRoutes {
         changes.deleteProviders = request.deleteProvider ?? []
         changes.mfaEnrollments = request.mfaEnrollments?.map(MFAEnrollmentInput.init)
         changes.linkProvider = request.linkProviderUserInfo.map(ProviderUserInfo.init)
-        let user = try await call.services.accounts.adminUpdate(in: project, localID: request.localId, changes: changes)
+        let user = try await call.services.accounts.administration.adminUpdate(in: project, localID: request.localId, changes: changes)
         return UpdateAccountResponse(user)
     }
 
     static func delete(_ call: Call, _ request: DeleteAccountRequest) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
         guard let localID = request.localId, !localID.isEmpty else { throw AuthFailure.missingLocalID }
-        guard try await call.services.store.deleteUser(projectID: project.id, tenantID: project.tenantID, localID: localID) else {
-            throw AuthFailure.userNotFound
-        }
+        try await call.services.accounts.administration.deleteUser(in: project, localID: localID)
         return DeleteAccountResponse()
     }
 
@@ -76,7 +65,7 @@ enum AdminRoutes {
         new.phoneNumber = request.phoneNumber
         new.disabled = request.disabled ?? false
         new.mfa = (request.mfaInfo ?? []).map(MFAEnrollmentInput.init)
-        let user = try await call.services.accounts.adminCreate(in: project, new)
+        let user = try await call.services.accounts.administration.adminCreate(in: project, new)
         return AdminCreateAccountResponse(localId: user.localID, email: user.email, displayName: user.displayName)
     }
 
@@ -112,8 +101,7 @@ enum AdminRoutes {
             return value
         } ?? 20
         let after = after.flatMap { $0.isEmpty ? nil : $0 }
-        let users = try await call.services.store.users(projectID: project.id, tenantID: project.tenantID, after: after,
-                                                        limit: maxResults)
+        let users = try await call.services.accounts.administration.listUsers(in: project, after: after, limit: maxResults)
         return json(BatchGetResponse(
             users: users.isEmpty ? nil : users.map { UserInfo($0, exportingHashesOf: project) },
             nextPageToken: users.count == maxResults ? users.last?.localID : nil))
@@ -150,7 +138,7 @@ enum AdminRoutes {
                 else if let phone = first.phoneNumber { .phoneNumber(phone) }
                 else { nil }
         }
-        let result = try await call.services.store.queryUsers(projectID: project.id, query)
+        let result = try await call.services.accounts.administration.queryUsers(in: project, query)
         let returnUsers = request.returnUserInfo ?? true
         return QueryAccountsResponse(
             recordsCount: result.count,
@@ -160,7 +148,7 @@ enum AdminRoutes {
     static func batchDelete(_ call: Call, _ request: BatchDeleteRequest) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
         guard (1...1000).contains(request.localIds.count) else { throw APIError.business(.localIDListExceedsLimit) }
-        let refused = try await call.services.accounts.batchDelete(
+        let refused = try await call.services.accounts.administration.batchDelete(
             in: project, localIDs: request.localIds, force: request.force ?? false)
         return BatchDeleteResponse(errors: refused.isEmpty ? nil : refused.map {
             .init(index: $0.index, localId: $0.localID, message: "NOT_DISABLED : Disable the account before batch deletion.")
@@ -177,7 +165,7 @@ enum AdminRoutes {
             newEmail: request.newEmail, continueURL: request.continueUrl, locale: call.locale)
         actionRequest.byAdministrator = true
         actionRequest.returnLink = request.returnOobLink == true
-        let sent = try await call.services.accounts.sendActionCode(
+        let sent = try await call.services.accounts.actionCodes.sendActionCode(
             in: project, actionRequest, links: call.actionLinks(project),
             authorizedDomains: call.configuration.continueURLDomains)
         guard let sent else { return SendOobCodeResponse(email: request.email) }
@@ -190,7 +178,7 @@ enum AdminRoutes {
 
     static func createSessionCookie(_ call: Call, _ request: CreateSessionCookieRequest) async throws -> any ResponseGenerator {
         let project = try await call.adminProject(nil)
-        let cookie = try await call.services.accounts.createSessionCookie(
+        let cookie = try await call.services.accounts.administration.createSessionCookie(
             in: project, idToken: request.idToken, validDuration: request.validDuration)
         return CreateSessionCookieResponse(sessionCookie: cookie)
     }
@@ -233,7 +221,7 @@ enum AdminRoutes {
             imported.mfa = user.mfaInfo.map(MFAEnrollmentInput.init)
             return imported
         }
-        let rejected = try await call.services.accounts.importUsers(
+        let rejected = try await call.services.accounts.importer.importUsers(
             in: project, users, hashing: hashing, allowOverwrite: request.allowOverwrite ?? false,
             sanityCheck: request.sanityCheck ?? false)
         return BatchCreateResponse(error: rejected.map { .init(index: $0.index, message: $0.message) })

@@ -53,11 +53,11 @@ enum ConsoleRoutes {
             throw AuthFailure.invalidLoginCredentials
         }
         do {
-            let (token, session) = try await call.services.accounts.consoleSignIn(in: project, email: email,
+            let (token, session) = try await call.services.accounts.console.consoleSignIn(in: project, email: email,
                                                                                     password: password, code: body.code)
             await record(call, project: project, email: session.email, outcome: .success)
             var response = json(SessionInfo(email: session.email, csrf: session.csrf, projectId: project.id, emulator: false))
-            response.headers[.setCookie] = cookieHeader(token, call: call, maxAge: Int(AccountService.consoleSessionLifetime))
+            response.headers[.setCookie] = cookieHeader(token, call: call, maxAge: Int(ConsoleOperators.consoleSessionLifetime))
             response.headers.append(HTTPField(name: .setCookie, value: cookieHeader("", call: call, maxAge: 0, name: signInCookie)))
             response.headers[.cacheControl] = "no-store"
             return response
@@ -73,7 +73,7 @@ enum ConsoleRoutes {
             return json(SessionInfo(email: "emulator", csrf: "", projectId: project.id, emulator: true))
         }
         guard let token = ActionPage.cookie(named: cookie, in: call.request),
-              let session = try await call.services.accounts.consoleSession(in: project, token: token)
+              let session = try await call.services.accounts.console.consoleSession(in: project, token: token)
         else {
             // Signed out: the sign-in form's token, in a header the page reads and a cookie only this site gets.
             let signInToken = SecureRandom.token(byteCount: 24)
@@ -92,10 +92,10 @@ enum ConsoleRoutes {
         let project = try await call.services.defaultProject()
         if let token = ActionPage.cookie(named: cookie, in: call.request) {
             // A live session's sign-out repeats its token; a dead one's cookie is just cleared.
-            if let session = try await call.services.accounts.consoleSession(in: project, token: token) {
+            if let session = try await call.services.accounts.console.consoleSession(in: project, token: token) {
                 try requireSameSite(call, token: session.csrf)
             }
-            try await call.services.accounts.consoleSignOut(in: project, token: token)
+            try await call.services.accounts.console.consoleSignOut(in: project, token: token)
         }
         var response = json([String: String]())
         response.headers[.setCookie] = cookieHeader("", call: call, maxAge: 0)
@@ -108,7 +108,7 @@ enum ConsoleRoutes {
     static func operatorEmail(_ request: Request, services: HearthServices) async throws -> String? {
         guard let token = ActionPage.cookie(named: cookie, in: request) else { return nil }
         let project = try await services.defaultProject()
-        guard let session = try await services.accounts.consoleSession(in: project, token: token) else {
+        guard let session = try await services.accounts.console.consoleSession(in: project, token: token) else {
             throw APIError.unauthenticated
         }
         guard let given = request.headers[csrfHeader], constantTimeEquals(Array(given.utf8), Array(session.csrf.utf8)) else {

@@ -17,15 +17,7 @@ enum EmulatorRoutes {
 
     static func resetAccounts(_ call: Call) async throws -> Response {
         let project = try await call.services.emulatorProject(try projectID(call))
-        let store = call.services.store
-        if let tenant = call.parameter("tenant") {  // one tenant's accounts; the tenant itself stays
-            while case let page = try await store.users(projectID: project.id, tenantID: tenant, after: nil, limit: 500),
-                  !page.isEmpty {
-                for user in page { _ = try await store.deleteUser(projectID: project.id, tenantID: tenant, localID: user.localID) }
-            }
-        } else {
-            try await store.deleteAllUsers(projectID: project.id)
-        }
+        try await call.services.accounts.administration.deleteAllUsers(in: project, tenantID: call.parameter("tenant"))
         return json([String: String]())
     }
 

@@ -22,7 +22,7 @@ enum FederatedRoutes {
         fields["timestamp"] = request.timestamp.map(String.init)
         let assertion = try await verifier.assertion(providerID: "gc.apple.com", fields: fields, requestURI: "",
                                                      project: project)
-        let outcome = try await call.services.accounts.signInWithIdp(in: project, assertion, idToken: request.idToken,
+        let outcome = try await call.services.accounts.federated.signInWithIdp(in: project, assertion, idToken: request.idToken,
                                                                      returnIdpCredential: false)
         switch outcome {
         case .signedIn(let result):
@@ -46,9 +46,9 @@ enum FederatedRoutes {
         let accounts = call.services.accounts
         let assertion: FederatedAssertion
         if let pending = request.pendingToken, !pending.isEmpty {
-            assertion = try await accounts.redeemPendingToken(pending, in: project)
+            assertion = try await accounts.federated.redeemPendingToken(pending, in: project)
         } else if let sessionID = request.sessionId, !sessionID.isEmpty, requestURI.contains("code=") || requestURI.contains("error=") || requestURI.contains("oauth_verifier=") {
-            let (redirect, code) = try await accounts.finishRedirect(sessionID: sessionID, requestURI: requestURI, in: project)
+            let (redirect, code) = try await accounts.federated.finishRedirect(sessionID: sessionID, requestURI: requestURI, in: project)
             guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(redirect.providerID) }
             assertion = try await redirects.exchange(code: code, redirect: redirect, requestURI: requestURI, project: project)
         } else if call.configuration.isEmulator {
@@ -63,7 +63,7 @@ enum FederatedRoutes {
         } else {
             throw AuthFailure.providerNotEnabled(fields["providerId"] ?? "")
         }
-        let outcome = try await accounts.signInWithIdp(
+        let outcome = try await accounts.federated.signInWithIdp(
             in: project, assertion, idToken: request.idToken, returnIdpCredential: request.returnIdpCredential == true)
         var response = SignInWithIdpResponse(assertion)
         response.tenantId = project.tenantID
@@ -81,10 +81,10 @@ enum FederatedRoutes {
             // Production names none of the other account's providers either; the emulator lists them.
             response.verifiedProvider = call.configuration.isEmulator
                 ? existing.providers.map(\.providerID).filter { $0 != "phone" } : []
-            if !call.configuration.isEmulator { response.pendingToken = try await accounts.pendingToken(for: assertion, in: project) }
+            if !call.configuration.isEmulator { response.pendingToken = try await accounts.federated.pendingToken(for: assertion, in: project) }
         case .credentialInUse(let code):
             response.errorMessage = code
-            if !call.configuration.isEmulator { response.pendingToken = try await accounts.pendingToken(for: assertion, in: project) }
+            if !call.configuration.isEmulator { response.pendingToken = try await accounts.federated.pendingToken(for: assertion, in: project) }
         case .secondFactorRequired(let required):
             return MFARoutes.pending(required)
         }
@@ -104,7 +104,7 @@ extension FederatedRoutes {
         let scopes = (request.oauthScope ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
         let (url, kept) = try await redirects.authorize(redirect, scopes: scopes,
                                                         customParameters: request.customParameter ?? [:], project: project)
-        let sessionID = try await call.services.accounts.startRedirect(kept, in: project)
+        let sessionID = try await call.services.accounts.federated.startRedirect(kept, in: project)
         var response = CreateAuthUriResponse(registered: nil, allProviders: nil, signinMethods: nil, sessionId: sessionID)
         response.authUri = url
         response.providerId = providerID
@@ -116,7 +116,7 @@ extension FederatedRoutes {
     /// `v2/accounts:revokeToken`: revokes what Apple issued for the signed-in user (an authorization code is
     /// exchanged, then its refresh token revoked). Answers `{}`.
     static func revokeToken(_ call: Call, _ request: RevokeTokenRequest) async throws -> any ResponseGenerator {
-        try await call.services.accounts.revokeProviderToken(
+        try await call.services.accounts.federated.revokeProviderToken(
             in: try call.clientProject, idToken: request.idToken, providerID: request.providerId,
             tokenType: request.tokenType, token: request.token, redirectURI: request.redirectUri,
             provider: call.services.redirects)

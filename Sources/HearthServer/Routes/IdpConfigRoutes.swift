@@ -47,7 +47,7 @@ enum IdpConfigRoutes {
     static func owner(_ call: Call) async throws -> Owner {
         let project = try await call.adminProject(nil)
         guard let id = call.parameter("tenantID") else { return Owner(project: project) }
-        guard let tenant = try await call.services.store.tenant(projectID: project.id, id: id) else {
+        guard let tenant = try await call.services.accounts.tenants.tenant(id, in: project) else {
             throw APIError.business(.tenantNotFound)
         }
         return Owner(project: project, tenant: tenant)
@@ -131,7 +131,7 @@ enum IdpConfigRoutes {
     /// a race re-reads the tenant and applies `change` again, so two racing changes both land.
     static func write(_ call: Call, _ change: (inout [String: IdentityProviderConfig]) throws -> Void) async throws -> Owner {
         var owner = try await owner(call)
-        guard var tenant = owner.tenant else {
+        guard let tenant = owner.tenant else {
             owner.project = try await call.services.projects.modify(owner.project.id) { record in
                 var providers = record.settings.identityProviders ?? [:]
                 try change(&providers)
@@ -139,21 +139,11 @@ enum IdpConfigRoutes {
             }
             return owner
         }
-        for _ in 0..<20 {
-            try change(&tenant.identityProviders)
-            do {
-                owner.tenant = try await call.services.store.updateTenant(tenant)
-                return owner
-            } catch StoreError.conflict {
-                guard let fresh = try await call.services.store.tenant(projectID: owner.project.id, id: tenant.id) else {
-                    throw APIError.business(.tenantNotFound)
-                }
-                tenant = fresh
-            } catch StoreError.notFound {
-                throw APIError.business(.tenantNotFound)
-            }
-        }
-        throw APIError.unavailable
+        guard let changed = try await call.services.accounts.tenants.modify(tenant.id, in: owner.project, {
+            try change(&$0.identityProviders)
+        }) else { throw APIError.business(.tenantNotFound) }
+        owner.tenant = changed
+        return owner
     }
 
     /// A client id given on create or patch: present and not empty.

@@ -91,7 +91,7 @@ struct RateLimited: RouterMiddleware {
             default: recipient = body.peek("email")
             }
             if recipient == nil, let idToken = body.peek("idToken"), let project = context.project {
-                recipient = try? await services.accounts.lookup(in: project, idToken: idToken).email
+                recipient = try? await services.accounts.sessions.lookup(in: project, idToken: idToken).email
             }
             let keys = [("email-recipient:" + RateLimitKey.email(recipient), limits.emailsPerRecipient),
                         ("email-address:" + address, limits.emailsPerAddress)]

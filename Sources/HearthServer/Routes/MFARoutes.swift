@@ -19,7 +19,7 @@ enum MFARoutes {
         let project = try call.clientProject
         let accounts = call.services.accounts
         if request.hasTOTP {
-            let started = try await accounts.startTOTPEnrollment(in: project, idToken: request.idToken)
+            let started = try await accounts.secondFactors.startTOTPEnrollment(in: project, idToken: request.idToken)
             return StartMFAEnrollmentResponse(totpSessionInfo: .init(
                 sharedSecretKey: started.sharedSecretKey, verificationCodeLength: TOTP.digits, hashingAlgorithm: "SHA1",
                 periodSec: Int(TOTP.period), sessionInfo: started.sessionInfo,
@@ -29,24 +29,24 @@ enum MFARoutes {
             throw AuthFailure.invalidArgument("phoneEnrollmentInfo or totpEnrollmentInfo is required")
         }
         let (user, claims) = try await accounts.authenticate(request.idToken, in: project)
-        try accounts.checkPhoneEnrollment(user, number: request.phoneNumber, in: project, session: claims)
+        try accounts.secondFactors.checkPhoneEnrollment(user, number: request.phoneNumber, in: project, session: claims)
         let number = request.phoneNumber ?? ""
         let sessionInfo = try await call.sendingSMS(to: number) {
-            try await accounts.sendPhoneCode(to: number, purpose: .enrollment, localID: user.localID, in: project,
+            try await accounts.phone.sendPhoneCode(to: number, purpose: .enrollment, localID: user.localID, in: project,
                                              locale: call.locale, sender: call.services.sms)
         }
         return StartMFAEnrollmentResponse(phoneSessionInfo: .init(sessionInfo: sessionInfo))
     }
 
     static func finalizeEnrollment(_ call: Call, _ request: FinalizeMFAEnrollmentRequest) async throws -> any ResponseGenerator {
-        let result = try await call.services.accounts.finalizeEnrollment(
+        let result = try await call.services.accounts.secondFactors.finalizeEnrollment(
             in: try call.clientProject, idToken: request.idToken, displayName: request.displayName,
             phone: request.phone.map { ($0.sessionInfo, $0.code) }, totp: request.totp.map { ($0.sessionInfo, $0.code) })
         return MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken)
     }
 
     static func withdraw(_ call: Call, _ request: WithdrawMFARequest) async throws -> any ResponseGenerator {
-        let result = try await call.services.accounts.withdrawEnrollment(
+        let result = try await call.services.accounts.secondFactors.withdrawEnrollment(
             in: try call.clientProject, idToken: request.idToken, enrollmentID: request.mfaEnrollmentId)
         return MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
                                       expiresIn: String(result.tokens.expiresIn))
@@ -55,10 +55,10 @@ enum MFARoutes {
     static func startSignIn(_ call: Call, _ request: StartMFASignInRequest) async throws -> any ResponseGenerator {
         let project = try call.clientProject
         let accounts = call.services.accounts
-        let number = try await accounts.secondFactorPhoneNumber(in: project, pendingCredential: request.mfaPendingCredential,
+        let number = try await accounts.secondFactors.secondFactorPhoneNumber(in: project, pendingCredential: request.mfaPendingCredential,
                                                                 enrollmentID: request.mfaEnrollmentId)
         let sessionInfo = try await call.sendingSMS(to: number) {
-            try await accounts.startPhoneSecondFactor(in: project, pendingCredential: request.mfaPendingCredential,
+            try await accounts.secondFactors.startPhoneSecondFactor(in: project, pendingCredential: request.mfaPendingCredential,
                                                       enrollmentID: request.mfaEnrollmentId, locale: call.locale,
                                                       sender: call.services.sms)
         }
@@ -74,15 +74,15 @@ enum MFARoutes {
         } else {
             throw AuthFailure.invalidArgument("phoneVerificationInfo or totpVerificationInfo is required")
         }
-        let result = try await call.services.accounts.finalizeSecondFactor(
+        let result = try await call.services.accounts.secondFactors.finalizeSecondFactor(
             in: try call.clientProject, pendingCredential: request.mfaPendingCredential, proof: proof)
         return MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken)
     }
 }
 
-extension AccountService.SignInOutcome {
+extension AccountContext.SignInOutcome {
     /// The answer to a first-factor sign-in: `signedIn`'s response with tokens, else the pending credential.
-    func response(_ signedIn: (AccountService.SignInResult) -> any ResponseGenerator) -> any ResponseGenerator {
+    func response(_ signedIn: (AccountContext.SignInResult) -> any ResponseGenerator) -> any ResponseGenerator {
         switch self {
         case .signedIn(let result): signedIn(result)
         case .secondFactorRequired(let required): MFARoutes.pending(required)

@@ -12,7 +12,7 @@ enum OobCodeRoutes {
             throw APIError.business(.insufficientPermission, "returnOobLink requires admin credentials")
         }
         let project = try call.clientProject
-        let sent = try await call.services.accounts.sendActionCode(
+        let sent = try await call.services.accounts.actionCodes.sendActionCode(
             in: project,
             ActionCodeRequest(type: ActionCodeType(rawValue: type.rawValue)!, email: request.email,
                               idToken: request.idToken, newEmail: request.newEmail, continueURL: request.continueUrl,
@@ -23,7 +23,7 @@ enum OobCodeRoutes {
     }
 
     static func signInWithEmailLink(_ call: Call, _ request: SignInWithEmailLinkRequest) async throws -> any ResponseGenerator {
-        let outcome = try await call.services.accounts.signInWithEmailLink(
+        let outcome = try await call.services.accounts.actionCodes.signInWithEmailLink(
             in: try call.clientProject, email: request.email, code: request.oobCode, idToken: request.idToken)
         return outcome.response { result in
             json(SignInWithEmailLinkResponse(
@@ -40,9 +40,9 @@ enum OobCodeRoutes {
         let project = try call.clientProject
         let accounts = call.services.accounts
         let record = if let newPassword = request.newPassword {
-            try await accounts.resetPassword(in: project, code: request.oobCode, newPassword: newPassword)
+            try await accounts.actionCodes.resetPassword(in: project, code: request.oobCode, newPassword: newPassword)
         } else {
-            try await accounts.inspectActionCode(in: project, code: request.oobCode)
+            try await accounts.actionCodes.inspectActionCode(in: project, code: request.oobCode)
         }
         return ResetPasswordResponse(
             requestType: record.type.rawValue, email: record.type == .emailSignIn ? nil : record.email,
@@ -71,15 +71,9 @@ extension EmulatorRoutes {
     static func oobCodes(_ call: Call) async throws -> Response {
         guard let id = call.parameter("project"), ProjectID.isValid(id) else { throw APIError.notFound }
         let project = try await call.services.emulatorProject(id)
-        let store = call.services.store
-        var messages: [OutboxMessage] = []
-        // A code that was used (or replaced) leaves the list, as in Firebase's emulator: only unused ones are shown.
-        let tenant = call.parameter("tenant")
-        for message in try await store.outboxMessages(projectID: project.id) {
-            guard let code = try await store.actionCode(projectID: project.id, digest: storageDigest(message.code)),
-                  code.tenantID == tenant else { continue }  // a tenant's list shows its codes; the project's, its own
-            messages.append(message)
-        }
+        // A code that was used (or replaced) leaves the list, as in Firebase's emulator: only unused ones are shown;
+        // a tenant's list shows its codes, the project's its own.
+        let messages = try await call.services.accounts.actionCodes.unusedCodes(in: project, tenantID: call.parameter("tenant"))
         return json(EmulatorOobCodes(oobCodes: messages.map {
             // A VERIFY_AND_CHANGE_EMAIL code goes to the new address but is listed under the current one.
             EmulatorOobCodes.Entry(email: $0.type == .verifyAndChangeEmail ? $0.accountEmail ?? $0.recipient : $0.recipient,

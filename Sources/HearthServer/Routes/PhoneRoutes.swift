@@ -9,7 +9,7 @@ enum PhoneRoutes {
         let project = try call.clientProject
         guard let number = request.phoneNumber, PhoneNumber.isValid(number) else { throw AuthFailure.invalidPhoneNumber }
         let sessionInfo = try await call.sendingSMS(to: number) {
-            try await call.services.accounts.sendPhoneCode(to: number, purpose: .signIn, in: project,
+            try await call.services.accounts.phone.sendPhoneCode(to: number, purpose: .signIn, in: project,
                                                            locale: call.locale, sender: call.services.sms)
         }
         return SendVerificationCodeResponse(sessionInfo: sessionInfo)
@@ -22,7 +22,7 @@ enum PhoneRoutes {
             }
             return operation
         }
-        let outcome = try await call.services.accounts.signInWithPhoneNumber(
+        let outcome = try await call.services.accounts.phone.signInWithPhoneNumber(
             in: try call.clientProject, sessionInfo: request.sessionInfo, code: request.code,
             temporaryProof: request.temporaryProof, phoneNumber: request.phoneNumber, idToken: request.idToken,
             operation: operation)
@@ -53,8 +53,7 @@ extension EmulatorRoutes {
         // A used code leaves the list, as in Firebase's emulator; a tenant's list shows its codes, the project's its own.
         let tenant = call.parameter("tenant")
         for message in call.services.smsOutbox?.messages(projectID: id) ?? [] where message.tenantID == tenant {
-            let key = AccountService.pendingKey(digest: storageDigest(message.sessionInfo), tenantID: message.tenantID)
-            guard try await call.services.store.pending(projectID: id, digest: key, now: .distantPast) != nil else { continue }
+            guard try await call.services.accounts.phone.isUnused(message) else { continue }
             messages.append(message)
         }
         return json(EmulatorVerificationCodes(verificationCodes: messages.map {

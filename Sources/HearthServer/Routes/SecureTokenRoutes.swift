@@ -11,7 +11,7 @@ enum SecureTokenRoutes {
             throw AuthFailure.missingRefreshToken
         }
         let project = try call.clientProject
-        let result = try await call.services.accounts.refresh(in: project, refreshToken: refreshToken)
+        let result = try await call.services.accounts.sessions.refresh(in: project, refreshToken: refreshToken)
         return TokenResponse(idToken: result.tokens.idToken, expiresIn: String(result.tokens.expiresIn),
                              refreshToken: result.tokens.refreshToken, userId: result.user.localID,
                              projectId: call.projectNumber(project))

@@ -11,15 +11,11 @@ enum TenantRoutes {
         // Email-enumeration protection starts as the project has it; the body may say otherwise.
         tenant.enableImprovedEmailPrivacy = project.record.settings.enableImprovedEmailPrivacy
         try apply(patch, paths: patch.presentPaths, to: &tenant, emulator: call.configuration.isEmulator)
-        for _ in 0..<5 {  // a new id on the (unlikely) collision of the random suffix
-            do {
-                try await call.services.store.insertTenant(tenant)
-                return TenantResource(tenant)
-            } catch StoreError.conflict {
-                tenant.id = TenantRecord.newID(displayName: patch.displayName)
-            }
-        }
-        throw APIError.internalError
+        // A new id on the (unlikely) collision of the random suffix.
+        guard let created = try await call.services.accounts.tenants.create(
+            tenant, newID: { TenantRecord.newID(displayName: patch.displayName) })
+        else { throw APIError.internalError }
+        return TenantResource(created)
     }
 
     /// Emulator mode makes a tenant it is asked for, as Firebase's emulator does; production answers
@@ -40,8 +36,8 @@ enum TenantRoutes {
             throw APIError.business(.invalidArgument, "pageSize must be between 0 and 1000")
         }
         let size = pageSize == 0 ? 20 : pageSize
-        let page = try await call.services.store.tenants(projectID: project.id, after: query["pageToken"].map(String.init),
-                                                         limit: size)
+        let page = try await call.services.accounts.tenants.list(in: project, after: query["pageToken"].map(String.init),
+                                                                 limit: size)
         let shown = Array(page.prefix(size))
         // A full page carries a token, as Google's list calls do (the next page may be empty).
         return json(ListTenantsResponse(tenants: shown.map(TenantResource.init),
@@ -64,24 +60,20 @@ enum TenantRoutes {
                 paths.formUnion(named)
             }
         }
-        for _ in 0..<20 {
-            var tenant = try await tenant(call)
-            try apply(patch, paths: paths, to: &tenant, emulator: call.configuration.isEmulator)
-            do {
-                return TenantResource(try await call.services.store.updateTenant(tenant))
-            } catch StoreError.conflict {
-                continue
-            } catch StoreError.notFound {
-                throw APIError.business(.tenantNotFound)
-            }
-        }
-        throw APIError.unavailable
+        let project = try await call.adminProject(nil)
+        let emulator = call.configuration.isEmulator
+        guard let id = call.parameter("tenantID"),
+              let tenant = try await call.services.accounts.tenants.modify(id, in: project, { tenant in
+                  try apply(patch, paths: paths, to: &tenant, emulator: emulator)
+              })
+        else { throw APIError.business(.tenantNotFound) }
+        return TenantResource(tenant)
     }
 
     static func delete(_ call: Call) async throws -> Response {
         let project = try await call.adminProject(nil)
         guard let id = call.parameter("tenantID"),
-              try await call.services.store.deleteTenant(projectID: project.id, id: id)
+              try await call.services.accounts.tenants.delete(id, in: project)
         else { throw APIError.business(.tenantNotFound) }
         return json([String: String]())
     }
@@ -90,7 +82,7 @@ enum TenantRoutes {
     static func tenant(_ call: Call) async throws -> TenantRecord {
         let project = try await call.adminProject(nil)
         guard let id = call.parameter("tenantID"),
-              let tenant = try await call.services.store.tenant(projectID: project.id, id: id)
+              let tenant = try await call.services.accounts.tenants.tenant(id, in: project)
         else { throw APIError.business(.tenantNotFound) }
         return tenant
     }

@@ -14,7 +14,7 @@ enum TenantScope {
         let body = context.body
         // A `tenantId` that is not a string is refused here: read as absent, it would put the call in the project.
         // A call that names none but carries a tenant's ID token acts on that token's user, in its tenant; the
-        // token's tenant is checked where the token is verified (`AccountService.authenticate`).
+        // token's tenant is checked where the token is verified (`AccountContext.authenticate`).
         let value = (try? body.object.get())?.value("tenantId")
         let named = value.flatMap(WireObject.text)
         if let value, named == nil {
@@ -65,12 +65,11 @@ extension HearthServices {
     }
 
     func tenant(_ id: String, in project: ProjectContext) async throws -> TenantRecord {
-        if let tenant = try await store.tenant(projectID: project.id, id: id) { return tenant }
+        if let tenant = try await accounts.tenants.tenant(id, in: project) { return tenant }
         guard configuration.isEmulator else { throw APIError.business(.tenantNotFound) }
         guard TenantRecord.isValidID(id) else { throw APIError.business(.invalidTenantID) }
-        let implicit = TenantRecord(projectID: project.id, id: id, allowPasswordSignup: true, enableEmailLinkSignin: true,
-                                    enableAnonymousUser: true, mfa: MFASettings(state: .enabled, providers: [.phoneSMS]))
-        do { try await store.insertTenant(implicit) } catch StoreError.conflict {}  // made by a concurrent call
-        return try await store.tenant(projectID: project.id, id: id) ?? implicit
+        return try await accounts.tenants.creatingIfNeeded(TenantRecord(
+            projectID: project.id, id: id, allowPasswordSignup: true, enableEmailLinkSignin: true,
+            enableAnonymousUser: true, mfa: MFASettings(state: .enabled, providers: [.phoneSMS])))
     }
 }

@@ -2,10 +2,10 @@ import HearthCore
 import HummingbirdBcrypt
 
 /// bcrypt for imported users, from hummingbird-auth's HummingbirdBcrypt (OpenBSD's implementation), handed to
-/// ``AccountService`` so that HearthCore itself depends on no bcrypt library.
+/// ``AccountContext`` so that HearthCore itself depends on no bcrypt library.
 ///
 /// ```swift
-/// let accounts = AccountService(store: store, clock: SystemClock(), hashing: runner, bcrypt: HummingbirdBcryptVerifier())
+/// let accounts = AccountContext(store: store, clock: SystemClock(), hashing: runner, bcrypt: HummingbirdBcryptVerifier())
 /// ```
 public struct HummingbirdBcryptVerifier: BcryptVerifier {
     public init() {}

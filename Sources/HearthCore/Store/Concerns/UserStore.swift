@@ -3,6 +3,9 @@ import Foundation
 /// Accounts: lookups by every key Firebase has (id, email, phone, linked identity), versioned updates, deletes,
 /// batches and queries. New accounts are inserted through a ``UnitOfWork``, with their first session.
 public protocol UserStore: Sendable {
+    /// The accounts with these ids (those that exist, in any order), in one query: an import run again checks a
+    /// whole batch at once.
+    func users(projectID: String, tenantID: String?, localIDs: [String]) async throws -> [UserRecord]
     func user(projectID: String, tenantID: String?, localID: String) async throws -> UserRecord?
     /// The first account (by creation) with this email, compared case-insensitively.
     func user(projectID: String, tenantID: String?, email: String) async throws -> UserRecord?
@@ -10,7 +13,7 @@ public protocol UserStore: Sendable {
     /// equal `user.version`, and the write moves it on by one. Returns what is now stored. With
     /// `revokeRefreshTokens`, drops the user's refresh tokens in the same change. Throws ``StoreError/conflict``
     /// when the versions differ (nothing is written), ``StoreError/notFound`` if the account is gone and
-    /// ``StoreError/emailExists`` as `insertUser` does. Use-cases go through `AccountService.modifyUser`, which
+    /// ``StoreError/emailExists`` as `insertUser` does. Use-cases go through `AccountContext.modifyUser`, which
     /// reads again and retries.
     @discardableResult
     func updateUser(_ user: UserRecord, uniqueEmail: Bool, revokeRefreshTokens: Bool) async throws -> UserRecord

@@ -1,6 +1,6 @@
 import Foundation
 
-extension AccountService {
+extension FederatedSignIn {
     /// What `createAuthUri` reveals about an email: whether an account has it and how it can sign in.
     public struct SignInMethods: Sendable, Equatable {
         public var registered: Bool

@@ -48,7 +48,7 @@ public struct FederatedAssertion: Sendable, Codable, Equatable {
 /// How a `signInWithIdp` ended.
 public enum FederatedOutcome: Sendable {
     /// Signed in (or linked): tokens.
-    case signedIn(AccountService.SignInResult)
+    case signedIn(AccountContext.SignInResult)
     /// The IdP's email is not verified and an account already has it: the app must sign in to that account first
     /// and link (`needConfirmation`, the client's `accountExistsWithDifferentCredential`).
     case needConfirmation(existing: UserRecord)
@@ -58,7 +58,7 @@ public enum FederatedOutcome: Sendable {
     /// An existing user with enrolled second factors: a pending credential instead of tokens.
     case secondFactorRequired(SecondFactorRequired)
 
-    init(_ outcome: AccountService.SignInOutcome) {
+    init(_ outcome: AccountContext.SignInOutcome) {
         switch outcome {
         case .signedIn(let result): self = .signedIn(result)
         case .secondFactorRequired(let required): self = .secondFactorRequired(required)
@@ -66,7 +66,10 @@ public enum FederatedOutcome: Sendable {
     }
 }
 
-extension AccountService {
+/// Identity providers: sign-in and linking with a provider's credential, the redirect flow, unlinking.
+public struct FederatedSignIn: UseCase {
+    public let context: AccountContext
+    public init(context: AccountContext) { self.context = context }
     /// Keeps a verified assertion for a later `signInWithIdp` with `pendingToken` (after `needConfirmation` or a
     /// conflict the app resolves), since the IdP's own credential is single use. 10 minutes, single use.
     public func pendingToken(for assertion: FederatedAssertion, in project: ProjectContext) async throws -> String {
@@ -89,7 +92,7 @@ extension AccountService {
     }
 }
 
-extension AccountService {
+extension FederatedSignIn {
     /// `accounts:signInWithIdp` once the IdP's credential is verified, with Firebase's account rules:
     ///
     /// - the identity is linked to a user → that user (linking it to someone else: FEDERATED_USER_ID_ALREADY_LINKED);
@@ -260,70 +263,7 @@ extension FederatedAssertion {
     }
 }
 
-/// Turns an IdP credential (the fields of `signInWithIdp`'s `postBody`) into a verified ``FederatedAssertion``:
-/// checks signatures, audiences, nonces, or calls the provider's profile API. Implemented outside the core (it
-/// speaks HTTP); throws ``AuthFailure/invalidIDPResponse(_:)`` or ``AuthFailure/providerNotEnabled(_:)``.
-public protocol IdentityProviderVerifier: Sendable {
-    func assertion(providerID: String, fields: [String: String], requestURI: String, project: ProjectContext)
-        async throws -> FederatedAssertion
-}
-
-/// A redirect flow in progress (`createAuthUri` with `providerId`): what the return through `requestUri` must match.
-public struct FederatedRedirect: Sendable, Codable, Equatable {
-    public var providerID: String
-    /// Where the provider sends the browser back (`continueUri`); the code exchange repeats it.
-    public var redirectURI: String
-    public var state: String
-    /// PKCE (RFC 7636): the verifier whose S256 challenge went into the authorization URL.
-    public var codeVerifier: String
-    public var nonce: String
-    /// OAuth 1.0a (twitter.com): the request token and its secret, obtained before the browser leaves.
-    public var oauth1Token: String?
-    public var oauth1Secret: String?
-
-    public init(providerID: String, redirectURI: String) {
-        self.providerID = providerID
-        self.redirectURI = redirectURI
-        state = SecureRandom.token(byteCount: 24)
-        codeVerifier = SecureRandom.token(byteCount: 48)
-        nonce = SecureRandom.token(byteCount: 24)
-    }
-
-    /// `code_challenge` for S256.
-    public var codeChallenge: String { Base64URL.encode(SHA256.hash(data: Data(codeVerifier.utf8))) }
-}
-
-/// The redirect flow's HTTP side, implemented with the verifier: where to send the browser, and the code exchange.
-public protocol FederatedRedirectProvider: Sendable {
-    /// The provider's authorization URL for `redirect`, with scopes and custom parameters, and the redirect as it
-    /// must be kept (OAuth 1.0a adds its request token).
-    func authorize(_ redirect: FederatedRedirect, scopes: [String], customParameters: [String: String],
-                   project: ProjectContext) async throws -> (url: String, redirect: FederatedRedirect)
-    /// Exchanges the authorization `code` (with the PKCE verifier) and verifies what comes back; `requestURI` is
-    /// where the browser landed (Apple adds the user's name there, once).
-    func exchange(code: String, redirect: FederatedRedirect, requestURI: String, project: ProjectContext) async throws
-        -> FederatedAssertion
-    /// Revokes a token at the provider (`accounts:revokeToken`); an authorization code is first exchanged for the
-    /// refresh token it stands for.
-    func revoke(_ token: String, kind: ProviderTokenKind, providerID: String, redirectURI: String?,
-                project: ProjectContext) async throws
-}
-
-/// What `accounts:revokeToken` revokes, by its wire names (the enum's name, or its number as the iOS SDK sends it).
-public enum ProviderTokenKind: String, Sendable {
-    case refreshToken = "refresh_token", accessToken = "access_token", code
-
-    public init?(wire: String?) {
-        switch wire {
-        case "REFRESH_TOKEN", "1": self = .refreshToken
-        case "ACCESS_TOKEN", "2": self = .accessToken
-        case "CODE", "3": self = .code
-        default: return nil
-        }
-    }
-}
-
-extension AccountService {
+extension FederatedSignIn {
     /// `accounts:revokeToken`: the signed-in user revokes what Apple issued to the app for them (Apple requires it
     /// when an account is deleted). Only apple.com, as in Firebase, and only for a user linked to it.
     public func revokeProviderToken(in project: ProjectContext, idToken: String?, providerID: String?,
@@ -348,7 +288,7 @@ extension AccountService {
     }
 }
 
-extension AccountService {
+extension FederatedSignIn {
     /// Starts a redirect flow: a single-use session (10 minutes) behind the returned `sessionId`.
     public func startRedirect(_ redirect: FederatedRedirect, in project: ProjectContext) async throws -> String {
         let sessionID = SecureRandom.token(byteCount: 24)

@@ -92,7 +92,10 @@ public enum CustomToken {
     }
 }
 
-extension AccountService {
+/// Sign-in with a custom token minted by the app's server.
+public struct CustomTokens: UseCase {
+    public let context: AccountContext
+    public init(context: AccountContext) { self.context = context }
     /// `accounts:signInWithCustomToken`: signs in the token's `uid`, creating the account on first use. The token's
     /// claims go into this session's ID tokens (refreshes included), not onto the user.
     public func signInWithCustomToken(in project: ProjectContext, token: String?, tenantID: String? = nil,

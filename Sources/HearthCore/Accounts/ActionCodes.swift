@@ -38,7 +38,10 @@ public struct ActionLinkBase: Sendable, Equatable {
     }
 }
 
-extension AccountService {
+/// Email action codes: verification, password reset, email change and recovery, sign-in by link.
+public struct ActionCodes: UseCase {
+    public let context: AccountContext
+    public init(context: AccountContext) { self.context = context }
     /// `accounts:sendOobCode`: creates a single-use code (only its hash is stored) and queues the email in the outbox.
     ///
     /// Returns the account's email (what the response reports) and the message (queued unless `returnLink`), or `nil` for a password
@@ -356,5 +359,19 @@ extension AccountService {
     public static func queryEncoded(_ value: String) -> String {
         let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+}
+
+extension ActionCodes {
+    /// The emulator's list of codes: the project's (or a tenant's) queued messages whose code is still unused, as
+    /// Firebase's emulator shows them (a used or replaced code leaves the list).
+    public func unusedCodes(in project: ProjectContext, tenantID: String?) async throws -> [OutboxMessage] {
+        var messages: [OutboxMessage] = []
+        for message in try await store.outboxMessages(projectID: project.id) {
+            guard let code = try await store.actionCode(projectID: project.id, digest: storageDigest(message.code)),
+                  code.tenantID == tenantID else { continue }
+            messages.append(message)
+        }
+        return messages
     }
 }

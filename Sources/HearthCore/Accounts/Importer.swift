@@ -135,7 +135,10 @@ public struct ImportRejection: Sendable, Equatable {
     public var message: String
 }
 
-extension AccountService {
+/// Bulk import of users with their password hashes (`accounts:batchCreate`, `hearth auth:import`).
+public struct Importer: UseCase {
+    public let context: AccountContext
+    public init(context: AccountContext) { self.context = context }
     /// The most users one import call takes (Firebase's limit).
     public static let importBatchLimit = 1000
 
@@ -205,10 +208,23 @@ extension AccountService {
                 rejections.append(ImportRejection(index: index, message: problem.message))
             }
         }
+        var unchanged: [Int] = []
+        if skipUnchanged {
+            // A run again after an interruption: the users already stored as imported are read in one query and
+            // left out, instead of each failing its insert and being read back one by one.
+            let stored = try await store.users(projectID: project.id, tenantID: project.tenantID,
+                                               localIDs: valid.map(\.record.localID))
+            let byID = Dictionary(stored.map { ($0.localID, $0) }, uniquingKeysWith: { first, _ in first })
+            valid.removeAll { index, record in
+                guard let existing = byID[record.localID],
+                      existing.holds(imported: record, comparingCreation: users[index].createdAt != nil) else { return false }
+                unchanged.append(index)
+                return true
+            }
+        }
         // The whole batch in one go; taken ids are overwritten afterwards when the caller allows it.
         let refused = dryRun ? try await wouldRefuse(valid.map(\.record), uniqueEmail: uniqueEmail)
             : try await store.insertUsers(valid.map(\.record), uniqueEmail: uniqueEmail)
-        var unchanged: [Int] = []
         for (position, error) in refused.sorted(by: { $0.key < $1.key }) {
             let (index, record) = valid[position]
             // The id, its email or its identity is taken: by this very user, unchanged, when an import runs again.
@@ -238,7 +254,7 @@ extension AccountService {
             }
             rejections.append(ImportRejection(index: index, message: message))
         }
-        return ImportReport(rejections: rejections.sorted { $0.index < $1.index }, unchanged: unchanged)
+        return ImportReport(rejections: rejections.sorted { $0.index < $1.index }, unchanged: unchanged.sorted())
     }
 
     /// What ``IdentityStore/insertUsers(_:uniqueEmail:)`` would refuse, by position, found by reading only (a dry

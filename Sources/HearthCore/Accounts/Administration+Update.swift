@@ -36,7 +36,7 @@ public struct AdminChanges: Sendable, Equatable {
     public init() {}
 }
 
-extension AccountService {
+extension Administration {
     /// `projects/{id}/accounts:update` by an administrator: no recent-login rule, admin-only fields. A new password
     /// or email, or a `validSince`, ends earlier sessions.
     public func adminUpdate(in project: ProjectContext, localID: String?, changes: AdminChanges) async throws -> UserRecord {
@@ -48,7 +48,7 @@ extension AccountService {
         if let claims = changes.customAttributes, !(claims.isEmpty || claims == "{}") {
             try CustomClaims.validate(claims)
         }
-        let prepared = try await prepare(changes.profile, project: project)
+        let prepared = try await context.updates.prepare(changes.profile, project: project)
         if let phone = changes.phoneNumber, !phone.isEmpty {
             guard PhoneNumber.isValid(phone) else { throw AuthFailure.invalidPhoneNumber }
             if let owner = try await store.user(projectID: project.id, tenantID: project.tenantID, phoneNumber: phone),
@@ -97,7 +97,7 @@ extension AccountService {
     }
 }
 
-extension AccountService {
+extension Administration {
     /// An identity described by the caller (`linkProviderUserInfo`): a provider and its raw id, and not the
     /// password or phone entries, which describe the account itself.
     static func checkDescribed(_ identity: ProviderUserInfo) throws {

@@ -28,7 +28,10 @@ public enum SessionCookie {
     public static let allowedDuration: ClosedRange<Int64> = 300...1_209_600
 }
 
-extension AccountService {
+/// What an administrator does to accounts (Admin SDKs, the console): create, update, delete in batches, session cookies.
+public struct Administration: UseCase {
+    public let context: AccountContext
+    public init(context: AccountContext) { self.context = context }
     /// Creates an account as an administrator: no sign-in, no tokens, the profile as given.
     public func adminCreate(in project: ProjectContext, _ new: AdminNewUser) async throws -> UserRecord {
         let localID = new.localID ?? SecureRandom.localID()

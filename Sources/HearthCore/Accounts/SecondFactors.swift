@@ -34,29 +34,15 @@ public enum SecondFactorProof: Sendable {
     case totp(enrollmentID: String?, code: String?)
 }
 
-extension AccountService {
-    /// Pending credentials, TOTP enrollment sessions and SMS sessions live this long.
-    static let pendingLifetime: TimeInterval = 600
+/// Second factors (SMS and TOTP): enrolment, withdrawal, and the second step of a sign-in.
+public struct SecondFactors: UseCase {
+    public let context: AccountContext
+    public init(context: AccountContext) { self.context = context }
     /// Wrong codes allowed per pending secret; the next one destroys it.
-    static let maximumAttempts = 5
 
-    func secondFactorRequired(for user: UserRecord, provider: String, extraClaims: String?, in project: ProjectContext,
-                              now: Date) async throws -> SecondFactorRequired {
-        let credential = SecureRandom.token()
-        let payload = MFAPendingSignIn(localID: user.localID, tenantID: user.tenantID, provider: provider,
-                                       extraClaims: extraClaims)
-        try await store.insertPending(PendingRecord(
-            digest: pendingKey(credential, in: project), projectID: project.id, kind: .mfaPendingCredential,
-            payload: try RecordCoding.encode(payload), expiresAt: now + Self.pendingLifetime), now: now)
-        return SecondFactorRequired(pendingCredential: credential, user: user)
-    }
 
     // MARK: Enrollment
 
-    /// Sign-in methods whose sessions cannot enrol or use a second factor (Firebase's list).
-    static let mfaIneligibleProviders: Set<String> = ["anonymous", "phone", "custom", "gc.apple.com"]
-    static let mfaUnavailable = "MFA is not available for the given first factor."
-    static let phoneOnSMSMFAUser = "A phone number cannot be set as a first factor on an SMS based MFA user."
 
     /// Firebase's rules for enrolling: MFA and the factor enabled, a session from an eligible sign-in method, a
     /// verified email, not an anonymous or phone-only account, fewer than 5 factors.
@@ -117,7 +103,7 @@ extension AccountService {
             enrollment.totpLastStep = step
         } else if let phone {
             try checkEnrollable(stored, provider: .phoneSMS, in: project, session: claims)
-            let verified = try await verifyPhoneCode(sessionInfo: phone.sessionInfo, code: phone.code,
+            let verified = try await context.phone.verifyPhoneCode(sessionInfo: phone.sessionInfo, code: phone.code,
                                                      purpose: .enrollment, in: project, now: now)
             guard verified.localID == stored.localID else { throw AuthFailure.invalidSessionInfo }
             enrollment = MFAEnrollment(displayName: displayName, phoneNumber: verified.phoneNumber, enrolledAt: now)
@@ -186,7 +172,7 @@ extension AccountService {
         guard let enrollment = user.enrollments.first(where: { $0.id == enrollmentID }),
               let number = enrollment.phoneNumber
         else { throw AuthFailure.mfaEnrollmentNotFound }
-        return try await sendPhoneCode(to: number, purpose: .secondFactorSignIn, localID: user.localID,
+        return try await context.phone.sendPhoneCode(to: number, purpose: .secondFactorSignIn, localID: user.localID,
                                        enrollmentID: enrollment.id, in: project, locale: locale, sender: sender)
     }
 
@@ -202,7 +188,7 @@ extension AccountService {
         switch proof {
         case .phone(let sessionInfo, let code):
             // A wrong SMS code counts against the factor as a wrong TOTP code does, and a locked factor takes none.
-            let verified = try await verifyPhoneCode(
+            let verified = try await context.phone.verifyPhoneCode(
                 sessionInfo: sessionInfo, code: code, purpose: .secondFactorSignIn, in: project, now: now,
                 before: { phone in try checkNotLocked(stored, enrollmentID: phone.enrollmentID ?? "", now: now) },
                 wrong: { record, phone in
@@ -286,44 +272,12 @@ extension AccountService {
 
     // MARK: Helpers
 
-    /// The key a pending secret is kept under: its digest, bound to the tenant acting, so that a session, proof or
-    /// pending credential made in one tenant is unknown in the project and in every other tenant.
-    func pendingKey(_ secret: String, in project: ProjectContext) -> String {
-        Self.pendingKey(digest: storageDigest(secret), tenantID: project.tenantID)
-    }
 
-    /// The same from a digest the client made (`/__/auth/handler?sessionId=`), or one listed back.
-    public static func pendingKey(digest: String, tenantID: String?) -> String {
-        guard let tenantID else { return digest }
-        return storageDigest("tenant:" + tenantID + ":" + digest)
-    }
 
-    /// A pending secret of `kind` that has not expired, or the matching error.
-    func usePending(_ secret: String?, kind: PendingRecord.Kind, in project: ProjectContext, now: Date) async throws
-        -> PendingRecord
-    {
-        guard let secret, !secret.isEmpty else { throw AuthFailure.missingSessionInfo }
-        guard secret.utf8.count <= 256,
-              let record = try await store.pending(projectID: project.id, digest: pendingKey(secret, in: project), now: .distantPast),
-              record.kind == kind
-        else { throw AuthFailure.invalidSessionInfo }
-        guard record.expiresAt > now else { throw AuthFailure.sessionExpired }
-        return record
-    }
 
-    /// Counts a wrong code; the fifth destroys the secret (`TOO_MANY_ATTEMPTS_TRY_LATER`), so a 6-digit code
-    /// cannot be guessed.
-    func wrongCode(_ record: PendingRecord, in project: ProjectContext) async throws -> AuthFailure {
-        let attempts = try await store.recordPendingAttempt(projectID: project.id, digest: record.digest) ?? Int.max
-        if attempts >= Self.maximumAttempts {
-            _ = try await store.consumePending(projectID: project.id, digest: record.digest)
-            return AuthFailure.tooManyAttempts
-        }
-        return AuthFailure.invalidCode
-    }
 }
 
-extension AccountService {
+extension SecondFactors {
     /// The checks of a phone enrollment that come before any SMS is sent.
     public func checkPhoneEnrollment(_ user: UserRecord, number: String?, in project: ProjectContext,
                                      session: IDTokenClaims? = nil) throws {
@@ -342,5 +296,59 @@ extension AccountService {
             throw AuthFailure.mfaEnrollmentNotFound
         }
         return number
+    }
+}
+
+/// Shared by the use cases.
+extension UseCase {
+    /// Wrong codes a pending secret takes before it is destroyed.
+    static var maximumAttempts: Int { 5 }
+    /// Pending credentials, TOTP enrollment sessions and SMS sessions live this long.
+    static var pendingLifetime: TimeInterval { 600 }
+    func secondFactorRequired(for user: UserRecord, provider: String, extraClaims: String?, in project: ProjectContext,
+                              now: Date) async throws -> SecondFactorRequired {
+        let credential = SecureRandom.token()
+        let payload = MFAPendingSignIn(localID: user.localID, tenantID: user.tenantID, provider: provider,
+                                       extraClaims: extraClaims)
+        try await store.insertPending(PendingRecord(
+            digest: pendingKey(credential, in: project), projectID: project.id, kind: .mfaPendingCredential,
+            payload: try RecordCoding.encode(payload), expiresAt: now + Self.pendingLifetime), now: now)
+        return SecondFactorRequired(pendingCredential: credential, user: user)
+    }
+    /// Sign-in methods whose sessions cannot enrol or use a second factor (Firebase's list).
+    static var mfaIneligibleProviders: Set<String> { ["anonymous", "phone", "custom", "gc.apple.com"] }
+    static var mfaUnavailable: String { "MFA is not available for the given first factor." }
+    static var phoneOnSMSMFAUser: String { "A phone number cannot be set as a first factor on an SMS based MFA user." }
+    /// The key a pending secret is kept under: its digest, bound to the tenant acting, so that a session, proof or
+    /// pending credential made in one tenant is unknown in the project and in every other tenant.
+    func pendingKey(_ secret: String, in project: ProjectContext) -> String {
+        Self.pendingKey(digest: storageDigest(secret), tenantID: project.tenantID)
+    }
+    /// The same from a digest the client made (`/__/auth/handler?sessionId=`), or one listed back.
+    public static func pendingKey(digest: String, tenantID: String?) -> String {
+        guard let tenantID else { return digest }
+        return storageDigest("tenant:" + tenantID + ":" + digest)
+    }
+    /// A pending secret of `kind` that has not expired, or the matching error.
+    func usePending(_ secret: String?, kind: PendingRecord.Kind, in project: ProjectContext, now: Date) async throws
+        -> PendingRecord
+    {
+        guard let secret, !secret.isEmpty else { throw AuthFailure.missingSessionInfo }
+        guard secret.utf8.count <= 256,
+              let record = try await store.pending(projectID: project.id, digest: pendingKey(secret, in: project), now: .distantPast),
+              record.kind == kind
+        else { throw AuthFailure.invalidSessionInfo }
+        guard record.expiresAt > now else { throw AuthFailure.sessionExpired }
+        return record
+    }
+    /// Counts a wrong code; the fifth destroys the secret (`TOO_MANY_ATTEMPTS_TRY_LATER`), so a 6-digit code
+    /// cannot be guessed.
+    func wrongCode(_ record: PendingRecord, in project: ProjectContext) async throws -> AuthFailure {
+        let attempts = try await store.recordPendingAttempt(projectID: project.id, digest: record.digest) ?? Int.max
+        if attempts >= Self.maximumAttempts {
+            _ = try await store.consumePending(projectID: project.id, digest: record.digest)
+            return AuthFailure.tooManyAttempts
+        }
+        return AuthFailure.invalidCode
     }
 }

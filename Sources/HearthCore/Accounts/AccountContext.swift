@@ -1,17 +1,21 @@
 import Foundation
 
-/// The account use-cases of the client API: sign up, sign in, look up, delete, refresh.
+/// What every account use case shares: the store, the clock, the hashing runner, the token issuer, the rules of the
+/// mode, the audit trail and the hooks. The use cases are small types over it (``PasswordAccounts``, ``Sessions``,
+/// ``AccountUpdates``, ``ActionCodes``, ``FederatedSignIn``, ``SecondFactors``, ``PhoneSignIn``, ``CustomTokens``,
+/// ``Administration``, ``Importer``, ``ConsoleOperators``), reached from here; the steps they share (``UseCase``)
+/// include the two pipelines every account and every sign-in pass through.
 ///
 /// One value serves every project; each call names the ``ProjectContext`` it acts in. Clock, password-hashing
 /// runner and token lifetimes are injected, so tests run on a ``ManualClock`` and the server hashes off its
 /// event loops.
 ///
 /// ```swift
-/// let accounts = AccountService(store: store, clock: SystemClock(), hashing: InlineWorkRunner())
-/// let result = try await accounts.signUp(in: project, email: "ada@example.com", password: "s3cret!")
-/// let again = try await accounts.signInWithPassword(in: project, email: "ada@example.com", password: "s3cret!").signedIn()
+/// let accounts = AccountContext(store: store, clock: SystemClock(), hashing: InlineWorkRunner())
+/// let result = try await accounts.passwords.signUp(in: project, email: "ada@example.com", password: "s3cret!")
+/// let again = try await accounts.passwords.signInWithPassword(in: project, email: "ada@example.com", password: "s3cret!").signedIn()
 /// ```
-public struct AccountService: Sendable {
+public struct AccountContext: Sendable {
     public let store: any IdentityStore
     public let clock: any HearthClock
     public let hashing: any BlockingWorkRunner
@@ -80,135 +84,54 @@ public struct AccountService: Sendable {
         }
     }
 
-    // MARK: Sign-up
+    // MARK: Use cases
 
-    /// `accounts:signUp`: email + password, or anonymous when both are absent. The new account and its identity
-    /// rows are written in one step, so a failure leaves nothing behind.
-    ///
-    /// With `idToken` it is linking and nothing more: an email and password are added to that user (the `localId`
-    /// stays) if it has no email credential yet, after a recent sign-in, and the email must be free. The call
-    /// never re-issues a session for a bare ID token: a stolen token cannot be turned into a lasting one.
-    public func signUp(in project: ProjectContext, email: String? = nil, password: String? = nil,
-                       displayName: String? = nil, idToken: String? = nil,
-                       secondFactors: [MFAEnrollmentInput] = []) async throws -> SignInResult {
-        let now = clock.now()
-        let settings = project.settings
-        if let idToken {
-            return try await linkEmailPassword(in: project, idToken: idToken, email: email, password: password,
-                                               displayName: displayName)
-        }
-        switch (email, password) {
-        case (nil, nil):
-            guard settings.anonymousSignInEnabled else { throw AuthFailure.adminOnlyOperation }
-            // An anonymous account takes no profile at sign-up, as Firebase's: a name comes with an update.
-            var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(),
-                                  validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
-            user.enrollments = try MFAEnrollmentInput.resolve(secondFactors, existing: [], now: now, ids: .generated)
-            try ProfileLimits.check(user)
-            user = try await create(user, origin: .anonymous, in: project)
-            return try await completeSignIn(user, provider: "anonymous", in: project, now: now, .created).signedIn()
-        case (nil, _):
-            throw AuthFailure.missingEmail
-        case (_, nil):
-            throw AuthFailure.missingPassword
-        case (let email?, let password?):
-            guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
-            guard settings.passwordSignInEnabled else { throw AuthFailure.operationNotAllowed }
-            try PasswordPolicy.check(password)
-            let hash = try await hashPassword(password, project: project)
-            // Stored lowercased, as Firebase stores addresses (sign-up, admin create and import alike).
-            var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(), email: EmailAddress.normalized(email),
-                                  displayName: displayName, passwordHash: hash, passwordUpdatedAt: now,
-                                  validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
-            user.enrollments = try MFAEnrollmentInput.resolve(secondFactors, existing: [], now: now, ids: .generated)
-            try ProfileLimits.check(user)
-            // A taken address is refused before the pipeline's hooks see an account that cannot be stored (the
-            // store's unique index still decides a race).
-            if !settings.allowDuplicateEmails,
-               try await store.user(projectID: project.id, tenantID: project.tenantID, email: email) != nil {
-                throw AuthFailure.emailExists
-            }
-            user = try await create(user, origin: .password, in: project)
-            return try await completeSignIn(user, provider: "password", in: project, now: now, .created).signedIn()
-        }
-    }
+    public var passwords: PasswordAccounts { PasswordAccounts(context: self) }
+    public var sessions: Sessions { Sessions(context: self) }
+    public var updates: AccountUpdates { AccountUpdates(context: self) }
+    public var actionCodes: ActionCodes { ActionCodes(context: self) }
+    public var federated: FederatedSignIn { FederatedSignIn(context: self) }
+    public var secondFactors: SecondFactors { SecondFactors(context: self) }
+    public var phone: PhoneSignIn { PhoneSignIn(context: self) }
+    public var customTokens: CustomTokens { CustomTokens(context: self) }
+    public var administration: Administration { Administration(context: self) }
+    public var importer: Importer { Importer(context: self) }
+    public var console: ConsoleOperators { ConsoleOperators(context: self) }
+    public var tenants: Tenants { Tenants(context: self) }
+    public var operations: Operations { Operations(context: self) }
+}
 
-    /// `accounts:signUp` with an `idToken`: links an email and password to the signed-in user, under the linking
-    /// rules of ``SensitiveChange``.
-    private func linkEmailPassword(in project: ProjectContext, idToken: String, email: String?, password: String?,
-                                   displayName: String?) async throws -> SignInResult {
-        let (stored, claims) = try await authenticate(idToken, in: project)
-        try requireRecentLogin(claims, for: .linkCredential)
-        guard let email, !email.isEmpty else { throw AuthFailure.missingEmail }
-        guard let password, !password.isEmpty else { throw AuthFailure.missingPassword }
-        guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
-        guard project.settings.passwordSignInEnabled else { throw AuthFailure.operationNotAllowed }
-        try PasswordPolicy.check(password)
-        guard emulatorRules || !stored.hasEmailCredential else { throw AuthFailure.providerAlreadyLinked }
-        if !project.settings.allowDuplicateEmails,
-           let owner = try await store.user(projectID: project.id, tenantID: stored.tenantID, email: email),
-           owner.localID != stored.localID {
-            throw AuthFailure.emailExists
-        }
-        let hash = try await hashPassword(password, project: project)
-        let now = clock.now()
-        let user = try await modifyUser(stored, in: project, session: claims) { user in
-            guard emulatorRules || !user.hasEmailCredential else { throw AuthFailure.providerAlreadyLinked }
-            if user.email.map(EmailAddress.normalized) != EmailAddress.normalized(email) { user.emailVerified = false }
-            user.email = EmailAddress.normalized(email)
-            user.passwordHash = hash
-            user.passwordUpdatedAt = now
-            if let displayName { user.displayName = displayName }
-            try ProfileLimits.check(user)
-        }
-        return try await completeSignIn(user, provider: "password", in: project, now: now,
-                                        .reissued(secondFactor: nil, secondFactorID: nil)).signedIn()
-    }
+/// A use case over the shared ``AccountContext``: what every use case reads (store, clock, hashing, issuer, rules)
+/// and the steps they share (authenticate a token, change a user compare-and-set, the create and sign-in pipelines)
+/// come from here, so each use case type holds only its own operations.
+public protocol UseCase: Sendable {
+    var context: AccountContext { get }
+}
 
-    // MARK: Sign-in
+extension UseCase {
+    public var store: any IdentityStore { context.store }
+    public var clock: any HearthClock { context.clock }
+    public var hashing: any BlockingWorkRunner { context.hashing }
+    public var issuer: IDTokenIssuer { context.issuer }
+    var recentLoginWindow: TimeInterval { context.recentLoginWindow }
+    var emulatorRules: Bool { context.emulatorRules }
+    var audit: (any AuditTrail)? { context.audit }
+    var hooks: [any AccountHook] { context.hooks }
+    var sessionsPerUser: Int? { context.sessionsPerUser }
+    var bcrypt: (any BcryptVerifier)? { context.bcrypt }
 
-    /// `accounts:signInWithPassword`. An unknown email still costs one hash, so timing does not reveal accounts.
-    /// Under email-enumeration protection both failures read `INVALID_LOGIN_CREDENTIALS`.
-    public func signInWithPassword(in project: ProjectContext, email: String?, password: String?) async throws
-        -> SignInOutcome
-    {
-        guard let email else { throw AuthFailure.missingEmail }  // absent; an empty one is invalid, as Firebase answers
-        guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
-        guard let password, !password.isEmpty else { throw AuthFailure.missingPassword }
-        let settings = project.settings
-        guard settings.passwordSignInEnabled else { throw AuthFailure.passwordLoginDisabled }
-        let protected = settings.enableImprovedEmailPrivacy
+    public typealias Tokens = AccountContext.Tokens
+    public typealias SignInResult = AccountContext.SignInResult
+    public typealias SignInOutcome = AccountContext.SignInOutcome
+}
 
-        let found = try await store.user(projectID: project.id, tenantID: project.tenantID, email: email)
-        let stored = found?.passwordHash ?? project.dummyPasswordHash
-        let bcrypt = self.bcrypt
-        let matches = try await hashing.run {
-            (try? PasswordHash.verify(password, against: stored, bcrypt: bcrypt)) ?? false
-        }
-        let audit = audit
-        func failed(_ reason: String, _ failure: AuthFailure) async -> AuthFailure {
-            await audit?.record(SecurityEvent(kind: .signInFailed, projectID: project.id, localID: found?.localID,
-                                        details: ["provider": "password", "reason": reason, "email": email]))
-            return failure
-        }
-        guard let user = found, user.passwordHash != nil else {
-            throw await failed("unknown email", protected ? .invalidLoginCredentials : .emailNotFound)
-        }
-        guard matches else { throw await failed("wrong password", protected ? .invalidLoginCredentials : .invalidPassword) }
-        guard !user.disabled else { throw await failed("account disabled", .userDisabled) }
-        // An imported hash (or older parameters) is replaced by the project's Firebase scrypt now that the
-        // password is known, as Firebase does; the password itself is unchanged, so sessions stay valid.
-        var rehash: String?
-        if PasswordHash.needsRehash(stored, for: project.record.hashConfig) {
-            rehash = try await hashPassword(password, project: project)
-        }
-        // Written in place with the session, and only if the hash is still the one just verified: a password
-        // change that landed while this sign-in hashed makes it fail instead of being undone by it.
-        let stamp = SignInStamp(projectID: project.id, tenantID: user.tenantID, localID: user.localID, at: clock.now(),
-                                signedIn: true, verifiedPasswordHash: stored, rehash: rehash)
-        return try await completeSignIn(user, provider: "password", in: project, now: stamp.at, .firstFactor(stamp: stamp))
-    }
+/// The context is a use case of its own: the shared steps, for the server's guards and for tools.
+extension AccountContext: UseCase {
+    public var context: AccountContext { self }
+}
 
+/// The steps every use case shares.
+extension UseCase {
     // MARK: Signed-in user
 
     /// Verifies an ID token and loads its user: signature, issuer, audience and expiry, then that the user
@@ -250,61 +173,11 @@ public struct AccountService: Sendable {
         }
     }
 
-    /// `accounts:lookup` with an ID token: the signed-in user's record.
-    public func lookup(in project: ProjectContext, idToken: String?) async throws -> UserRecord {
-        try await authenticate(idToken, in: project).user
-    }
-
-    /// `accounts:delete` with an ID token; needs a recent interactive sign-in.
-    public func deleteAccount(in project: ProjectContext, idToken: String?) async throws {
-        let (user, claims) = try await authenticate(idToken, in: project)
-        try requireRecentLogin(claims, for: .deleteAccount)
-        try await store.deleteUser(projectID: project.id, tenantID: user.tenantID, localID: user.localID)
-    }
-
     /// Throws `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` unless the token's `auth_time` is within the recent-login window.
     /// `change` names what is being done: every caller is one of ``SensitiveChange``'s cases.
     public func requireRecentLogin(_ claims: IDTokenClaims, for change: SensitiveChange) throws {
         let age = clock.now().timeIntervalSince1970 - TimeInterval(claims.authTime)
         guard age <= recentLoginWindow else { throw AuthFailure.credentialTooOldLoginAgain }
-    }
-
-    // MARK: Refresh
-
-    /// `securetoken /v1/token` with `grant_type=refresh_token`: a new ID token carrying the original sign-in's
-    /// provider, second factor and `auth_time`. The refresh token itself stays the same, as Firebase's does.
-    public func refresh(in project: ProjectContext, refreshToken: String) async throws -> SignInResult {
-        guard refreshToken.utf8.count <= 1024,
-              let record = try await store.refreshToken(projectID: project.id, digest: storageDigest(refreshToken))
-        else { throw AuthFailure.invalidRefreshToken }
-        if let tenant = project.tenantID, record.tenantID != tenant { throw AuthFailure.tenantIDMismatch }
-        // A disabled tenant's sessions end: its refresh tokens stop minting ID tokens.
-        if let tenant = record.tenantID, try await store.tenant(projectID: project.id, id: tenant)?.disableAuth != false {
-            throw AuthFailure.projectDisabled
-        }
-        guard var user = try await store.user(projectID: project.id, tenantID: record.tenantID, localID: record.localID)
-        else { throw AuthFailure.userNotFound }
-        guard !user.disabled else { throw AuthFailure.userDisabled }
-        // As for ID tokens, a revocation's whole second is refused (sessions started after it are dated later).
-        guard record.createdAt.epochSeconds >= user.validSince,
-              user.tokensValidAfter.map({ revoked in
-                  emulatorRules ? record.createdAt >= revoked : record.createdAt.epochSeconds > revoked.epochSeconds
-              }) ?? true
-        else { throw AuthFailure.tokenExpired }
-        let now = try await tokenInstant(for: user)
-        // `lastRefreshAt` is written at most once a minute per user, in place: refreshes stay read-only on the hot
-        // path and never write back anything else they read.
-        if user.lastRefreshAt.map({ now.timeIntervalSince($0) >= 60 }) ?? true {
-            let stamp = SignInStamp(projectID: project.id, tenantID: user.tenantID, localID: user.localID, at: now,
-                                    signedIn: false)
-            if let stamped = try? await store.stampSignIn(stamp) { user = stamped }
-        }
-        let session = SignInSession(signInProvider: record.signInProvider, authTime: record.authTime,
-                                    secondFactor: record.secondFactor, secondFactorID: record.secondFactorID,
-                                    extraClaims: record.extraClaims)
-        let idToken = try issuer.mint(for: user, session: session, projectID: project.id, keys: project.keys, now: now)
-        return SignInResult(user: user, tokens: Tokens(idToken: idToken, refreshToken: refreshToken,
-                                                       expiresIn: Int(issuer.lifetime)), isNewUser: false)
     }
 
     // MARK: Helpers
@@ -333,7 +206,7 @@ public struct AccountService: Sendable {
     }
 
     /// How often a change is re-applied to a fresh read when a concurrent write got there first.
-    static let writeAttempts = 8
+    static var writeAttempts: Int { 8 }
 
     /// The one way a use-case changes a stored user: applies `change` to `user` and writes the result only if
     /// nobody wrote the account since it was read (the store compares versions). On a conflict the account is read

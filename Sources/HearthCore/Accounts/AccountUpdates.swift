@@ -20,7 +20,10 @@ public struct AccountChanges: Sendable, Equatable {
     }
 }
 
-extension AccountService {
+/// A signed-in user's changes to their own account (`accounts:update`).
+public struct AccountUpdates: UseCase {
+    public let context: AccountContext
+    public init(context: AccountContext) { self.context = context }
     /// The profile, email and password parts of an update, shared by the user's own update and the admin's:
     /// checked and hashed once, before the write (``PreparedChanges/apply(to:now:)`` may run again on a
     /// fresh read).
@@ -106,7 +109,7 @@ extension AccountService {
             if let previous = before.email {
                 // Production tells only a verified address (an unverified one may be a stranger's typo, and its
                 // link would hand them the account); Firebase's emulator tells any.
-                notice = try await sendRecoveryNotice(in: project, user: user, previousEmail: previous,
+                notice = try await context.actionCodes.sendRecoveryNotice(in: project, user: user, previousEmail: previous,
                                                       wasVerified: before.emailVerified || emulatorRules,
                                                       links: links, locale: locale)
             }

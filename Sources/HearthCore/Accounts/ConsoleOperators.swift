@@ -1,14 +1,18 @@
 import Foundation
 
+/// The console's operators: sign-in with password and authenticator code, sessions, sign-out.
+///
 /// Console operators: sign-in with a password and, when the operator has one, a TOTP code; sessions kept as pending
 /// records (the cookie's digest only) for eight hours.
 ///
 /// ```swift
-/// let (token, session) = try await accounts.consoleSignIn(in: project, email: "ops@example.com",
+/// let (token, session) = try await accounts.console.consoleSignIn(in: project, email: "ops@example.com",
 ///                                                         password: "…", code: "123456")
 /// // cookie: token; every change repeats session.csrf
 /// ```
-extension AccountService {
+public struct ConsoleOperators: UseCase {
+    public let context: AccountContext
+    public init(context: AccountContext) { self.context = context }
     public static let consoleSessionLifetime: TimeInterval = 8 * 3600
 
     /// An unknown operator, a wrong password and a wrong or missing code all answer `INVALID_LOGIN_CREDENTIALS`,

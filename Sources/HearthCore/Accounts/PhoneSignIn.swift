@@ -1,39 +1,5 @@
 import Foundation
 
-/// One verification SMS to deliver.
-public struct SMSMessage: Sendable, Equatable {
-    public var projectID: String
-    public var phoneNumber: String
-    public var code: String
-    /// The session the code belongs to (Firebase's emulator lists it beside the code).
-    public var sessionInfo: String
-    /// `X-Firebase-Locale`: the language of the text.
-    public var locale: String?
-    /// The tenant the session was started in.
-    public var tenantID: String?
-
-    public init(projectID: String, tenantID: String? = nil, phoneNumber: String, code: String, sessionInfo: String,
-                locale: String?) {
-        self.projectID = projectID
-        self.tenantID = tenantID
-        self.phoneNumber = phoneNumber
-        self.code = code
-        self.sessionInfo = sessionInfo
-        self.locale = locale
-    }
-}
-
-/// Delivers verification codes: the emulator's outbox, an HTTP webhook, an SMS API. Throwing means not sent.
-public protocol SMSSender: Sendable {
-    func send(_ message: SMSMessage) async throws
-}
-
-/// An SMS that was not sent (provider down, refused, not configured). The server answers 503 and logs `reason`.
-public struct SMSDeliveryFailure: Error, Sendable, Equatable {
-    public var reason: String
-    public init(reason: String) { self.reason = reason }
-}
-
 /// Why a phone code was sent.
 public enum PhoneCodePurpose: String, Codable, Sendable {
     case signIn, enrollment, secondFactorSignIn
@@ -59,7 +25,7 @@ struct VerifiedPhone {
 /// The result of `signInWithPhoneNumber`: a sign-in, or — when linking a number another account has — a
 /// temporary proof that signs in to that account instead.
 public enum PhoneSignInOutcome: Sendable {
-    case signedIn(AccountService.SignInResult)
+    case signedIn(AccountContext.SignInResult)
     case numberTaken(temporaryProof: String, phoneNumber: String, expiresIn: Int)
     /// The number's owner has enrolled second factors: a pending credential instead of tokens.
     case secondFactorRequired(SecondFactorRequired)
@@ -69,7 +35,10 @@ public enum PhoneOperation: String, Sendable {
     case signUpOrIn = "SIGN_UP_OR_IN", reauth = "REAUTH", update = "UPDATE", link = "LINK"
 }
 
-extension AccountService {
+/// Phone numbers as a first factor: sending the code, signing in or linking with it.
+public struct PhoneSignIn: UseCase {
+    public let context: AccountContext
+    public init(context: AccountContext) { self.context = context }
     static func codeDigest(session: String, code: String) -> String { storageDigest(session + ":" + code) }
 
     /// Sends a 6-digit code to `number` (a project's test number gets its fixed code and no SMS) and returns the
@@ -195,5 +164,13 @@ extension AccountService {
         case .signedIn(let result): return .signedIn(result)
         case .secondFactorRequired(let required): return .secondFactorRequired(required)
         }
+    }
+}
+
+extension PhoneSignIn {
+    /// Whether a sent code's session is still open (the emulator lists only those, as Firebase's does).
+    public func isUnused(_ message: SMSMessage) async throws -> Bool {
+        let key = Self.pendingKey(digest: storageDigest(message.sessionInfo), tenantID: message.tenantID)
+        return try await store.pending(projectID: message.projectID, digest: key, now: .distantPast) != nil
     }
 }

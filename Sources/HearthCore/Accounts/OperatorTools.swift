@@ -1,0 +1,42 @@
+import Foundation
+
+/// What an operator looks at: the outbox (emails waiting or given up, retried on demand), the audit log, and
+/// whether the store answers.
+///
+/// ```swift
+/// let waiting = try await accounts.operations.outbox(in: project, limit: 100)
+/// ```
+public struct Operations: UseCase {
+    public let context: AccountContext
+    public init(context: AccountContext) { self.context = context }
+
+    /// A project's queued messages with their delivery state, oldest first.
+    public func outbox(in project: ProjectContext, limit: Int) async throws -> [OutboxStatus] {
+        try await store.outboxStatus(projectID: project.id, limit: limit)
+    }
+
+    /// Puts a message back in line for now (its attempts are kept, so the backoff goes on from there); one given
+    /// up lost its code with it, so it goes again as a new message with a new code. Returns the message queued, or
+    /// `nil` when the project has no message `id`.
+    public func retry(_ id: String, in project: ProjectContext, links: ActionLinkBase) async throws -> OutboxMessage? {
+        guard let entry = try await store.outboxStatus(projectID: project.id, limit: 10_000).first(where: { $0.message.id == id })
+        else { return nil }
+        guard entry.message.isRedacted else {
+            try await store.rescheduleOutboxMessage(id: id, attempts: entry.attempts, nextAttemptAt: clock.now(), lastError: "")
+            return entry.message
+        }
+        let fresh = try await context.actionCodes.reissue(entry.message, in: project, links: links)
+        try await store.deleteOutboxMessage(id: id)
+        return fresh
+    }
+
+    /// A project's audit events, newest first, filtered and paged by `query`.
+    public func auditEvents(in project: ProjectContext, _ query: AuditQuery) async throws -> [AuditEvent] {
+        try await store.auditEvents(projectID: project.id, query)
+    }
+
+    /// The project as stored now, for readiness probes (they must see the store answer, not a cache).
+    public func storedProject(_ id: String) async throws -> ProjectRecord? {
+        try await store.project(id: id)
+    }
+}

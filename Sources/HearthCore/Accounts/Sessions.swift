@@ -1,0 +1,61 @@
+import Foundation
+
+/// A signed-in user's session: looking it up, deleting the account, refreshing the ID token.
+///
+/// ```swift
+/// let user = try await accounts.sessions.lookup(in: project, idToken: token)
+/// ```
+public struct Sessions: UseCase {
+    public let context: AccountContext
+    public init(context: AccountContext) { self.context = context }
+
+    /// `accounts:lookup` with an ID token: the signed-in user's record.
+    public func lookup(in project: ProjectContext, idToken: String?) async throws -> UserRecord {
+        try await authenticate(idToken, in: project).user
+    }
+
+    /// `accounts:delete` with an ID token; needs a recent interactive sign-in.
+    public func deleteAccount(in project: ProjectContext, idToken: String?) async throws {
+        let (user, claims) = try await authenticate(idToken, in: project)
+        try requireRecentLogin(claims, for: .deleteAccount)
+        try await store.deleteUser(projectID: project.id, tenantID: user.tenantID, localID: user.localID)
+    }
+
+    // MARK: Refresh
+
+    /// `securetoken /v1/token` with `grant_type=refresh_token`: a new ID token carrying the original sign-in's
+    /// provider, second factor and `auth_time`. The refresh token itself stays the same, as Firebase's does.
+    public func refresh(in project: ProjectContext, refreshToken: String) async throws -> SignInResult {
+        guard refreshToken.utf8.count <= 1024,
+              let record = try await store.refreshToken(projectID: project.id, digest: storageDigest(refreshToken))
+        else { throw AuthFailure.invalidRefreshToken }
+        if let tenant = project.tenantID, record.tenantID != tenant { throw AuthFailure.tenantIDMismatch }
+        // A disabled tenant's sessions end: its refresh tokens stop minting ID tokens.
+        if let tenant = record.tenantID, try await store.tenant(projectID: project.id, id: tenant)?.disableAuth != false {
+            throw AuthFailure.projectDisabled
+        }
+        guard var user = try await store.user(projectID: project.id, tenantID: record.tenantID, localID: record.localID)
+        else { throw AuthFailure.userNotFound }
+        guard !user.disabled else { throw AuthFailure.userDisabled }
+        // As for ID tokens, a revocation's whole second is refused (sessions started after it are dated later).
+        guard record.createdAt.epochSeconds >= user.validSince,
+              user.tokensValidAfter.map({ revoked in
+                  emulatorRules ? record.createdAt >= revoked : record.createdAt.epochSeconds > revoked.epochSeconds
+              }) ?? true
+        else { throw AuthFailure.tokenExpired }
+        let now = try await tokenInstant(for: user)
+        // `lastRefreshAt` is written at most once a minute per user, in place: refreshes stay read-only on the hot
+        // path and never write back anything else they read.
+        if user.lastRefreshAt.map({ now.timeIntervalSince($0) >= 60 }) ?? true {
+            let stamp = SignInStamp(projectID: project.id, tenantID: user.tenantID, localID: user.localID, at: now,
+                                    signedIn: false)
+            if let stamped = try? await store.stampSignIn(stamp) { user = stamped }
+        }
+        let session = SignInSession(signInProvider: record.signInProvider, authTime: record.authTime,
+                                    secondFactor: record.secondFactor, secondFactorID: record.secondFactorID,
+                                    extraClaims: record.extraClaims)
+        let idToken = try issuer.mint(for: user, session: session, projectID: project.id, keys: project.keys, now: now)
+        return SignInResult(user: user, tokens: Tokens(idToken: idToken, refreshToken: refreshToken,
+                                                       expiresIn: Int(issuer.lifetime)), isNewUser: false)
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+
+/// The SQL a backend speaks: where the two differ, the schema and the runner read it from here.
+public enum SQLDialect: Sendable {
+    case sqlite, postgres
+
+    /// The `n`-th (from 1) bind placeholder.
+    public func placeholder(_ n: Int) -> String { self == .sqlite ? "?" : "$\(n)" }
+
+    /// Run first in each step's transaction: PostgreSQL serializes the steps of several instances starting at once
+    /// on one database; SQLite's single writer already does.
+    var stepLock: String? { self == .postgres ? "LOCK TABLE hearth_migrations IN EXCLUSIVE MODE" : nil }
+}
+
+/// One schema step: applied once, in its own transaction, recorded by id in `hearth_migrations`. Never edit a
+/// shipped step: add a new one.
+public struct Migration: Sendable {
+    public var id: String
+    /// The same in both dialects, run first.
+    var statements: [String]
+    /// What each dialect says its own way (JSON backfills), run after.
+    var dialectStatements: [SQLDialect: [String]]
+
+    init(_ id: String, _ statements: [String], _ dialectStatements: [SQLDialect: [String]] = [:]) {
+        self.id = id
+        self.statements = statements
+        self.dialectStatements = dialectStatements
+    }
+
+    public func statements(for dialect: SQLDialect) -> [String] { statements + (dialectStatements[dialect] ?? []) }
+}
+
+/// Hearth's schema, written once for both SQL stores.
+public enum Schema {
+    public static let migrations: [Migration] = [
+        Migration("0001_initial", [
+            "CREATE TABLE projects (id TEXT PRIMARY KEY, data TEXT NOT NULL)",
+            """
+            CREATE TABLE users (
+                project_id TEXT NOT NULL, tenant_id TEXT NOT NULL, local_id TEXT NOT NULL,
+                email TEXT, email_unique TEXT, phone_number TEXT, created_at BIGINT NOT NULL, data TEXT NOT NULL,
+                PRIMARY KEY (project_id, tenant_id, local_id))
+            """,
+            "CREATE UNIQUE INDEX users_email_unique ON users (project_id, tenant_id, email_unique)",
+            "CREATE INDEX users_email ON users (project_id, tenant_id, email, created_at)",
+            """
+            CREATE TABLE refresh_tokens (
+                token_digest TEXT PRIMARY KEY, project_id TEXT NOT NULL, tenant_id TEXT NOT NULL,
+                local_id TEXT NOT NULL, data TEXT NOT NULL)
+            """,
+            "CREATE INDEX refresh_tokens_user ON refresh_tokens (project_id, tenant_id, local_id)",
+        ]),
+        Migration("0002_action_codes_outbox", Steps.actionCodesAndOutbox),
+        Migration("0003_outbox_delivery", Steps.outboxDelivery),
+        Migration("0004_phone_assertions", Steps.phoneAndAssertions),
+        Migration("0005_pending_secrets", Steps.pendingSecrets),
+        // Backfill from the accounts' JSON; a duplicate (possible before this table) keeps the first.
+        Migration("0006_user_identities", Steps.identities, [
+            .sqlite: ["""
+                INSERT OR IGNORE INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id)
+                SELECT u.project_id, u.tenant_id, json_extract(p.value, '$.providerID'), json_extract(p.value, '$.rawID'), u.local_id
+                FROM users AS u, json_each(u.data, '$.providers') AS p ORDER BY u.created_at, u.local_id
+                """],
+            .postgres: ["""
+                INSERT INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id)
+                SELECT u.project_id, u.tenant_id, p ->> 'providerID', p ->> 'rawID', u.local_id
+                FROM users AS u, jsonb_array_elements(u.data::jsonb -> 'providers') AS p
+                ORDER BY u.created_at, u.local_id
+                ON CONFLICT DO NOTHING
+                """],
+        ]),
+        Migration("0007_operations", Steps.operations),
+        Migration("0008_identity_emails", Steps.identityEmails, [
+            .sqlite: ["""
+                UPDATE user_identities SET email = (
+                  SELECT lower(json_extract(p.value, '$.email')) FROM users AS u, json_each(u.data, '$.providers') AS p
+                  WHERE u.project_id = user_identities.project_id AND u.tenant_id = user_identities.tenant_id
+                    AND u.local_id = user_identities.local_id AND json_extract(p.value, '$.providerID') = user_identities.provider_id
+                    AND json_extract(p.value, '$.rawID') = user_identities.raw_id)
+                """],
+            .postgres: ["""
+                UPDATE user_identities AS i SET email = lower(p ->> 'email')
+                FROM users AS u, jsonb_array_elements(u.data::jsonb -> 'providers') AS p
+                WHERE u.project_id = i.project_id AND u.tenant_id = i.tenant_id AND u.local_id = i.local_id
+                  AND p ->> 'providerID' = i.provider_id AND p ->> 'rawID' = i.raw_id
+                """],
+        ]),
+        Migration("0009_tenants", Steps.tenants),
+        Migration("0010_users_by_creation", Steps.usersByCreation),
+    ]
+}
+
+/// The statements of the steps written the same in both dialects.
+enum Steps {
+    /// 0002: email action codes (by digest) and the outbox of messages to deliver.
+    static let actionCodesAndOutbox = [
+        """
+        CREATE TABLE action_codes (
+            code_digest TEXT PRIMARY KEY, project_id TEXT NOT NULL, expires_at BIGINT NOT NULL, data TEXT NOT NULL)
+        """,
+        """
+        CREATE TABLE outbox (
+            id TEXT PRIMARY KEY, project_id TEXT NOT NULL, created_at BIGINT NOT NULL, data TEXT NOT NULL)
+        """,
+        "CREATE INDEX outbox_project ON outbox (project_id, created_at)",
+    ]
+
+    /// 0003: delivery state of outbox messages. `next_attempt_at` (milliseconds) is when a message is due; a lease
+    /// moves it forward; NULL means delivery was given up.
+    static let outboxDelivery = [
+        "ALTER TABLE outbox ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE outbox ADD COLUMN next_attempt_at BIGINT",
+        "ALTER TABLE outbox ADD COLUMN last_error TEXT",
+        "UPDATE outbox SET next_attempt_at = created_at",
+        "CREATE INDEX outbox_due ON outbox (next_attempt_at)",
+    ]
+
+    /// 0004: lookups by phone number, and the one-time admin assertions seen (by digest, until they expire).
+    static let phoneAndAssertions = [
+        "CREATE INDEX users_phone ON users (project_id, tenant_id, phone_number)",
+        "CREATE TABLE used_assertions (digest TEXT PRIMARY KEY, expires_at BIGINT NOT NULL)",
+        "CREATE INDEX used_assertions_expiry ON used_assertions (expires_at)",
+    ]
+
+    /// 0007: rate-limit windows shared by every instance (count per key and window start, seconds), and the audit
+    /// log (`at_micros`, microseconds: newest first, then id, is its order and its page cursor).
+    static let operations = [
+        """
+        CREATE TABLE rate_counters (
+            counter_key TEXT NOT NULL, window_start BIGINT NOT NULL, expires_at BIGINT NOT NULL,
+            count INTEGER NOT NULL, PRIMARY KEY (counter_key, window_start))
+        """,
+        "CREATE INDEX rate_counters_expiry ON rate_counters (expires_at)",
+        """
+        CREATE TABLE audit_events (
+            id TEXT PRIMARY KEY, project_id TEXT NOT NULL, at_micros BIGINT NOT NULL, kind TEXT NOT NULL,
+            local_id TEXT, data TEXT NOT NULL)
+        """,
+        "CREATE INDEX audit_events_time ON audit_events (project_id, at_micros, id)",
+        "CREATE INDEX audit_events_user ON audit_events (project_id, local_id, at_micros, id)",
+    ]
+
+    /// 0009: tenants, by project and id; `version` makes updates compare-and-set.
+    static let tenants = [
+        """
+        CREATE TABLE tenants (
+            project_id TEXT NOT NULL, tenant_id TEXT NOT NULL, version BIGINT NOT NULL, data TEXT NOT NULL,
+            PRIMARY KEY (project_id, tenant_id))
+        """,
+    ]
+
+    /// 0010: users in creation and in email order (ties by uid, as `accounts:query` breaks them), per project and
+    /// tenant: the console's sorted pages read an index instead of sorting every user.
+    static let usersByCreation = [
+        "CREATE INDEX users_created ON users (project_id, tenant_id, created_at, local_id)",
+        "CREATE INDEX users_email_order ON users (project_id, tenant_id, email, local_id)",
+    ]
+
+    /// 0005: pending secrets (MFA pending credentials, TOTP enrollment and SMS sessions), by digest.
+    static let pendingSecrets = [
+        """
+        CREATE TABLE pending_secrets (
+            digest TEXT PRIMARY KEY, project_id TEXT NOT NULL, expires_at BIGINT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0, data TEXT NOT NULL)
+        """,
+        "CREATE INDEX pending_secrets_expiry ON pending_secrets (expires_at)",
+    ]
+
+    /// 0006: linked identities, one row each, unique per project and tenant: their owner is enforced here.
+    static let identities = [
+        """
+        CREATE TABLE user_identities (
+            project_id TEXT NOT NULL, tenant_id TEXT NOT NULL, provider_id TEXT NOT NULL, raw_id TEXT NOT NULL,
+            local_id TEXT NOT NULL, PRIMARY KEY (project_id, tenant_id, provider_id, raw_id))
+        """,
+        "CREATE INDEX user_identities_user ON user_identities (project_id, tenant_id, local_id)",
+    ]
+
+    /// Migration 0008: a linked identity's email, so `createAuthUri` finds accounts by it (backfilled per dialect).
+    static let identityEmails = [
+        "ALTER TABLE user_identities ADD COLUMN email TEXT",
+        "CREATE INDEX user_identities_email ON user_identities (project_id, tenant_id, email)",
+    ]
+}

@@ -1,0 +1,89 @@
+import Foundation
+import HearthCore
+import HearthSchema
+import SQLiteNIO
+@testable import HearthSQLite
+import Testing
+
+/// Upgrades keep every user: a database written by the last release (0.9.0, `Fixtures/hearth-0.9.0.sqlite`, made by
+/// its binary: 40 password accounts, 3 Google accounts, 1 anonymous) opens, migrates and signs its users in; one
+/// left at an older schema step migrates the rest of the way, backfilling what later steps add.
+@Suite struct SchemaUpgradeTests {
+    static let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/hearth-0.9.0.sqlite")
+
+    func copy(_ source: URL) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-upgrade-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let path = folder.appendingPathComponent("hearth.sqlite").path
+        try FileManager.default.copyItem(atPath: source.path, toPath: path)
+        return path
+    }
+
+    func allUsers(_ store: SQLiteStore, _ project: String) async throws -> [UserRecord] {
+        var users: [UserRecord] = [], after: String?
+        while case let page = try await store.users(projectID: project, tenantID: nil, after: after, limit: 100), !page.isEmpty {
+            users += page
+            after = page.last?.localID
+        }
+        return users
+    }
+
+    @Test func aDatabaseWrittenByTheLastReleaseKeepsEveryUser() async throws {
+        let store = try await SQLiteStore.open(path: try copy(Self.fixture))
+        var failure: (any Error)?
+        do {
+            try await store.migrate()
+            #expect(try await store.appliedMigrations() == Schema.migrations.map(\.id))
+            let users = try await allUsers(store, "release-fixture")
+            #expect(users.count == 44, "every account: \(users.count)")
+            #expect(users.filter { $0.email?.hasPrefix("user") == true }.count == 40)
+            #expect(try await store.user(projectID: "release-fixture", tenantID: nil, providerID: "google.com", rawID: "g-2")?
+                .email == "g2@gmail.com", "identities kept")
+            // Its users sign in with their passwords: the project's keys and hash parameters came through too.
+            let directory = ProjectDirectory(store: store, clock: SystemClock(),
+                                             defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) })
+            let project = try #require(try await directory.context(for: "release-fixture"))
+            let accounts = AccountContext(store: store, clock: SystemClock(), hashing: InlineWorkRunner())
+            let signedIn = try await accounts.passwords.signInWithPassword(in: project, email: "user7@example.com",
+                                                                           password: "password-7").signedIn()
+            #expect(signedIn.user.displayName == "User 7")
+        } catch { failure = error }
+        try await store.close()
+        if let failure { throw failure }
+    }
+
+    @Test func aDatabaseAtAnOlderStepMigratesTheRestOfTheWayKeepingEveryUser() async throws {
+        let store = try await SQLiteStore.temporary()
+        var failure: (any Error)?
+        do {
+            // The schema as a release before linked identities (step 0006) left it, and its users as it wrote them.
+            try await MigrationRunner(dialect: .sqlite).migrate(SQLiteMigrations(store: store), through: "0005_pending_secrets")
+            for index in 0..<200 {
+                var user = UserRecord(projectID: "p-old", localID: String(format: "u%03d", index), email: "u\(index)@example.com",
+                                      validSince: 0, createdAt: Date(timeIntervalSince1970: 1_600_000_000 + Double(index)))
+                if index % 10 == 0 { user.providers = [ProviderUserInfo(providerID: "google.com", rawID: "g-\(index)", email: "G\(index)@Example.com")] }
+                let binds: [SQLiteData] = [.text(user.projectID), .text(user.localID), .text(user.email!), .text(user.email!),
+                                           .integer(Int(user.createdAt.timeIntervalSince1970 * 1000)),
+                                           .text(try RecordCoding.encode(user))]
+                _ = try await store.write { db in
+                    try await db.query("""
+                        INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
+                        VALUES (?, '', ?, ?, ?, NULL, ?, ?)
+                        """, binds)
+                }
+            }
+            try await store.migrate()
+            #expect(try await store.appliedMigrations() == Schema.migrations.map(\.id))
+            let users = try await allUsers(store, "p-old")
+            #expect(users.count == 200 && users.map(\.localID) == (0..<200).map { String(format: "u%03d", $0) })
+            #expect(try await store.user(projectID: "p-old", tenantID: nil, providerID: "google.com", rawID: "g-30")?.localID == "u030",
+                    "identities backfilled by 0006")
+            #expect(try await store.users(projectID: "p-old", tenantID: nil, identityEmail: "g40@example.com", limit: 5)
+                .map(\.localID) == ["u040"], "and their emails by 0008")
+            try await store.insertTenant(TenantRecord(projectID: "p-old", id: "t-new"))  // 0009's table is there
+        } catch { failure = error }
+        try await store.close()
+        if let failure { throw failure }
+    }
+}
