@@ -4,6 +4,7 @@
 #   bash scripts/load-test.sh            # 10 s per endpoint
 #   DURATION=20 bash scripts/load-test.sh
 #   BIN=/path/to/other/hearth bash scripts/load-test.sh
+#   STORE=postgres://hearth@127.0.0.1:5432/empty_db bash scripts/load-test.sh   # an empty database
 #
 # Needs wrk (apt-get install wrk). Starts its own server on a temporary SQLite file; touches nothing else. With
 # Firebase's emulator built by ../shared/peer/build-emulator.sh (PEER_START=…/start.sh), it also compares emulator
@@ -23,12 +24,13 @@ trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT
 # Abuse limits are off here: the load comes from one address and creates hundreds of accounts. This measures
 # the server's capacity, not its limiter.
 echo "{\"apiKey\": \"$KEY\", \"logLevel\": \"warning\", \"rateLimits\": false}" > "$WORK/config.json"
+STORE=${STORE:-sqlite:$WORK/hearth.sqlite}
 
 now_ms() { date +%s%3N; }
 # start_server: starts hearth, sets SERVER and READY_MS (from exec to the first accepted connection).
 start_server() {
   local start; start=$(now_ms)
-  "$BIN" serve --store "sqlite:$WORK/hearth.sqlite" --port "$PORT" --config "$WORK/config.json" > "$WORK/server.log" 2>&1 &
+  "$BIN" serve --store "$STORE" --port "$PORT" --config "$WORK/config.json" > "$WORK/server.log" 2>&1 &
   SERVER=$!
   until curl -s -o /dev/null "$BASE/.well-known/jwks.json"; do
     kill -0 $SERVER 2>/dev/null || { cat "$WORK/server.log"; exit 1; }
