@@ -123,8 +123,8 @@ extension UseCase {
     private func staleStamp(of user: UserRecord, verifiedPassword: Bool, in project: ProjectContext) async throws -> AuthFailure {
         let now = try await store.user(projectID: user.projectID, tenantID: user.tenantID, localID: user.localID)
         if now?.disabled == true { return .userDisabled }
-        guard verifiedPassword, now != nil else { return .userNotFound }
-        let protected = project.settings.enableImprovedEmailPrivacy
-        return protected ? .invalidLoginCredentials : .invalidPassword
+        // A password sign-in fails as a wrong password would, whatever happened: it tells nothing about the account.
+        guard verifiedPassword else { return .userNotFound }
+        return project.settings.enableImprovedEmailPrivacy ? .invalidLoginCredentials : .invalidPassword
     }
 }
