@@ -486,9 +486,18 @@ public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sen
     // MARK: Refresh tokens
 
 
-    public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
-        try await first("SELECT data FROM refresh_tokens WHERE token_digest = \(digest) AND project_id = \(projectID)")
-            .map { try codec.decode(RefreshTokenRecord.self, from: $0) }
+    /// The token and its user in one query.
+    public func session(projectID: String, digest: String) async throws -> RefreshSession? {
+        let rows = try await run("""
+            SELECT r.data, u.data FROM refresh_tokens AS r
+            LEFT JOIN users AS u ON u.project_id = r.project_id AND u.tenant_id = r.tenant_id AND u.local_id = r.local_id
+            WHERE r.token_digest = \(digest) AND r.project_id = \(projectID)
+            """, logger: logger)
+        for try await (token, user) in rows.decode((String, String?).self) {
+            return RefreshSession(token: try codec.decode(RefreshTokenRecord.self, from: token),
+                                  user: try user.map { try codec.decode(UserRecord.self, from: $0) })
+        }
+        return nil
     }
 
     // MARK: Action codes and outbox

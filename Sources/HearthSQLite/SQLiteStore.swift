@@ -460,10 +460,16 @@ public final class SQLiteStore: IdentityStore, StoreConnection, @unchecked Senda
     // MARK: Refresh tokens
 
 
-    public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
-        try await read("SELECT data FROM refresh_tokens WHERE token_digest = ? AND project_id = ?",
-                       [.text(digest), .text(projectID)]).first
-            .map { try codec.decode(RefreshTokenRecord.self, from: $0.column("data")?.string ?? "") }
+    /// The token and its user in one query.
+    public func session(projectID: String, digest: String) async throws -> RefreshSession? {
+        try await read("""
+            SELECT r.data AS token, u.data AS user FROM refresh_tokens AS r
+            LEFT JOIN users AS u ON u.project_id = r.project_id AND u.tenant_id = r.tenant_id AND u.local_id = r.local_id
+            WHERE r.token_digest = ? AND r.project_id = ?
+            """, [.text(digest), .text(projectID)]).first.map { row in
+            RefreshSession(token: try codec.decode(RefreshTokenRecord.self, from: row.column("token")?.string ?? ""),
+                           user: try row.column("user")?.string.map { try codec.decode(UserRecord.self, from: $0) })
+        }
     }
 
     // MARK: Action codes and outbox

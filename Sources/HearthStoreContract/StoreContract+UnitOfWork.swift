@@ -124,7 +124,7 @@ private struct RowsOnly: AuditTrail {
 }
 
 extension StoreContract {
-    /// Batch lookups.
+    /// Batch lookups, and reads that join.
     public static let batches: [StoreCheck] = [
         StoreCheck("users by several ids come back in one call, the missing ones left out") { store in
             for id in ["a", "b", "c"] { try await store.insertUser(sampleUser(id, email: "\(id)@example.com"), uniqueEmail: true) }
@@ -132,6 +132,18 @@ extension StoreContract {
             let found = try await store.users(projectID: "p-one", tenantID: nil, localIDs: ["c", "missing", "a", "d"])
             try expect(Set(found.map(\.localID)) == ["a", "c"], "found: \(found.map(\.localID))")
             try expect(try await store.users(projectID: "p-one", tenantID: nil, localIDs: []).isEmpty, "none asked, none found")
+        },
+        StoreCheck("a refresh token comes back with its user in one call") { store in
+            let user = sampleUser("u1", email: "u1@example.com")
+            try await store.insertUser(user, uniqueEmail: true)
+            try await store.insertRefreshToken(token("t1", user: "u1"))
+            try await store.insertRefreshToken(token("t-ghost", user: "ghost"))
+            let session = try await store.session(projectID: "p-one", digest: "t1")
+            try expect(session?.token == token("t1", user: "u1") && session?.user?.localID == "u1"
+                       && session?.user?.email == "u1@example.com", "token and user: \(String(describing: session))")
+            let orphan = try await store.session(projectID: "p-one", digest: "t-ghost")
+            try expect(orphan != nil && orphan?.user == nil, "a token whose user is gone comes without one")
+            try expect(try await store.session(projectID: "p-two", digest: "t1") == nil, "another project's digest is unknown")
         },
     ]
 }

@@ -26,16 +26,17 @@ public struct Sessions: UseCase {
     /// `securetoken /v1/token` with `grant_type=refresh_token`: a new ID token carrying the original sign-in's
     /// provider, second factor and `auth_time`. The refresh token itself stays the same, as Firebase's does.
     public func refresh(in project: ProjectContext, refreshToken: String) async throws -> SignInResult {
+        // The token and its user in one read.
         guard refreshToken.utf8.count <= 1024,
-              let record = try await store.refreshToken(projectID: project.id, digest: storageDigest(refreshToken))
+              let stored = try await store.session(projectID: project.id, digest: storageDigest(refreshToken))
         else { throw AuthFailure.invalidRefreshToken }
+        let record = stored.token
         if let tenant = project.tenantID, record.tenantID != tenant { throw AuthFailure.tenantIDMismatch }
         // A disabled tenant's sessions end: its refresh tokens stop minting ID tokens.
         if let tenant = record.tenantID, try await store.tenant(projectID: project.id, id: tenant)?.disableAuth != false {
             throw AuthFailure.projectDisabled
         }
-        guard var user = try await store.user(projectID: project.id, tenantID: record.tenantID, localID: record.localID)
-        else { throw AuthFailure.userNotFound }
+        guard var user = stored.user else { throw AuthFailure.userNotFound }
         guard !user.disabled else { throw AuthFailure.userDisabled }
         // As for ID tokens, a revocation's whole second is refused (sessions started after it are dated later).
         guard record.createdAt.epochSeconds >= user.validSince,

@@ -257,8 +257,11 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         }
     }
 
-    public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
-        withState { state in state.refreshTokens[digest].flatMap { $0.projectID == projectID ? $0 : nil } }
+    public func session(projectID: String, digest: String) async throws -> RefreshSession? {
+        withState { state in
+            guard let token = state.refreshTokens[digest], token.projectID == projectID else { return nil }
+            return RefreshSession(token: token, user: state.users[Key(project: projectID, tenant: token.tenantID, id: token.localID)])
+        }
     }
 
     public func insertPending(_ record: PendingRecord, now: Date) async throws {

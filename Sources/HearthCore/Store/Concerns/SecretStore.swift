@@ -15,7 +15,9 @@ public protocol SecretStore: Sendable {
     func consumePending(projectID: String, digest: String) async throws -> PendingRecord?
     /// Counts one wrong attempt atomically; returns the new count, or `nil` if the secret is gone.
     func recordPendingAttempt(projectID: String, digest: String) async throws -> Int?
-    func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord?
+    /// A refresh token with its user (`nil` when the account is gone), read together: a token refresh costs one
+    /// query.
+    func session(projectID: String, digest: String) async throws -> RefreshSession?
     func insertActionCode(_ code: ActionCodeRecord) async throws
     /// Reads a code without using it (`resetPassword` with `oobCode` alone).
     func actionCode(projectID: String, digest: String) async throws -> ActionCodeRecord?
@@ -26,4 +28,21 @@ public protocol SecretStore: Sendable {
     /// how many.
     @discardableResult
     func deleteActionCodes(projectID: String, tenantID: String?, localID: String) async throws -> Int
+}
+
+/// A refresh token and the account it belongs to, as ``SecretStore/session(projectID:digest:)`` reads them.
+public struct RefreshSession: Sendable, Equatable {
+    public var token: RefreshTokenRecord
+    /// `nil` when the account was deleted (its tokens go with it, so only a race sees this).
+    public var user: UserRecord?
+    public init(token: RefreshTokenRecord, user: UserRecord?) {
+        self.token = token
+        self.user = user
+    }
+}
+
+extension SecretStore {
+    public func refreshToken(projectID: String, digest: String) async throws -> RefreshTokenRecord? {
+        try await session(projectID: projectID, digest: digest)?.token
+    }
 }
