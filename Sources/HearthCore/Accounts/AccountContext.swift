@@ -164,7 +164,7 @@ extension UseCase {
 
     /// The checks an ID token passes against its (freshly read) user: enabled, and issued after the last
     /// revocation. A revocation counts from its exact instant: a token from the same second is refused, since it
-    /// may predate it (tokens minted after a revocation wait for the next second, see ``issue(for:provider:in:now:isNewUser:secondFactor:secondFactorID:extraClaims:)``).
+    /// may predate it (tokens minted after a revocation wait for the next second, see ``tokenInstant(for:now:)``).
     func checkSession(_ claims: IDTokenClaims, of user: UserRecord) throws {
         guard !user.disabled else { throw AuthFailure.userDisabled }
         guard claims.iat >= user.validSince else { throw AuthFailure.tokenExpired }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```swift
 /// var accounts = AccountContext(store: store, clock: SystemClock(), hashing: runner)
-/// accounts.securityEvents = { event in logger.notice("\(event.kind.rawValue)", metadata: ...) }
+/// accounts.audit = MyAuditTrail()   // an ``AuditTrail``: sign-in events are stored with the sign-in itself
 /// ```
 public struct SecurityEvent: Sendable, Equatable {
     public enum Kind: String, Sendable, CaseIterable {
