@@ -795,6 +795,14 @@ struct PostgresMigrations: MigrationConnection {
         try await store.run(PostgresQuery(unsafeSQL: sql), logger: store.logger)
     }
 
+    func texts(_ sql: String) async throws -> [String] {
+        var texts: [String] = []
+        for try await text in try await store.run(PostgresQuery(unsafeSQL: sql), logger: store.logger).decode(String.self) {
+            texts.append(text)
+        }
+        return texts
+    }
+
     func transaction(_ body: @escaping @Sendable (any MigrationTransaction) async throws -> Void) async throws {
         let logger = store.logger
         try await store.transaction { db in try await body(Statements(db: db, logger: logger)) }

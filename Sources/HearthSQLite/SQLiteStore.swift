@@ -784,6 +784,10 @@ struct SQLiteMigrations: MigrationConnection {
         _ = try await store.write { db in try await db.query(sql) }
     }
 
+    func texts(_ sql: String) async throws -> [String] {
+        try await store.read(sql).compactMap { $0.columns.first?.data.string }
+    }
+
     func transaction(_ body: @escaping @Sendable (any MigrationTransaction) async throws -> Void) async throws {
         try await store.write { db in try await body(Statements(db: db)) }
     }

@@ -4,6 +4,8 @@ import Foundation
 public protocol MigrationConnection: Sendable {
     /// Runs one statement outside a transaction.
     func execute(_ sql: String) async throws
+    /// The first column of each row `sql` returns, as text.
+    func texts(_ sql: String) async throws -> [String]
     /// Runs `body` in one transaction: committed when it returns, rolled back when it throws.
     func transaction(_ body: @escaping @Sendable (any MigrationTransaction) async throws -> Void) async throws
 }
@@ -34,7 +36,14 @@ public struct MigrationRunner: Sendable {
     public func migrate(_ connection: some MigrationConnection, through last: String? = nil) async throws {
         try await connection.execute(
             "CREATE TABLE IF NOT EXISTS hearth_migrations (id TEXT PRIMARY KEY, applied_at BIGINT NOT NULL)")
+        // One read at every start; a transaction only for a step not applied yet (checked again inside it, since
+        // another instance may be applying it at the same moment).
+        let applied = Set(try await connection.texts("SELECT id FROM hearth_migrations"))
         for migration in migrations {
+            if applied.contains(migration.id) {
+                if migration.id == last { return }
+                continue
+            }
             let (dialect, statements) = (dialect, migration.statements(for: dialect))
             try await connection.transaction { tx in
                 if let lock = dialect.stepLock { _ = try await tx.execute(lock, []) }
