@@ -76,6 +76,7 @@ let package = Package(
         .target(name: "HearthStoreContract", dependencies: ["HearthCore"], swiftSettings: swiftSettings),
         // A throwaway PostgreSQL cluster for tests (initdb/pg_ctl). Linked only by test targets.
         .target(name: "HearthPostgresTestSupport", dependencies: [
+            "HearthTestSupport",
             server("PostgresNIO", "postgres-nio"),
             server("Logging", "swift-log"),
         ], swiftSettings: swiftSettings),

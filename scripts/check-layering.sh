@@ -54,7 +54,8 @@ allow Sources/HearthServer "the server never imports a backend" \
   $platform HearthCore HearthWire HearthMail HearthSMS HearthFederation Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
   Mustache ServiceLifecycle HummingbirdBcrypt HummingbirdCore NIOHTTPTypes Metrics Prometheus
 allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform FoundationNetworking
-allow Sources/HearthPostgresTestSupport "the throwaway PostgreSQL imports its driver only" $platform PostgresNIO Logging
+allow Sources/HearthPostgresTestSupport "the throwaway PostgreSQL imports its driver and the test support's child processes only" \
+  $platform PostgresNIO Logging HearthTestSupport
 allow Sources/HearthAuth "the client SDK imports HearthWire and Foundation only (Apple system frameworks behind canImport)" \
   $platform HearthWire FoundationNetworking Security AuthenticationServices UIKit GameKit
 allow Sources/SeedExamples "the guides' snippets use HearthAuth only" $platform HearthAuth

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Logging
 import PostgresNIO
 
@@ -148,31 +149,24 @@ public enum TemporaryPostgres {
         return nil
     }
 
-    /// Runs a command to completion with `posix_spawn` and `waitpid` (Foundation's `Process` can miss the exit of
-    /// a child whose grandchild, the server, keeps running). Output goes to a file that is read afterwards.
+    /// Runs a command to completion (a ``ChildProcess``: Foundation's `Process` can miss the exit of a child whose
+    /// grandchild, the server, keeps running). Output goes to a file that is read afterwards.
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], as user: String? = nil) throws
         -> (status: Int32, output: String)
     {
-        let argv = user.map { ["/usr/sbin/runuser", "-u", $0, "--", executable] } ?? [executable]
-        let all = argv + arguments
         let outputPath = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-pg-\(UUID().uuidString).out").path
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        var cArguments = all.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, all[0], &actions, nil, &cArguments, environ)
-        guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        let exitCode = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        return (exitCode, output)
+        guard FileManager.default.createFile(atPath: outputPath, contents: nil), let output = FileHandle(forWritingAtPath: outputPath)
+        else { throw POSIXError(.EIO) }
+        defer { try? output.close() }
+        let child = ChildProcess()
+        child.executableURL = URL(fileURLWithPath: user == nil ? executable : "/usr/sbin/runuser")
+        child.arguments = (user.map { ["-u", $0, "--", executable] } ?? []) + arguments
+        child.standardOutput = output
+        child.standardError = output
+        try child.run()
+        child.waitUntilExit()
+        return (child.terminationStatus, (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "")
     }
 }

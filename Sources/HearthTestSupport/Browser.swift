@@ -24,29 +24,24 @@ public final class Browser: @unchecked Sendable {
         return nil
     }
 
-    private let driver: Process
+    private let driver: ChildProcess
     private let base: URL
     private let session: String
     private let profile: URL
 
     public static func start() async throws -> Browser {
         let port = try freePort()
-        let driver = Process()
+        let driver = ChildProcess()
         driver.executableURL = URL(fileURLWithPath: chromedriver)
         driver.arguments = ["--port=\(port)", "--allowed-ips=127.0.0.1"]
         driver.standardOutput = FileHandle.nullDevice
         driver.standardError = FileHandle.nullDevice
         try driver.run()
         let base = URL(string: "http://127.0.0.1:\(port)")!
-        let deadline = Date().addingTimeInterval(60)  // a loaded machine: see SMTPSink.start
-        while true {
-            if let status = try? await request(base, "GET", "status"), (status["ready"] as? Bool) == true { break }
-            guard Date() < deadline, driver.isRunning else {
-                kill(driver.processIdentifier, SIGKILL)
-                throw BrowserError("chromedriver did not become ready")
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        let ready = try await driver.whileRunning(every: .milliseconds(100)) {
+            (try? await request(base, "GET", "status")).flatMap { $0["ready"] as? Bool } == true ? true : nil
         }
+        guard ready == true else { throw BrowserError("chromedriver ended before it was ready") }
         let profile = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-chromium-\(UUID().uuidString)")
         let capabilities: [String: Any] = ["capabilities": ["alwaysMatch": [
             "browserName": "chrome",
@@ -65,7 +60,7 @@ public final class Browser: @unchecked Sendable {
         }
     }
 
-    private init(driver: Process, base: URL, session: String, profile: URL) {
+    private init(driver: ChildProcess, base: URL, session: String, profile: URL) {
         self.driver = driver
         self.base = base
         self.session = session
@@ -212,9 +207,9 @@ extension Browser {
     }
 }
 
-/// Repeats a system call that a signal interrupted. Foundation's `Process` catches SIGCHLD, and with SO_RCVTIMEO set
-/// `recv` and `send` are never restarted: every helper process that exits during a test would otherwise cut a
-/// WebDriver exchange short (that was a CI failure: "no HTTP response").
+/// Repeats a system call that a signal interrupted. Wherever Foundation's `Process` runs in the test process it
+/// catches SIGCHLD, and with SO_RCVTIMEO set `recv` and `send` are never restarted: every helper process that exits
+/// during a test would otherwise cut a WebDriver exchange short (that was a CI failure: "no HTTP response").
 func uninterrupted<Result: BinaryInteger>(_ call: () -> Result) -> Result {
     while true {
         let result = call()

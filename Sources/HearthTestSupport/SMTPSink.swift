@@ -35,7 +35,7 @@ public final class SMTPSink: @unchecked Sendable {
     /// The sink's self-signed certificate (PEM) for `localhost` and 127.0.0.1: trust it as `caFile`.
     public let certificateFile: String
     public let directory: URL
-    private let process: Process
+    private let process: ChildProcess
 
     /// Why the sink cannot run here, or `nil` when it can (python3 with aiosmtpd, and openssl).
     public static func unavailableReason() -> String? {
@@ -60,7 +60,7 @@ public final class SMTPSink: @unchecked Sendable {
                                      "reject": rejectWith ?? 0, "directory": directory.path,
                                      "exclude": ["PLAIN", "LOGIN"].filter { !authMechanisms.contains($0) }]
         try JSONSerialization.data(withJSONObject: config).write(to: directory.appendingPathComponent("config.json"))
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, directory.appendingPathComponent("config.json").path]
         let log = directory.appendingPathComponent("sink.log")
@@ -70,22 +70,17 @@ public final class SMTPSink: @unchecked Sendable {
         process.standardError = handle
         try process.run()
         let portFile = directory.appendingPathComponent("port")
-        // Generous: at the start of a full run dozens of Python helpers (and their TLS keys) start at once on two cores.
-        let deadline = Date().addingTimeInterval(90)
-        while Date() < deadline {
-            if let text = try? String(contentsOf: portFile, encoding: .utf8), let port = Int(text) {
-                return SMTPSink(port: port, certificateFile: directory.appendingPathComponent("cert.pem").path,
-                                directory: directory, process: process)
-            }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(50))
+        // At the start of a full run dozens of Python helpers (and their TLS keys) start at once on two cores: wait for
+        // as long as the sink is alive.
+        if let port = try await process.whileRunning(until: { (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0) } }) {
+            return SMTPSink(port: port, certificateFile: directory.appendingPathComponent("cert.pem").path,
+                            directory: directory, process: process)
         }
-        kill(process.processIdentifier, SIGKILL)
         let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
         throw NSError(domain: "SMTPSink", code: 1, userInfo: [NSLocalizedDescriptionKey: "SMTP sink did not start: \(output)"])
     }
 
-    private init(port: Int, certificateFile: String, directory: URL, process: Process) {
+    private init(port: Int, certificateFile: String, directory: URL, process: ChildProcess) {
         self.port = port
         self.certificateFile = certificateFile
         self.directory = directory

@@ -15,7 +15,7 @@ import FoundationNetworking
 public final class TestIdentityProvider: @unchecked Sendable {
     public let port: Int
     public var issuer: String { "http://127.0.0.1:\(port)" }
-    private let process: Process
+    private let process: ChildProcess
 
     /// Why it cannot run here (python3 with authlib), or `nil`.
     public static func unavailableReason() -> String? {
@@ -29,7 +29,7 @@ public final class TestIdentityProvider: @unchecked Sendable {
             throw NSError(domain: "TestIdentityProvider", code: 1, userInfo: [NSLocalizedDescriptionKey: "test_idp.py is missing"])
         }
         let portFile = directory.appendingPathComponent("port")
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, portFile.path]
         let log = directory.appendingPathComponent("idp.log")
@@ -38,20 +38,14 @@ public final class TestIdentityProvider: @unchecked Sendable {
         process.standardOutput = handle
         process.standardError = handle
         try process.run()
-        let deadline = Date().addingTimeInterval(90)  // a loaded machine: see SMTPSink.start
-        while Date() < deadline {
-            if let text = try? String(contentsOf: portFile, encoding: .utf8), let port = Int(text) {
-                return TestIdentityProvider(port: port, process: process)
-            }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(50))
+        if let port = try await process.whileRunning(until: { (try? String(contentsOf: portFile, encoding: .utf8)).flatMap { Int($0) } }) {
+            return TestIdentityProvider(port: port, process: process)
         }
-        kill(process.processIdentifier, SIGKILL)
         throw NSError(domain: "TestIdentityProvider", code: 2, userInfo: [NSLocalizedDescriptionKey:
             "the test IdP did not start: \((try? String(contentsOf: log, encoding: .utf8)) ?? "")"])
     }
 
-    private init(port: Int, process: Process) {
+    private init(port: Int, process: ChildProcess) {
         self.port = port
         self.process = process
     }

@@ -141,7 +141,7 @@ struct LiveHearth: Sendable {
 
     /// A TOTP code for `secret`, `offset` seconds from now, computed by pyotp.
     static func totp(_ secret: String, offset: Int = 0) throws -> String {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-c", "import pyotp, sys, time; print(pyotp.TOTP(sys.argv[1]).at(time.time() + int(sys.argv[2])))",
                              secret, String(offset)]

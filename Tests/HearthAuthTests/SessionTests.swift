@@ -39,13 +39,26 @@ import Testing
     }
 
     @Test func aTokenIsRefreshedBeforeItExpiresWithoutAnyCall() async throws {
-        // 302 s of life and a 300 s margin: the timer fires after about two seconds.
-        let transport = standardServer(lifetime: 302)
-        let auth = makeAuth(transport)
+        // 302 s of life and a 300 s margin: the timer waits about two seconds. The test holds the wait until it has
+        // the timer in hand, then lets it run; the refreshed token lives an hour, so the next timer waits for good.
+        let transport = standardServer(lifetime: 302) { path, _ in
+            path.hasSuffix("/token") ? (200, ["id_token": fakeIDToken(uid: "uid-1", lifetime: 3600), "refresh_token": "refresh-2",
+                                               "expires_in": "3600", "user_id": "uid-1"]) : nil
+        }
+        let waits = RefreshWaits()
+        var options = AuthOptions(apiKey: "test-key", projectID: "demo", endpoints: .emulator(host: "127.0.0.1", port: 9099),
+                                  appName: UUID().uuidString, persistence: .memory, transport: transport)
+        options.waitBeforeRefresh = { await waits.wait($0) }
+        let auth = Auth.auth(options: options)
         _ = try await auth.signIn(withEmail: "ada@example.com", password: "pw")
-        let deadline = Date().addingTimeInterval(60)  // generous: the full suite runs in parallel on two cores
-        while transport.requests(to: "/token").isEmpty && Date() < deadline { try await Task.sleep(nanoseconds: 100_000_000) }
-        #expect(!transport.requests(to: "/token").isEmpty, "refreshed ahead of expiry")
+        let timer = try #require(auth.core.scheduledRefresh)
+        #expect(transport.requests(to: "/token").isEmpty, "nothing refreshed before the timer runs")
+        waits.open()
+        await timer.value
+        #expect(transport.requests(to: "/token").count == 1, "refreshed ahead of expiry")
+        let first = try #require(waits.delays.first)
+        #expect(first > 0 && first <= 2, "the timer aims at five minutes before expiry, not at expiry")
+        #expect(auth.currentUser?.refreshToken == "refresh-2")
     }
 
     @Test func aRefreshTheServerRefusesSignsTheUserOut() async throws {
@@ -402,5 +415,24 @@ import Testing
         let nested = try #require(ActionCodeURL(link: "https://app.page.link/?link=\(inner)"))
         #expect(nested.operation == .emailLink && nested.code == "C2")
         #expect(ActionCodeURL(link: "https://x/?mode=signIn") == nil)
+    }
+}
+
+/// The proactive refresh's wait under test control: short waits hold until ``open()``; long ones never end.
+final class RefreshWaits: @unchecked Sendable {
+    private let lock = NSLock()
+    private var opened = false
+    private var recorded: [TimeInterval] = []
+
+    var delays: [TimeInterval] { lock.withLock { recorded } }
+    func open() { lock.withLock { opened = true } }
+
+    func wait(_ seconds: TimeInterval) async {
+        lock.withLock { recorded.append(seconds) }
+        guard seconds < 600 else {
+            while !Task.isCancelled { try? await Task.sleep(nanoseconds: 1_000_000_000_000) }
+            return
+        }
+        while !lock.withLock({ opened }) && !Task.isCancelled { try? await Task.sleep(nanoseconds: 1_000_000) }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// Against the real binary on a dual-stack listener (`--host ::`): IPv4 clients arrive as `::ffff:a.b.c.d`, and each
@@ -13,7 +14,7 @@ struct DualStackLimitTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let log = folder.appendingPathComponent("server.log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try #require(hearthBinary)
         process.arguments = ["serve", "--host", "::", "--port", "0", "--store", "memory:"]
         process.currentDirectoryURL = folder
@@ -22,11 +23,8 @@ struct DualStackLimitTests {
         process.standardError = process.standardOutput
         try process.run()
         defer { process.terminate(); process.waitUntilExit() }
-        var banner = ""
-        for _ in 0..<1200 where process.isRunning && !banner.contains("passwords:") {
-            try await Task.sleep(for: .milliseconds(50))
-            banner = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        }
+        let read = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        let banner = try await process.whileRunning { read().contains("passwords:") ? read() : nil } ?? read()
         func field(_ name: String) -> String? {
             banner.split(separator: "\n").first { $0.contains(name) }
                 .map { String($0.split(separator: " ").last ?? "") }

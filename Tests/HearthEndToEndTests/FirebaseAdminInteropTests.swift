@@ -119,7 +119,7 @@ print(json.dumps({
         let scriptFile = FileManager.default.temporaryDirectory.appendingPathComponent("interop-\(UUID().uuidString).py")
         try script.write(to: scriptFile, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: scriptFile) }
-        let python = Process()
+        let python = ChildProcess()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         python.arguments = ["python3", scriptFile.path]
         python.environment = ProcessInfo.processInfo.environment.merging(environment, uniquingKeysWith: { _, new in new })

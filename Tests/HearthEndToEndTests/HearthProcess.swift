@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// The `hearth` executable built beside the test bundle (`swift test` builds it), or `HEARTH_BINARY` (to run
@@ -27,7 +28,7 @@ func runProcess(_ executable: URL, _ arguments: [String], in folder: URL? = nil,
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread {
             continuation.resume(with: Result {
-                let process = Process()
+                let process = ChildProcess()
                 process.executableURL = executable
                 process.arguments = arguments
                 if let folder { process.currentDirectoryURL = folder }

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import HearthCore
 import HearthPostgres
 import HearthPostgresTestSupport
@@ -232,7 +233,7 @@ struct TinyDisk {
 
     @discardableResult
     static func sh(_ command: String) -> Int32 {
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", command]
         process.standardOutput = FileHandle.nullDevice

@@ -57,18 +57,17 @@ struct ProxyTests {
             }
             """
         try config.write(to: folder.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        let nginx = Process()
+        let nginx = ChildProcess()
         nginx.executableURL = nginxBinary
         nginx.arguments = ["-c", folder.appendingPathComponent("nginx.conf").path, "-p", temp, "-e", "\(temp)/error.log"]
         nginx.standardError = FileHandle.nullDevice
         try nginx.run()
         defer { nginx.terminate(); nginx.waitUntilExit() }
         let api = "\(publicURL)/identitytoolkit.googleapis.com/v1"
-        let deadline = Date() + 20
-        while try await Self.curl("\(publicURL)/healthz", method: "GET").status != 200 {
-            guard Date() < deadline, nginx.isRunning else { Issue.record("the proxy did not come up"); return }
-            try await Task.sleep(for: .milliseconds(100))
+        let up = try await nginx.whileRunning(every: .milliseconds(100)) {
+            (try? await Self.curl("\(publicURL)/healthz", method: "GET"))?.status == 200 ? true : nil
         }
+        guard up == true else { Issue.record("the proxy ended before it came up"); return }
 
         let key = TwoInstanceRaceTests.apiKey
         let signUp = try await Self.curl("\(api)/accounts:signUp?key=\(key)", json: #"{"email":"ada@example.com","password":"secret123"}"#)

@@ -1,4 +1,5 @@
 import Foundation
+import HearthTestSupport
 import Testing
 
 /// `hearth serve` refuses log and metrics settings it cannot honour, naming the key, instead of starting with a
@@ -80,7 +81,7 @@ struct ServeSettingsTests {
     static func startUntilBanner(_ arguments: [String], in folder: URL, environment: [String: String]) async throws -> String {
         let log = folder.appendingPathComponent("server-\(UUID().uuidString).log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try #require(hearthBinary)
         process.arguments = ["serve"] + arguments
         process.currentDirectoryURL = folder
@@ -89,12 +90,7 @@ struct ServeSettingsTests {
         process.standardError = process.standardOutput
         try process.run()
         defer { process.terminate(); process.waitUntilExit() }
-        var text = ""
-        let deadline = Date() + 60
-        while Date() < deadline, process.isRunning, !text.contains("passwords:") {
-            try await Task.sleep(for: .milliseconds(50))
-            text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-        }
-        return text
+        let read = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+        return try await process.whileRunning { read().contains("passwords:") ? read() : nil } ?? read()
     }
 }

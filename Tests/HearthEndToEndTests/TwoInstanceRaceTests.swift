@@ -93,7 +93,7 @@ struct TwoInstanceRaceTests {
         let file = ["apiKey": apiKey, "logLevel": "warning", "rateLimits": false].merging(settings) { $1 }
         try JSONSerialization.data(withJSONObject: file).write(to: config)
         let port = try freePort()
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = try #require(hearthBinary)
         process.arguments = ["serve", "--store", store, "--port", "\(port)", "--config", config.path]
         if let fileLimit {  // a shell lowers the descriptor limit, then becomes hearth
@@ -111,14 +111,12 @@ struct TwoInstanceRaceTests {
         process.standardError = output
         try process.run()
         let base = "http://127.0.0.1:\(port)"
-        let deadline = Date() + 60
-        while Date() < deadline {
-            if let reply = try? await call(base, "accounts:lookup", [:]), reply["error"] != nil { break }
-            guard process.isRunning else {
-                let printed = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                throw BrowserError("hearth serve exited with \(process.terminationStatus):\n\(printed)")
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        let answering = try await process.whileRunning(every: .milliseconds(100)) {
+            (try? await call(base, "accounts:lookup", [:]))?["error"] != nil ? true : nil
+        }
+        guard answering == true else {
+            let printed = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            throw BrowserError("hearth serve exited with \(process.terminationStatus):\n\(printed)")
         }
         return (base, { if process.isRunning { process.terminate(); process.waitUntilExit() } })
     }

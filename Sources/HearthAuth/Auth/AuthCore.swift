@@ -154,8 +154,8 @@ final class AuthCore: @unchecked Sendable {
     /// Refreshes the ID token five minutes before it expires, for as long as the user is signed in.
     private func scheduleRefresh(_ user: User) {
         let delay = max(0, user.snapshot.expirationDate.timeIntervalSinceNow - User.refreshMargin)
-        let timer = Task { [weak user] in
-            try? await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000))
+        let timer = Task { [weak user, wait = options.waitBeforeRefresh] in
+            await wait(delay)
             guard !Task.isCancelled, let user else { return }
             // Forced: the sleep ran on the monotonic clock and the expiry is wall-clock time, so an unforced call
             // could find a hair more than the margin left, keep the token and never wake again. A refresh by anyone
@@ -167,6 +167,9 @@ final class AuthCore: @unchecked Sendable {
             refreshTimer = timer
         }
     }
+
+    /// The timer ``scheduleRefresh(_:)`` set last, for tests that wait for it.
+    var scheduledRefresh: Task<Void, Never>? { lock.locked { refreshTimer } }
 
     // MARK: listeners
 

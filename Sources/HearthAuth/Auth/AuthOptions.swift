@@ -18,6 +18,10 @@ public struct AuthOptions: Sendable {
     public var persistence: AuthPersistence
     /// The HTTP client; ``URLSessionTransport`` unless a test or an app supplies its own.
     public var transport: any AuthTransport
+    /// How the proactive refresh waits until five minutes before expiry; tests replace it to run the timer at once.
+    var waitBeforeRefresh: @Sendable (TimeInterval) async -> Void = { seconds in
+        try? await Task.sleep(nanoseconds: UInt64(seconds * 1_000_000_000))
+    }
 
     public init(apiKey: String, projectID: String? = nil, endpoints: AuthEndpoints? = nil,
                 appName: String = "[DEFAULT]", persistence: AuthPersistence = .automatic,
