@@ -146,7 +146,7 @@ let package = Package(
             server("ArgumentParser", "swift-argument-parser"),
             server("Configuration", "swift-configuration"),
             server("SystemPackage", "swift-system"),
-        ], swiftSettings: swiftSettings),
+        ], swiftSettings: swiftSettings, plugins: ["EmbedFiles"]),
 
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract", "HearthTestSupport"]),
         .testTarget(name: "HearthWireTests", dependencies: ["HearthWire"]),

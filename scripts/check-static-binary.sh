@@ -27,6 +27,7 @@ unshare -m --propagation private bash -euo pipefail -c '
   curl -sf "http://127.0.0.1:$3/healthz"; echo
   key=$(awk "/API key:/ {print \$3}" /tmp/hearth-static-check.log)
   curl -sf "http://127.0.0.1:$3/identitytoolkit.googleapis.com/v1/accounts:signUp?key=$key" \
-    -H "content-type: application/json" -d "{\"returnSecureToken\":true}" | grep -q idToken
+    -H "content-type: application/json" \
+    -d "{\"email\":\"static@example.com\",\"password\":\"secret123\",\"returnSecureToken\":true}" | grep -q idToken
   echo "== runs without the toolchain: version, start, health, sign-up"
 ' check "$TOOLCHAIN" "$BIN" "$PORT"

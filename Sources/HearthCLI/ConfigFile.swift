@@ -38,6 +38,7 @@ struct ConfigFile: Decodable {
     var authorizedDomains: [String]?
     var emailEnumerationProtection: Bool?
     var phoneSignIn: Bool?
+    var anonymousSignIn: Bool?
     var maxBodyBytes: Int?
     var logLevel: String?
     var logFormat: String?
@@ -212,6 +213,7 @@ struct ConfigFile: Decodable {
         if let authorizedDomains { configuration.authorizedDomains = authorizedDomains }
         if let emailEnumerationProtection { configuration.emailEnumerationProtection = emailEnumerationProtection }
         if let phoneSignIn { configuration.phoneSignIn = phoneSignIn }
+        if let anonymousSignIn { configuration.anonymousSignIn = anonymousSignIn }
         if let maxBodyBytes { configuration.maxBodySize = maxBodyBytes }
         if let apiKey { configuration.initialAPIKey = apiKey }
         if let rateLimits { configuration.rateLimits.enabled = rateLimits }

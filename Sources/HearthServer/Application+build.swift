@@ -16,7 +16,7 @@ import ServiceLifecycle
 /// ```
 public func buildApplication(
     configuration: ServerConfiguration, store: any IdentityStore, clock: any HearthClock = SystemClock(),
-    hashing: any BlockingWorkRunner = ThreadPoolWorkRunner(), logger: Logger = Logger(label: "hearth"),
+    hashing: any BlockingWorkRunner = ThreadPoolWorkRunner(), logger: Logger = .hearth("hearth"),
     hashParameters: (@Sendable () -> FirebaseScryptParameters)? = nil,
     mailPollInterval: Duration = .seconds(5),
     sms: (any SMSSender)? = nil,
@@ -47,6 +47,10 @@ public func buildApplication(
         if let phone = configuration.phoneSignIn {
             project.settings.phoneSignInEnabled = phone
             applied.append("phoneSignIn")
+        }
+        if let anonymous = configuration.anonymousSignIn {
+            project.settings.anonymousSignInEnabled = anonymous
+            applied.append("anonymousSignIn")
         }
         if let mfa = configuration.mfa { project.settings.mfa = mfa; applied.append("mfa") }
         if let providers = configuration.identityProviders, !providers.isEmpty {

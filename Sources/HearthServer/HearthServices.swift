@@ -75,6 +75,8 @@ public struct HearthServices: Sendable {
                 if isEmulator { settings.mfa = MFASettings(state: .enabled, providers: [.phoneSMS, .totp]) }
                 // Firebase: a new project has phone sign-in off until it is turned on; its emulator has it on.
                 settings.phoneSignInEnabled = isEmulator
+                // So is anonymous sign-in, as in Firebase's console; projects stored before keep what they have.
+                settings.anonymousSignInEnabled = isEmulator
                 return settings
             },
             hashParameters: hashParameters ?? { [isEmulator = configuration.isEmulator] in
@@ -86,7 +88,7 @@ public struct HearthServices: Sendable {
             recentLoginWindow: configuration.recentLoginWindow, bcrypt: HummingbirdBcryptVerifier())
         // Where Firebase's emulator is weaker than production and its tests depend on it (README: Modes).
         accounts.emulatorRules = configuration.isEmulator
-        let audit = AuditRecorder(store: store, clock: clock, logger: Logger(label: "hearth.audit"))
+        let audit = AuditRecorder(store: store, clock: clock, logger: .hearth("hearth.audit"))
         accounts.audit = audit
         accounts.sessionsPerUser = configuration.sessionsPerUser
         self.accounts = accounts

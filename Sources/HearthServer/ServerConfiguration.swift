@@ -32,6 +32,9 @@ public struct ServerConfiguration: Sendable {
     /// Phone numbers as a first factor (`signIn.phoneNumber.enabled`), applied to the project at every start when
     /// set; `nil` leaves the stored switch as the admin API left it (a new production project starts with it off).
     public var phoneSignIn: Bool?
+    /// `signIn.anonymous.enabled`, applied over the stored project at every start; `nil` keeps what is stored (a new
+    /// production project starts with it off, as in Firebase; emulator mode's with it on).
+    public var anonymousSignIn: Bool?
     /// API key given to a project created at first start (random when `nil`).
     public var initialAPIKey: String?
     /// Abuse limits; on in production, off in emulator mode (as Firebase's emulator has none) unless set.

@@ -26,8 +26,9 @@ public final class ChildProcess: @unchecked Sendable {
     /// This process's environment when nil.
     public var environment: [String: String]?
     public var currentDirectoryURL: URL?
-    /// A `FileHandle` or a `Pipe` (whose write end the parent then closes); `FileHandle.nullDevice` is /dev/null.
-    /// Nil inherits this process's stream.
+    /// A `FileHandle` or a `Pipe` (whose write end the parent then closes); nil or `FileHandle.nullDevice` is
+    /// /dev/null. Never this process's own stream: a child that outlived a crashed test run would hold the test
+    /// runner's pipe open, and `swift test` would wait for it forever (nginx did). Standard input is /dev/null.
     public var standardOutput: Any?
     public var standardError: Any?
 
@@ -51,14 +52,13 @@ public final class ChildProcess: @unchecked Sendable {
             case let pipe as Pipe:
                 posix_spawn_file_actions_adddup2(&actions, pipe.fileHandleForWriting.fileDescriptor, stream)
                 if !parentEnds.contains(where: { $0 === pipe.fileHandleForWriting }) { parentEnds.append(pipe.fileHandleForWriting) }
-            case let handle as FileHandle where handle === FileHandle.nullDevice:
-                posix_spawn_file_actions_addopen(&actions, stream, "/dev/null", O_WRONLY, 0)
-            case let handle as FileHandle:
+            case let handle as FileHandle where handle !== FileHandle.nullDevice:
                 posix_spawn_file_actions_adddup2(&actions, handle.fileDescriptor, stream)
             default:
-                break
+                posix_spawn_file_actions_addopen(&actions, stream, "/dev/null", O_WRONLY, 0)
             }
         }
+        posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0)
         // Descriptors other tests opened (their pipes above all) must not leak into this child: a pipe's reader sees
         // its end only when every copy of the write end is closed.
         _ = GNUSpawnActions.closeFrom(&actions, 3)

@@ -27,7 +27,13 @@ struct CLIStoreTests {
         let created = try await Self.hearth(["service-accounts", "create", "backend-api", "--create-project"], in: folder)
         #expect(created.status == 0 && created.output.contains("store: SQLite file hearth-data/hearth.sqlite; project: hearth-local"),
                 "\(created.output)")
-        #expect(exists("backend-api.json"))
+        // The key lands beside the data, owner-only, not in the folder the command ran from.
+        #expect(!exists("backend-api.json") && exists("hearth-data/service-accounts/backend-api.json"), "\(created.output)")
+        let keyPath = folder.appendingPathComponent("hearth-data/service-accounts").path
+        let folderMode = try FileManager.default.attributesOfItem(atPath: keyPath)[.posixPermissions] as? Int
+        let fileMode = try FileManager.default.attributesOfItem(atPath: keyPath + "/backend-api.json")[.posixPermissions] as? Int
+        #expect(folderMode == 0o700 && fileMode == 0o600)
+        #expect(!created.output.contains("warning:"), "not in a git work tree: \(created.output)")
 
         let listed = try await Self.hearth(["service-accounts", "list"], in: folder)
         #expect(listed.status == 0 && listed.output.contains("backend-api@hearth-local"), "\(listed.output)")
@@ -35,6 +41,46 @@ struct CLIStoreTests {
         #expect(otherProject.status != 0 && otherProject.output.contains("project other-project is not in the store"),
                 "\(otherProject.output)")
         #expect(!exists("users.json"))
+    }
+
+    /// `hearth project show` gives back what the banner printed, as lines or JSON, with the public URL when one is set.
+    @Test func projectShowNamesWhatClientsNeed() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-show-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let none = try await Self.hearth(["project", "show"], in: folder)
+        #expect(none.status != 0 && none.output.contains("no Hearth store at"), "\(none.output)")
+        #expect(try await Self.hearth(["service-accounts", "create", "backend-api", "--create-project"], in: folder).status == 0)
+
+        let shown = try await Self.hearth(["project", "show", "--json"], in: folder)
+        let json = shown.output.split(separator: "\n").drop { !$0.hasPrefix("{") }.joined(separator: "\n")
+        let fields = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: String], "\(shown.output)")
+        #expect(fields["projectId"] == "hearth-local" && fields["mode"] == "production")
+        #expect(fields["baseURL"] == "http://127.0.0.1:9099" && fields["consoleURL"] == "http://127.0.0.1:9099/console")
+        #expect(fields["jwksURL"] == "http://127.0.0.1:9099/.well-known/jwks.json")
+        let apiKey = try #require(fields["apiKey"])
+        #expect(apiKey.hasPrefix("AIza") && apiKey.count == 39, "\(apiKey)")
+
+        var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
+        environment["HEARTH_PUBLIC_URL"] = "https://auth.example.com/"
+        let lines = try await runHearth(["project", "show"], in: folder, environment: environment)
+        #expect(lines.status == 0 && lines.output.contains("API key:     \(apiKey)"), "\(lines.output)")
+        #expect(lines.output.contains("console:     https://auth.example.com/console"), "\(lines.output)")
+    }
+
+    /// A key about to land in a git work tree that does not ignore it is warned about; an ignored place is not.
+    @Test func keyFilesInAGitWorkTreeAreWarnedAbout() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-git-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard (try? await runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["git", "init", "-q", folder.path]))?.status == 0 else {
+            print("skipped: git is not installed"); return
+        }
+        let loose = try await Self.hearth(["service-accounts", "create", "backend-api", "--create-project", "--out", "key.json"], in: folder)
+        #expect(loose.status == 0 && loose.output.contains("warning:") && loose.output.contains("git work tree"), "\(loose.output)")
+        try "hearth-data/\n".write(to: folder.appendingPathComponent(".gitignore"), atomically: true, encoding: .utf8)
+        let ignored = try await Self.hearth(["service-accounts", "create", "other-api"], in: folder)
+        #expect(ignored.status == 0 && !ignored.output.contains("warning:"), "\(ignored.output)")
     }
 
     /// `auth:import` can be run again after an interruption, and tried first with `--dry-run`; its summary and exit
@@ -68,14 +114,17 @@ struct CLIStoreTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let version = try await Self.hearth(["--version"], in: folder)
-        #expect(version.status == 0 && version.output.split(separator: ".").count == 3, "\(version.output)")
+        // "0.9.0 (commit 0123456789ab, built 2026-11-26T08:00:00Z)": the release, the commit, the build's date.
+        let versionLine = /(\d+)\.(\d+)\.(\d+) \(commit ([0-9a-f]{12}|unknown), built \d{4}-\d{2}-\d{2}T[0-9:]+Z\)\s*/
+        #expect(version.status == 0 && (try? versionLine.wholeMatch(in: version.output)) != nil, "\(version.output)")
         let store = "sqlite:" + folder.appendingPathComponent("hearth-data/hearth.sqlite").path
         let (base, stop) = try await TwoInstanceRaceTests.startHearth(store: store)
         defer { stop() }
         // Created while the server runs: its key works at once, not after the project cache's 5 s.
         let created = try await Self.hearth(["service-accounts", "create", "backend-api"], in: folder)
         #expect(created.status == 0, "\(created.output)")
-        let minted = try await Self.hearth(["admin-token", "--key-file", "backend-api.json", "--url", base], in: folder)
+        let minted = try await Self.hearth(["admin-token", "--key-file", "hearth-data/service-accounts/backend-api.json", "--url", base],
+                                           in: folder)
         let token = minted.output.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(minted.status == 0 && token.split(separator: ".").count == 3, "\(minted.output)")
         func lookup() async throws -> Int {
@@ -118,16 +167,16 @@ struct CLIStoreTests {
         }
         let lookup = "/v1/projects/hearth-local/accounts:lookup"
         // The server now holds the record with both accounts and one key.
-        #expect(try await admin("POST", lookup, #"{"localId": ["nobody"]}"#, keyFile: "backend-api.json") == 200)
-        #expect(try await admin("POST", lookup, #"{"localId": ["nobody"]}"#, keyFile: "deleted-soon.json") == 200)
+        #expect(try await admin("POST", lookup, #"{"localId": ["nobody"]}"#, keyFile: "hearth-data/service-accounts/backend-api.json") == 200)
+        #expect(try await admin("POST", lookup, #"{"localId": ["nobody"]}"#, keyFile: "hearth-data/service-accounts/deleted-soon.json") == 200)
         #expect(try await Self.hearth(["service-accounts", "delete", "deleted-soon"], in: folder).status == 0)
         #expect(try await Self.hearth(["keys", "rotate"], in: folder).status == 0)
         // Within the server's cache lifetime, an admin write.
         let patched = try await admin("PATCH", "/v2/projects/hearth-local/config?updateMask=signIn.anonymous.enabled",
-                                      #"{"signIn": {"anonymous": {"enabled": false}}}"#, keyFile: "backend-api.json")
+                                      #"{"signIn": {"anonymous": {"enabled": false}}}"#, keyFile: "hearth-data/service-accounts/backend-api.json")
         #expect(patched == 200)
         try await Task.sleep(for: .seconds(6))  // past the server's project cache: what it uses is what is stored
-        #expect(try await admin("POST", lookup, #"{"localId": ["nobody"]}"#, keyFile: "deleted-soon.json") == 401,
+        #expect(try await admin("POST", lookup, #"{"localId": ["nobody"]}"#, keyFile: "hearth-data/service-accounts/deleted-soon.json") == 401,
                 "the deleted account's key stays dead")
         let listed = try await Self.hearth(["service-accounts", "list"], in: folder).output
         #expect(listed.contains("backend-api") && !listed.contains("deleted-soon"), "\(listed)")

@@ -78,7 +78,7 @@ struct ProxyTests {
                                                 "--project-id", "hearth-local"], in: folder)
         #expect(account.status == 0, "\(account.output)")
         func adminToken() async throws -> String {
-            try await CLIStoreTests.hearth(["admin-token", "--key-file", "backend-api.json", "--url", publicURL], in: folder)
+            try await CLIStoreTests.hearth(["admin-token", "--key-file", "service-accounts/backend-api.json", "--url", publicURL], in: folder)
                 .output.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         let reset = try await Self.curl("\(api)/projects/hearth-local/accounts:sendOobCode",

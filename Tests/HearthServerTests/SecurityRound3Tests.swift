@@ -137,6 +137,34 @@ import Testing
         }
     }
 
+    /// A new production project starts with anonymous sign-in off, as Firebase's console creates projects; emulator
+    /// mode's has it on; a project stored with it on keeps it across a restart that does not name the switch.
+    @Test func anonymousSignInIsOffForNewProductionProjectsOnly() async throws {
+        var fresh = AdminAuthTests.productionApp()
+        fresh.configuration.anonymousSignIn = nil
+        try await fresh.run { client in
+            let reply = try await client.post(Self.v1 + "/accounts:signUp", ["returnSecureToken": true])
+            #expect(reply.errorMessage == "ADMIN_ONLY_OPERATION", "\(reply.text)")
+            let withEmail = try await client.post(Self.v1 + "/accounts:signUp", ["email": "a@example.com", "password": "secret123"])
+            #expect(withEmail.status == 200, "only anonymous sign-up is off: \(withEmail.text)")
+        }
+        try await TestApp(mode: .emulator).run { client in
+            let reply = try await client.post(Self.v1 + "/accounts:signUp", ["returnSecureToken": true])
+            #expect(reply.status == 200, "\(reply.text)")
+        }
+        // Stored on (as every project made before this default was), then a start whose configuration is silent.
+        let store = InMemoryStore()
+        var first = TestApp()
+        first.configuration.anonymousSignIn = true
+        try await TestAppOn(app: first, store: store).run { _ in }
+        var restarted = TestApp()
+        restarted.configuration.anonymousSignIn = nil
+        try await TestAppOn(app: restarted, store: store).run { client in
+            let reply = try await client.post(Self.v1 + "/accounts:signUp", ["returnSecureToken": true])
+            #expect(reply.status == 200, "stored on, kept on: \(reply.text)")
+        }
+    }
+
     /// `passwordRequired` and `signIn.phoneNumber.enabled` are real switches, reported as they are; a PATCH naming a
     /// field Hearth does not change is refused, not answered 200; a new production project starts with phone off.
     @Test func configSwitchesAreRealAndReadOnlyFieldsAreRefused() async throws {

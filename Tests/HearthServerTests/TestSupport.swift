@@ -19,7 +19,9 @@ struct TestApp {
     init(mode: ServerConfiguration.Mode = .production, protection: Bool? = nil) {
         configuration = ServerConfiguration(mode: mode, port: 0, projectID: "demo-project",
                                             emailEnumerationProtection: protection, initialAPIKey: Self.apiKey)
-        configuration.phoneSignIn = true  // production's default is off; the tests that need it off say so
+        // Production's defaults are off for both; the tests that need them off say so.
+        configuration.phoneSignIn = true
+        configuration.anonymousSignIn = true
     }
 
     func run(_ body: @escaping @Sendable (Client) async throws -> Void) async throws {

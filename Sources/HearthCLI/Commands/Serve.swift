@@ -161,12 +161,14 @@ enum Banner {
             "  API key:     \(apiKey)",
             "  data:        \(store)",
             "  JWKS:        \(base)/.well-known/jwks.json",
+            "  console:     \(base)/console (first operator: hearth console-admins create EMAIL)",
             "  email:       " + Self.emailLine(configuration, port: port),
             "  passwords:   " + Self.hashingLine(hashing, emulator: configuration.isEmulator),
         ]
         if configuration.isEmulator {
             lines.append("  clients:     FIREBASE_AUTH_EMULATOR_HOST=\(configuration.host):\(port)")
         }
+        lines.append("  later:       hearth project show (these values again); docs/README.md (the documentation)")
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
     }
 }

@@ -29,13 +29,14 @@ struct ServiceAccounts: AsyncParsableCommand {
                 The file holds the private key: Hearth keeps only the public half, so a lost file cannot be
                 recovered (create another and delete the old account). Example:
 
-                  hearth service-accounts create backend-api --out backend-api.json
+                  hearth service-accounts create backend-api          # → hearth-data/service-accounts/backend-api.json
+                  hearth service-accounts create backend-api --out /etc/myapp/hearth-key.json
                 """)
 
         @Argument(help: "6 to 30 lowercase letters, digits or hyphens, starting with a letter.")
         var name: String
 
-        @Option(help: "Where to write the key file (default: NAME.json; refuses to overwrite).")
+        @Option(help: "Where to write the key file (default: service-accounts/NAME.json in the data folder; refuses to overwrite).")
         var out: String?
 
         @OptionGroup var data: DataOptions
@@ -44,16 +45,25 @@ struct ServiceAccounts: AsyncParsableCommand {
             guard ServiceAccountRecord.isValidName(name) else {
                 throw ValidationError("'\(name)' is not a valid name: use 6 to 30 lowercase letters, digits or hyphens, starting with a letter")
             }
-            let path = out ?? "\(name).json"
+            let store = data.storeLocation(try await data.configFile())
+            let path = out ?? KeyFiles.defaultPath(for: name, store: store)
             guard !FileManager.default.fileExists(atPath: path) else {
                 throw ValidationError("\(path) exists; choose another --out")
+            }
+            if let repository = KeyFiles.gitWorkTree(containing: path), !KeyFiles.isIgnored(path, in: repository) {
+                FileHandle.standardError.write(Data("""
+                    warning: \(path) is inside the git work tree \(repository) and git does not ignore it: add \
+                    it (or service-accounts/) to .gitignore before you commit, or write the key elsewhere with --out.
+
+                    """.utf8))
             }
             try await ServiceAccounts.changing(data) { record in
             guard !record.serviceAccounts.contains(where: { $0.name == name }) else {
                 throw ValidationError("project \(record.id) already has a service account named \(name)")
             }
             let key = try ServiceAccountKey.generate(name: name, projectID: record.id, now: Date())
-            // Owner-only from the first byte: the file is created with mode 0600, then filled.
+            // Owner-only from the first byte: the folder is 0700, the file is created with mode 0600, then filled.
+            try KeyFiles.makeFolder(for: path)
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]),
                   let handle = FileHandle(forWritingAtPath: path)
             else { throw ValidationError("cannot write \(path)") }
@@ -100,5 +110,46 @@ struct ServiceAccounts: AsyncParsableCommand {
             print("deleted \(name)")
             }
         }
+    }
+}
+
+/// Where service-account key files go: beside the data (the SQLite file's folder, else ./hearth-data), in a
+/// `service-accounts` folder only the owner can read, so that a key never lands loose in the folder the command was
+/// run from (often a checkout).
+enum KeyFiles {
+    static func defaultPath(for name: String, store location: String) -> String {
+        let dataFolder = StoreFactory.sqlitePath(location).map { ($0 as NSString).deletingLastPathComponent } ?? "hearth-data"
+        return ((dataFolder.isEmpty ? "." : dataFolder) as NSString).appendingPathComponent("service-accounts/\(name).json")
+    }
+
+    static func makeFolder(for path: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        guard !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) else { return }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+    }
+
+    /// The root of the git work tree `path` would be in, if any (a `.git` folder or file in it or above it).
+    static func gitWorkTree(containing path: String) -> String? {
+        var folder = URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent()
+        while true {
+            if FileManager.default.fileExists(atPath: folder.appendingPathComponent(".git").path) { return folder.path }
+            let parent = folder.deletingLastPathComponent()
+            if parent.path == folder.path { return nil }
+            folder = parent
+        }
+    }
+
+    /// Whether git would leave `path` out (`git check-ignore`); false when git is not there to ask.
+    static func isIgnored(_ path: String, in repository: String) -> Bool {
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        git.arguments = ["git", "-C", repository, "check-ignore", "-q", "--no-index", absolute]
+        git.standardOutput = FileHandle.nullDevice
+        git.standardError = FileHandle.nullDevice
+        guard (try? git.run()) != nil else { return false }
+        git.waitUntilExit()
+        return git.terminationStatus == 0
     }
 }

@@ -25,6 +25,18 @@ public enum LogOutput {
     }
 }
 
+extension Logger {
+    /// The logger a server built in process uses unless given one. `HEARTH_TEST_LOG_LEVEL` sets its level: tests
+    /// build servers without `hearth serve`'s logging setup, and `scripts/test` keeps them at `warning`.
+    public static func hearth(_ label: String) -> Logger {
+        var logger = Logger(label: label)
+        if let level = ProcessInfo.processInfo.environment["HEARTH_TEST_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) {
+            logger.logLevel = level
+        }
+        return logger
+    }
+}
+
 /// One JSON object per line on standard error: `time`, `level`, `logger`, `message`, then the metadata's keys
 /// (request id, route, status, …) as strings. swift-log ships only a text handler; this one is small and ours.
 public struct JSONLinesLogHandler: LogHandler {
