@@ -8,8 +8,8 @@ protocols and enums) are kept as a symbol (`Auth.signIn(withEmail:password:)`) a
     python3 scripts/parity.py extract --firebase DIR > docs/parity/firebaseauth-12.19.0.json
         # DIR: a firebase-ios-sdk checkout at CocoaPods-12.19.0 (its FirebaseAuth/Sources/Swift, and the globals of
         # its public Objective-C headers, are read)
-    python3 scripts/parity.py check      # counts, and fails if README's list of differences is out of date
-    python3 scripts/parity.py readme     # rewrites that list in README.md
+    python3 scripts/parity.py check      # counts, and fails if the list of differences in docs/hearthauth.md is out of date
+    python3 scripts/parity.py readme     # rewrites that list in docs/hearthauth.md
     python3 scripts/parity.py parse      # parses HearthAuth's Apple-only branches (iOS and macOS) with swiftc
 
 The committed data holds names and signatures only, no code.
@@ -23,7 +23,7 @@ import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA = os.path.join(ROOT, "docs", "parity", "firebaseauth-12.19.0.json")
-README = os.path.join(ROOT, "README.md")
+README = os.path.join(ROOT, "docs", "hearthauth.md")
 HEARTH = os.path.join(ROOT, "Sources", "HearthAuth")
 BEGIN, END = "<!-- parity:begin -->", "<!-- parity:end -->"
 # NSSecureCoding and NSObject plumbing: counted apart (Apple platforms only, and not what apps call by hand).
@@ -341,15 +341,15 @@ def check(write):
     with open(README, encoding="utf-8") as handle:
         readme = handle.read()
     if BEGIN not in readme:
-        sys.exit("README.md has no parity block (" + BEGIN + ")")
+        sys.exit("docs/hearthauth.md has no parity block (" + BEGIN + ")")
     current = readme[readme.index(BEGIN):readme.index(END) + len(END)]
     if write:
         with open(README, "w", encoding="utf-8") as handle:
             handle.write(readme.replace(current, block))
-        print("README.md updated")
+        print("docs/hearthauth.md updated")
     elif current != block:
         sys.stdout.write("\n".join(report_lines(missing, differs, kinds)))
-        sys.exit("README.md's list of differences is out of date: run python3 scripts/parity.py readme")
+        sys.exit("docs/hearthauth.md's list of differences is out of date: run python3 scripts/parity.py readme")
 
 
 def parse():

@@ -134,7 +134,7 @@ struct ConfigFile: Decodable {
         }
         guard json is [String: Any] else { throw ConfigError(message: "config file \(path): expected a JSON object") }
         if let unknown = ConfigSchema.firstUnknownKey(in: json) {
-            throw ConfigError(message: "config file \(path): \(unknown); see README: Configuration")
+            throw ConfigError(message: "config file \(path): \(unknown); see docs/configuration.md")
         }
         return json
     }

@@ -162,7 +162,7 @@ struct Settings {
         let names = ConfigSchema.settings().map { ConfigSchema.environmentName($0.path) }
         for name in unknownVariables {
             let hint = ConfigSchema.closest(to: name, among: names + Array(Self.otherVariables)).map { " (did you mean \($0)?)" } ?? ""
-            logger.warning("\(name) is not a Hearth setting and is ignored\(hint); see README: Configuration")
+            logger.warning("\(name) is not a Hearth setting and is ignored\(hint); see docs/configuration.md")
         }
     }
 }

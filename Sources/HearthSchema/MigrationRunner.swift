@@ -39,6 +39,10 @@ public struct MigrationRunner: Sendable {
         // One read at every start; a transaction only for a step not applied yet (checked again inside it, since
         // another instance may be applying it at the same moment).
         let applied = Set(try await connection.texts("SELECT id FROM hearth_migrations"))
+        // Steps this binary does not know were applied by a newer Hearth: its schema may mean things this one would
+        // misread or overwrite, so it stops before touching anything.
+        let unknown = applied.subtracting(migrations.map(\.id)).sorted()
+        guard unknown.isEmpty else { throw NewerSchema(unknownSteps: unknown) }
         for migration in migrations {
             if applied.contains(migration.id) {
                 if migration.id == last { return }
@@ -57,5 +61,15 @@ public struct MigrationRunner: Sendable {
             }
             if migration.id == last { return }
         }
+    }
+}
+
+/// The store was migrated by a newer Hearth than this binary: migrations only go forward.
+public struct NewerSchema: Error, CustomStringConvertible {
+    public let unknownSteps: [String]
+
+    public var description: String {
+        "this store was migrated by a newer Hearth (schema steps \(unknownSteps.joined(separator: ", ")) are unknown to this "
+            + "version): run that version or a later one, or restore the backup taken before the upgrade"
     }
 }

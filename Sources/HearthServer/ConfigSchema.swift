@@ -1,7 +1,7 @@
 import Foundation
 
 /// Every key the configuration file may hold, as a tree: `hearth serve` refuses any other (a typo must not pass
-/// silently) and names it with its path and the closest known key. The README's configuration reference is checked
+/// silently) and names it with its path and the closest known key. The configuration reference (docs/configuration.md) is checked
 /// against it (`ConfigSchemaTests`).
 ///
 /// ```swift
@@ -88,8 +88,8 @@ public enum ConfigSchema {
         path.map { String($0.map { $0.isLetter || $0.isNumber || $0 == "-" ? $0 : "_" }) }.joined(separator: "-")
     }
 
-    /// Every setting with its type, variable and secret file: the README's reference (`ConfigSchemaTests` checks
-    /// that the README shows exactly this).
+    /// Every setting with its type, variable and secret file: the reference in docs/configuration.md (`ConfigSchemaTests` checks
+    /// that it shows exactly this).
     public static func referenceTable() -> String {
         var lines = ["| setting | type | environment variable | secret file |", "|---|---|---|---|"]
         for (path, node) in settings() {

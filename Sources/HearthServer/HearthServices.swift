@@ -86,7 +86,7 @@ public struct HearthServices: Sendable {
             store: store, clock: clock, hashing: hashing,
             issuer: IDTokenIssuer(issuerPrefix: configuration.issuerPrefix),
             recentLoginWindow: configuration.recentLoginWindow, bcrypt: HummingbirdBcryptVerifier())
-        // Where Firebase's emulator is weaker than production and its tests depend on it (README: Modes).
+        // Where Firebase's emulator is weaker than production and its tests depend on it (docs/modes.md).
         accounts.emulatorRules = configuration.isEmulator
         let audit = AuditRecorder(store: store, clock: clock, logger: .hearth("hearth.audit"))
         accounts.audit = audit

@@ -25,7 +25,7 @@ public struct ServerConfiguration: Sendable {
     /// Domains allowed in `continueUrl`s and reported by `getProjectConfig`.
     public var authorizedDomains: [String]
     /// What `continueUrl`s and redirects are checked against: the authorized domains in production, any host in
-    /// emulator mode as Firebase's emulator (README: Modes). Either way the URL must parse as browsers parse it.
+    /// emulator mode as Firebase's emulator (docs/modes.md). Either way the URL must parse as browsers parse it.
     public var continueURLDomains: [String]? { isEmulator ? nil : authorizedDomains }
     /// Email-enumeration protection for new projects; `nil` means the mode's default (on in production).
     public var emailEnumerationProtection: Bool?

@@ -66,6 +66,10 @@ struct CLIStoreTests {
         let lines = try await runHearth(["project", "show"], in: folder, environment: environment)
         #expect(lines.status == 0 && lines.output.contains("API key:     \(apiKey)"), "\(lines.output)")
         #expect(lines.output.contains("console:     https://auth.example.com/console"), "\(lines.output)")
+        let key = try await runHearth(["project", "show", "--field", "apiKey"], in: folder, environment: environment)
+        #expect(key.status == 0 && key.output.hasSuffix(apiKey + "\n"), "one value, for scripts: \(key.output)")
+        let unknown = try await runHearth(["project", "show", "--field", "secret"], in: folder, environment: environment)
+        #expect(unknown.status != 0 && unknown.output.contains("unknown field secret"), "\(unknown.output)")
     }
 
     /// A key about to land in a git work tree that does not ignore it is warned about; an ignored place is not.

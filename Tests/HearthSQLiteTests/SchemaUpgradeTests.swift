@@ -53,6 +53,29 @@ import Testing
         if let failure { throw failure }
     }
 
+    /// Going back is refused: a binary that finds a step it does not know (applied by a newer Hearth) stops before it
+    /// changes anything, and says to run the newer version or restore the backup.
+    @Test func aDatabaseANewerHearthMigratedIsRefusedUntouched() async throws {
+        let store = try await SQLiteStore.temporary()
+        var failure: (any Error)?
+        do {
+            try await store.migrate()
+            _ = try await store.write { db in
+                try await db.query("INSERT INTO hearth_migrations (id, applied_at) VALUES ('9999_from_the_future', 99999999999)")
+            }
+            do {
+                try await store.migrate()
+                Issue.record("a newer schema was migrated over")
+            } catch let refused as NewerSchema {
+                #expect(refused.unknownSteps == ["9999_from_the_future"])
+                #expect(refused.description.contains("restore the backup"), "\(refused)")
+            }
+            #expect(try await store.appliedMigrations() == Schema.migrations.map(\.id) + ["9999_from_the_future"])
+        } catch { failure = error }
+        try await store.close()
+        if let failure { throw failure }
+    }
+
     @Test func aDatabaseAtAnOlderStepMigratesTheRestOfTheWayKeepingEveryUser() async throws {
         let store = try await SQLiteStore.temporary()
         var failure: (any Error)?

@@ -3,31 +3,31 @@ import Foundation
 import HearthServer
 import Testing
 
-/// The configuration file's schema is the reference: every top-level key is documented in the README's
-/// Configuration section, and typos are found at any depth.
+/// The configuration file's schema is the reference: every top-level key is documented in docs/configuration.md,
+/// and typos are found at any depth.
 @Suite struct ConfigSchemaTests {
-    @Test func everyKeyIsInTheReadme() throws {
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../README.md").standardizedFileURL, encoding: .utf8)
-        let start = try #require(readme.range(of: "\n## Configuration\n"))
-        let end = try #require(readme.range(of: "\n## ", range: start.upperBound..<readme.endIndex))
-        let section = readme[start.upperBound..<end.lowerBound]
-        guard case .object(let keys) = ConfigSchema.root else { Issue.record("the root is an object"); return }
-        let missing = keys.keys.sorted().filter { !section.contains("`\($0)`") && !section.contains("`\($0).") }
-        #expect(missing.isEmpty, "README's Configuration section lacks \(missing)")
+    static func page() throws -> String {
+        try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../docs/configuration.md").standardizedFileURL, encoding: .utf8)
     }
 
-    /// The README's reference table is exactly the schema's: a setting added to the code is documented.
-    @Test func theReadmeShowsEverySetting() throws {
-        let readme = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../README.md").standardizedFileURL, encoding: .utf8)
+    @Test func everyKeyIsDocumented() throws {
+        let section = try Self.page()
+        guard case .object(let keys) = ConfigSchema.root else { Issue.record("the root is an object"); return }
+        let missing = keys.keys.sorted().filter { !section.contains("`\($0)`") && !section.contains("`\($0).") }
+        #expect(missing.isEmpty, "docs/configuration.md lacks \(missing)")
+    }
+
+    /// The reference table is exactly the schema's: a setting added to the code is documented.
+    @Test func theReferenceShowsEverySetting() throws {
+        let readme = try Self.page()
         let start = try #require(readme.range(of: "<!-- settings:begin -->\n"))
         let end = try #require(readme.range(of: "\n<!-- settings:end -->"))
         #expect(String(readme[start.upperBound..<end.lowerBound]) == ConfigSchema.referenceTable(),
-                "update README's settings table from ConfigSchema.referenceTable()")
+                "update docs/configuration.md's settings table from ConfigSchema.referenceTable()")
     }
 
-    /// The names the README gives are the ones swift-configuration's providers look up: each setting, given only
+    /// The names the documentation gives are the ones swift-configuration's providers look up: each setting, given only
     /// under its documented variable (or secret file name), is found.
     @Test func documentedNamesAreTheOnesTheProvidersRead() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-names-\(UUID().uuidString)")

@@ -10,7 +10,7 @@ import Foundation
 /// }
 /// ```
 ///
-/// The GameKit half exists on Apple platforms only and has never been compiled here (see README: Porting); the
+/// The GameKit half exists on Apple platforms only and has never been compiled here (see docs/hearthauth.md, Porting); the
 /// credential and the exchange with the server are the same code on every platform and are tested on Linux.
 public final class GameCenterAuthProvider: @unchecked Sendable {
     public static let id = "gc.apple.com"

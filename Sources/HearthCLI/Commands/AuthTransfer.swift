@@ -12,7 +12,7 @@ struct DataOptions: ParsableArguments {
     @Option(name: .customLong("project-id"), help: "The project served (default: HEARTH_PROJECT_ID, the config file's, or hearth-local).")
     var projectID: String?
 
-    @Option(help: "A JSON configuration file (see README: Configuration; default: HEARTH_CONFIG).")
+    @Option(help: "A JSON configuration file (see docs/configuration.md; default: HEARTH_CONFIG).")
     var config: String?
 
     @Option(help: "Act on this tenant's users instead of the project's own (Identity Platform tenants).")

@@ -9,7 +9,7 @@ struct Backup: AsyncParsableCommand {
         abstract: "Copy the SQLite store to FILE, consistently, while servers keep running.",
         discussion: """
             The copy is a complete store: restore by stopping Hearth and putting it in place, or serve it with
-            --store sqlite:FILE. For PostgreSQL use pg_dump (README: Backups).
+            --store sqlite:FILE. For PostgreSQL use pg_dump (docs/operations.md, Backups).
             """)
 
     @Argument(help: "Where to write the copy (must not exist).") var file: String
@@ -19,7 +19,7 @@ struct Backup: AsyncParsableCommand {
         let location = data.storeLocation(try await data.configFile())
         guard let path = StoreFactory.sqlitePath(location) else {
             throw CommandFailure(location.hasPrefix("postgres")
-                ? "\(StoreFactory.redacted(location)) is PostgreSQL: back it up with pg_dump (README: Backups)"
+                ? "\(StoreFactory.redacted(location)) is PostgreSQL: back it up with pg_dump (docs/operations.md, Backups)"
                 : "\(location) is not an SQLite store; there is nothing to copy")
         }
         guard FileManager.default.fileExists(atPath: path) else {

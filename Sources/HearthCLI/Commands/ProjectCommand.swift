@@ -16,13 +16,16 @@ struct ProjectCommand: AsyncParsableCommand {
                 Reads the same settings as `hearth serve` (flags, HEARTH_* variables, the config file), so run it
                 where the server runs. The URLs use publicURL when it is set, else the host and port serve listens on.
                   hearth project show
-                  hearth project show --json | jq -r .apiKey
+                  KEY=$(hearth project show --field apiKey)
                 """)
 
         @OptionGroup var data: DataOptions
 
         @Flag(help: "Print one JSON object instead of aligned lines.")
         var json = false
+
+        @Option(help: "Print only this field's value, for scripts: projectId, apiKey, baseURL, consoleURL, jwksURL, store or mode.")
+        var field: String?
 
         func run() async throws {
             let file = try await data.configFile()
@@ -45,7 +48,12 @@ struct ProjectCommand: AsyncParsableCommand {
                 ("store", "store", StoreFactory.redacted(location)),
                 ("mode", "mode", emulator ? "emulator" : "production"),
             ]
-            if json {
+            if let field {
+                guard let value = fields.first(where: { $0.key == field })?.value else {
+                    throw ValidationError("unknown field \(field): use one of \(fields.map(\.key).joined(separator: ", "))")
+                }
+                print(value)
+            } else if json {
                 let object = Dictionary(uniqueKeysWithValues: fields.map { ($0.key, $0.value) })
                 let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted])
                 print(String(decoding: data, as: UTF8.self))

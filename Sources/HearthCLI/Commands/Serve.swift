@@ -20,7 +20,7 @@ struct Serve: AsyncParsableCommand {
             $CREDENTIALS_DIRECTORY), which win over the config file (--config or HEARTH_CONFIG). Every setting of the
             config file has its variable: email.smtp.password is HEARTH_EMAIL_SMTP_PASSWORD, and its secret file
             email-smtp-password. Shorthands: HEARTH_SMTP_URL (smtp://user:password@host:587, smtps://…:465) and
-            HEARTH_METRICS (off, main or host:port). See README: Configuration.
+            HEARTH_METRICS (off, main or host:port). See docs/configuration.md.
             """)
 
     @Flag(help: "Emulator mode: compatible with Firebase's Auth emulator (any API key, /emulator endpoints). Never expose it.")

@@ -24,7 +24,7 @@ public struct AccountContext: Sendable {
     public var recentLoginWindow: TimeInterval
 
     /// Firebase's emulator's rules where they are weaker than production's and the emulator's own tests depend on
-    /// them (emulator mode only; the README lists them): any identity provider's verified email may sign in to
+    /// them (emulator mode only; docs/modes.md lists them): any identity provider's verified email may sign in to
     /// the account with that email (production: only providers authoritative for the address,
     /// ``FederatedAssertion/isTrustedForEmail``); a revocation counts from its whole second, so a token from that
     /// second stays valid (production refuses the second); `signUp` with an `idToken` may replace an email and

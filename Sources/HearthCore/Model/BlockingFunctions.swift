@@ -1,7 +1,7 @@
 import Foundation
 
 /// A project's blocking functions (Firebase's `blockingFunctions` config): kept and reported as the config resource
-/// has them, so tools that set them round-trip. Hearth does not call them (README: Compatibility).
+/// has them, so tools that set them round-trip. Hearth does not call them (docs/modes.md, Compatibility).
 public struct BlockingFunctions: Sendable, Codable, Equatable {
     /// The events Firebase can block on.
     public static let events: Set<String> = ["beforeCreate", "beforeSignIn", "beforeSendEmail", "beforeSendSms"]

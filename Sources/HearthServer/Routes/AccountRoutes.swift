@@ -81,7 +81,7 @@ enum AccountRoutes {
             throw APIError.business(.insufficientPermission)
         }
         if let link = request.linkProviderUserInfo {
-            // An identity nobody vouches for: administrators only, except in emulator mode (README: Modes).
+            // An identity nobody vouches for: administrators only, except in emulator mode (docs/modes.md).
             guard call.configuration.isEmulator else { throw APIError.business(.insufficientPermission) }
             let user = try await call.services.accounts.administration.linkDescribedIdentity(
                 in: try call.clientProject, idToken: request.idToken, identity: ProviderUserInfo(link))

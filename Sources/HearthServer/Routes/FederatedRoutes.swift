@@ -53,7 +53,7 @@ enum FederatedRoutes {
             assertion = try await redirects.exchange(code: code, redirect: redirect, requestURI: requestURI, project: project)
         } else if call.configuration.isEmulator {
             // Any provider, fake tokens, no configuration: read from requestUri, postBody and the fragment, as the
-            // emulator's widget and SDKs send them (README: Modes).
+            // emulator's widget and SDKs send them (docs/modes.md).
             assertion = try EmulatorIdPToken.assertion(EmulatorIdPToken.fields(requestURI: requestURI, postBody: fields))
         } else if fields["providerId"]?.isEmpty ?? true {
             throw AuthFailure.invalidIDPResponse("postBody has no providerId")

@@ -60,7 +60,7 @@ enum HealthRoutes {
         <li>Health: <a href="/healthz">/healthz</a>, readiness: <a href="/readyz">/readyz</a></li>
         <li>Token signing keys: <a href="/.well-known/jwks.json">/.well-known/jwks.json</a></li>
         <li>Console: <a href="/console">/console</a> (operators: <code>hearth console-admins create</code>)</li>
-        <li>Documentation: the README of Hearth's repository (Quick start, Operations)</li>
+        <li>Documentation: <code>docs/README.md</code> in Hearth's repository (configuration, operations, the CLI); <code>hearth project show</code> prints this server's addresses and API key</li>
         </ul></body></html>
 
         """

@@ -222,7 +222,7 @@ extension Call {
             return sessionInfo
         } catch let error as SMSDeliveryFailure {
             services.logger.error("SMS not sent", metadata: ["error": "\(error.reason)",
-                "hint": "configure sms.webhook or sms.twilio in the config file (see README: Phone and multi-factor)"])
+                "hint": "configure sms.webhook or sms.twilio in the config file (see docs/sign-in-methods.md)"])
             throw APIError.smsUnavailable
         }
     }
