@@ -13,6 +13,44 @@ struct CLIStoreTests {
         try await runHearth(arguments, in: folder, environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") })
     }
 
+    /// `hearth keys list --json`: what scripts read.
+    static func keys(in folder: URL) async throws -> [[String: String]] {
+        let listed = try await hearth(["keys", "list", "--json"], in: folder)
+        let json = listed.output.split(separator: "\n").drop { !$0.hasPrefix("[") }.joined(separator: "\n")
+        return try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [[String: String]], "\(listed.output)")
+    }
+
+    /// Help reads as written: prose is wrapped once (a line of a paragraph, not its last, is not cut short by a
+    /// second wrapping of lines already broken by hand), and `serve --help` shows only the options serve uses.
+    @Test func helpIsWrappedOnceAndServeShowsItsOwnOptions() async throws {
+        let folder = FileManager.default.temporaryDirectory
+        let commands = [[], ["serve"], ["project", "show"], ["users"], ["users", "create"], ["keys"], ["backup"],
+                        ["store", "encrypt"], ["console-admins", "create"], ["console-admins", "reset"], ["auth:import"],
+                        ["auth:export"], ["service-accounts", "create"], ["admin-token"], ["speed"]]
+        for command in commands {
+            let help = try await Self.hearth(command + ["--help"], in: folder)
+            #expect(help.status == 0, "\(command): \(help.output)")
+            let lines = help.output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+            let prose = { (line: String) in !line.isEmpty && !line.hasPrefix(" ") && !line.hasSuffix(":") && !line.hasPrefix("USAGE") }
+            for (line, next) in zip(lines, lines.dropFirst()) where prose(line) && prose(next) {
+                #expect(line.count >= 50, "\(command): a paragraph wrapped twice at \"\(line)\"")
+            }
+        }
+        let serve = try await Self.hearth(["serve", "--help"], in: folder).output
+        #expect(!serve.contains("--tenant") && !serve.contains("--create-project"), "\(serve)")
+    }
+
+    /// A mistyped command gets the one meant, at any depth, with the usage exit status.
+    @Test func mistypedCommandsAreNamed() async throws {
+        let folder = FileManager.default.temporaryDirectory
+        let top = try await Self.hearth(["servr"], in: folder)
+        #expect(top.status == 64 && top.output.contains("'servr' is not a hearth command (did you mean 'serve'?)"), "\(top.output)")
+        let nested = try await Self.hearth(["users", "lst"], in: folder)
+        #expect(nested.status == 64 && nested.output.contains("(did you mean 'list'?)"), "\(nested.output)")
+        let far = try await Self.hearth(["zzzzzzzz"], in: folder)
+        #expect(far.status == 64 && !far.output.contains("did you mean") && far.output.contains("Commands: serve, project"), "\(far.output)")
+    }
+
     @Test func commandsNameTheirStoreAndCreateNothingUnasked() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -184,8 +222,8 @@ struct CLIStoreTests {
                 "the deleted account's key stays dead")
         let listed = try await Self.hearth(["service-accounts", "list"], in: folder).output
         #expect(listed.contains("backend-api") && !listed.contains("deleted-soon"), "\(listed)")
-        let keys = try await Self.hearth(["keys", "list"], in: folder).output
-        #expect(keys.split(separator: "\n").filter { $0.contains("created") }.count == 2, "the rotated key stays: \(keys)")
+        let keys = try await Self.keys(in: folder)
+        #expect(keys.count == 2, "the rotated key stays: \(keys)")
     }
 
     /// `hearth users`: the Admin SDKs' user calls from a shell, with Firebase's refusals in words and `--json` for
@@ -196,7 +234,7 @@ struct CLIStoreTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let created = try await Self.hearth(["users", "create", "--uid", "ada", "--email", "Ada@Example.com", "--password", "secret123",
                                        "--create-project"], in: folder)
-        #expect(created.status == 0 && created.output.contains("ada\tada@example.com"), "\(created.output)")
+        #expect(created.status == 0 && created.output.contains(/\nada +ada@example\.com +password/), "\(created.output)")
         let weak = try await Self.hearth(["users", "create", "--email", "b@example.com", "--password", "123"], in: folder)
         #expect(weak.status != 0 && weak.output.contains("refused: WEAK_PASSWORD"), "\(weak.output)")
         #expect(try await Self.hearth(["users", "set-claims", "ada", #"{"role":"admin"}"#], in: folder).status == 0)
@@ -222,7 +260,8 @@ struct CLIStoreTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let first = try await Self.hearth(["keys", "list", "--create-project"], in: folder)
-        let oldKid = try #require(first.output.split(separator: "\n").first { $0.hasSuffix("signing") }?.split(separator: "\t").first)
+        #expect(first.output.contains("KEY ID") && first.output.contains("STATE"), "a table with a header: \(first.output)")
+        let oldKid = try #require(try await Self.keys(in: folder).first { $0["state"] == "signing" }?["kid"])
         let early = try await Self.hearth(["keys", "retire", String(oldKid)], in: folder)
         #expect(early.status != 0 && early.output.contains("the only key that can sign now"), "\(early.output)")
         let pending = try await Self.hearth(["keys", "rotate"], in: folder)
@@ -232,17 +271,17 @@ struct CLIStoreTests {
         #expect(now.output.contains("verifiers cache the JWKS"), "\(now.output)")
         let retired = try await Self.hearth(["keys", "retire", String(oldKid)], in: folder)
         #expect(retired.status == 0, "\(retired.output)")
-        let listed = try await Self.hearth(["keys", "list"], in: folder).output
-        #expect(listed.contains("\(oldKid)\t") && listed.contains("retired, published until"), "\(listed)")
-        #expect(listed.split(separator: "\n").filter { $0.hasSuffix("\tsigning") }.count == 1, "\(listed)")
+        let listed = try await Self.keys(in: folder)
+        #expect(listed.first { $0["kid"] == oldKid }?["state"]?.hasPrefix("retired, published until") == true, "\(listed)")
+        #expect(listed.filter { $0["state"] == "signing" }.count == 1, "\(listed)")
 
         // A leaked key is revoked: gone from the list (unpublished) at once; revoking the signer starts a new one.
-        let signer = try #require(listed.split(separator: "\n").first { $0.hasSuffix("\tsigning") }?.split(separator: "\t").first)
+        let signer = try #require(listed.first { $0["state"] == "signing" }?["kid"])
         let revoked = try await Self.hearth(["keys", "revoke", String(signer)], in: folder)
         #expect(revoked.status == 0 && revoked.output.contains("signs from now"), "\(revoked.output)")
-        let after = try await Self.hearth(["keys", "list"], in: folder).output
-        #expect(!after.contains(String(signer)), "unpublished: \(after)")
-        #expect(after.split(separator: "\n").filter { $0.hasSuffix("\tsigning") }.count == 1, "another key signs: \(after)")
+        let after = try await Self.keys(in: folder)
+        #expect(!after.contains { $0["kid"] == signer }, "unpublished: \(after)")
+        #expect(after.filter { $0["state"] == "signing" }.count == 1, "another key signs: \(after)")
         let unknown = try await Self.hearth(["keys", "revoke", "no-such-kid"], in: folder)
         #expect(unknown.status != 0 && unknown.output.contains("no key no-such-kid"), "\(unknown.output)")
     }

@@ -10,9 +10,9 @@ struct AdminToken: ParsableCommand {
         discussion: """
             Each token is accepted once (a captured header cannot be replayed), so run it for each call:
 
-              curl -H "Authorization: Bearer $(hearth admin-token --key-file backend-api.json)" \\
-                -d '{"localId": ["USER_ID"]}' \\
-                http://127.0.0.1:9099/identitytoolkit.googleapis.com/v1/projects/hearth-local/accounts:lookup
+              API=http://127.0.0.1:9099/identitytoolkit.googleapis.com/v1
+              curl -H "Authorization: Bearer $(hearth admin-token --key-file KEY.json)" \\
+                -d '{"localId": ["USER_ID"]}' "$API/projects/hearth-local/accounts:lookup"
 
             The token names the server it is for: --url, else HEARTH_PUBLIC_URL, else http://127.0.0.1:9099.
             """)

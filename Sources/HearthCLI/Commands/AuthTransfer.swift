@@ -3,9 +3,9 @@ import Configuration
 import Foundation
 import HearthCore
 
-/// Where Hearth finds its data, shared by `serve` and the user commands: each setting from its flag, else its
+/// Where Hearth finds its data, shared by `serve` and the other commands: each setting from its flag, else its
 /// `HEARTH_*` variable, else the config file, else the default.
-struct DataOptions: ParsableArguments {
+struct StoreOptions: ParsableArguments {
     @Option(help: "sqlite:PATH | postgres://URL | memory: (default: HEARTH_STORE, the config file's store, or \(StoreFactory.defaultLocation); memory: in emulator mode).")
     var store: String?
 
@@ -14,13 +14,6 @@ struct DataOptions: ParsableArguments {
 
     @Option(help: "A JSON configuration file (see docs/configuration.md; default: HEARTH_CONFIG).")
     var config: String?
-
-    @Option(help: "Act on this tenant's users instead of the project's own (Identity Platform tenants).")
-    var tenant: String?
-
-    @Flag(name: .customLong("create-project"),
-          help: "Create the store and the project if they do not exist yet (otherwise only `hearth serve` creates them).")
-    var createProject = false
 
     private var environment: [String: String] { ProcessInfo.processInfo.environment }
 
@@ -41,6 +34,23 @@ struct DataOptions: ParsableArguments {
     }
 
     func projectID(_ file: ConfigFile) -> String { file.projectId ?? "hearth-local" }
+}
+
+/// What the commands that act on users and the project take beyond ``StoreOptions``: a tenant, and leave to create
+/// the store and project (`serve` creates them anyway and names no tenant, so it takes ``StoreOptions`` alone).
+struct DataOptions: ParsableArguments {
+    @OptionGroup var location: StoreOptions
+
+    @Option(help: "Act on this tenant's users instead of the project's own (Identity Platform tenants).")
+    var tenant: String?
+
+    @Flag(name: .customLong("create-project"),
+          help: "Create the store and the project if they do not exist yet (otherwise only `hearth serve` creates them).")
+    var createProject = false
+
+    func configFile() async throws -> ConfigFile { try await location.configFile() }
+    func storeLocation(_ file: ConfigFile, emulator: Bool = false) -> String { location.storeLocation(file, emulator: emulator) }
+    func projectID(_ file: ConfigFile) -> String { location.projectID(file) }
 
     /// Opens the store (migrated) and the project, and says which on standard error. A store or project that does
     /// not exist is an error naming where it was looked for (a command run from another folder must not quietly
@@ -114,13 +124,13 @@ struct AuthImport: AsyncParsableCommand {
         commandName: "auth:import",
         abstract: "Import users from a Firebase CLI JSON or CSV file (passwords keep working).",
         discussion: """
-            Example, for a file exported from a Firebase project (its hash parameters are in the Firebase console,
+            Example, for a file exported from a Firebase project (its hash parameters are in the Firebase console, \
             Authentication → Users → ⋮ → Password hash parameters):
               hearth auth:import users.json --hash-algo=scrypt --hash-key=<base64 signer key> \\
                 --salt-separator=Bw== --rounds=8 --mem-cost=14
-            Users are read and imported 1000 at a time; rejected users are listed at the end with their position.
-            Run it again after an interruption: users already imported with the same data are counted and skipped.
-            --dry-run checks the whole file against the store and writes nothing. Exit status: 0 when every user is
+            Users are read and imported 1000 at a time; rejected users are listed at the end with their position. \
+            Run it again after an interruption: users already imported with the same data are counted and skipped. \
+            --dry-run checks the whole file against the store and writes nothing. Exit status: 0 when every user is \
             imported or already there, 1 when some were refused (or would be).
             """)
 

@@ -8,7 +8,7 @@ struct Backup: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Copy the SQLite store to FILE, consistently, while servers keep running.",
         discussion: """
-            The copy is a complete store: restore by stopping Hearth and putting it in place, or serve it with
+            The copy is a complete store: restore by stopping Hearth and putting it in place, or serve it with \
             --store sqlite:FILE. For PostgreSQL use pg_dump (docs/operations.md, Backups).
             """)
 

@@ -28,8 +28,8 @@ struct ConsoleAdmins: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create an operator with a password and an authenticator-app (TOTP) second factor.",
             discussion: """
-                The password comes from HEARTH_CONSOLE_PASSWORD or, if unset, the first line of standard input
-                (at least 12 characters). The TOTP secret is printed once, with an otpauth:// link for the
+                The password comes from HEARTH_CONSOLE_PASSWORD or, if unset, the first line of standard input \
+                (at least 12 characters). The TOTP secret is printed once, with an otpauth:// link for the \
                 authenticator app; Hearth keeps it sealed when HEARTH_ENCRYPTION_KEY is set. Example:
 
                   read -rs HEARTH_CONSOLE_PASSWORD && export HEARTH_CONSOLE_PASSWORD
@@ -62,15 +62,17 @@ struct ConsoleAdmins: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the console's operators.")
 
+        @Flag(help: "Print a JSON array instead of a table.") var json = false
         @OptionGroup var data: DataOptions
 
         func run() async throws {
             try await ServiceAccounts.changing(data) { record in
-                if record.consoleAdmins.isEmpty { print("no console operators; create one with `hearth console-admins create EMAIL`") }
                 let formatter = ISO8601DateFormatter()
+                var table = Table(columns: [("email", "EMAIL"), ("secondFactor", "SECOND FACTOR"), ("created", "CREATED")])
                 for admin in record.consoleAdmins {
-                    print("\(admin.email)\t\(admin.totpSecret == nil ? "no second factor" : "TOTP")\tcreated \(formatter.string(from: admin.createdAt))")
+                    table.append([admin.email, admin.totpSecret == nil ? "none" : "TOTP", formatter.string(from: admin.createdAt)])
                 }
+                table.print(json: json, whenEmpty: "no console operators; create one with `hearth console-admins create EMAIL`")
             }
         }
     }
@@ -79,7 +81,7 @@ struct ConsoleAdmins: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Give an operator a new password, a new authenticator, or both; their sessions end at once.",
             discussion: """
-                For a lost authenticator or a forgotten password, and after a stolen session: every session the
+                For a lost authenticator or a forgotten password, and after a stolen session: every session the \
                 operator had ends. The password comes as for `create`. Example:
 
                   hearth console-admins reset ops@example.com --authenticator

@@ -10,12 +10,12 @@ struct Keys: AsyncParsableCommand {
         abstract: "List, rotate, retire and revoke the keys that sign ID tokens and session cookies.",
         discussion: """
             Rotation without downtime:
-              hearth keys rotate          # a new key is published now and starts signing in an hour
+              hearth keys rotate          # published now, signs in an hour
               hearth keys list            # … once it signs:
-              hearth keys retire OLD_KID  # stops signing; stays published until its tokens have expired
-            Every running instance reads the keys from the store (within 5 s) and switches at the same instant.
-            A key that leaked (its private half seen by anyone): revoke it instead. It is unpublished at once, every
-            token it signed stops verifying, and a new key signs from now; users keep their sessions (their refresh
+              hearth keys retire OLD_KID  # stops signing, stays published a while
+            Every running instance reads the keys from the store (within 5 s) and switches at the same instant. \
+            A key that leaked (its private half seen by anyone): revoke it instead. It is unpublished at once, every \
+            token it signed stops verifying, and a new key signs from now; users keep their sessions (their refresh \
             tokens get new ID tokens), but verifiers that cached the JWKS refuse the new key's tokens until they refresh.
               hearth keys revoke LEAKED_KID
             """,
@@ -35,6 +35,7 @@ struct Keys: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the keys and what each is doing.")
+        @Flag(help: "Print a JSON array instead of a table.") var json = false
         @OptionGroup var data: DataOptions
 
         func run() async throws {
@@ -42,9 +43,11 @@ struct Keys: AsyncParsableCommand {
                 let now = Date()
                 let signing = try KeyRing(record.signingKeys, now: now).active.kid
                 let format = ISO8601DateFormatter()
+                var table = Table(columns: [("kid", "KEY ID"), ("created", "CREATED"), ("state", "STATE")])
                 for key in record.signingKeys {
-                    print("\(key.kid)\tcreated \(format.string(from: key.createdAt))\t\(Keys.state(of: key, signing: signing, now: now))")
+                    table.append([key.kid, format.string(from: key.createdAt), Keys.state(of: key, signing: signing, now: now)])
                 }
+                table.print(json: json, whenEmpty: "no signing keys")
             }
         }
     }

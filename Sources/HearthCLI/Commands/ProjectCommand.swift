@@ -13,7 +13,7 @@ struct ProjectCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the project id, API key, base, console and JWKS URLs, store and mode.",
             discussion: """
-                Reads the same settings as `hearth serve` (flags, HEARTH_* variables, the config file), so run it
+                Reads the same settings as `hearth serve` (flags, HEARTH_* variables, the config file), so run it \
                 where the server runs. The URLs use publicURL when it is set, else the host and port serve listens on.
                   hearth project show
                   KEY=$(hearth project show --field apiKey)

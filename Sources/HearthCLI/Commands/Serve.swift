@@ -13,13 +13,13 @@ struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run the Hearth server.",
         discussion: """
-            Without --store, data lives in an SQLite file under ./hearth-data (in memory in emulator mode, as
+            Without --store, data lives in an SQLite file under ./hearth-data (in memory in emulator mode, as \
             Firebase's emulator). The first start creates the project:
-            signing keys, Firebase-scrypt hash parameters and an API key, all printed on start.
-            Settings: flags win over HEARTH_* variables, which win over files in HEARTH_SECRETS_DIR (or systemd's
-            $CREDENTIALS_DIRECTORY), which win over the config file (--config or HEARTH_CONFIG). Every setting of the
-            config file has its variable: email.smtp.password is HEARTH_EMAIL_SMTP_PASSWORD, and its secret file
-            email-smtp-password. Shorthands: HEARTH_SMTP_URL (smtp://user:password@host:587, smtps://…:465) and
+            signing keys, Firebase-scrypt hash parameters and an API key, all printed on start. \
+            Settings: flags win over HEARTH_* variables, which win over files in HEARTH_SECRETS_DIR (or systemd's \
+            $CREDENTIALS_DIRECTORY), which win over the config file (--config or HEARTH_CONFIG). Every setting of the \
+            config file has its variable: email.smtp.password is HEARTH_EMAIL_SMTP_PASSWORD, and its secret file \
+            email-smtp-password. Shorthands: HEARTH_SMTP_URL (smtp://user:password@host:587, smtps://…:465) and \
             HEARTH_METRICS (off, main or host:port). See docs/configuration.md.
             """)
 
@@ -32,7 +32,7 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (default 9099, the Firebase emulator's; 0 picks a free one).")
     var port: Int?
 
-    @OptionGroup var data: DataOptions
+    @OptionGroup var data: StoreOptions
 
     @Option(name: .customLong("smtp-url"), help: "SMTP server for emails: smtp://user:password@host:587 (STARTTLS) or smtps://…:465. Prefer HEARTH_SMTP_URL: flags show in process lists.")
     var smtpURL: String?

@@ -26,7 +26,7 @@ struct ServiceAccounts: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create a service account and write its JSON key file (shaped like Google's).",
             discussion: """
-                The file holds the private key: Hearth keeps only the public half, so a lost file cannot be
+                The file holds the private key: Hearth keeps only the public half, so a lost file cannot be \
                 recovered (create another and delete the old account). Example:
 
                   hearth service-accounts create backend-api          # → hearth-data/service-accounts/backend-api.json
@@ -79,15 +79,17 @@ struct ServiceAccounts: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the project's service accounts.")
 
+        @Flag(help: "Print a JSON array instead of a table.") var json = false
         @OptionGroup var data: DataOptions
 
         func run() async throws {
             try await ServiceAccounts.changing(data) { record in
-            if record.serviceAccounts.isEmpty { print("no service accounts; create one with `hearth service-accounts create NAME`") }
             let formatter = ISO8601DateFormatter()
+            var table = Table(columns: [("clientEmail", "CLIENT EMAIL"), ("keyId", "KEY ID"), ("created", "CREATED")])
             for account in record.serviceAccounts {
-                print("\(account.clientEmail)\tkey \(account.keyID)\tcreated \(formatter.string(from: account.createdAt))")
+                table.append([account.clientEmail, account.keyID, formatter.string(from: account.createdAt)])
             }
+            table.print(json: json, whenEmpty: "no service accounts; create one with `hearth service-accounts create NAME`")
             }
         }
     }

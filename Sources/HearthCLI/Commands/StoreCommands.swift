@@ -14,7 +14,7 @@ struct StoreCommands: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Encrypt the project's and its tenants' private keys and users' TOTP secrets with HEARTH_ENCRYPTION_KEY.",
             discussion: """
-                With a key given, new secrets are written encrypted and old ones are encrypted at their next write;
+                With a key given, new secrets are written encrypted and old ones are encrypted at their next write; \
                 this writes them all now. Safe to run again, and while servers run (they need the same key).
                   export HEARTH_ENCRYPTION_KEY=$(openssl rand -base64 32)   # keep it apart from the store
                   hearth store encrypt

@@ -54,12 +54,16 @@ struct Users: AsyncParsableCommand {
             print(String(decoding: data, as: UTF8.self))
             return
         }
+        var table = Table(columns: [("uid", "UID"), ("identifier", "EMAIL OR PHONE"), ("name", "NAME"),
+                                    ("providers", "PROVIDERS"), ("flags", "FLAGS")])
         for user in users {
             let name = user.email ?? user.phoneNumber ?? (user.isAnonymous ? "(anonymous)" : "-")
             let flags = [user.disabled ? "disabled" : nil, user.emailVerified ? "verified" : nil,
                          user.customAttributes.map { "claims \($0)" }].compactMap { $0 }
-            print(([user.localID, name, user.displayName ?? ""] + flags).joined(separator: "\t"))
+            let providers = (user.passwordHash == nil ? [] : ["password"]) + user.providers.map(\.providerID)
+            table.append([user.localID, name, user.displayName ?? "", providers.joined(separator: ","), flags.joined(separator: " ")])
         }
+        table.print(json: false, whenEmpty: "no users; create one with `hearth users create --email EMAIL --password PASSWORD`")
     }
 
     /// Says what a failed admin change was, in Firebase's words (`EMAIL_EXISTS`, `WEAK_PASSWORD`, …).
