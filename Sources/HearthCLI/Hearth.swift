@@ -23,6 +23,9 @@ struct Hearth: AsyncParsableCommand {
         do {
             var command = try parseAsRoot()
             if var runnable = command as? any AsyncParsableCommand { try await runnable.run() } else { try command.run() }
+            if let audited = command as? any AuditedCommand, audited.changesStore {
+                await CLIAudit.record(audited, words: CLIAudit.words(of: Array(CommandLine.arguments.dropFirst())))
+            }
         } catch {
             exit(withError: error)
         }

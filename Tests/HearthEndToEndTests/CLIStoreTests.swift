@@ -1,5 +1,7 @@
 import Foundation
+import HearthCore
 import HearthPostgresTestSupport
+import HearthSQLite
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -38,6 +40,29 @@ struct CLIStoreTests {
         }
         let serve = try await Self.hearth(["serve", "--help"], in: folder).output
         #expect(!serve.contains("--tenant") && !serve.contains("--create-project"), "\(serve)")
+    }
+
+    /// Changes made from the command line are in the audit log with a `cli:` actor, the command's words and its
+    /// subject, never its options (a password flag stays out); reads and dry runs write nothing.
+    @Test func commandLineChangesAreAudited() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-cli-audit-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for command in [["users", "create", "--email", "ada@example.com", "--password", "secret-on-the-command-line", "--create-project"],
+                        ["users", "list"], ["users", "disable", "ada@example.com"], ["keys", "rotate"], ["keys", "list"],
+                        ["service-accounts", "create", "backend-api"]] {
+            let ran = try await Self.hearth(command, in: folder)
+            #expect(ran.status == 0, "\(command): \(ran.output)")
+        }
+        let store = try await SQLiteStore.open(path: folder.appendingPathComponent("hearth-data/hearth.sqlite").path)
+        let events = try await store.auditEvents(projectID: "hearth-local", AuditQuery(kinds: ["admin-call"]))
+        try await store.close()
+        let commands = events.reversed().map { $0.details["command"] ?? "" }
+        #expect(commands == ["hearth users create", "hearth users disable", "hearth keys rotate", "hearth service-accounts create"],
+                "\(commands)")
+        #expect(events.allSatisfy { $0.details["actor"]?.hasPrefix("cli:") == true && $0.outcome == .success })
+        #expect(events.first { $0.details["command"] == "hearth users disable" }?.details["subject"] == "ada@example.com")
+        #expect(!events.contains { $0.details.values.contains { $0.contains("secret-on-the-command-line") } })
     }
 
     /// A mistyped command gets the one meant, at any depth, with the usage exit status.

@@ -119,7 +119,9 @@ struct Progress {
 }
 
 /// `hearth auth:import FILE`: the Firebase CLI's `auth:import`, with the same file formats and flags.
-struct AuthImport: AsyncParsableCommand {
+struct AuthImport: AsyncParsableCommand, AuditedCommand {
+    var subject: String? { file }
+    var changesStore: Bool { !dryRun }
     static let configuration = CommandConfiguration(
         commandName: "auth:import",
         abstract: "Import users from a Firebase CLI JSON or CSV file (passwords keep working).",

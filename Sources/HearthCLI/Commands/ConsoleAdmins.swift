@@ -24,7 +24,8 @@ struct ConsoleAdmins: AsyncParsableCommand {
         print("otpauth://totp/\(label)?secret=\(secret)&issuer=Hearth")
     }
 
-    struct Create: AsyncParsableCommand {
+    struct Create: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { email }
         static let configuration = CommandConfiguration(
             abstract: "Create an operator with a password and an authenticator-app (TOTP) second factor.",
             discussion: """
@@ -77,7 +78,8 @@ struct ConsoleAdmins: AsyncParsableCommand {
         }
     }
 
-    struct Reset: AsyncParsableCommand {
+    struct Reset: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { email }
         static let configuration = CommandConfiguration(
             abstract: "Give an operator a new password, a new authenticator, or both; their sessions end at once.",
             discussion: """
@@ -111,7 +113,8 @@ struct ConsoleAdmins: AsyncParsableCommand {
         }
     }
 
-    struct Delete: AsyncParsableCommand {
+    struct Delete: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { email }
         static let configuration = CommandConfiguration(abstract: "Delete an operator; their console sessions end at once.")
 
         @Argument var email: String

@@ -52,7 +52,8 @@ struct Keys: AsyncParsableCommand {
         }
     }
 
-    struct Rotate: AsyncParsableCommand {
+    struct Rotate: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { nil }
         static let configuration = CommandConfiguration(
             abstract: "Add a new signing key: published at once, signing after --activate-in seconds.")
         @Option(name: .customLong("activate-in"),
@@ -75,7 +76,8 @@ struct Keys: AsyncParsableCommand {
         }
     }
 
-    struct Retire: AsyncParsableCommand {
+    struct Retire: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { kid }
         static let configuration = CommandConfiguration(
             abstract: "Stop a key signing; it stays published until every token it signed has expired (14 days).")
         @Argument(help: "The key id (kid), from `hearth keys list`.") var kid: String
@@ -98,7 +100,8 @@ struct Keys: AsyncParsableCommand {
         }
     }
 
-    struct Revoke: AsyncParsableCommand {
+    struct Revoke: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { kid }
         static let configuration = CommandConfiguration(
             abstract: "Unpublish a leaked key now: its tokens stop verifying; a new key signs if it was signing.")
         @Argument(help: "The key id (kid), from `hearth keys list`.") var kid: String

@@ -22,7 +22,8 @@ struct ServiceAccounts: AsyncParsableCommand {
         try await store.close()
     }
 
-    struct Create: AsyncParsableCommand {
+    struct Create: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { name }
         static let configuration = CommandConfiguration(
             abstract: "Create a service account and write its JSON key file (shaped like Google's).",
             discussion: """
@@ -94,7 +95,8 @@ struct ServiceAccounts: AsyncParsableCommand {
         }
     }
 
-    struct Delete: AsyncParsableCommand {
+    struct Delete: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { name }
         static let configuration = CommandConfiguration(
             abstract: "Delete a service account: its key stops working at once (within 5 s on other instances).")
 

@@ -10,7 +10,8 @@ struct StoreCommands: AsyncParsableCommand {
         abstract: "Work on the store itself.",
         subcommands: [Encrypt.self])
 
-    struct Encrypt: AsyncParsableCommand {
+    struct Encrypt: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { nil }
         static let configuration = CommandConfiguration(
             abstract: "Encrypt the project's and its tenants' private keys and users' TOTP secrets with HEARTH_ENCRYPTION_KEY.",
             discussion: """

@@ -99,7 +99,8 @@ struct Users: AsyncParsableCommand {
         }
     }
 
-    struct Create: AsyncParsableCommand {
+    struct Create: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { uid ?? email }
         static let configuration = CommandConfiguration(abstract: "Create a user, as the Admin SDKs' createUser.")
         @Option var uid: String?
         @Option var email: String?
@@ -123,7 +124,8 @@ struct Users: AsyncParsableCommand {
         }
     }
 
-    struct Update: AsyncParsableCommand {
+    struct Update: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { user }
         static let configuration = CommandConfiguration(abstract: "Change a user's email, password, name or phone.")
         @Argument(help: "uid or email") var user: String
         @Option var email: String?
@@ -162,21 +164,24 @@ struct Users: AsyncParsableCommand {
         }
     }
 
-    struct Disable: AsyncParsableCommand {
+    struct Disable: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { user }
         static let configuration = CommandConfiguration(abstract: "Disable a user: sign-ins and refreshes fail with USER_DISABLED.")
         @Argument(help: "uid or email") var user: String
         @OptionGroup var data: DataOptions
         func run() async throws { try await Users.change(user, data, "disabled") { $0.disabled = true } }
     }
 
-    struct Enable: AsyncParsableCommand {
+    struct Enable: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { user }
         static let configuration = CommandConfiguration(abstract: "Enable a disabled user.")
         @Argument(help: "uid or email") var user: String
         @OptionGroup var data: DataOptions
         func run() async throws { try await Users.change(user, data, "enabled") { $0.disabled = false } }
     }
 
-    struct SetClaims: AsyncParsableCommand {
+    struct SetClaims: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { user }
         static let configuration = CommandConfiguration(
             commandName: "set-claims",
             abstract: "Set a user's custom claims (a JSON object of at most 1000 bytes; {} removes them).")
@@ -188,7 +193,8 @@ struct Users: AsyncParsableCommand {
         }
     }
 
-    struct Revoke: AsyncParsableCommand {
+    struct Revoke: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { user }
         static let configuration = CommandConfiguration(
             abstract: "End every session of a user: refresh tokens and older ID tokens stop working.")
         @Argument(help: "uid or email") var user: String
@@ -199,7 +205,8 @@ struct Users: AsyncParsableCommand {
         }
     }
 
-    struct Delete: AsyncParsableCommand {
+    struct Delete: AsyncParsableCommand, AuditedCommand {
+        var subject: String? { user }
         static let configuration = CommandConfiguration(abstract: "Delete a user and their sessions.")
         @Argument(help: "uid or email") var user: String
         @OptionGroup var data: DataOptions
