@@ -85,6 +85,9 @@ struct ConsoleBrowserTests {
                 try await browser.type(TOTP.code(secret: secret, at: Date()), into: "#code")
                 try await browser.click("#signin-submit")
                 #expect(try await Self.waitForText("#who", containing: "Signed in as ops@example.com", browser))
+                // The header names the project, its API key and the server's version.
+                #expect(try await Self.waitForText("#info-project", containing: "console-project", browser))
+                #expect(try await Self.waitForText("#info-key", containing: "console-key", browser))
 
                 try await browser.type("target@example.com", into: "#query")
                 try await browser.click("#search")
@@ -92,6 +95,9 @@ struct ConsoleBrowserTests {
                 try await picture("search")
                 try await browser.click(".open-user")
                 #expect(try await Self.waitForText("#user-title", containing: "target@example.com", browser))
+                // The user's page has its own address, to bookmark or share with another operator.
+                let opened = try #require(try await store.user(projectID: "console-project", tenantID: nil, email: "target@example.com"))
+                #expect(try await browser.currentURL().hasSuffix("/console#/users/" + opened.localID))
 
                 // A verification link to copy; every field has a label; nothing is wider than a 360-pixel phone.
                 try await browser.click("#verify-link")
@@ -106,7 +112,7 @@ struct ConsoleBrowserTests {
                 let width = try await browser.evaluate("return document.documentElement.scrollWidth") as? Int
                 #expect((width ?? 999) <= 360, "no sideways scrolling at 360 px: \(width ?? -1)")
                 try await picture("phone")
-                try await browser.setWindowSize(width: 800, height: 600)
+                try await browser.setWindowSize(width: 1280, height: 900)
 
                 _ = try await browser.evaluate("document.querySelector('#claims').value = arguments[0]", [#"{"role":"support"}"#])
                 try await browser.click("#save-claims")
@@ -127,6 +133,15 @@ struct ConsoleBrowserTests {
                 try await browser.click("#all")
                 _ = try await Self.waitForText("#caption", containing: "All users", browser)
                 try await picture("users")
+                // The list shows providers, creation and last sign-in; Back returns to the user just seen.
+                #expect(try await Self.waitForText("#users thead", containing: "Providers", browser))
+                #expect(try await Self.waitForText("#users thead", containing: "Last sign-in", browser))
+                #expect(try await Self.waitForText("#rows", containing: " UTC", browser), "creation times")
+                _ = try await browser.evaluate("history.back()")
+                #expect(try await Self.waitForText("#user-title", containing: "target@example.com", browser))
+                #expect(try await browser.evaluate("return document.querySelector('#user').hidden") as? Bool == false)
+                try await browser.click("#back")
+                _ = try await Self.waitForText("#caption", containing: "All users", browser)
                 let refused = try await call("signInWithPassword", ["email": "target@example.com", "password": "target-pass"])
                 #expect((refused["error"] as? [String: Any])?["message"] as? String == "USER_DISABLED", "\(refused)")
 
@@ -192,6 +207,26 @@ struct ConsoleBrowserTests {
                 let github = try #require(try await store.project(id: "console-project")?.settings.identityProviders?["github.com"])
                 #expect(github.clientId == "gh-app-2" && github.clientSecret == "gh-secret-2" && github.enabled)
                 #expect(!(try await browser.pageSource()).contains("gh-secret-2"), "the secret is never shown back")
+                // A provider set up from scratch: Google, then an OpenID Connect issuer; secrets stay write-only.
+                try await browser.type("google-client.apps.googleusercontent.com", into: "#provider-client-id")
+                try await browser.type("google-secret-1", into: "#provider-secret")
+                try await browser.click("#add-provider")
+                #expect(try await Self.waitForText("#status", containing: "google.com added and turned on", browser))
+                try await browser.evaluate("""
+                    const select = document.querySelector('#provider-id'); select.value = 'oidc';
+                    select.dispatchEvent(new Event('change'));
+                    """)
+                try await browser.type("acme", into: "#provider-oidc-name")
+                try await browser.type("https://login.acme.example", into: "#provider-issuer")
+                try await browser.type("acme-client", into: "#provider-client-id")
+                try await browser.type("acme-secret-1", into: "#provider-secret")
+                try await browser.click("#add-provider")
+                #expect(try await Self.waitForText("#status", containing: "oidc.acme added and turned on", browser))
+                let providers = try await store.project(id: "console-project")?.settings.identityProviders ?? [:]
+                #expect(providers["google.com"]?.enabled == true && providers["google.com"]?.clientSecret == "google-secret-1")
+                #expect(providers["oidc.acme"]?.issuer == "https://login.acme.example" && providers["oidc.acme"]?.clientSecret == "acme-secret-1")
+                let source = try await browser.pageSource()
+                #expect(!source.contains("google-secret-1") && !source.contains("acme-secret-1"), "secrets are never shown back")
                 try await browser.click("#set-mfa-totp")
                 try await browser.click("#save-mfa")
                 #expect(try await Self.waitForText("#status", containing: "Second factors saved", browser))
@@ -248,6 +283,12 @@ struct ConsoleBrowserTests {
                 try await browser.click("nav button[data-view=audit]")
                 #expect(try await Self.waitForText("#audit-rows", containing: "console:ops@example.com", browser))
                 try await picture("audit")
+                let auditWidth = try await browser.evaluate("return document.documentElement.scrollWidth") as? Int
+                #expect((auditWidth ?? 9999) <= 1280, "the audit table fits 1280 px: \(auditWidth ?? -1)")
+                // An address opens its view directly, as a bookmark does.
+                try await browser.open(base + "/console#/outbox")
+                #expect(try await Self.waitForText("#outbox-title", containing: "Outbox", browser))
+                #expect(try await browser.evaluate("return document.querySelector('#outbox').hidden") as? Bool == false)
 
                 let events = try await store.auditEvents(projectID: "console-project", AuditQuery(limit: 20))
                 #expect(events.filter { $0.kind == "admin-call" && $0.details["actor"] == "console:" + Self.operatorEmail }.count >= 2)

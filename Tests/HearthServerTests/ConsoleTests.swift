@@ -86,7 +86,11 @@ import Testing
             let crossSite = try await client.send(.get, "/console/session", key: nil,
                                                   headers: [.cookie: String(session), .origin: "https://evil.example.com"])
             #expect(crossSite.headers[HTTPField.Name("Access-Control-Allow-Credentials")!] == nil)
-            #expect(try await client.send(.get, "/console/session", key: nil, headers: [.cookie: String(session)])["csrf"] as? String == csrf)
+            let shown = try await client.send(.get, "/console/session", key: nil, headers: [.cookie: String(session)])
+            #expect(shown["csrf"] as? String == csrf)
+            // What the header shows: the project's API key, and that email cannot leave (no SMTP in this app).
+            #expect(shown["apiKey"] as? String == TestApp.apiKey && shown["projectId"] as? String == "demo-project")
+            #expect(shown["smtpConfigured"] as? Bool == false && shown["version"] as? String == "", "\(shown.text)")
 
             let lookup = "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:lookup"
             let body = ["localId": [user["localId"] as! String]]

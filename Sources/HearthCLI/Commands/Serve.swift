@@ -52,6 +52,7 @@ struct Serve: AsyncParsableCommand {
         var configuration = ServerConfiguration()
         try file.apply(to: &configuration)
         configuration.projectID = data.projectID(file)
+        configuration.version = HearthVersion.description
         // A shorthand for email.smtp: one URL, which wins over the separate smtp settings.
         if let value = smtpURL ?? environment["HEARTH_SMTP_URL"] {
             guard let smtp = SMTPConfiguration(url: value) else {

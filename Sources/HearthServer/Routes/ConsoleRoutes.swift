@@ -36,11 +36,26 @@ enum ConsoleRoutes {
         var code: String?
     }
 
+    /// Who is signed in, with what the console's header shows: the project, its API key, the server's version, and
+    /// whether email can leave (without SMTP, emails wait in the outbox).
     struct SessionInfo: Encodable {
         var email: String
         var csrf: String
         var projectId: String
         var emulator: Bool
+        var apiKey: String
+        var version: String
+        var smtpConfigured: Bool
+
+        init(email: String, csrf: String, project: ProjectContext, call: Call) {
+            self.email = email
+            self.csrf = csrf
+            projectId = project.id
+            emulator = call.configuration.isEmulator
+            apiKey = project.record.apiKeys.first ?? ""
+            version = call.configuration.version
+            smtpConfigured = call.configuration.emailConfiguration(for: project.id).smtp != nil
+        }
     }
 
     static func signIn(_ call: Call) async throws -> Response {
@@ -56,7 +71,7 @@ enum ConsoleRoutes {
             let (token, session) = try await call.services.accounts.console.consoleSignIn(in: project, email: email,
                                                                                     password: password, code: body.code)
             await record(call, project: project, email: session.email, outcome: .success)
-            var response = json(SessionInfo(email: session.email, csrf: session.csrf, projectId: project.id, emulator: false))
+            var response = json(SessionInfo(email: session.email, csrf: session.csrf, project: project, call: call))
             response.headers[.setCookie] = cookieHeader(token, call: call, maxAge: Int(ConsoleOperators.consoleSessionLifetime))
             response.headers.append(HTTPField(name: .setCookie, value: cookieHeader("", call: call, maxAge: 0, name: signInCookie)))
             response.headers[.cacheControl] = "no-store"
@@ -70,7 +85,7 @@ enum ConsoleRoutes {
     static func show(_ call: Call) async throws -> Response {
         let project = try await call.services.defaultProject()
         if call.configuration.isEmulator {
-            return json(SessionInfo(email: "emulator", csrf: "", projectId: project.id, emulator: true))
+            return json(SessionInfo(email: "emulator", csrf: "", project: project, call: call))
         }
         guard let token = ActionPage.cookie(named: cookie, in: call.request),
               let session = try await call.services.accounts.console.consoleSession(in: project, token: token)
@@ -83,7 +98,7 @@ enum ConsoleRoutes {
             response.headers[.cacheControl] = "no-store"
             return response
         }
-        var response = json(SessionInfo(email: session.email, csrf: session.csrf, projectId: project.id, emulator: false))
+        var response = json(SessionInfo(email: session.email, csrf: session.csrf, project: project, call: call))
         response.headers[.cacheControl] = "no-store"
         return response
     }

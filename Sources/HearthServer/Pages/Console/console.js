@@ -59,8 +59,39 @@ function enter(session) {
   $("#who").textContent = session.emulator ? "" : "Signed in as " + session.email;
   $("#signout").hidden = session.emulator;
   $("#nav").hidden = false;
-  show("users");
-  run(() => listUsers(""));
+  $("#info-project").textContent = session.projectId;
+  $("#info-key").textContent = session.apiKey || "—";
+  $("#info-version").textContent = session.version ? "· Hearth " + session.version : "";
+  $("#project-info").hidden = false;
+  for (const note of document.querySelectorAll(".smtp-note")) note.hidden = session.emulator || session.smtpConfigured;
+  route();
+}
+
+// Each view has its own address (#/users, #/users/UID, #/audit, …), so Back, Forward, reloads and bookmarks work.
+const views = {
+  dashboard: () => run(dashboard),
+  users: () => run(() => listUsers("")),
+  outbox: () => run(listOutbox),
+  audit: () => run(() => listAudit("")),
+  settings: () => run(async () => { await loadSettings(); await previewTemplate(); }),
+};
+
+function go(path) {
+  if (location.hash === "#/" + path) route(); else location.hash = "#/" + path;
+}
+
+// Records where a handler already took the operator (a new user's page), without loading the view again.
+function mark(path) {
+  if (location.hash !== "#/" + path) history.pushState(null, "", "#/" + path);
+}
+
+function route() {
+  if (!state.project) return;  // signed out: the sign-in form stays until the session exists
+  const [view, id] = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  if (view === "users" && id) { run(() => openUser(id)); return; }
+  const name = views[view] ? view : "users";
+  show(name);
+  views[name]();
 }
 
 function cell(row, text) {
@@ -76,15 +107,20 @@ function render(users, caption) {
   for (const user of users) {
     const row = document.createElement("tr");
     const first = cell(row, "");
-    const open = document.createElement("button");
-    open.type = "button";
+    const open = document.createElement("a");
     open.className = "open-user";
-    open.textContent = user.email || "(no email)";
+    const providers = (user.providerUserInfo || []).map((p) => p.providerId);
+    const anonymous = !user.email && !user.phoneNumber && providers.length === 0;
+    open.textContent = user.email || (anonymous ? "(anonymous)" : "(no email)");
+    open.href = "#/users/" + encodeURIComponent(user.localId);
     open.dataset.uid = user.localId;
-    open.addEventListener("click", () => run(() => openUser(user.localId)));
     first.appendChild(open);
     cell(row, user.phoneNumber);
-    cell(row, user.localId);
+    cell(row, user.displayName);
+    cell(row, anonymous ? "anonymous" : providers.join(", "));
+    cell(row, when(user.createdAt));
+    cell(row, when(user.lastLoginAt));
+    cell(row, user.localId).className = "uid";
     cell(row, user.disabled ? "disabled" : "active");
     rows.appendChild(row);
   }
@@ -273,7 +309,13 @@ async function listAudit(token) {
   for (const event of page.events || []) {
     const row = document.createElement("tr");
     const details = event.details || {};
-    for (const value of [event.time, event.type, event.outcome, details.actor, event.localId, event.clientAddress]) cell(row, value);
+    const what = details.command ? details.command + (details.subject ? " " + details.subject : "")
+      : details.route ? details.method + " " + details.route.replace(/^\/identitytoolkit\.googleapis\.com/, "")
+      : details.provider || details.reason || "";
+    cell(row, (event.time || "").replace("T", " ").replace(/\.\d+Z$|Z$/, "")).className = "time";
+    for (const value of [event.type, event.outcome, what, details.actor]) cell(row, value);
+    cell(row, event.localId).className = "uid";
+    cell(row, event.clientAddress);
     rows.appendChild(row);
   }
   state.auditNext = page.nextPageToken || "";
@@ -468,32 +510,46 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#signout").addEventListener("click", () => run(async () => {
     await fetch("/console/session", { method: "DELETE", credentials: "same-origin",
                                       headers: { "Content-Type": "application/json", "X-Hearth-CSRF": state.csrf } });
+    state.project = "";
     await refreshSignIn();
     $("#who").textContent = "";
     $("#signout").hidden = true;
+    $("#project-info").hidden = true;
     show("signin");
   }));
   $("#search-form").addEventListener("submit", (event) => { event.preventDefault(); run(() => search($("#query").value)); });
   $("#all").addEventListener("click", () => run(() => listUsers("")));
   $("#sort").addEventListener("change", () => run(() => listUsers("")));
   $("#more").addEventListener("click", () => run(() => listUsers(state.next)));
-  $("#back").addEventListener("click", () => { show("users"); });
-  for (const button of document.querySelectorAll("nav button")) {
-    button.addEventListener("click", () => {
-      show(button.dataset.view);
-      if (button.dataset.view === "audit") run(() => listAudit(""));
-      if (button.dataset.view === "dashboard") run(dashboard);
-      if (button.dataset.view === "outbox") run(listOutbox);
-      if (button.dataset.view === "settings") run(async () => { await loadSettings(); await previewTemplate(); });
-      if (button.dataset.view === "users") run(() => listUsers(""));
+  $("#back").addEventListener("click", () => go("users"));
+  for (const button of document.querySelectorAll("nav button")) button.addEventListener("click", () => go(button.dataset.view));
+  window.addEventListener("hashchange", route);
+  $("#provider-id").addEventListener("change", () => {
+    for (const field of document.querySelectorAll(".oidc-only")) field.hidden = $("#provider-id").value !== "oidc";
+  });
+  $("#provider-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    run(async () => {
+      const oidc = $("#provider-id").value === "oidc";
+      const id = oidc ? "oidc." + $("#provider-oidc-name").value : $("#provider-id").value;
+      const collection = oidc ? "oauthIdpConfigs" : "defaultSupportedIdpConfigs";
+      const body = { enabled: true, clientId: $("#provider-client-id").value };
+      if ($("#provider-secret").value) body.clientSecret = $("#provider-secret").value;
+      if (oidc) { body.issuer = $("#provider-issuer").value; body.displayName = $("#provider-oidc-name").value; }
+      await api("POST", config() + "/" + collection + "?" + (oidc ? "oauthIdpConfigId=" : "idpId=") + encodeURIComponent(id), body);
+      $("#provider-secret").value = "";
+      $("#provider-client-id").value = "";
+      await loadSettings();
+      say(id + " added and turned on.");
     });
-  }
+  });
   $("#create-form").addEventListener("submit", (event) => {
     event.preventDefault();
     run(async () => {
       const made = await api("POST", admin() + "/accounts", { email: $("#new-email").value, password: $("#new-password").value });
       $("#new-password").value = "";
       await openUser(made.localId);
+      mark("users/" + encodeURIComponent(made.localId));
       say("User created.");
     });
   });
@@ -573,6 +629,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#delete").addEventListener("click", () => run(async () => {
     if (!window.confirm("Delete " + ($("#user-title").textContent) + "? This cannot be undone.")) return;
     await api("POST", admin() + "/accounts:delete", { localId: state.user.localId });
+    mark("users");
     show("users");
     say("User deleted.");
     await listUsers("");
