@@ -15,6 +15,37 @@ struct CLIStoreTests {
         try await runHearth(arguments, in: folder, environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") })
     }
 
+    /// The QR code `hearth` drew in half blocks (`█` light over light, ` ` dark over dark), decoded by zbarimg from a
+    /// bitmap of it; nil (and a note) where zbarimg is not installed.
+    static func decodeQR(in output: String) async throws -> String? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") else {
+            print("skipped the QR decoding: zbarimg is missing (apt-get install zbar-tools; scripts/test installs it)")
+            return nil
+        }
+        let art = output.split(separator: "\n").filter { !$0.isEmpty && $0.allSatisfy { "█▀▄ ".contains($0) } }
+        var rows: [[Bool]] = []  // true: dark
+        for line in art {
+            rows.append(line.map { $0 == "▄" || $0 == " " })
+            rows.append(line.map { $0 == "▀" || $0 == " " })
+        }
+        let (scale, pad) = (6, 8)
+        let width = ((rows.first?.count ?? 0) + 2 * pad) * scale, height = (rows.count + 2 * pad) * scale
+        var pbm = "P1\n\(width) \(height)\n"
+        for y in 0..<height {
+            let row = y / scale - pad
+            pbm += (0..<width).map { x -> String in
+                let column = x / scale - pad
+                return rows.indices.contains(row) && rows[row].indices.contains(column) && rows[row][column] ? "1" : "0"
+            }.joined(separator: " ") + "\n"
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-qr-\(UUID().uuidString).pbm")
+        try pbm.write(to: file, atomically: true, encoding: .ascii)
+        defer { try? FileManager.default.removeItem(at: file) }
+        // Standard output only: zbarimg warns on standard error where D-Bus is missing.
+        let decoded = try await runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", "/usr/bin/zbarimg -q --raw \"$0\" 2>/dev/null", file.path])
+        return decoded.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     /// `hearth keys list --json`: what scripts read.
     static func keys(in folder: URL) async throws -> [[String: String]] {
         let listed = try await hearth(["keys", "list", "--json"], in: folder)
@@ -460,6 +491,11 @@ extension CLIStoreTests {
         environment["HEARTH_CONSOLE_PASSWORD"] = "correct horse battery"
         let created = try await runHearth(["console-admins", "create", "ops@example.com"], in: folder, environment: environment)
         #expect(created.status == 0 && created.output.contains("otpauth://totp/") && created.output.contains("secret="), "\(created.output)")
+        // The link is also a QR code on the terminal, which a real decoder (zbarimg) reads back as the same link.
+        let link = try #require(created.output.split(separator: "\n").first { $0.hasPrefix("otpauth://") }.map(String.init))
+        if let decoded = try await Self.decodeQR(in: created.output) {
+            #expect(decoded == link, "the terminal's QR code holds the link")
+        }
         let again = try await runHearth(["console-admins", "create", "OPS@example.com"], in: folder, environment: environment)
         #expect(again.status != 0 && again.output.contains("already has a console operator"), "\(again.output)")
         let listed = try await Self.hearth(["console-admins", "list"], in: folder)

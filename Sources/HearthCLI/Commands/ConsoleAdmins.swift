@@ -20,8 +20,13 @@ struct ConsoleAdmins: AsyncParsableCommand {
 
     static func printSecret(_ secret: String, email: String, project: String) {
         let label = "Hearth%20\(project):\(email.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? email)"
+        let link = "otpauth://totp/\(label)?secret=\(secret)&issuer=Hearth"
         print("authenticator secret (shown once): \(secret)")
-        print("otpauth://totp/\(label)?secret=\(secret)&issuer=Hearth")
+        print(link)
+        if let code = TerminalQR(text: link) {
+            print("scan it with the authenticator app:")
+            print(code.rendered(colors: isatty(STDOUT_FILENO) == 1))
+        }
     }
 
     struct Create: AsyncParsableCommand, AuditedCommand {
