@@ -14,11 +14,22 @@ public enum TemporaryPostgres {
         case unavailable(reason: String)
     }
 
-    public static let shared: Availability = start()
+    /// Started on first use, on a thread of its own (``base()``).
+    private static let shared: Availability = start()
+
+    /// The shared server's URL, starting it the first time. `initdb` and `pg_ctl start` take seconds (a minute on a
+    /// loaded machine): they run on a thread of their own, and callers wait without holding a thread of the
+    /// concurrency pool, which two waiting tests would otherwise fill and stall every other test.
+    static func sharedURL() async throws -> String {
+        switch try await blocking({ shared }) {
+        case .available(let base): return base
+        case .unavailable(let reason): throw Cluster.Failure(reason: reason)
+        }
+    }
 
     /// A fresh schema on the shared server, as a store URL whose `search_path` points at it.
     public static func freshSchemaURL() async throws -> String? {
-        guard case .available(let base) = shared else { return nil }
+        let base = try await sharedURL()
         let schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try await execute("CREATE SCHEMA \(schema)", on: base)
         return base + (base.contains("?") ? "&" : "?") + "search_path=\(schema)"
@@ -26,7 +37,8 @@ public enum TemporaryPostgres {
 
     /// A fresh database on the shared server, as a store URL (for tools that work on whole databases: `pg_dump`).
     public static func freshDatabaseURL() async throws -> String? {
-        guard case .available(let base) = shared, var components = URLComponents(string: base) else { return nil }
+        let base = try await sharedURL()
+        guard var components = URLComponents(string: base) else { return nil }
         let name = "d_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
         try await execute("CREATE DATABASE \(name)", on: base)
         components.path = "/" + name
@@ -49,8 +61,12 @@ public enum TemporaryPostgres {
         }
     }
 
+    /// Why the PostgreSQL tests skip, decided without starting anything (test traits are evaluated on the concurrency
+    /// pool); nil when a server is given or can be made. A cluster that then fails to start fails its tests, saying why.
     public static var skipReason: String? {
-        if case .unavailable(let reason) = shared { return reason }
+        if let url = ProcessInfo.processInfo.environment["HEARTH_TEST_POSTGRES_URL"], !url.isEmpty { return nil }
+        guard findBinDir() != nil else { return "no initdb/pg_ctl found (install postgresql or set HEARTH_TEST_POSTGRES_URL)" }
+        if geteuid() == 0 && unprivilegedUser() == nil { return "running as root and no 'postgres' or 'nobody' user to run initdb as" }
         return nil
     }
 
@@ -83,8 +99,9 @@ public enum TemporaryPostgres {
 
         struct Failure: Error { let reason: String }
 
-        /// A new cluster, started; `nil` where PostgreSQL is not installed (see ``TemporaryPostgres/skipReason``).
-        public static func start() -> Cluster? { try? create().get() }
+        /// A new cluster, started on a thread of its own (see ``TemporaryPostgres/sharedURL()``); `nil` where PostgreSQL is
+        /// not installed (see ``TemporaryPostgres/skipReason``).
+        public static func start() async -> Cluster? { try? await blocking { try create().get() } }
 
         static func create() -> Result<Cluster, Failure> {
             guard let bindir = findBinDir() else {

@@ -82,7 +82,7 @@ public final class Browser: @unchecked Sendable {
     }
 
     /// The visible text of the first element matching `selector`, waiting up to `timeout` for it to appear.
-    public func text(of selector: String, timeout: TimeInterval = 10) async throws -> String {
+    public func text(of selector: String, timeout: TimeInterval = 60) async throws -> String {
         let element = try await find(selector, timeout: timeout)
         return try await command("GET", "element/\(element)/text") as? String ?? ""
     }
@@ -100,11 +100,11 @@ public final class Browser: @unchecked Sendable {
     }
 
     /// Finds `selector` and acts on it; an element the page replaced in between (a re-render: WebDriver's "stale
-    /// element reference") is found again, for up to 10 s, so a slow machine's timing cannot fail a step.
+    /// element reference") is found again, for up to 60 s, so a slow machine's timing cannot fail a step.
     private func onElement<T>(_ selector: String, _ act: (String) async throws -> T) async throws -> T {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while true {
-            let element = try await find(selector, timeout: 10)
+            let element = try await find(selector, timeout: 60)
             do {
                 return try await act(element)
             } catch let error as BrowserError where error.description.contains("stale element") && Date() < deadline {

@@ -124,7 +124,7 @@ struct LiveHearth: Sendable {
 
     /// The `oobCode` of the `nth` email to `address` (1-based), waiting for it to arrive over SMTP.
     func oobCode(to address: String, nth: Int) async throws -> String {
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(120)  // a net against a hang; a loaded machine is only slower
         while Date() < deadline {
             let received = try mail.messages().filter { $0.recipients.contains(address) }
             if received.count >= nth {

@@ -303,7 +303,7 @@ struct ConsoleBrowserTests {
 
     /// Waits until the element's text contains `expected` (the console updates asynchronously).
     static func waitForText(_ selector: String, containing expected: String, _ browser: Browser) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = Date().addingTimeInterval(120)  // a net against a hang; a loaded machine is only slower
         while Date() < deadline {
             if let text = try? await browser.text(of: selector, timeout: 1), text.contains(expected) { return true }
             try await Task.sleep(nanoseconds: 200_000_000)

@@ -350,7 +350,7 @@ struct AuthHandlerBrowserTests {
             defer { browser.stop() }
             try await browser.open(start)
             var current = ""
-            let deadline = Date().addingTimeInterval(20)
+            let deadline = Date().addingTimeInterval(120)  // a net against a hang; a loaded machine is only slower
             while Date() < deadline {
                 current = try await browser.currentURL()
                 if current.hasPrefix(landing) { break }

@@ -26,7 +26,7 @@ import Testing
 
     @Test(.enabled(if: TemporaryPostgres.skipReason == nil, "needs PostgreSQL: \(TemporaryPostgres.skipReason ?? "")"))
     func postgresDownAnswers503FastAndRecoversAsSoonAsItIsBack() async throws {
-        let cluster = try #require(TemporaryPostgres.Cluster.start(), "a dedicated PostgreSQL cluster")
+        let cluster = try #require(await TemporaryPostgres.Cluster.start(), "a dedicated PostgreSQL cluster")
         let store = try PostgresStore(url: cluster.url)
         try await store.migrate()
         let logs = CapturedLogs()
@@ -37,7 +37,7 @@ import Testing
             #expect(user.status == .ok, "\(user.text)")
             let idToken = try #require(user.json["idToken"] as? String)
 
-            try await offPool { try cluster.stop() }
+            try await blocking { try cluster.stop() }
             var elapsed: [Duration] = []
             for _ in 0..<8 {
                 let started = ContinuousClock.now
@@ -52,7 +52,7 @@ import Testing
             #expect(elapsed.filter { $0 < .seconds(1) }.count >= 4, "later calls fail fast instead of each waiting: \(elapsed)")
             #expect(logs.contains(level: .error, "store unavailable"), "the outage is logged with what to check")
 
-            try await offPool { try cluster.restart() }
+            try await blocking { try cluster.restart() }
             let back = ContinuousClock.now
             var recovered = false
             while ContinuousClock.now - back < .seconds(10) {
@@ -64,14 +64,14 @@ import Testing
             #expect(logs.contains(level: .notice, "store available again"))
         }
         try await store.close()
-        try? cluster.stop()
+        try? await blocking { try cluster.stop() }
     }
 
     /// The same outage under concurrent load, as production sees it: every answer during it is 200 or 503 (never
     /// 500), most come at once, and the service is back within seconds of the database.
     @Test(.enabled(if: TemporaryPostgres.skipReason == nil, "needs PostgreSQL: \(TemporaryPostgres.skipReason ?? "")"))
     func postgresDownUnderConcurrentLoadNeverAnswers500() async throws {
-        let cluster = try #require(TemporaryPostgres.Cluster.start(), "a dedicated PostgreSQL cluster")
+        let cluster = try #require(await TemporaryPostgres.Cluster.start(), "a dedicated PostgreSQL cluster")
         let store = try PostgresStore(url: cluster.url)
         try await store.migrate()
         let app = try await buildApplication(configuration: Self.configuration(), store: store, hashing: InlineWorkRunner(),
@@ -97,9 +97,9 @@ import Testing
                 group.addTask {
                     try await Task.sleep(for: .milliseconds(300))
                     outage.value = true
-                    try await offPool { try cluster.stop() }
+                    try await blocking { try cluster.stop() }
                     try await Task.sleep(for: .seconds(2))
-                    try await offPool { try cluster.restart() }
+                    try await blocking { try cluster.restart() }
                     outage.value = false
                     return []
                 }
@@ -118,7 +118,7 @@ import Testing
             #expect(recovered.status == .ok, "\(recovered.text)")
         }
         try await store.close()
-        try? cluster.stop()
+        try? await blocking { try cluster.stop() }
     }
 
     @Test func aFullDiskAnswers503WritesNothingHalfAndRecoversWhenSpaceReturns() async throws {
@@ -284,13 +284,5 @@ final class OutageFlag: @unchecked Sendable {
     var value: Bool {
         get { lock.withLock { down } }
         set { lock.withLock { down = newValue } }
-    }
-}
-
-/// Runs `work` (pg_ctl, which waits for the cluster) on a thread of its own: blocking one of the concurrency pool's
-/// threads (two, on CI's machine) for seconds would starve every other test's tasks.
-func offPool(_ work: @escaping @Sendable () throws -> Void) async throws {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-        Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
     }
 }

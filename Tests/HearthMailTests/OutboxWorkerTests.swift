@@ -115,7 +115,7 @@ struct OutboxWorkerTests {
         try await Task.sleep(for: .milliseconds(100))
         try await queue()
         worker.ring()
-        #expect(try await sink.waitForMessages(1, timeout: 10).count == 1)
+        #expect(try await sink.waitForMessages(1).count == 1)
         running.cancel()
         await running.value
     }
