@@ -68,8 +68,21 @@ public final class ChildProcess: @unchecked Sendable {
         var cArguments = argv.map { strdup($0) } + [nil]
         var cEnvironment = variables.map { strdup($0) } + [nil]
         defer { (cArguments + cEnvironment).forEach { free($0) } }
+        // The child starts with no signal blocked and every handler at its default, whatever the spawning thread had:
+        // a test runner's thread may block SIGTERM, and terminate() must still end a server.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGCHLD, SIGQUIT, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var child: pid_t = 0
-        let spawned = posix_spawn(&child, executable, &actions, nil, &cArguments, &cEnvironment)
+        let spawned = posix_spawn(&child, executable, &actions, &attributes, &cArguments, &cEnvironment)
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
         lock.withLock { pid = child }
         for end in parentEnds { try? end.close() }
