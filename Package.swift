@@ -30,7 +30,7 @@ let releaseLinking: [LinkerSetting] = {
 /// repository builds and tests everything; an app that wants HearthAuth alone turns it off and resolves no other
 /// package:
 ///
-///     .package(url: "https://github.com/…/hearth", from: "1.0.0", traits: [])
+///     .package(path: "../hearth", traits: [])
 func server(_ product: String, _ package: String) -> Target.Dependency {
     .product(name: product, package: package, condition: .when(traits: ["Server"]))
 }
