@@ -289,6 +289,9 @@ struct ConsoleBrowserTests {
                 try await browser.open(base + "/console#/outbox")
                 #expect(try await Self.waitForText("#outbox-title", containing: "Outbox", browser))
                 #expect(try await browser.evaluate("return document.querySelector('#outbox').hidden") as? Bool == false)
+                // A hand-typed address with a broken escape falls back to the users list instead of failing.
+                try await browser.open(base + "/console#/users/%zz")
+                #expect(try await Self.waitForText("#caption", containing: "All users", browser))
 
                 let events = try await store.auditEvents(projectID: "console-project", AuditQuery(limit: 20))
                 #expect(events.filter { $0.kind == "admin-call" && $0.details["actor"] == "console:" + Self.operatorEmail }.count >= 2)

@@ -87,7 +87,9 @@ function mark(path) {
 
 function route() {
   if (!state.project) return;  // signed out: the sign-in form stays until the session exists
-  const [view, id] = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  // An address typed by hand may hold a broken %-escape: it reads as nothing, never as an error.
+  const decode = (part) => { try { return decodeURIComponent(part); } catch { return ""; } };
+  const [view, id] = location.hash.replace(/^#\/?/, "").split("/").map(decode);
   if (view === "users" && id) { run(() => openUser(id)); return; }
   const name = views[view] ? view : "users";
   show(name);
