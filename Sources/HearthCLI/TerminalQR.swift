@@ -24,8 +24,9 @@ struct TerminalQR {
         let codewords = Self.interleaved(Self.dataCodewords(bytes, version: version), version: version)
         var grid = Grid(version: version)
         grid.place(codewords)
-        let mask = (0..<8).min { grid.masked($0).penalty < grid.masked($1).penalty } ?? 0
-        modules = grid.masked(mask).modules
+        // Each mask scored once; the lowest penalty reads best.
+        let scored = (0..<8).map { mask in let masked = grid.masked(mask); return (masked, masked.penalty) }
+        modules = scored.min { $0.1 < $1.1 }!.0.modules
     }
 
     private static func capacity(version: Int) -> Int {

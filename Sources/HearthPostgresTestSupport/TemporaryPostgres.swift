@@ -109,7 +109,8 @@ public enum TemporaryPostgres {
             }
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-pg-\(UUID().uuidString.prefix(8))")
             let data = folder.appendingPathComponent("data").path
-            let port = Int.random(in: 20000...45000)
+            // A port the kernel just handed out: a random one fell in the ephemeral range and could be in use.
+            guard let port = try? freePort() else { return .failure(Failure(reason: "no free loopback port")) }
             let runAs = geteuid() == 0 ? unprivilegedUser() : nil
             if geteuid() == 0 && runAs == nil {
                 return .failure(Failure(reason: "running as root and no 'postgres' or 'nobody' user to run initdb as"))

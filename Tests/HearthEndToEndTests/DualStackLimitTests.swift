@@ -12,19 +12,9 @@ struct DualStackLimitTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-dual-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let log = folder.appendingPathComponent("server.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = ChildProcess()
-        process.executableURL = try #require(hearthBinary)
-        process.arguments = ["serve", "--host", "::", "--port", "0", "--store", "memory:"]
-        process.currentDirectoryURL = folder
-        process.environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
-        process.standardOutput = try FileHandle(forWritingTo: log)
-        process.standardError = process.standardOutput
-        try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
-        let read = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        let banner = try await process.whileRunning { read().contains("passwords:") ? read() : nil } ?? read()
+        let (server, banner) = try await startServe(["--host", "::", "--port", "0", "--store", "memory:"], in: folder,
+                                                    environment: ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") })
+        defer { server.terminate(); server.waitUntilExit() }
         func field(_ name: String) -> String? {
             banner.split(separator: "\n").first { $0.contains(name) }
                 .map { String($0.split(separator: " ").last ?? "") }

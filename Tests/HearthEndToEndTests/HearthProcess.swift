@@ -44,3 +44,28 @@ func runProcess(_ executable: URL, _ arguments: [String], in folder: URL? = nil,
         }
     }
 }
+
+/// `hearth serve ARGUMENTS`, started in `folder` with `environment`, once its banner is out (or it stopped): the
+/// running server, to stop with `terminate()` and `waitUntilExit()`, and what it printed.
+func startServe(_ arguments: [String], in folder: URL, environment: [String: String]) async throws
+    -> (server: ChildProcess, printed: String)
+{
+    let log = folder.appendingPathComponent("server-\(UUID().uuidString).log")
+    FileManager.default.createFile(atPath: log.path, contents: nil)
+    let server = ChildProcess()
+    server.executableURL = try #require(hearthBinary)
+    server.arguments = ["serve"] + arguments
+    server.currentDirectoryURL = folder
+    server.environment = environment
+    server.standardOutput = try FileHandle(forWritingTo: log)
+    server.standardError = server.standardOutput
+    try server.run()
+    let read = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+    do {
+        return (server, try await server.whileRunning { read().contains("passwords:") ? read() : nil } ?? read())
+    } catch {
+        server.terminate()
+        server.waitUntilExit()
+        throw error
+    }
+}

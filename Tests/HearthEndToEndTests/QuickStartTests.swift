@@ -23,20 +23,9 @@ import Testing
         environment["PATH"] = binary.deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
 
         // The README's first command, in the folder the quick start then runs in.
-        let log = folder.appendingPathComponent("server.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let server = ChildProcess()
-        server.executableURL = binary
-        server.arguments = ["serve"]
-        server.currentDirectoryURL = folder
-        server.environment = environment
-        server.standardOutput = try FileHandle(forWritingTo: log)
-        server.standardError = server.standardOutput
-        try server.run()
+        let (server, banner) = try await startServe([], in: folder, environment: environment)
         defer { server.terminate(); server.waitUntilExit() }
-        let read = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        let banner = try await server.whileRunning { read().contains("passwords:") ? read() : nil }
-        try #require(banner != nil, "hearth serve did not start: \(read())")
+        try #require(server.isRunning && banner.contains("passwords:"), "hearth serve did not start: \(banner)")
 
         let (status, output) = try await runProcess(URL(fileURLWithPath: "/bin/bash"),
                                                     ["-euo", "pipefail", "-c", try Self.quickStart()],

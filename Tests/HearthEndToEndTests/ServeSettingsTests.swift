@@ -79,18 +79,9 @@ struct ServeSettingsTests {
 
     /// Starts `hearth serve ARGUMENTS` and returns what it printed once its banner is out (or it stopped).
     static func startUntilBanner(_ arguments: [String], in folder: URL, environment: [String: String]) async throws -> String {
-        let log = folder.appendingPathComponent("server-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let process = ChildProcess()
-        process.executableURL = try #require(hearthBinary)
-        process.arguments = ["serve"] + arguments
-        process.currentDirectoryURL = folder
-        process.environment = environment
-        process.standardOutput = try FileHandle(forWritingTo: log)
-        process.standardError = process.standardOutput
-        try process.run()
-        defer { process.terminate(); process.waitUntilExit() }
-        let read = { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
-        return try await process.whileRunning { read().contains("passwords:") ? read() : nil } ?? read()
+        let (server, printed) = try await startServe(arguments, in: folder, environment: environment)
+        server.terminate()
+        server.waitUntilExit()
+        return printed
     }
 }
