@@ -38,6 +38,7 @@ public struct HTTPIdentityProviderVerifier: IdentityProviderVerifier {
     public func assertion(providerID: String, fields: [String: String], requestURI: String, project: ProjectContext)
         async throws -> FederatedAssertion
     {
+        if providerID.hasPrefix("saml.") { throw AuthFailure.samlSignInUnsupported }
         guard let config = project.settings.identityProviders?[providerID], config.enabled else {
             throw AuthFailure.providerNotEnabled(providerID)
         }

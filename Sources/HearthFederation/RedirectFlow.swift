@@ -10,6 +10,7 @@ extension HTTPIdentityProviderVerifier: FederatedRedirectProvider {
                                                    "code_challenge", "code_challenge_method", "nonce"]
 
     func enabledConfig(_ providerID: String, project: ProjectContext) throws -> IdentityProviderConfig {
+        if providerID.hasPrefix("saml.") { throw AuthFailure.samlSignInUnsupported }
         guard let config = project.settings.identityProviders?[providerID], config.enabled else {
             throw AuthFailure.providerNotEnabled(providerID)
         }

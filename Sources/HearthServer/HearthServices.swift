@@ -25,9 +25,18 @@ public struct HearthServices: Sendable {
     let audit: AuditRecorder
     /// The port the server listens on, once it does (links in emails use it when `publicURL` is not set).
     let listeningPort = ListeningPort()
+    /// Emulator mode: the tenants deleted while this server runs (`project/tenant`), which are not made again on
+    /// first use, so a deleted tenant stays deleted as the Admin SDKs expect.
+    let deletedTenants = DeletedTenants()
 
     final class ListeningPort: Sendable {
         let value = Atomic<Int>(0)
+    }
+
+    final class DeletedTenants: Sendable {
+        private let ids = Mutex<Set<String>>([])
+        func insert(_ id: String, in project: String) { _ = ids.withLock { $0.insert(project + "/" + id) } }
+        func contains(_ id: String, in project: String) -> Bool { ids.withLock { $0.contains(project + "/" + id) } }
     }
 
     /// Where links in emails point.

@@ -11,16 +11,16 @@ import Testing
 
     func service() -> AccountContext { AccountContext(store: store, clock: clock, hashing: gate) }
 
-    func project(mfa: Bool = false) async throws -> ProjectContext {
+    func project(mfa: Bool = false, protected: Bool = false) async throws -> ProjectContext {
         let directory = ProjectDirectory(
             store: store, clock: clock,
             defaults: { _ in
-                var settings = ProjectSettings(enableImprovedEmailPrivacy: false)
+                var settings = ProjectSettings(enableImprovedEmailPrivacy: protected)
                 if mfa { settings.mfa = MFASettings(state: .enabled, providers: [.totp]) }
                 return settings
             },
             hashParameters: { .generate(memoryCost: 10) })
-        return try await directory.contextCreatingIfNeeded(for: "attack")
+        return try await directory.contextCreatingIfNeeded(for: protected ? "attack-protected" : "attack")
     }
 
     static let links = ActionLinkBase(url: "https://auth.example.com/__/auth/action", apiKey: "k")
@@ -186,6 +186,31 @@ import Testing
 
     // MARK: 6. Pre-registered accounts
 
+    /// What a password guess learns: an account with the email but no password is a wrong password (Firebase's
+    /// answer; `createAuthUri` already says the email is registered), and a disabled account says so only to the
+    /// one who knows its password.
+    @Test func aPasswordGuessLearnsNoMoreThanFirebaseTellsIt() async throws {
+        let accounts = service()
+        let (plain, protected) = (try await project(), try await project(protected: true))
+        /// An account made with a password, then changed as an IdP takeover or an administrator would.
+        func account(_ email: String, in project: ProjectContext, _ change: (inout UserRecord) -> Void) async throws {
+            var user = try await accounts.passwords.signUp(in: project, email: email, password: "secret-1").user
+            change(&user)
+            _ = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+        }
+        func signIn(_ email: String, _ password: String, in project: ProjectContext) async throws {
+            _ = try await accounts.passwords.signInWithPassword(in: project, email: email, password: password).signedIn()
+        }
+        for project in [plain, protected] { try await account("idp@example.com", in: project) { $0.passwordHash = nil } }
+        try await account("off@example.com", in: plain) { $0.disabled = true }
+
+        await #expect(throws: AuthFailure.invalidPassword) { try await signIn("idp@example.com", "secret-1", in: plain) }
+        await #expect(throws: AuthFailure.invalidLoginCredentials) { try await signIn("idp@example.com", "secret-1", in: protected) }
+        await #expect(throws: AuthFailure.emailNotFound) { try await signIn("nobody@example.com", "secret-1", in: plain) }
+        await #expect(throws: AuthFailure.invalidPassword) { try await signIn("off@example.com", "wrong-1", in: plain) }
+        await #expect(throws: AuthFailure.userDisabled) { try await signIn("off@example.com", "secret-1", in: plain) }
+    }
+
     @Test func aPreRegisteredAccountLosesItsPasswordWhenTheOwnerSignsInByLink() async throws {
         let accounts = service()
         let project = try await project()
@@ -195,7 +220,7 @@ import Testing
             authorizedDomains: []))
         let owner = try await accounts.actionCodes.signInWithEmailLink(in: project, email: "owner@example.com", code: link.message.code).signedIn()
         #expect(owner.user.localID == squatter.user.localID && owner.user.emailVerified)
-        await #expect(throws: AuthFailure.emailNotFound, "the squatter's password is gone") {
+        await #expect(throws: AuthFailure.invalidPassword, "the squatter's password is gone") {
             try await accounts.passwords.signInWithPassword(in: project, email: "owner@example.com", password: "squatter1").signedIn()
         }
         await #expect(throws: AuthFailure.tokenExpired) {

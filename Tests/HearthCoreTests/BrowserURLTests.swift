@@ -14,6 +14,26 @@ import Testing
         #expect(BrowserURL(input)?.normalized == expected, "\(input.debugDescription)")
     }
 
+    /// Firebase echoes `continueUrl` as sent, and the Admin SDKs' tests compare strings; Hearth does so only where
+    /// Foundation and browsers read the URL alike, and sends the browser's serialization otherwise.
+    @Test func aURLIsEchoedAsSentOnlyWhereEveryParserAgrees() throws {
+        for sent in ["http://localhost?a=1&b=5#f=1", "https://App.Example.com:443/x", "https://app.example.com#top"] {
+            #expect(try AuthorizedDomains.check(sent, in: ["example.com", "localhost"]) == sent)
+        }
+        let repaired = [
+            "https://app.example.com\\done": "https://app.example.com/done",
+            "https://app.example.com/a b": "https://app.example.com/a%20b",
+            "https://2130706433/x": "https://127.0.0.1/x",
+            "https:app.example.com/x": "https://app.example.com/x",
+            "https://app%2Eexample.com/": "https://app.example.com/",
+            " https://app.example.com/": "https://app.example.com/",
+            "https://app.example.com/\u{0}x": "https://app.example.com/%00x",
+        ]
+        for (sent, stored) in repaired {
+            #expect(try AuthorizedDomains.check(sent, in: nil) == stored, "\(sent.debugDescription)")
+        }
+    }
+
     @Test func theBackslashUserinfoBypassIsRefused() {
         #expect(!AuthorizedDomains.allows("https://evil.example\\@localhost/", in: ["localhost"]))
         #expect(!AuthorizedDomains.allows("https://evil.example%5C@localhost/", in: ["localhost"]))

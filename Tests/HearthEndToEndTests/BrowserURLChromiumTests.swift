@@ -33,6 +33,16 @@ struct BrowserURLChromiumTests {
                 #expect(ambiguous, "\(input.debugDescription) was refused, but Chromium reads it plainly: \(chromium)")
             }
         }
+        // What Hearth echoes back (the URL as sent, where every parser reads it alike) is the URL it checked.
+        let accepted = BrowserURLCases.all.compactMap { case_ in BrowserURL(case_.0).map { (case_.0, $0) } }
+        let echoes = accepted.map { $0.1.echo(of: $0.0) }
+        #expect(echoes.contains { !$0.hasSuffix("/") && $0.contains("?") }, "no case is echoed as sent")
+        let echoed = try await browser.evaluate("""
+            return arguments[0].map(function (u) { try { return new URL(u).href; } catch (e) { return null; } });
+            """, [echoes]) as? [Any] ?? []
+        for ((input, ours), href) in zip(accepted, echoed) {
+            #expect(href as? String == ours.normalized, "\(input.debugDescription) is echoed as \(ours.echo(of: input))")
+        }
         // The attack itself: Chromium goes to evil.example, Foundation sees localhost.
         let attack = parsed.last as? [String]
         #expect(attack?[1] == "evil.example" && URL(string: "https://evil.example\\@localhost/")?.host != "evil.example")

@@ -222,6 +222,43 @@ import Testing
 }
 
 extension OobCodeRoutesTests {
+    /// `continueUrl` comes back as sent where every parser reads it alike (the Admin SDKs compare strings), and
+    /// `linkDomain` must be a domain that serves the project's links, never a default hosting one.
+    @Test func continueURLsAreEchoedAsSentAndLinkDomainsAreChecked() async throws {
+        for mode in [ServerConfiguration.Mode.emulator, .production] {
+            let app = mode == .emulator ? TestApp(mode: .emulator) : AdminAuthTests.productionApp()
+            let signer = mode == .emulator ? nil : try await AdminAuthTests.register(app)
+            try await app.run { client in
+                _ = try await client.signUp("link@example.com")
+                func link(_ body: [String: Any]) async throws -> Reply {
+                    var body = body
+                    body["requestType"] = "EMAIL_SIGNIN"
+                    body["email"] = "link@example.com"
+                    body["returnOobLink"] = true
+                    let headers = if let signer {
+                        AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience, now: app.clock.now()))
+                    } else {
+                        IdpConfigRoutesTests.owner
+                    }
+                    return try await client.post("/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:sendOobCode",
+                                                 body, key: nil, headers: headers)
+                }
+                let sent = try await link(["continueUrl": "http://localhost?a=1&b=5#f=1"])
+                let oobLink = try #require(sent["oobLink"] as? String, "\(sent.text)")
+                let items = URLComponents(string: oobLink)?.queryItems ?? []
+                #expect(items.first { $0.name == "continueUrl" }?.value == "http://localhost?a=1&b=5#f=1", "\(oobLink)")
+                for domain in ["cool.link", "demo-project.firebaseapp.com", "evil.example/@localhost"] {
+                    let refused = try await link(["continueUrl": "http://localhost/", "linkDomain": domain])
+                    #expect(refused.errorMessage?.hasPrefix("INVALID_HOSTING_LINK_DOMAIN : The provided hosting link domain") == true,
+                            "\(domain): \(refused.text)")
+                }
+                let ownHost = try #require(URLComponents(string: oobLink)?.host)
+                let same = try await link(["continueUrl": "http://localhost/", "linkDomain": ownHost])
+                #expect(same.status == 200, "the server's own host serves its links: \(same.text)")
+            }
+        }
+    }
+
     /// Emulator mode takes a `continueUrl` on any host, as Firebase's emulator does; in both modes the URL is read
     /// as a browser reads it, and that reading is what the link carries (a backslash is a slash, never userinfo).
     @Test func emulatorModeTakesAnyHostReadAsABrowserDoes() async throws {

@@ -117,6 +117,23 @@ import Testing
         #expect(tenant.allowPasswordSignup && tenant.enableAnonymousUser && tenant.enableEmailLinkSignin)
     }
 
+    /// ...but a tenant deleted is not made again by the next call that names it: the Admin SDKs expect
+    /// `TENANT_NOT_FOUND` after a delete.
+    @Test func aDeletedTenantStaysDeletedInEmulatorMode() async throws {
+        let app = TestApp(mode: .emulator)
+        try await app.run { client in
+            let owner: HTTPFields = [.authorization: "Bearer owner"]
+            let path = "/identitytoolkit.googleapis.com/v2/projects/demo-project/tenants/gone-1"
+            #expect(try await client.send(.get, path, key: nil, headers: owner).status == 200, "made on first use")
+            #expect(try await client.send(.delete, path, key: nil, headers: owner).status == 200)
+            #expect(try await client.send(.get, path, key: nil, headers: owner).errorMessage == "TENANT_NOT_FOUND")
+            let signUp = try await client.post(Self.v1 + "/accounts:signUp",
+                                               ["email": "ada@example.com", "password": "secret1", "tenantId": "gone-1"])
+            #expect(signUp.errorMessage == "TENANT_NOT_FOUND", "\(signUp.text)")
+        }
+        #expect(try await app.store.tenant(projectID: "demo-project", id: "gone-1") == nil)
+    }
+
     /// One email in the project and two tenants: three accounts, each with its own password; tokens carry their
     /// tenant, refreshes keep it, and a token of one tenant is refused by a call naming another.
     @Test func tenantsKeepTheirUsersAndTokensApart() async throws {

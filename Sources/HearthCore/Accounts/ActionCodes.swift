@@ -7,6 +7,9 @@ public struct ActionCodeRequest: Sendable, Equatable {
     public var idToken: String?
     public var newEmail: String?
     public var continueURL: String?
+    /// `linkDomain`: the host the link should use instead of the action page's own. It must be that host or one of
+    /// the project's authorized domains (Firebase: a custom Hosting domain of the project), never a default one.
+    public var linkDomain: String?
     /// `X-Firebase-Locale`: the language the email should be written in.
     public var locale: String?
     /// An admin call: the user is named by `email` for every type (no ID token), unknown emails are reported
@@ -16,7 +19,8 @@ public struct ActionCodeRequest: Sendable, Equatable {
     public var returnLink = false
 
     public init(type: ActionCodeType, email: String? = nil, idToken: String? = nil, newEmail: String? = nil,
-                continueURL: String? = nil, locale: String? = nil) {
+                continueURL: String? = nil, locale: String? = nil, linkDomain: String? = nil) {
+        self.linkDomain = linkDomain
         self.type = type
         self.email = email
         self.idToken = idToken
@@ -36,6 +40,25 @@ public struct ActionLinkBase: Sendable, Equatable {
         self.url = url
         self.apiKey = apiKey
     }
+
+    /// These links with their host replaced by `linkDomain`, which must be the action page's own host or one of
+    /// `authorizedDomains` (as named, not a subdomain); a default hosting domain (`*.web.app`,
+    /// `*.firebaseapp.com`) is refused as Firebase refuses it.
+    func served(from linkDomain: String?, authorizedDomains: [String]?) throws -> ActionLinkBase {
+        guard let linkDomain, !linkDomain.isEmpty else { return self }
+        guard var components = URLComponents(string: url), let own = components.host else { return self }
+        let domain = linkDomain.lowercased()
+        if domain == own.lowercased() { return self }
+        let isDefault = domain.hasSuffix(".web.app") || domain.hasSuffix(".firebaseapp.com")
+        guard !isDefault, BrowserURL("https://" + domain)?.normalized == "https://\(domain)/",
+              (authorizedDomains ?? []).contains(where: { $0.lowercased() == domain })
+        else { throw AuthFailure.invalidHostingLinkDomain }
+        components.host = domain
+        components.port = nil
+        var moved = self
+        moved.url = components.string ?? url
+        return moved
+    }
 }
 
 /// Email action codes: verification, password reset, email change and recovery, sign-in by link.
@@ -51,6 +74,7 @@ public struct ActionCodes: UseCase {
                                authorizedDomains: [String]?) async throws -> (email: String, message: OutboxMessage)? {
         var request = request
         request.continueURL = try request.continueURL.map { try AuthorizedDomains.check($0, in: authorizedDomains) }
+        let links = try links.served(from: request.linkDomain, authorizedDomains: authorizedDomains)
         let user: UserRecord?
         let email: String
         var newEmail: String?

@@ -120,10 +120,17 @@ public struct PasswordAccounts: UseCase {
                                         details: ["provider": "password", "reason": reason, "email": email]))
             return failure
         }
-        guard let user = found, user.passwordHash != nil else {
+        guard let user = found else {
             throw await failed("unknown email", protected ? .invalidLoginCredentials : .emailNotFound)
         }
-        guard matches else { throw await failed("wrong password", protected ? .invalidLoginCredentials : .invalidPassword) }
+        // An account with the email but no password (an IdP's, or one an IdP took over) is a wrong password, as
+        // Firebase answers: `createAuthUri` and `signUp` already say the email is registered. A disabled account
+        // says so only to the one who knows its password (Firebase production's order; its emulator checks
+        // `disabled` first).
+        guard matches, user.passwordHash != nil else {
+            throw await failed(user.passwordHash == nil ? "no password" : "wrong password",
+                               protected ? .invalidLoginCredentials : .invalidPassword)
+        }
         guard !user.disabled else { throw await failed("account disabled", .userDisabled) }
         // An imported hash (or older parameters) is replaced by the project's Firebase scrypt now that the
         // password is known, as Firebase does; the password itself is unchanged, so sessions stay valid.

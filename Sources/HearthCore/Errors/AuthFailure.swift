@@ -37,6 +37,10 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case missingRequestType
     case missingNewEmail
     case unauthorizedDomain
+    /// A `saml.*` provider outside emulator mode: its config is kept and served, its sign-in is not built yet.
+    case samlSignInUnsupported
+    /// `linkDomain` names a domain that does not serve this project's action links.
+    case invalidHostingLinkDomain
     case emailLinkMismatch
     /// A direct email change under email-enumeration protection: the new address must be verified first
     /// (`verifyBeforeUpdateEmail`), so an account cannot be used to probe which addresses exist.

@@ -13,19 +13,20 @@ public enum AuthorizedDomains {
 
     /// As ``allows(_:in:)``, saying why not: `INVALID_CONTINUE_URI` (not an http(s) URL with a host, or one that
     /// browsers and Foundation could read differently, see ``BrowserURL``) or `UNAUTHORIZED_DOMAIN`. Returns the
-    /// URL as browsers serialize it: store and use that one, never the input. `domains` `nil` allows any host (emulator
+    /// URL to store and use: as sent where every parser reads it alike, else as browsers serialize it (see
+    /// ``BrowserURL/echo(of:)``). `domains` `nil` allows any host (emulator
     /// mode, as Firebase's emulator); the URL is still parsed as strictly.
     @discardableResult
     public static func check(_ url: String, in domains: [String]?) throws -> String {
         guard let parsed = BrowserURL(url) else { throw AuthFailure.invalidContinueURI }
         let host = parsed.host
-        guard let domains else { return parsed.normalized }
+        guard let domains else { return parsed.echo(of: url) }
         guard domains.contains(where: { domain in
             let domain = domain.lowercased()
             return host == domain || host.hasSuffix("." + domain)
         }) else {
             throw AuthFailure.unauthorizedDomain
         }
-        return parsed.normalized
+        return parsed.echo(of: url)
     }
 }

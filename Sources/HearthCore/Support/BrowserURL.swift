@@ -27,6 +27,21 @@ public struct BrowserURL: Sendable, Equatable {
     /// The URL as a browser serializes it.
     public var normalized: String { scheme + "://" + host + (port.map { ":\($0)" } ?? "") + rest }
 
+    /// `input` as it was sent when Foundation reads the same scheme, host and port from it as a browser does and
+    /// nothing in it needs a browser's repair (`\`, controls, spaces, percent-encoded or numeric-looking hosts);
+    /// otherwise ``normalized``. Firebase echoes a `continueUrl` as sent, and clients compare it as a string
+    /// (`http://localhost?a=1` stays so, not `http://localhost/?a=1`), so the echo keeps that wherever it is safe.
+    public func echo(of input: String) -> String {
+        let plain = input.unicodeScalars.allSatisfy { $0.value > 0x20 && $0.value < 0x7F && !"\\\"<>`{}|^".unicodeScalars.contains($0) }
+        guard plain, let components = URLComponents(string: input), components.user == nil, components.password == nil,
+              components.scheme?.lowercased() == scheme, let foundationHost = components.percentEncodedHost,
+              !foundationHost.contains("%"), foundationHost.lowercased() == host,
+              components.port == port || (port == nil && components.port == (scheme == "https" ? 443 : 80)),
+              input.lowercased().hasPrefix(scheme + "://"), BrowserURL(input) == self
+        else { return normalized }
+        return input
+    }
+
     public init?(_ input: String) {
         // Leading and trailing C0 controls and spaces go, then every tab and newline, as browsers do.
         var text = Substring(input).drop { $0.unicodeScalars.allSatisfy { $0.value <= 0x20 } }

@@ -43,6 +43,10 @@ extension AuthFailure {
         case .missingRequestType: (.missingRequestType, nil)
         case .missingNewEmail: (.missingNewEmail, nil)
         case .unauthorizedDomain: (.unauthorizedDomain, "Domain not allowlisted by project")
+        case .samlSignInUnsupported: (.operationNotAllowed, "SAML sign-in is not supported by Hearth in production "
+            + "mode yet: its inboundSamlConfigs are stored, but only emulator mode signs in with them. Use an OIDC provider.")
+        case .invalidHostingLinkDomain: (.invalidHostingLinkDomain, "The provided hosting link domain is not configured in "
+            + "Firebase Hosting or is not owned by the current project. This cannot be a default hosting domain (web.app or firebaseapp.com).")
         case .invalidImportParameter(let code): (ServerErrorCode(rawValue: code) ?? .invalidArgument, nil)
         case .duplicateLocalID(let id): (.duplicateLocalID, id.isEmpty ? nil : id)
         case .duplicateEmail(let email): (.duplicateEmail, email)

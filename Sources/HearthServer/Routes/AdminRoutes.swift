@@ -162,7 +162,8 @@ enum AdminRoutes {
         guard let type = request.requestType else { throw AuthFailure.missingRequestType }
         var actionRequest = ActionCodeRequest(
             type: ActionCodeType(rawValue: type.rawValue)!, email: request.email, idToken: request.idToken,
-            newEmail: request.newEmail, continueURL: request.continueUrl, locale: call.locale)
+            newEmail: request.newEmail, continueURL: request.continueUrl, locale: call.locale,
+            linkDomain: request.linkDomain)
         actionRequest.byAdministrator = true
         actionRequest.returnLink = request.returnOobLink == true
         let sent = try await call.services.accounts.actionCodes.sendActionCode(

@@ -5,8 +5,15 @@ import Hummingbird
 
 /// `v2/projects/{project}/config` (admin): read and change the project's sign-in settings.
 enum ConfigRoutes {
+    /// Emulator mode answers in the emulator's shape (``ProjectConfigResource/emulatorView``) unless asked for
+    /// Hearth's whole view (`?view=full`, what the console asks for: it sets every switch).
     static func get(_ call: Call) async throws -> Response {
-        json(ProjectConfigResource(try await call.adminProject(nil), authorizedDomains: call.configuration.authorizedDomains))
+        json(shown(ProjectConfigResource(try await call.adminProject(nil), authorizedDomains: call.configuration.authorizedDomains), to: call))
+    }
+
+    static func shown(_ config: ProjectConfigResource, to call: Call) -> ProjectConfigResource {
+        let full = call.request.uri.queryParameters["view"] == "full"
+        return call.configuration.isEmulator && !full ? config.emulatorView : config
     }
 
     /// Applies the fields named by `updateMask`; a parent (`emailPrivacyConfig`) names every field under it. In
@@ -74,7 +81,7 @@ enum ConfigRoutes {
             }
             if record.settings.blockingFunctions == BlockingFunctions() { record.settings.blockingFunctions = nil }
         }
-        return ProjectConfigResource(updated, authorizedDomains: call.configuration.authorizedDomains)
+        return shown(ProjectConfigResource(updated, authorizedDomains: call.configuration.authorizedDomains), to: call)
     }
 }
 

@@ -8,19 +8,31 @@ import Hummingbird
 /// `…/tenants/{tenantID}/` for a tenant's own.
 enum IdpConfigRoutes {
     enum Collection: String {
-        case builtIn = "defaultSupportedIdpConfigs", oidc = "oauthIdpConfigs"
+        case builtIn = "defaultSupportedIdpConfigs", oidc = "oauthIdpConfigs", saml = "inboundSamlConfigs"
 
         /// Whether `id` belongs in this collection.
         func accepts(_ id: String) -> Bool {
             switch self {
             case .builtIn: builtInProviders.contains(id)
-            case .oidc: id.hasPrefix("oidc.") && id.count > 5 && id.count <= 64
-                && id.dropFirst(5).allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+            case .oidc: Self.named(id, prefix: "oidc.")
+            case .saml: Self.named(id, prefix: "saml.")
             }
         }
 
+        /// `oidc.acme-1`: the prefix, then up to 59 letters, digits, `-` and `_`.
+        static func named(_ id: String, prefix: String) -> Bool {
+            id.hasPrefix(prefix) && id.count > prefix.count && id.count <= 64
+                && id.dropFirst(prefix.count).allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }
+        }
+
         /// The query parameter naming a new config's id.
-        var idParameter: String { self == .builtIn ? "idpId" : "oauthIdpConfigId" }
+        var idParameter: String {
+            switch self {
+            case .builtIn: "idpId"
+            case .oidc: "oauthIdpConfigId"
+            case .saml: "inboundSamlConfigId"
+            }
+        }
     }
 
     static let builtInProviders: Set<String> = ["google.com", "apple.com", "facebook.com", "github.com",
@@ -42,6 +54,14 @@ enum IdpConfigRoutes {
             tenant.map(\.identityProviders) ?? project.record.settings.identityProviders ?? [:]
         }
         var name: String { "projects/\(project.id)" + (tenant.map { "/tenants/\($0.id)" } ?? "") }
+
+        /// One provider as its collection shows it.
+        func resource(_ id: String, in collection: Collection) -> Response {
+            let name = "\(self.name)/\(collection.rawValue)/\(id)"
+            let config = providers[id]!
+            return collection == .saml ? json(SAMLConfigResource(config, name: name))
+                : json(IdpConfigResource(config, id: id, name: name, oidc: collection == .oidc))
+        }
     }
 
     static func owner(_ call: Call) async throws -> Owner {
@@ -56,65 +76,63 @@ enum IdpConfigRoutes {
     static func list(_ call: Call) async throws -> Response {
         let collection = try collection(call)
         let owner = try await owner(call)
-        let configs = owner.providers.filter { collection.accepts($0.key) }
-            .sorted { $0.key < $1.key }.map { IdpConfigResource($0.value, id: $0.key, name: "\(owner.name)/\(collection.rawValue)/\($0.key)", oidc: collection == .oidc) }
-        return json(IdpConfigList(key: collection.rawValue, configs: configs))
+        let ids = owner.providers.keys.filter(collection.accepts).sorted()
+        func name(_ id: String) -> String { "\(owner.name)/\(collection.rawValue)/\(id)" }
+        if collection == .saml {
+            return json(IdpConfigList(key: collection.rawValue,
+                                      configs: ids.map { SAMLConfigResource(owner.providers[$0]!, name: name($0)) }))
+        }
+        return json(IdpConfigList(key: collection.rawValue, configs: ids.map {
+            IdpConfigResource(owner.providers[$0]!, id: $0, name: name($0), oidc: collection == .oidc)
+        }))
     }
 
     static func get(_ call: Call) async throws -> Response {
         let collection = try collection(call)
         let owner = try await owner(call)
         let id = call.parameter("idp") ?? ""
-        guard let config = owner.providers[id], collection.accepts(id) else {
+        guard owner.providers[id] != nil, collection.accepts(id) else {
             throw APIError.business(.configurationNotFound)
         }
-        return json(IdpConfigResource(config, id: id, name: "\(owner.name)/\(collection.rawValue)/\(id)", oidc: collection == .oidc))
+        return owner.resource(id, in: collection)
     }
 
     static func create(_ call: Call) async throws -> Response {
         let collection = try collection(call)
-        let body = try call.decode(IdpConfigResource.self)
         guard let id = call.request.uri.queryParameters[Substring(collection.idParameter)].map(String.init), collection.accepts(id) else {
-            throw APIError.business(.invalidProviderID, "\(collection.idParameter) must name a \(collection == .oidc ? "oidc.* provider" : "supported provider")")
+            let kind = switch collection {
+            case .builtIn: "supported provider"
+            case .oidc: "oidc.* provider"
+            case .saml: "saml.* provider"
+            }
+            throw APIError.business(.invalidProviderID, "\(collection.idParameter) must name a \(kind)")
         }
-        var config = IdentityProviderConfig(enabled: body.enabled ?? false, clientId: try clientID(body.clientId),
-                                            clientSecret: body.clientSecret, issuer: body.issuer)
-        if collection == .oidc {
-            config.issuer = try issuer(body.issuer)
-        }
-        if id == "apple.com", let flow = body.appleSignInConfig?.codeFlowConfig {
-            (config.teamId, config.keyId, config.privateKey) = (flow.teamId, flow.keyId, flow.privateKey)
+        let config = switch collection {
+        case .saml: try ProviderConfigChange.saml(call.decode(SAMLConfigResource.self), mask: nil, to: nil)
+        case .oidc, .builtIn: try ProviderConfigChange.oauth(call.decode(IdpConfigResource.self), id: id, mask: nil, to: nil)
         }
         let owner = try await write(call) { providers in
             guard providers[id] == nil else { throw APIError.business(.duplicateIdpConfig) }
             providers[id] = config
         }
-        return json(IdpConfigResource(config, id: id, name: "\(owner.name)/\(collection.rawValue)/\(id)", oidc: collection == .oidc))
+        return owner.resource(id, in: collection)
     }
 
     static func patch(_ call: Call) async throws -> Response {
         let collection = try collection(call)
-        let body = try call.decode(IdpConfigResource.self)
         let id = call.parameter("idp") ?? ""
         let mask = call.request.uri.queryParameters["updateMask"].map { Set($0.split(separator: ",").map(String.init)) }
-        func wanted(_ field: String, _ present: Bool) -> Bool { mask?.contains(field) ?? present }
+        let saml = collection == .saml ? try call.decode(SAMLConfigResource.self) : nil
+        let oauth = collection == .saml ? nil : try call.decode(IdpConfigResource.self)
         let owner = try await write(call) { providers in
-            guard var config = providers[id], collection.accepts(id) else { throw APIError.business(.configurationNotFound) }
-            if wanted("enabled", body.enabled != nil) { config.enabled = body.enabled ?? false }
-            if wanted("clientId", body.clientId != nil) { config.clientId = try clientID(body.clientId) }
-            if wanted("clientSecret", body.clientSecret != nil) { config.clientSecret = body.clientSecret }
-            if collection == .oidc, wanted("issuer", body.issuer != nil) { config.issuer = try issuer(body.issuer) }
-            if id == "apple.com" {
-                let flow = body.appleSignInConfig?.codeFlowConfig
-                let whole = mask?.contains("appleSignInConfig") == true || mask?.contains("appleSignInConfig.codeFlowConfig") == true
-                let path = "appleSignInConfig.codeFlowConfig."
-                if whole || wanted(path + "teamId", flow?.teamId != nil) { config.teamId = flow?.teamId }
-                if whole || wanted(path + "keyId", flow?.keyId != nil) { config.keyId = flow?.keyId }
-                if whole || wanted(path + "privateKey", flow?.privateKey != nil) { config.privateKey = flow?.privateKey }
+            guard let config = providers[id], collection.accepts(id) else { throw APIError.business(.configurationNotFound) }
+            providers[id] = if let saml {
+                try ProviderConfigChange.saml(saml, mask: mask, to: config)
+            } else {
+                try ProviderConfigChange.oauth(oauth!, id: id, mask: mask, to: config)
             }
-            providers[id] = config
         }
-        return json(IdpConfigResource(owner.providers[id]!, id: id, name: "\(owner.name)/\(collection.rawValue)/\(id)", oidc: collection == .oidc))
+        return owner.resource(id, in: collection)
     }
 
     static func delete(_ call: Call) async throws -> Response {
@@ -144,19 +162,5 @@ enum IdpConfigRoutes {
         }) else { throw APIError.business(.tenantNotFound) }
         owner.tenant = changed
         return owner
-    }
-
-    /// A client id given on create or patch: present and not empty.
-    static func clientID(_ value: String?) throws -> String {
-        guard let value, !value.isEmpty else { throw APIError.business(.invalidArgument, "clientId is required") }
-        return value
-    }
-
-    /// An OIDC issuer given on create or patch: an http(s) URL.
-    static func issuer(_ value: String?) throws -> String {
-        guard let value, URL(string: value)?.scheme?.hasPrefix("http") == true else {
-            throw APIError.business(.invalidArgument, "issuer must be an http(s) URL")
-        }
-        return value
     }
 }

@@ -16,7 +16,7 @@ enum OobCodeRoutes {
             in: project,
             ActionCodeRequest(type: ActionCodeType(rawValue: type.rawValue)!, email: request.email,
                               idToken: request.idToken, newEmail: request.newEmail, continueURL: request.continueUrl,
-                              locale: call.locale),
+                              locale: call.locale, linkDomain: request.linkDomain),
             links: call.actionLinks(project), authorizedDomains: call.configuration.continueURLDomains)
         if let sent { call.services.emailQueued(sent.message) }
         return SendOobCodeResponse(email: sent?.email ?? request.email)

@@ -75,6 +75,7 @@ enum TenantRoutes {
         guard let id = call.parameter("tenantID"),
               try await call.services.accounts.tenants.delete(id, in: project)
         else { throw APIError.business(.tenantNotFound) }
+        if call.configuration.isEmulator { call.services.deletedTenants.insert(id, in: project.id) }
         return json([String: String]())
     }
 

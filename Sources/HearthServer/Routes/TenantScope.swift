@@ -55,7 +55,6 @@ enum IDTokenPeek {
 }
 
 extension HearthServices {
-    /// A project's tenant: `TENANT_NOT_FOUND` in production, created on first use in emulator mode.
     /// `project` acting in tenant `id` (see ``tenant(_:in:)``). Firebase: a disabled tenant's users cannot sign in,
     /// and its administrators cannot manage them (`PROJECT_DISABLED`).
     func project(_ project: ProjectContext, inTenant id: String) async throws -> ProjectContext {
@@ -64,9 +63,13 @@ extension HearthServices {
         return project.scoped(to: tenant)
     }
 
+    /// A project's tenant: `TENANT_NOT_FOUND` in production, created on first use in emulator mode unless it was
+    /// deleted.
     func tenant(_ id: String, in project: ProjectContext) async throws -> TenantRecord {
         if let tenant = try await accounts.tenants.tenant(id, in: project) { return tenant }
-        guard configuration.isEmulator else { throw APIError.business(.tenantNotFound) }
+        guard configuration.isEmulator, !deletedTenants.contains(id, in: project.id) else {
+            throw APIError.business(.tenantNotFound)
+        }
         guard TenantRecord.isValidID(id) else { throw APIError.business(.invalidTenantID) }
         return try await accounts.tenants.creatingIfNeeded(TenantRecord(
             projectID: project.id, id: id, allowPasswordSignup: true, enableEmailLinkSignin: true,

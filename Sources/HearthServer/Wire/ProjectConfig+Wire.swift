@@ -27,6 +27,17 @@ extension ProjectConfigResource {
     }
 }
 
+extension ProjectConfigResource {
+    /// The config as Firebase's emulator shows it: `signIn` holds `allowDuplicateEmails` alone (its tests compare
+    /// the object whole); the other fields are unchanged.
+    var emulatorView: ProjectConfigResource {
+        var view = self
+        view.signIn = .init(email: nil, anonymous: nil, allowDuplicateEmails: signIn.allowDuplicateEmails,
+                            hashConfig: nil, phoneNumber: nil)
+        return view
+    }
+}
+
 extension EmulatorConfig {
     init(_ settings: ProjectSettings) {
         self.init(allowDuplicateEmails: settings.allowDuplicateEmails,

@@ -1,4 +1,6 @@
 /// `v2/projects/{id}/defaultSupportedIdpConfigs/{idpId}` and `…/oauthIdpConfigs/{oidc.*}`: one identity provider.
+/// The client secret is read back as Identity Platform reads it back (the admin API only); an Apple private key
+/// never is.
 public struct IdpConfigResource: Codable, Sendable, Equatable {
     /// `projects/{id}/defaultSupportedIdpConfigs/google.com` or `projects/{id}/oauthIdpConfigs/oidc.acme`.
     public var name: String?
@@ -59,11 +61,11 @@ public struct IdpConfigResource: Codable, Sendable, Equatable {
 
 
 /// A list of provider configs, under the collection's own key.
-public struct IdpConfigList: Encodable, Sendable {
+public struct IdpConfigList<Config: Encodable & Sendable>: Encodable, Sendable {
     public var key: String
-    public var configs: [IdpConfigResource]
+    public var configs: [Config]
 
-    public init(key: String, configs: [IdpConfigResource]) {
+    public init(key: String, configs: [Config]) {
         self.key = key
         self.configs = configs
     }

@@ -38,12 +38,13 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
         }
     }
 
+    /// Firebase's emulator shows `allowDuplicateEmails` alone (see ``emulatorView``); production every field.
     public struct SignIn: Codable, Sendable, Equatable {
-        public var email: Email
-        public var anonymous: Enabled
+        public var email: Email?
+        public var anonymous: Enabled?
         public var allowDuplicateEmails: Bool
-        public var hashConfig: HashConfig
-        public var phoneNumber: Phone
+        public var hashConfig: HashConfig?
+        public var phoneNumber: Phone?
 
         public struct Phone: Codable, Sendable, Equatable {
             public var enabled: Bool
@@ -54,8 +55,8 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
             }
         }
 
-        public init(email: Email, anonymous: Enabled, allowDuplicateEmails: Bool, hashConfig: HashConfig,
-                    phoneNumber: Phone) {
+        public init(email: Email?, anonymous: Enabled?, allowDuplicateEmails: Bool, hashConfig: HashConfig?,
+                    phoneNumber: Phone?) {
             self.phoneNumber = phoneNumber
             self.email = email
             self.anonymous = anonymous

@@ -37,6 +37,7 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case missingRequestType = "MISSING_REQ_TYPE"
     case missingNewEmail = "MISSING_NEW_EMAIL"
     case unauthorizedDomain = "UNAUTHORIZED_DOMAIN"
+    case invalidHostingLinkDomain = "INVALID_HOSTING_LINK_DOMAIN"
     // Imports (`accounts:batchCreate`).
     case invalidArgument = "INVALID_ARGUMENT"
     case duplicateLocalID = "DUPLICATE_LOCAL_ID"

@@ -327,7 +327,7 @@ async function listAudit(token) {
 const config = () => "/identitytoolkit.googleapis.com/v2/projects/" + encodeURIComponent(state.project);
 
 async function loadSettings() {
-  const current = await api("GET", config() + "/config");
+  const current = await api("GET", config() + "/config?view=full");
   $("#set-email").checked = !!(current.signIn && current.signIn.email && current.signIn.email.enabled);
   $("#set-anonymous").checked = !!(current.signIn && current.signIn.anonymous && current.signIn.anonymous.enabled);
   $("#set-privacy").checked = !!(current.emailPrivacyConfig && current.emailPrivacyConfig.enableImprovedEmailPrivacy);
@@ -455,7 +455,7 @@ async function importUsers(text) {
   try { file = JSON.parse(text); } catch (error) { throw new Error("The file is not JSON: " + error.message); }
   const users = (file && Array.isArray(file.users)) ? file.users : null;
   if (!users) throw new Error("The file has no \"users\" list: is it an export of Firebase or Hearth?");
-  const hash = (await api("GET", config() + "/config")).signIn.hashConfig;
+  const hash = (await api("GET", config() + "/config?view=full")).signIn.hashConfig;
   let done = 0;
   const problems = [];
   for (let start = 0; start < users.length; start += 1000) {
