@@ -25,8 +25,8 @@ public struct HearthServices: Sendable {
     let audit: AuditRecorder
     /// The port the server listens on, once it does (links in emails use it when `publicURL` is not set).
     let listeningPort = ListeningPort()
-    /// Emulator mode: the tenants deleted while this server runs (`project/tenant`), which are not made again on
-    /// first use, so a deleted tenant stays deleted as the Admin SDKs expect.
+    /// Emulator mode: the tenants deleted while this server runs (`project/tenant`), which `GET …/tenants/{id}` does
+    /// not make again, so a deleted tenant reads as deleted, as the Admin SDKs expect.
     let deletedTenants = DeletedTenants()
 
     final class ListeningPort: Sendable {

@@ -23,6 +23,33 @@ extension StoreContract {
             try expect(names == Set((0..<8).map { "racer-\($0)" }), "every change landed: \(names.sorted())")
             try expect(try await store.project(id: "p-one")?.version == 8, "one version per change")
         },
+        StoreCheck("with duplicate emails allowed, one password account per email, even when two race") { store in
+            var idp = sampleUser("idp", email: "dup@example.com")
+            idp.passwordHash = nil
+            try await store.insertUser(idp, uniqueEmail: false)
+            var first = sampleUser("pw-1", email: "dup@example.com"), second = sampleUser("pw-2", email: "DUP@example.com")
+            (first.passwordHash, second.passwordHash) = ("hash-1", "hash-2")
+            let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for user in [first, second] {
+                    group.addTask {
+                        do { try await store.insertUser(user, uniqueEmail: false); return true } catch StoreError.emailExists { return false }
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            try expect(results.filter { $0 }.count == 1, "exactly one password account is created: \(results)")
+            var another = sampleUser("idp-2", email: "dup@example.com")
+            another.passwordHash = nil
+            try await store.insertUser(another, uniqueEmail: false)
+            // Giving the second IdP account a password is refused: the email has its password account.
+            var upgraded = try await store.user(projectID: "p-one", tenantID: nil, localID: "idp-2")!
+            upgraded.passwordHash = "hash-3"
+            try await expectThrows(.emailExists) {
+                try await store.updateUser(upgraded, uniqueEmail: false, revokeRefreshTokens: false)
+            }
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, localID: "idp-2")?.passwordHash == nil,
+                       "nothing of the refused update is stored")
+        },
         StoreCheck("an update based on a stale read is refused and writes nothing") { store in
             try await store.insertUser(sampleUser("u1", email: "a@example.com"), uniqueEmail: true)
             let read = try await store.user(projectID: "p-one", tenantID: nil, localID: "u1")!

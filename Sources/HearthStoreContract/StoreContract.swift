@@ -175,7 +175,9 @@ public enum StoreContract {
                        "the refused update changed nothing")
         },
         StoreCheck("duplicate emails are allowed when the project allows them; the oldest is found first") { store in
-            try await store.insertUser(sampleUser("u2", email: "a@example.com", createdAt: epoch + 10), uniqueEmail: false)
+            var newer = sampleUser("u2", email: "a@example.com", createdAt: epoch + 10)
+            newer.passwordHash = nil  // an IdP's account: only password accounts keep their email to themselves
+            try await store.insertUser(newer, uniqueEmail: false)
             try await store.insertUser(sampleUser("u1", email: "a@example.com"), uniqueEmail: false)
             try expect(try await store.user(projectID: "p-one", tenantID: nil, email: "a@example.com")?.localID == "u1",
                        "the earliest created account is returned")

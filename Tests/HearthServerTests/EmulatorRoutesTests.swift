@@ -30,9 +30,13 @@ import Testing
             #expect(refused.errorMessage == "EMAIL_EXISTS")
             _ = try await client.send(.patch, "/emulator/v1/projects/demo-project/config",
                                       ["signIn": ["allowDuplicateEmails": true]], key: nil)
-            let allowed = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signUp",
-                                                ["email": "dup@example.com", "password": "secret1"])
-            #expect(allowed.status == 200)
+            // Duplicates are for accounts of other providers: one password account per email, as the emulator
+            // and Firebase keep it.
+            let still = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signUp",
+                                              ["email": "dup@example.com", "password": "secret1"])
+            #expect(still.errorMessage == "EMAIL_EXISTS")
+            let config = try await client.send(.get, "/emulator/v1/projects/demo-project/config", key: nil)
+            #expect((config["signIn"] as? [String: Bool])?["allowDuplicateEmails"] == true)
             let wrong = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
                                               ["email": "dup@example.com", "password": "wrong!!"])
             #expect(wrong.errorMessage == "INVALID_PASSWORD", "enumeration protection is off by default here")

@@ -237,6 +237,13 @@ import Testing
             }
             let good = try await saml(#"{"assertion":{"subject":{"nameId":"Jane@Example.com"},"attributeStatements":{"mail":"x"}}}"#)
             #expect(good["email"] as? String == "Jane@Example.com" && good["rawUserInfo"] as? String == #"{"mail":"x"}"#, "\(good.text)")
+            // The attribute statements ride in this sign-in's ID token, as Firebase's `sign_in_attributes`.
+            let claims = try TenantRoutesTests.claims(try #require(good["idToken"] as? String))
+            #expect((claims["firebase"] as? [String: Any])?["sign_in_attributes"] as? [String: String] == ["mail": "x"], "\(claims)")
+            let refreshed = try await client.post("/securetoken.googleapis.com/v1/token",
+                                                  ["grant_type": "refresh_token", "refresh_token": good["refreshToken"]!])
+            let later = try TenantRoutesTests.claims(try #require(refreshed["id_token"] as? String))
+            #expect((later["firebase"] as? [String: Any])?["sign_in_attributes"] == nil, "only the sign-in's own token")
         }
     }
 

@@ -1,10 +1,38 @@
 import Foundation
 import HearthCore
+import HearthServer
 import Hummingbird
 import Testing
 
 @Suite struct SecureTokenRoutesTests {
     static let path = "/securetoken.googleapis.com/v1/token"
+
+    /// Emulator mode's refresh tokens read as Firebase's emulator's (base64 JSON naming the user and tenant, which
+    /// its tests decode) but carry a random nonce and are only trusted through their stored digest: an edited one
+    /// is refused. Production's are opaque.
+    @Test func emulatorRefreshTokensHaveTheEmulatorsShapeButAreNotTrusted() async throws {
+        for mode in [ServerConfiguration.Mode.emulator, .production] {
+            try await TestApp(mode: mode).run { client in
+                let created = try await client.signUp("shape@example.com")
+                let token = try #require(created["refreshToken"] as? String)
+                let decoded = Data(base64Encoded: token).flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: String] }
+                guard mode == .emulator else {
+                    #expect(decoded == nil, "production's token says nothing")
+                    return
+                }
+                let record = try #require(decoded)
+                #expect(record["_AuthEmulatorRefreshToken"] != nil && record["localId"] == created["localId"] as? String)
+                #expect((record["nonce"]?.count ?? 0) >= 32)
+                var forged = record
+                forged["nonce"] = String(repeating: "A", count: 43)
+                let forgedToken = try JSONSerialization.data(withJSONObject: forged, options: [.sortedKeys]).base64EncodedString()
+                let refused = try await client.post(Self.path, ["grant_type": "refresh_token", "refresh_token": forgedToken])
+                #expect(refused.errorMessage == "INVALID_REFRESH_TOKEN", "\(refused.text)")
+                let accepted = try await client.post(Self.path, ["grant_type": "refresh_token", "refresh_token": token])
+                #expect(accepted.status == 200)
+            }
+        }
+    }
 
     @Test func refreshWithJSONAndForm() async throws {
         try await TestApp().run { client in

@@ -117,8 +117,8 @@ import Testing
         #expect(tenant.allowPasswordSignup && tenant.enableAnonymousUser && tenant.enableEmailLinkSignin)
     }
 
-    /// ...but a tenant deleted is not made again by the next call that names it: the Admin SDKs expect
-    /// `TENANT_NOT_FOUND` after a delete.
+    /// ...but reading a tenant deleted through the API answers `TENANT_NOT_FOUND`, as the Admin SDKs expect; an
+    /// account call naming it makes it again, as Firebase's emulator does (its own tests reuse tenant ids).
     @Test func aDeletedTenantStaysDeletedInEmulatorMode() async throws {
         let app = TestApp(mode: .emulator)
         try await app.run { client in
@@ -129,9 +129,9 @@ import Testing
             #expect(try await client.send(.get, path, key: nil, headers: owner).errorMessage == "TENANT_NOT_FOUND")
             let signUp = try await client.post(Self.v1 + "/accounts:signUp",
                                                ["email": "ada@example.com", "password": "secret1", "tenantId": "gone-1"])
-            #expect(signUp.errorMessage == "TENANT_NOT_FOUND", "\(signUp.text)")
+            #expect(signUp.status == 200, "\(signUp.text)")
+            #expect(try await client.send(.get, path, key: nil, headers: owner).status == 200, "made again by use")
         }
-        #expect(try await app.store.tenant(projectID: "demo-project", id: "gone-1") == nil)
     }
 
     /// One email in the project and two tenants: three accounts, each with its own password; tokens carry their

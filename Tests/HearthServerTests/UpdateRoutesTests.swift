@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthServer
 import Testing
 
 /// `accounts:update` by the signed-in user, pinned against the emulator's shapes, with production's
@@ -30,6 +31,45 @@ import Testing
             let withFlag = try await client.post(Self.update, ["idToken": user["idToken"]!, "displayName": "Alice Again",
                                                                "returnSecureToken": true])
             expectSameShape(try withFlag.object(), try Fixture("update-displayName-returnSecureToken").body)
+        }
+    }
+
+    /// An anonymous user who sets an email and a password is a password user from then on: the new tokens (and
+    /// the sessions refreshed from them) say `password`, not `anonymous`, as Firebase reissues them. Allowing
+    /// duplicate emails does not allow a second password account for one email.
+    @Test func anAnonymousUserUpgradedByUpdateIsNoLongerAnonymous() async throws {
+        for mode in [ServerConfiguration.Mode.emulator, .production] {
+            try await TestApp(mode: mode, protection: false).run { client in
+                let anonymous = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signUp", ["returnSecureToken": true])
+                let anonymousClaims = try TenantRoutesTests.claims(try #require(anonymous["idToken"] as? String))
+                #expect((anonymousClaims["firebase"] as? [String: Any])?["sign_in_provider"] as? String == "anonymous")
+                let upgraded = try await client.post(Self.update, [
+                    "idToken": anonymous["idToken"]!, "email": "anon@example.com", "password": "secret123", "returnSecureToken": true])
+                let claims = try TenantRoutesTests.claims(try #require(upgraded["idToken"] as? String, "\(upgraded.text)"))
+                #expect((claims["firebase"] as? [String: Any])?["sign_in_provider"] as? String == "password", "\(claims)")
+                #expect(claims["provider_id"] == nil)
+                let refreshed = try await client.post(Self.refresh, ["grant_type": "refresh_token", "refresh_token": upgraded["refreshToken"]!])
+                let later = try TenantRoutesTests.claims(try #require(refreshed["id_token"] as? String, "\(refreshed.text)"))
+                #expect((later["firebase"] as? [String: Any])?["sign_in_provider"] as? String == "password")
+            }
+        }
+    }
+
+    @Test func duplicateEmailsStillMeanOnePasswordAccountPerEmail() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            let config = "/identitytoolkit.googleapis.com/v2/projects/demo-project/config?updateMask=signIn.allowDuplicateEmails"
+            _ = try await client.send(.patch, config, ["signIn": ["allowDuplicateEmails": true]], key: nil,
+                                      headers: [.authorization: "Bearer owner"])
+            _ = try await client.signUp("dup@example.com", "secret123")
+            let second = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signUp",
+                                               ["email": "DUP@example.com", "password": "secret456"])
+            #expect(second.errorMessage == "EMAIL_EXISTS", "\(second.text)")
+            let idp = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp", [
+                "requestUri": "http://localhost", "returnSecureToken": true,
+                "postBody": "providerId=google.com&id_token=\(FormEncoding.escape(#"{"sub":"g-dup","email":"dup@example.com"}"#))"])
+            #expect(idp.status == 200 && idp["localId"] != nil, "an IdP account may share the email: \(idp.text)")
+            let linked = try await client.post(Self.update, ["idToken": idp["idToken"]!, "email": "dup@example.com", "password": "secret789"])
+            #expect(linked.errorMessage == "EMAIL_EXISTS", "nor may it take a password: \(linked.text)")
         }
     }
 

@@ -50,11 +50,25 @@ extension UseCase {
         return user
     }
 
+    /// Emulator mode's refresh token in Firebase's emulator format (base64 JSON that its tests decode to read the
+    /// tenant and user), with a random nonce so it is as unguessable as production's; only its digest is stored,
+    /// as always, so what it says is never trusted.
+    static func emulatorRefreshToken(localID: String, provider: String, projectID: String, tenantID: String?,
+                                     secondFactor: String?) -> String {
+        var record: [String: String] = ["_AuthEmulatorRefreshToken": "DO NOT MODIFY", "localId": localID,
+                                        "provider": provider, "projectId": projectID, "nonce": SecureRandom.token()]
+        record["tenantId"] = tenantID
+        record["secondFactor"] = secondFactor
+        let json = (try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys])) ?? Data()
+        return json.base64EncodedString()
+    }
+
     /// The one step that issues a sign-in's first tokens: the second-factor challenge, the hooks' `beforeSignIn`,
     /// then one write transaction for the stamp (or the new account), the refresh token (the user's oldest beyond
     /// ``sessionsPerUser`` revoked) and the audit event.
     func completeSignIn(_ user: UserRecord, provider: String, in project: ProjectContext, now: Date,
-                        _ kind: SignInKind, extraClaims: String? = nil) async throws -> SignInOutcome {
+                        _ kind: SignInKind, extraClaims: String? = nil, signInAttributes: String? = nil)
+        async throws -> SignInOutcome {
         if case .firstFactor(let stamp) = kind, !user.enrollments.isEmpty {
             if let stamp { try await stampAlone(stamp, of: user, in: project) }
             return .secondFactorRequired(try await secondFactorRequired(
@@ -72,9 +86,13 @@ extension UseCase {
 
         let now = try await tokenInstant(for: user, now: now)
         let session = SignInSession(signInProvider: provider, authTime: now, secondFactor: secondFactor,
-                                    secondFactorID: secondFactorID, extraClaims: extraClaims)
+                                    secondFactorID: secondFactorID, extraClaims: extraClaims,
+                                    signInAttributes: signInAttributes)
         let idToken = try issuer.mint(for: user, session: session, projectID: project.id, keys: project.keys, now: now)
-        let refreshToken = SecureRandom.token()
+        let refreshToken = emulatorRules
+            ? Self.emulatorRefreshToken(localID: user.localID, provider: provider, projectID: project.id,
+                                        tenantID: user.tenantID, secondFactor: secondFactor)
+            : SecureRandom.token()
         let record = RefreshTokenRecord(
             tokenDigest: storageDigest(refreshToken), projectID: project.id, tenantID: user.tenantID,
             localID: user.localID, signInProvider: provider, secondFactor: secondFactor,

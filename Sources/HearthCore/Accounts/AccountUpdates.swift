@@ -114,7 +114,9 @@ public struct AccountUpdates: UseCase {
                                                       links: links, locale: locale)
             }
         }
-        let provider = claims.firebase?.signInProvider ?? "password"
+        // A password set makes the session a password one (an anonymous user upgraded is no longer anonymous), as
+        // Firebase reissues it; an email alone leaves the way it signed in.
+        let provider = changes.password != nil ? "password" : claims.firebase?.signInProvider ?? "password"
         let session = try await completeSignIn(user, provider: provider, in: project, now: now,
                                                .reissued(secondFactor: claims.firebase?.signInSecondFactor,
                                                          secondFactorID: claims.firebase?.secondFactorIdentifier)).signedIn()

@@ -64,6 +64,7 @@ public enum EmulatorIdPToken {
             if let nameID = response.nameID, EmailAddress.isValid(nameID) { assertion.email = nameID }
             assertion.emailVerified = true
             assertion.rawUserInfo = response.attributes.map(json) ?? "null"
+            assertion.signInAttributes = response.attributes.map(json)
         } else {
             assertion.rawUserInfo = json(claims)
         }

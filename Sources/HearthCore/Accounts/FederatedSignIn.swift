@@ -16,6 +16,9 @@ public struct FederatedAssertion: Sendable, Codable, Equatable {
     public var lastName: String?
     /// The provider's profile, as a JSON object string (`rawUserInfo`).
     public var rawUserInfo: String
+    /// A SAML provider's attribute statements (a JSON object): the sign-in's ID token carries them as
+    /// `firebase.sign_in_attributes`.
+    public var signInAttributes: String?
     public var oauthAccessToken: String?
     public var oauthIdToken: String?
     public var oauthTokenSecret: String?
@@ -155,7 +158,7 @@ extension FederatedSignIn {
                 user.lastRefreshAt = now
             }
             return FederatedOutcome(try await completeSignIn(user, provider: assertion.providerID, in: project, now: now,
-                                                             .firstFactor(stamp: nil)))
+                                                             .firstFactor(stamp: nil), signInAttributes: assertion.signInAttributes))
         }
 
         if let email = assertion.email, !project.settings.allowDuplicateEmails,
@@ -180,7 +183,7 @@ extension FederatedSignIn {
                 user.lastRefreshAt = now
             }
             return FederatedOutcome(try await completeSignIn(user, provider: assertion.providerID, in: project, now: now,
-                                                             .firstFactor(stamp: nil)))
+                                                             .firstFactor(stamp: nil), signInAttributes: assertion.signInAttributes))
         }
 
         // Several accounts per email: the address stays on the identity only, as Firebase does.
@@ -194,7 +197,7 @@ extension FederatedSignIn {
         user = try await create(user, origin: assertion.providerID == "gc.apple.com" ? .gameCenter : .federated, in: project)
         do {
             return .signedIn(try await completeSignIn(user, provider: assertion.providerID, in: project, now: now,
-                                                      .created).signedIn())
+                                                      .created, signInAttributes: assertion.signInAttributes).signedIn())
         } catch AuthFailure.federatedUserIDAlreadyLinked {
             // A simultaneous first sign-in created the account a moment ago: sign in to it.
             return try await signInWithIdp(in: project, assertion, idToken: nil, returnIdpCredential: returnIdpCredential)

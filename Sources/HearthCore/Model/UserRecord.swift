@@ -36,7 +36,8 @@ public struct UserRecord: Sendable, Codable, Equatable {
     public var screenName: String? = nil
     /// The address the account had before its first email change (Firebase's `initialEmail`).
     public var initialEmail: String? = nil
-    /// Enrolled second factors (`nil` for none; read through ``enrollments``).
+    /// Enrolled second factors (`nil` for none; read through ``enrollments``). Emulator mode keeps `[]` after the
+    /// last factor is withdrawn, as Firebase's emulator does.
     public var mfaEnrollments: [MFAEnrollment]?
     /// How many times the stored account has been written (`nil`: never since it was created). Every
     /// ``IdentityStore/updateUser(_:uniqueEmail:revokeRefreshTokens:)`` compares it with the stored one and

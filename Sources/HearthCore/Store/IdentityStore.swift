@@ -19,7 +19,8 @@ public protocol IdentityStore: UserStore, SecretStore, ConfigStore, OutboxStore,
     /// Releases connections. The store cannot be used afterwards.
     func close() async throws
     /// Commits a ``UnitOfWork`` in one write transaction: every change or none. `insertUser` throws
-    /// ``StoreError/emailExists`` when `uniqueEmail` is set and another account of the project has the email,
+    /// ``StoreError/emailExists`` when `uniqueEmail` is set and another account of the project has the email (or,
+    /// `uniqueEmail` unset, when it and another account with the email both have a password),
     /// ``StoreError/duplicateLocalID`` when the id is taken, ``StoreError/identityLinked`` when one of its linked
     /// identities belongs to another account (each identity has one owner, enforced by the store, so two
     /// simultaneous first sign-ins cannot both create an account for it); a stamp that fails its condition throws

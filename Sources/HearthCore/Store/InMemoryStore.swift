@@ -139,6 +139,18 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         State.lookups(of: user).emails.contains { state.emails[$0, default: []].contains { $0 != user.localID } }
     }
 
+    /// As the SQL stores' `email_unique` column (``RecordCoding/uniqueEmailColumn(_:uniqueEmail:)``): any other
+    /// account with the email when uniqueness is asked for, else, for a password account, another password account.
+    private func emailCollides(_ user: UserRecord, uniqueEmail: Bool, in state: State) -> Bool {
+        if uniqueEmail { return emailTaken(user, in: state) }
+        guard user.passwordHash != nil else { return false }
+        return State.lookups(of: user).emails.contains { lookup in
+            state.emails[lookup, default: []].contains { id in
+                id != user.localID && state.users[Key(project: user.projectID, tenant: user.tenantID, id: id)]?.passwordHash != nil
+            }
+        }
+    }
+
     /// Applies the unit under the lock, undoing what it applied when a change is refused: nothing else runs in
     /// between, so nothing else is undone.
     public func commit(_ work: UnitOfWork) async throws -> UnitOfWork.Outcome {
@@ -151,7 +163,7 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
                     case .insertUser(let user, let uniqueEmail):
                         let key = Key(project: user.projectID, tenant: user.tenantID, id: user.localID)
                         guard state.users[key] == nil else { throw StoreError.duplicateLocalID }
-                        if uniqueEmail, emailTaken(user, in: state) { throw StoreError.emailExists }
+                        if emailCollides(user, uniqueEmail: uniqueEmail, in: state) { throw StoreError.emailExists }
                         if identityTaken(user, in: state) { throw StoreError.identityLinked }
                         state.put(user)
                         undo.append { $0.remove(key) }
@@ -191,7 +203,7 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
             let key = Key(project: user.projectID, tenant: user.tenantID, id: user.localID)
             guard let stored = state.users[key] else { throw StoreError.notFound }
             guard (stored.version ?? 0) == (user.version ?? 0) else { throw StoreError.conflict }
-            if uniqueEmail, emailTaken(user, in: state) { throw StoreError.emailExists }
+            if emailCollides(user, uniqueEmail: uniqueEmail, in: state) { throw StoreError.emailExists }
             if identityTaken(user, in: state) { throw StoreError.identityLinked }
             var written = user
             written.version = (user.version ?? 0) + 1

@@ -17,9 +17,10 @@ public enum RecordCoding {
     }
 
     /// The email column that enforces one account per email: the normalized email when the project requires
-    /// uniqueness, otherwise NULL (NULLs never collide in a unique index).
+    /// uniqueness or the account has a password (even with `allowDuplicateEmails`, one password account per email,
+    /// as Firebase keeps it), otherwise NULL (NULLs never collide in a unique index).
     public static func uniqueEmailColumn(_ user: UserRecord, uniqueEmail: Bool) -> String? {
-        uniqueEmail ? user.normalizedEmail : nil
+        uniqueEmail || user.passwordHash != nil ? user.normalizedEmail : nil
     }
 
     /// Tenant ids are stored as '' for the project's own users, so they can be part of primary keys.

@@ -68,6 +68,10 @@ public struct IDTokenIssuer: Sendable {
             firebase.string("sign_in_second_factor", factor)
             if let id = session.secondFactorID { firebase.string("second_factor_identifier", id) }
         }
+        if let attributes = session.signInAttributes,
+           (try? JSONSerialization.jsonObject(with: Data(attributes.utf8))) is [String: Any] {
+            firebase.raw("sign_in_attributes", Data(attributes.utf8))
+        }
         claims.raw("firebase", firebase.finish())
         return try JWS.sign(payload: claims.finish(), with: keys.active)
     }
@@ -110,9 +114,13 @@ public struct SignInSession: Sendable, Equatable {
     /// Claims of the sign-in itself (a custom token's `claims`): a JSON object repeated in every ID token of the
     /// session, refreshes included, but not stored on the user.
     public var extraClaims: String?
+    /// A SAML sign-in's attribute statements (a JSON object), in this sign-in's ID token only
+    /// (`firebase.sign_in_attributes`).
+    public var signInAttributes: String?
 
     public init(signInProvider: String, authTime: Date, secondFactor: String? = nil, secondFactorID: String? = nil,
-                extraClaims: String? = nil) {
+                extraClaims: String? = nil, signInAttributes: String? = nil) {
+        self.signInAttributes = signInAttributes
         self.signInProvider = signInProvider
         self.authTime = authTime
         self.secondFactor = secondFactor

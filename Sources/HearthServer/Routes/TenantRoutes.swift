@@ -18,13 +18,18 @@ enum TenantRoutes {
         return TenantResource(created)
     }
 
-    /// Emulator mode makes a tenant it is asked for, as Firebase's emulator does; production answers
-    /// `TENANT_NOT_FOUND`.
+    /// Emulator mode makes a tenant it is asked for, as Firebase's emulator does, except one deleted through this
+    /// API (the Admin SDKs read `TENANT_NOT_FOUND` back after a delete); production answers `TENANT_NOT_FOUND`.
     static func get(_ call: Call) async throws -> Response {
         guard call.configuration.isEmulator, let id = call.parameter("tenantID") else {
             return json(TenantResource(try await tenant(call)))
         }
-        return json(TenantResource(try await call.services.tenant(id, in: try await call.adminProject(nil))))
+        let project = try await call.adminProject(nil)
+        if call.services.deletedTenants.contains(id, in: project.id),
+           try await call.services.accounts.tenants.tenant(id, in: project) == nil {
+            throw APIError.business(.tenantNotFound)
+        }
+        return json(TenantResource(try await call.services.tenant(id, in: project)))
     }
 
     /// `pageSize` (20 by default, at most 1000) tenants in id order after `pageToken`.

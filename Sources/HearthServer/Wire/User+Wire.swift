@@ -56,7 +56,7 @@ extension UserInfo {
                                  phoneNumber: $0.phoneNumber, screenName: $0.screenName)
         }
         tenantId = user.tenantID
-        mfaInfo = user.enrollments.isEmpty ? nil : user.enrollments.map { MFAInfoWire($0, obfuscated: false) }
+        mfaInfo = user.mfaEnrollments.map { $0.map { MFAInfoWire($0, obfuscated: false) } }
     }
 }
 
