@@ -44,7 +44,10 @@ struct ConsoleBrowserTests {
         }
         var configuration = ServerConfiguration(port: 0, projectID: "console-project", initialAPIKey: "console-key")
         configuration.rateLimits.enabled = false
-        configuration.identityProviders = ["github.com": IdentityProviderConfig(enabled: false, clientId: "gh-app")]
+        var saml = IdentityProviderConfig(enabled: false, clientId: "console-project")
+        saml.saml = SAMLIdentityProvider(entityID: "https://idp.corp.example", ssoURL: "https://idp.corp.example/sso",
+                                         certificates: ["cert"], callbackURI: "http://localhost/__/auth/handler")
+        configuration.identityProviders = ["github.com": IdentityProviderConfig(enabled: false, clientId: "gh-app"), "saml.corp": saml]
         let app = try await buildApplication(configuration: configuration, store: store, hashing: ThreadPoolWorkRunner(threads: 1),
                                              hashParameters: { .generate(memoryCost: 10) })
         do {
@@ -194,6 +197,11 @@ struct ConsoleBrowserTests {
                 try await browser.click("#create-tenant")
                 #expect(try await Self.waitForText("#status", containing: "Tenant acme-", browser))
                 #expect(try await store.tenants(projectID: "console-project", after: nil, limit: 5).first?.displayName == "Acme")
+                // A SAML provider is listed with its identity provider, and turned on from the list.
+                #expect(try await Self.waitForText("#providers-list", containing: "saml.corp (SAML: https://idp.corp.example", browser))
+                try await browser.click("#providers-list li:last-child > button")
+                #expect(try await Self.waitForText("#status", containing: "saml.corp turned on", browser))
+                #expect(try await store.project(id: "console-project")?.settings.identityProviders?["saml.corp"]?.enabled == true)
                 // A provider's client id and (write-only) secret, then turned on; second factors on.
                 try await browser.evaluate("""
                     const form = document.querySelector('#providers-list form');

@@ -339,7 +339,7 @@ async function loadSettings() {
   items($("#domains-list"), current.authorizedDomains || []);
   const list = $("#providers-list");
   list.replaceChildren();
-  for (const collection of ["defaultSupportedIdpConfigs", "oauthIdpConfigs"]) {
+  for (const collection of ["defaultSupportedIdpConfigs", "oauthIdpConfigs", "inboundSamlConfigs"]) {
     const found = await api("GET", config() + "/" + collection);
     for (const provider of found[collection] || []) {
       const id = provider.name.split("/").pop();
@@ -353,6 +353,14 @@ async function loadSettings() {
         await loadSettings();
         say(id + (provider.enabled ? " turned off." : " turned on."));
       }));
+      if (collection === "inboundSamlConfigs") {
+        // SAML: its identity provider and switch; the rest through the admin API (inboundSamlConfigs).
+        const idp = provider.idpConfig || {};
+        li.append(id + " (SAML: " + (idp.idpEntityId || "?") + " at " + (idp.ssoUrl || "?") + ", "
+                  + (provider.enabled ? "on" : "off") + ") ", toggle);
+        list.appendChild(li);
+        continue;
+      }
       li.append(id + " (client " + (provider.clientId || "none") + ", " + (provider.enabled ? "on" : "off") + ") ", toggle);
       // The client id and secret: the secret is write-only (never shown); left empty, it is kept.
       const form = document.createElement("form");
