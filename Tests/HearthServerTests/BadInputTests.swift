@@ -119,6 +119,33 @@ import Testing
         }
     }
 
+    /// Fields Hearth accepts without acting on them are still read as Google types them (the differential tester
+    /// found them passing silently), in both modes.
+    @Test func acceptedButUnusedFieldsAreTypeChecked() async throws {
+        for mode in [ServerConfiguration.Mode.emulator, .production] {
+            try await TestApp(mode: mode).run { client in
+                let v1 = "/identitytoolkit.googleapis.com/v1"
+                let cases: [(String, [String: Any], String)] = [
+                    ("\(v1)/accounts:signInWithPassword", ["email": "e@example.com", "password": "secret123", "clientType": "CLIENT_TYPE_TV"],
+                     "/clientType must be equal to one of the allowed values"),
+                    ("\(v1)/accounts:signUp", ["recaptchaVersion": 7], "/recaptchaVersion must be equal to one of the allowed values"),
+                    ("\(v1)/accounts:signInWithIdp", ["requestUri": "http://localhost", "autoCreate": "yes"], "/autoCreate must be boolean"),
+                    ("\(v1)/accounts:sendVerificationCode", ["phoneNumber": "+15555550100", "autoRetrievalInfo": "hash"],
+                     "/autoRetrievalInfo must be object"),
+                    ("/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:start", ["idToken": "x", "totpEnrollmentInfo": "yes"],
+                     "/totpEnrollmentInfo must be object"),
+                ]
+                for (path, body, message) in cases {
+                    let reply = try await client.post(path, body)
+                    #expect(reply.status == 400 && reply.errorMessage == "Invalid JSON payload received. " + message, "\(mode) \(path): \(reply.text)")
+                }
+                let known = try await client.post("\(v1)/accounts:signUp", ["clientType": "CLIENT_TYPE_WEB", "recaptchaVersion": "RECAPTCHA_ENTERPRISE",
+                                                                            "email": "typed@example.com", "password": "secret123"])
+                #expect(known.status == 200, "allowed values pass: \(known.text)")
+            }
+        }
+    }
+
     @Test func unknownFieldsAreRefusedInProductionAndIgnoredInEmulatorMode() async throws {
         let body = #"{"email": "u@example.com", "password": "secret123", "bogusField": 1}"#
         try await TestApp().run { client in

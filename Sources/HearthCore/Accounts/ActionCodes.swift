@@ -213,7 +213,8 @@ public struct ActionCodes: UseCase {
 
     /// What a code is for, without using it (`resetPassword` with `oobCode` alone, `checkActionCode`).
     public func inspectActionCode(in project: ProjectContext, code: String?) async throws -> ActionCodeRecord {
-        guard let code, !code.isEmpty, code.utf8.count <= 256,
+        guard let code, !code.isEmpty else { throw AuthFailure.missingOobCode }
+        guard code.utf8.count <= 256,
               let record = try await store.actionCode(projectID: project.id, digest: storageDigest(code)),
               record.tenantID == project.tenantID  // a code acts only in the tenant (or project) it was sent from
         else { throw AuthFailure.invalidOobCode }
@@ -306,13 +307,14 @@ public struct ActionCodes: UseCase {
     public func signInWithEmailLink(in project: ProjectContext, email: String?, code: String?, idToken: String? = nil)
         async throws -> SignInOutcome
     {
+        // Firebase's order: the ID token, the email, then the code.
+        let linking = try await idToken.asyncMap { try await authenticate($0, in: project) }
         guard let email, !email.isEmpty else { throw AuthFailure.missingEmail }
         let peeked = try await inspectActionCode(in: project, code: code)
         guard peeked.type == .emailSignIn else { throw AuthFailure.invalidOobCode }
         guard EmailAddress.normalized(peeked.email) == EmailAddress.normalized(email) else {
             throw AuthFailure.emailLinkMismatch
         }
-        let linking = try await idToken.asyncMap { try await authenticate($0, in: project) }
         guard let code, let record = try await store.consumeActionCode(projectID: project.id, digest: storageDigest(code))
         else { throw AuthFailure.invalidOobCode }
         guard record.expiresAt > clock.now() else { throw AuthFailure.expiredOobCode }

@@ -88,11 +88,12 @@ public struct Administration: UseCase {
     public func createSessionCookie(in project: ProjectContext, idToken: String?, validDuration: Int64?) async throws
         -> String
     {
+        guard let idToken, !idToken.isEmpty else { throw AuthFailure.missingIDToken }  // first, as Firebase
         guard let validDuration, SessionCookie.allowedDuration.contains(validDuration) else {
             throw AuthFailure.invalidDuration
         }
         _ = try await authenticate(idToken, in: project)
-        guard let idToken, let payload = try? JWS.verify(idToken, keys: project.keys),
+        guard let payload = try? JWS.verify(idToken, keys: project.keys),
               var claims = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]
         else { throw AuthFailure.invalidIDToken }
         let now = clock.now().epochSeconds

@@ -18,9 +18,10 @@ extension FederatedSignIn {
     public func signInMethods(in project: ProjectContext, identifier: String?, continueURI: String?) async throws
         -> SignInMethods?
     {
+        // Firebase's order: what is missing, then what is malformed.
         guard let identifier, !identifier.isEmpty else { throw AuthFailure.missingIdentifier }
-        guard EmailAddress.isValid(identifier) else { throw AuthFailure.invalidIdentifier }
         guard let continueURI, !continueURI.isEmpty else { throw AuthFailure.missingContinueURI }
+        guard EmailAddress.isValid(identifier) else { throw AuthFailure.invalidIdentifier }
         guard let url = URL(string: continueURI), ["http", "https"].contains(url.scheme?.lowercased()),
               url.host?.isEmpty == false
         else { throw AuthFailure.invalidContinueURI }

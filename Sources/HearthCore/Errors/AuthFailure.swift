@@ -33,6 +33,7 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case invalidContinueURI
     case tooManyAttempts
     case invalidOobCode
+    case missingOobCode
     case expiredOobCode
     case missingRequestType
     case missingNewEmail
@@ -87,6 +88,8 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case secondFactorLimitExceeded
     case mfaEnrollmentNotFound
     case missingMFAPendingCredential
+    /// `mfaSignIn:finalize` without its pending credential (Firebase's `MISSING_CREDENTIAL`).
+    case missingCredential
     case missingMFAEnrollmentID
     case invalidMFAPendingCredential
     case invalidCode

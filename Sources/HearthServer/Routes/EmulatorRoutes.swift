@@ -27,8 +27,8 @@ enum EmulatorRoutes {
     }
 
     static func patchConfig(_ call: Call) async throws -> Response {
-        // Strict even here: Firebase's emulator checks this body against its schema.
-        let patch = try WireRequestDecoder.decode(EmulatorConfigPatch.self, context: call.context, strict: true, allowForm: false)
+        // Types are checked, unknown names ignored, as Firebase's emulator checks this body against its schema.
+        let patch = try WireRequestDecoder.decode(EmulatorConfigPatch.self, context: call.context, strict: false, allowForm: false)
         let id = try await call.services.emulatorProject(try projectID(call)).id
         let updated = try await call.services.projects.modify(id) { record in
             if let value = patch.allowDuplicateEmails { record.settings.allowDuplicateEmails = value }

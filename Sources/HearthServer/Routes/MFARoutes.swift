@@ -25,10 +25,12 @@ enum MFARoutes {
                 periodSec: Int(TOTP.period), sessionInfo: started.sessionInfo,
                 finalizeEnrollmentTime: rfc3339(started.finalizeBy)))
         }
+        // Firebase answers for the token and the account before the missing factor.
+        let (user, claims) = try await accounts.authenticate(request.idToken, in: project)
         guard request.hasPhone else {
+            if !user.emailVerified { throw AuthFailure.unverifiedEmail }
             throw AuthFailure.invalidArgument("phoneEnrollmentInfo or totpEnrollmentInfo is required")
         }
-        let (user, claims) = try await accounts.authenticate(request.idToken, in: project)
         try accounts.secondFactors.checkPhoneEnrollment(user, number: request.phoneNumber, in: project, session: claims)
         let number = request.phoneNumber ?? ""
         let sessionInfo = try await call.sendingSMS(to: number) {
@@ -66,6 +68,8 @@ enum MFARoutes {
     }
 
     static func finalizeSignIn(_ call: Call, _ request: FinalizeMFASignInRequest) async throws -> any ResponseGenerator {
+        // Firebase names this one differently from mfaSignIn:start's MISSING_MFA_PENDING_CREDENTIAL.
+        guard let pending = request.mfaPendingCredential, !pending.isEmpty else { throw AuthFailure.missingCredential }
         let proof: SecondFactorProof
         if let totp = request.totp {
             proof = .totp(enrollmentID: request.mfaEnrollmentId, code: totp.code)

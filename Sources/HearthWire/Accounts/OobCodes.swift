@@ -23,6 +23,9 @@ public struct SendOobCodeRequest: Codable, Sendable, Equatable {
     public var androidPackageName: String?
     public var androidInstallApp: Bool?
     public var androidMinimumVersion: String?
+    /// Read for their types only.
+    public var clientType: ClientType?
+    public var recaptchaVersion: RecaptchaVersion?
     public var linkDomain: String?
 
     public init(requestType: RequestType?, email: String? = nil, idToken: String? = nil, newEmail: String? = nil,
@@ -38,7 +41,7 @@ public struct SendOobCodeRequest: Codable, Sendable, Equatable {
 
 extension SendOobCodeRequest: IgnoresWireFields {
     public static let ignoredWireFields = ["iOSAppStoreId", "dynamicLinkDomain", "captchaResp", "captchaResponse", "userIp",
-                                           "clientType", "recaptchaVersion", "targetProjectId", "challenge"]
+                                           "targetProjectId", "challenge"]
 }
 
 /// Android sends the proto's number (EMAIL_SIGNIN is 6); the JSON mapping takes either.

@@ -4,6 +4,9 @@ public struct SignInWithPasswordRequest: Codable, Sendable, Equatable {
     public var password: String?
     public var tenantId: String?
     public var returnSecureToken: Bool?
+    /// Read for their types only.
+    public var clientType: ClientType?
+    public var recaptchaVersion: RecaptchaVersion?
 
     public init(email: String?, password: String?, tenantId: String? = nil, returnSecureToken: Bool? = true) {
         self.email = email
@@ -14,7 +17,7 @@ public struct SignInWithPasswordRequest: Codable, Sendable, Equatable {
 }
 
 extension SignInWithPasswordRequest: IgnoresWireFields {
-    public static let ignoredWireFields = ["captchaResponse", "captchaChallenge", "clientType", "recaptchaVersion", "instanceId", "delegatedProjectNumber", "idToken", "pendingIdToken"]
+    public static let ignoredWireFields = ["captchaResponse", "captchaChallenge", "instanceId", "delegatedProjectNumber", "idToken", "pendingIdToken"]
 }
 
 public struct SignInWithPasswordResponse: Codable, Sendable, Equatable {

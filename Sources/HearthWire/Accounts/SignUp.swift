@@ -7,6 +7,9 @@ public struct SignUpRequest: Codable, Sendable, Equatable {
     public var idToken: String?
     public var tenantId: String?
     public var returnSecureToken: Bool?
+    /// Read for their types only.
+    public var clientType: ClientType?
+    public var recaptchaVersion: RecaptchaVersion?
     /// An admin caller's chosen user id; a client may not name one (`UNEXPECTED_PARAMETER : User ID`).
     public var localId: String?
     /// Phone second factors for the new account (honoured in emulator mode, as Firebase's emulator does).
@@ -27,7 +30,7 @@ public struct SignUpRequest: Codable, Sendable, Equatable {
 }
 
 extension SignUpRequest: IgnoresWireFields {
-    public static let ignoredWireFields = ["captchaResponse", "captchaChallenge", "clientType", "recaptchaVersion", "instanceId", "photoUrl", "phoneNumber", "targetProjectId"]
+    public static let ignoredWireFields = ["captchaResponse", "captchaChallenge", "instanceId", "photoUrl", "phoneNumber", "targetProjectId"]
 }
 
 public struct SignUpResponse: Codable, Sendable, Equatable {

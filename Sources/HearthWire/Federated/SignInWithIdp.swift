@@ -9,6 +9,9 @@ public struct SignInWithIdpRequest: Codable, Sendable, Equatable {
     public var returnSecureToken: Bool?
     public var tenantId: String?
     public var pendingToken: String?
+    /// Read for their types only (Hearth always creates the account and returns a refresh token, as Firebase).
+    public var autoCreate: Bool?
+    public var returnRefreshToken: Bool?
 
     public init(requestUri: String?, postBody: String?, idToken: String? = nil, returnIdpCredential: Bool? = nil) {
         self.requestUri = requestUri
@@ -30,7 +33,7 @@ public struct SignInWithIdpRequest: Codable, Sendable, Equatable {
 }
 
 extension SignInWithIdpRequest: IgnoresWireFields {
-    public static let ignoredWireFields = ["autoCreate", "returnRefreshToken", "delegatedProjectNumber", "instanceId", "pendingIdToken"]
+    public static let ignoredWireFields = ["delegatedProjectNumber", "instanceId", "pendingIdToken"]
 }
 
 /// `VerifyAssertionResponse`: the IdP's profile and credential, then tokens — or `needConfirmation`, or

@@ -68,6 +68,13 @@ public struct StartMFAEnrollmentRequest: Codable, Sendable, Equatable {
     /// `totpEnrollmentInfo`: an empty object.
     public struct TOTPStart: Codable, Sendable, Equatable {
         public init() {}
+
+        /// An object it must be, though it holds nothing (the synthesized decoder would take any value).
+        public init(from decoder: any Decoder) throws {
+            _ = try decoder.container(keyedBy: EmptyKeys.self)
+        }
+
+        private enum EmptyKeys: CodingKey {}
     }
 }
 

@@ -2,6 +2,15 @@
 public struct SendVerificationCodeRequest: Codable, Sendable, Equatable {
     public var phoneNumber: String?
     public var tenantId: String?
+    /// Read for their types only, as Google checks them.
+    public var clientType: ClientType?
+    public var recaptchaVersion: RecaptchaVersion?
+    public var autoRetrievalInfo: AutoRetrievalInfo?
+
+    /// Android's SMS Retriever hash (unused: Hearth's messages do not carry it).
+    public struct AutoRetrievalInfo: Codable, Sendable, Equatable {
+        public var appSignatureHash: String?
+    }
 
     public init(phoneNumber: String?, tenantId: String? = nil) {
         self.phoneNumber = phoneNumber
@@ -10,7 +19,7 @@ public struct SendVerificationCodeRequest: Codable, Sendable, Equatable {
 }
 
 extension SendVerificationCodeRequest: IgnoresWireFields {
-    public static let ignoredWireFields = ["recaptchaToken", "playIntegrityToken", "safetyNetToken", "iosReceipt", "iosSecret", "captchaResponse", "clientType", "recaptchaVersion", "autoRetrievalInfo"]
+    public static let ignoredWireFields = ["recaptchaToken", "playIntegrityToken", "safetyNetToken", "iosReceipt", "iosSecret", "captchaResponse"]
 }
 
 public struct SendVerificationCodeResponse: Codable, Sendable, Equatable {
