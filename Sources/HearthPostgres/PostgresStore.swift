@@ -241,11 +241,11 @@ public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sen
             DELETE FROM user_identities
             WHERE project_id = \(user.projectID) AND tenant_id = \(tenant) AND local_id = \(user.localID)
             """, logger: logger)
-        for provider in user.providers {
+        for identity in user.indexedIdentities {
             let inserted = try await db.query("""
                 INSERT INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id, email)
-                VALUES (\(user.projectID), \(tenant), \(provider.providerID), \(provider.rawID), \(user.localID),
-                        \(provider.email.map(EmailAddress.normalized)))
+                VALUES (\(user.projectID), \(tenant), \(identity.providerID), \(identity.rawID), \(user.localID),
+                        \(identity.email.map(EmailAddress.normalized)))
                 ON CONFLICT DO NOTHING RETURNING local_id
                 """, logger: logger).collect()
             if inserted.isEmpty { throw StoreError.identityLinked }

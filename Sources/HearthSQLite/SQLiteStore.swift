@@ -260,12 +260,12 @@ public final class SQLiteStore: IdentityStore, StoreConnection, @unchecked Senda
     private static func writeIdentities(_ user: UserRecord, _ db: SQLiteConnection) async throws {
         let key: [SQLiteData] = [.text(user.projectID), .text(RecordCoding.tenantColumn(user.tenantID)), .text(user.localID)]
         _ = try await db.query("DELETE FROM user_identities WHERE project_id = ? AND tenant_id = ? AND local_id = ?", key)
-        for provider in user.providers {
+        for identity in user.indexedIdentities {
             do {
                 _ = try await db.query(
                     "INSERT INTO user_identities (project_id, tenant_id, provider_id, raw_id, local_id, email) VALUES (?, ?, ?, ?, ?, ?)",
-                    [key[0], key[1], .text(provider.providerID), .text(provider.rawID), key[2],
-                     provider.email.map { .text(EmailAddress.normalized($0)) } ?? .null])
+                    [key[0], key[1], .text(identity.providerID), .text(identity.rawID), key[2],
+                     identity.email.map { .text(EmailAddress.normalized($0)) } ?? .null])
             } catch let error as SQLiteError where error.message.contains("UNIQUE constraint failed") {
                 throw StoreError.identityLinked
             }

@@ -50,6 +50,30 @@ extension StoreContract {
             try expect(try await store.user(projectID: "p-one", tenantID: nil, localID: "idp-2")?.passwordHash == nil,
                        "nothing of the refused update is stored")
         },
+        StoreCheck("a passkey's credential id is held by one account, found by it, even when two race") { store in
+            for id in ["pk-1", "pk-2"] { try await store.insertUser(sampleUser(id, email: "\(id)@example.com"), uniqueEmail: true) }
+            let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for id in ["pk-1", "pk-2"] {
+                    group.addTask {
+                        var user = try await store.user(projectID: "p-one", tenantID: nil, localID: id)!
+                        user.passkeys = [PasskeyCredential(credentialID: "cred-shared", name: "Key")]
+                        do { _ = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false); return true }
+                        catch StoreError.identityLinked { return false }
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            try expect(results.filter { $0 }.count == 1, "exactly one account holds the credential: \(results)")
+            let holder = try await store.user(projectID: "p-one", tenantID: nil, providerID: PasskeyCredential.providerID,
+                                              rawID: "cred-shared")
+            try expect(holder?.passkeys?.first?.credentialID == "cred-shared", "the holder is found by the credential id")
+            var other = try await store.user(projectID: "p-one", tenantID: nil, localID: holder?.localID == "pk-1" ? "pk-2" : "pk-1")!
+            try expect(other.passkeys == nil, "the refused update wrote nothing")
+            other.passkeys = [PasskeyCredential(credentialID: "cred-own", name: "Mine")]
+            _ = try await store.updateUser(other, uniqueEmail: true, revokeRefreshTokens: false)
+            try expect(try await store.user(projectID: "p-one", tenantID: nil, providerID: PasskeyCredential.providerID,
+                                            rawID: "cred-own")?.localID == other.localID, "a credential of its own lands")
+        },
         StoreCheck("an update based on a stale read is refused and writes nothing") { store in
             try await store.insertUser(sampleUser("u1", email: "a@example.com"), uniqueEmail: true)
             let read = try await store.user(projectID: "p-one", tenantID: nil, localID: "u1")!

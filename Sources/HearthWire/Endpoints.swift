@@ -133,6 +133,16 @@ public enum Endpoints {
     public static let finalizeMFASignIn = Endpoint<FinalizeMFASignInRequest, MFATokensResponse>(
         .post, v2 + "/accounts/mfaSignIn:finalize", access: .client)
 
+    // Passkeys (v2).
+    public static let startPasskeyEnrollment = Endpoint<StartPasskeyEnrollmentRequest, StartPasskeyEnrollmentResponse>(
+        .post, v2 + "/accounts/passkeyEnrollment:start", access: .client)
+    public static let finalizePasskeyEnrollment = Endpoint<FinalizePasskeyEnrollmentRequest, PasskeyTokensResponse>(
+        .post, v2 + "/accounts/passkeyEnrollment:finalize", access: .client)
+    public static let startPasskeySignIn = Endpoint<StartPasskeySignInRequest, StartPasskeySignInResponse>(
+        .post, v2 + "/accounts/passkeySignIn:start", access: .client)
+    public static let finalizePasskeySignIn = Endpoint<FinalizePasskeySignInRequest, PasskeyTokensResponse>(
+        .post, v2 + "/accounts/passkeySignIn:finalize", access: .client)
+
     // Secure Token API.
     public static let token = Endpoint<TokenRequest, TokenResponse>(
         .post, "/securetoken.googleapis.com/v1/token", access: .client, acceptsForm: true)
@@ -180,7 +190,9 @@ public enum Endpoints {
         signInWithEmailLink.description, signInWithIdp.description, signInWithGameCenter.description,
         createAuthUri.description, projectConfig.description, revokeToken.description, sendVerificationCode.description,
         signInWithPhoneNumber.description, startMFAEnrollment.description, finalizeMFAEnrollment.description,
-        withdrawMFA.description, startMFASignIn.description, finalizeMFASignIn.description, token.description,
+        withdrawMFA.description, startMFASignIn.description, finalizeMFASignIn.description,
+        startPasskeyEnrollment.description, finalizePasskeyEnrollment.description, startPasskeySignIn.description,
+        finalizePasskeySignIn.description, token.description,
         adminCreate.description, adminLookup.description, adminUpdate.description, adminDelete.description,
         batchGet.description, query.description, batchDelete.description, batchCreate.description,
         adminSendOobCode.description, createSessionCookie.description, uploadAccount.description,

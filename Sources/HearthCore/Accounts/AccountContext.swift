@@ -92,6 +92,7 @@ public struct AccountContext: Sendable {
     public var actionCodes: ActionCodes { ActionCodes(context: self) }
     public var federated: FederatedSignIn { FederatedSignIn(context: self) }
     public var secondFactors: SecondFactors { SecondFactors(context: self) }
+    public var passkeys: Passkeys { Passkeys(context: self) }
     public var phone: PhoneSignIn { PhoneSignIn(context: self) }
     public var customTokens: CustomTokens { CustomTokens(context: self) }
     public var administration: Administration { Administration(context: self) }

@@ -90,6 +90,14 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case missingMFAPendingCredential
     /// `mfaSignIn:finalize` without its pending credential (Firebase's `MISSING_CREDENTIAL`).
     case missingCredential
+    /// Passkeys: no `authenticatorRegistrationResponse` / `authenticatorAuthenticationResponse`.
+    case missingAuthenticatorResponse
+    /// Passkeys: the response names no credential id.
+    case invalidCredentialID
+    /// Passkeys: the credential id is already enrolled (on this account or another).
+    case credentialAlreadyInUse
+    /// Passkeys: no account holds the credential.
+    case passkeyCredentialNotFound
     case missingMFAEnrollmentID
     case invalidMFAPendingCredential
     case invalidCode

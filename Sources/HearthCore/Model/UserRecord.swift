@@ -39,6 +39,8 @@ public struct UserRecord: Sendable, Codable, Equatable {
     /// Enrolled second factors (`nil` for none; read through ``enrollments``). Emulator mode keeps `[]` after the
     /// last factor is withdrawn, as Firebase's emulator does.
     public var mfaEnrollments: [MFAEnrollment]?
+    /// Passkeys (`passkeyInfo`), oldest first; `nil` for none.
+    public var passkeys: [PasskeyCredential]? = nil
     /// How many times the stored account has been written (`nil`: never since it was created). Every
     /// ``IdentityStore/updateUser(_:uniqueEmail:revokeRefreshTokens:)`` compares it with the stored one and
     /// moves it on, so a change based on a stale read fails instead of silently undoing another.

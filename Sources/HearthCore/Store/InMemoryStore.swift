@@ -495,7 +495,7 @@ extension InMemoryStore.State {
             InMemoryStore.Lookup(project: user.projectID, tenant: user.tenantID, value: value)
         }
         return (user.normalizedEmail.map { [lookup($0)] } ?? [], user.phoneNumber.map { [lookup($0)] } ?? [],
-                user.providers.map { lookup($0.providerID + "\u{0}" + $0.rawID) },
+                user.indexedIdentities.map { lookup($0.providerID + "\u{0}" + $0.rawID) },
                 user.providers.compactMap { $0.email.map { lookup(EmailAddress.normalized($0)) } })
     }
 

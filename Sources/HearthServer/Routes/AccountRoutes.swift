@@ -93,6 +93,12 @@ enum AccountRoutes {
                                                                providers: providers)
             return UpdateAccountResponse(user)
         }
+        // Removing passkeys: a request of its own too.
+        if let passkeys = request.deletePasskey, !passkeys.isEmpty {
+            let user = try await call.services.accounts.passkeys.delete(in: try call.clientProject, idToken: request.idToken,
+                                                                        credentialIDs: passkeys)
+            return UpdateAccountResponse(user)
+        }
         let deleted = Set(request.deleteAttribute ?? [])
         if let unsupported = deleted.subtracting([.displayName, .photoURL]).first {
             throw APIError.business(.operationNotAllowed, "deleting \(unsupported.rawValue) is not supported by this server yet")

@@ -18,18 +18,22 @@ struct RouteRules: Sendable, Hashable, CustomStringConvertible {
     /// Firebase's emulator refuses the call in a tenant (`UNSUPPORTED_TENANT_OPERATION`), and its tests expect it;
     /// emulator mode does the same, production serves it.
     var emulatorRefusesInTenant = false
+    /// Served in emulator mode only, with the reason production gives (`OPERATION_NOT_ALLOWED : …`).
+    var emulatorOnly: String?
 
     static let none = RouteRules()
     static func needs(_ method: SignInMethod) -> RouteRules { RouteRules(needs: method) }
     static let reads = RouteRules(reads: true)
 
     var description: String {
-        [needs.map { "needs \($0)" }, reads ? "reads" : nil, emulatorRefusesInTenant ? "emulator refuses in tenant" : nil]
+        [needs.map { "needs \($0)" }, reads ? "reads" : nil, emulatorRefusesInTenant ? "emulator refuses in tenant" : nil,
+         emulatorOnly == nil ? nil : "emulator only"]
             .compactMap { $0 }.joined(separator: ", ")
     }
 
     /// Refuses a client call whose method is off where it acts: checked before its fields, as Firebase does.
     func check(_ context: HearthRequestContext, isEmulator: Bool) throws {
+        if let emulatorOnly, !isEmulator { throw APIError.business(.operationNotAllowed, emulatorOnly) }
         guard let project = context.project else { return }
         if isEmulator, emulatorRefusesInTenant, project.tenant != nil {
             throw APIError.business(.unsupportedTenantOperation)

@@ -80,6 +80,13 @@ enum HearthRoutes {
         mfa.on(Endpoints.startMFASignIn, to: MFARoutes.startSignIn)
         mfa.and(signIns("secondFactor")).on(Endpoints.finalizeMFASignIn, to: MFARoutes.finalizeSignIn)
         client.on(Endpoints.revokeToken, to: FederatedRoutes.revokeToken)
+        // Passkeys: the emulator's mock in emulator mode; production waits for real WebAuthn verification.
+        let passkeys = client.with(RouteRules(emulatorOnly: "Passkeys work in emulator mode only for now: Hearth does not "
+            + "yet verify WebAuthn signatures, and production never trusts an unverified credential."))
+        passkeys.on(Endpoints.startPasskeyEnrollment, to: PasskeyRoutes.startEnrollment)
+        passkeys.on(Endpoints.finalizePasskeyEnrollment, to: PasskeyRoutes.finalizeEnrollment)
+        passkeys.on(Endpoints.startPasskeySignIn, to: PasskeyRoutes.startSignIn)
+        passkeys.and(signIns("passkey")).on(Endpoints.finalizePasskeySignIn, to: PasskeyRoutes.finalizeSignIn)
         // Admin API: the path's {project}, or the body's targetProjectId for the v3 names; each call on the
         // project's users also on a tenant's, /projects/{project}/tenants/{tenant}/… (TenantScope reads {tenant}).
         admin.on(Endpoints.adminCreate, withTenants: true, to: AdminRoutes.create)

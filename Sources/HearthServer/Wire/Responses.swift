@@ -14,6 +14,7 @@ extension GetProjectConfigResponse: ResponseEncodable {}
 extension ListTenantsResponse: ResponseEncodable {}
 extension LookupResponse: ResponseEncodable {}
 extension MFATokensResponse: ResponseEncodable {}
+extension PasskeyTokensResponse: ResponseEncodable {}
 extension ProjectConfigResource: ResponseEncodable {}
 extension QueryAccountsResponse: ResponseEncodable {}
 extension ResetPasswordResponse: ResponseEncodable {}
@@ -29,6 +30,8 @@ extension SignInWithPhoneNumberResponse: ResponseEncodable {}
 extension SignUpResponse: ResponseEncodable {}
 extension StartMFAEnrollmentResponse: ResponseEncodable {}
 extension StartMFASignInResponse: ResponseEncodable {}
+extension StartPasskeyEnrollmentResponse: ResponseEncodable {}
+extension StartPasskeySignInResponse: ResponseEncodable {}
 extension TenantResource: ResponseEncodable {}
 extension TokenResponse: ResponseEncodable {}
 extension UpdateAccountResponse: ResponseEncodable {}

@@ -57,6 +57,7 @@ extension UserInfo {
         }
         tenantId = user.tenantID
         mfaInfo = user.mfaEnrollments.map { $0.map { MFAInfoWire($0, obfuscated: false) } }
+        passkeyInfo = user.passkeys.map { $0.map { PasskeyInfoWire(credentialId: $0.credentialID, name: $0.name) } }
     }
 }
 

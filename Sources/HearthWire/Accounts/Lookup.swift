@@ -60,6 +60,7 @@ public struct UserInfo: Codable, Sendable, Equatable {
     public var customAttributes: String?
     public var providerUserInfo: [ProviderUserInfoWire]?
     public var mfaInfo: [MFAInfoWire]?
+    public var passkeyInfo: [PasskeyInfoWire]?
     public var tenantId: String?
     public var screenName: String?
     /// The address before the first email change.

@@ -17,6 +17,8 @@ public struct UpdateAccountRequest: Codable, Sendable, Equatable {
     public var photoUrl: String?
     public var deleteAttribute: [Attribute]?
     public var deleteProvider: [String]?
+    /// Credential ids of passkeys to remove.
+    public var deletePasskey: [String]?
     public var oobCode: String?
     public var tenantId: String?
     public var returnSecureToken: Bool?
