@@ -436,7 +436,7 @@ struct CLIStoreTests {
         let file = try String(contentsOf: folder.appendingPathComponent("a.json"), encoding: .utf8)
         #expect(file.contains("bob@example.com") && file.contains("ada@example.com"))
         // The hashes are the project's Firebase scrypt (tenants share it): its parameters, as the console shows them.
-        var request = URLRequest(url: URL(string: base + "/identitytoolkit.googleapis.com/v2/projects/hearth-local/config")!)
+        var request = URLRequest(url: URL(string: base + "/identitytoolkit.googleapis.com/v2/projects/hearth-local/config?view=full")!)
         request.setValue("Bearer owner", forHTTPHeaderField: "Authorization")
         let config = try JSONSerialization.jsonObject(with: try await URLSession.shared.data(for: request).0) as? [String: Any]
         let hash = try #require((config?["signIn"] as? [String: Any])?["hashConfig"] as? [String: Any], "\(String(describing: config))")
