@@ -136,6 +136,9 @@ import Testing
             (.linkCredential, { _ = try await accounts.passwords.signUp(in: project, email: "x@example.com", password: "secret1", idToken: token) }),
             (.linkCredential, { _ = try await accounts.federated.signInWithIdp(in: project, FederatedAssertion(providerID: "google.com", rawID: "g-1"), idToken: token, returnIdpCredential: false) }),
             (.unlinkProvider, { _ = try await accounts.federated.unlink(in: project, idToken: token, providers: ["password"]) }),
+            (.linkCredential, { _ = try await accounts.passkeys.finalizeEnrollment(in: project, idToken: token, hasResponse: true,
+                                                                                  credentialID: "cred-1", name: nil, displayName: nil) }),
+            (.unlinkProvider, { _ = try await accounts.passkeys.delete(in: project, idToken: token, credentialIDs: ["cred-1"]) }),
             (.enrollSecondFactor, { _ = try await accounts.secondFactors.startTOTPEnrollment(in: project, idToken: token) }),
             (.enrollSecondFactor, { _ = try await accounts.secondFactors.finalizeEnrollment(in: project, idToken: token, displayName: nil, phone: nil, totp: (sessionInfo: "x", code: "123456")) }),
         ]

@@ -40,6 +40,7 @@ public struct Passkeys: UseCase {
         guard let idToken, !idToken.isEmpty else { throw AuthFailure.missingIDToken }
         guard hasResponse else { throw AuthFailure.missingAuthenticatorResponse }
         let (stored, claims) = try await authenticate(idToken, in: project)
+        try requireRecentLogin(claims, for: .linkCredential)
         guard let credentialID, !credentialID.isEmpty, credentialID.utf8.count <= 1024 else {
             throw AuthFailure.invalidCredentialID
         }
@@ -61,10 +62,11 @@ public struct Passkeys: UseCase {
     }
 
     /// `accounts:update` with `deletePasskey`: the named credentials leave the signed-in user (ids it does not hold
-    /// are ignored, as Firebase's emulator ignores them). Removing a credential needs no recent sign-in, as
-    /// unlinking a provider does not.
+    /// are ignored, as Firebase's emulator ignores them). Like unlinking a provider, it needs a recent sign-in: a
+    /// stolen session must not remove the owner's way back in.
     public func delete(in project: ProjectContext, idToken: String?, credentialIDs: [String]) async throws -> UserRecord {
         let (stored, claims) = try await authenticate(idToken, in: project)
+        try requireRecentLogin(claims, for: .unlinkProvider)
         return try await modifyUser(stored, in: project, session: claims) { user in
             let kept = (user.passkeys ?? []).filter { !credentialIDs.contains($0.credentialID) }
             user.passkeys = kept.isEmpty ? nil : kept

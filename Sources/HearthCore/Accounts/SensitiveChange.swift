@@ -18,9 +18,9 @@ public enum SensitiveChange: String, Sendable, CaseIterable {
     /// `accounts:update` with `password`.
     case changePassword
     /// Adding a credential to a signed-in account: `signUp`, `signInWithEmailLink`, `signInWithPhoneNumber` and
-    /// `signInWithIdp` with an `idToken`.
+    /// `signInWithIdp` with an `idToken`, and `passkeyEnrollment:finalize`.
     case linkCredential
-    /// `accounts:update` with `deleteProvider`.
+    /// `accounts:update` with `deleteProvider` or `deletePasskey`.
     case unlinkProvider
     /// `mfaEnrollment:start` and `mfaEnrollment:finalize`.
     case enrollSecondFactor
