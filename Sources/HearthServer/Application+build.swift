@@ -31,7 +31,8 @@ public func buildApplication(
     let services = HearthServices(configuration: configuration, store: store, clock: clock, hashing: hashing,
                                   logger: logger, mail: mail, sms: sms ?? provider,
                                   federation: HTTPIdentityProviderVerifier(store: store, clock: clock),
-                                  hashParameters: hashParameters)
+                                  hashParameters: hashParameters,
+                                  hooks: [BlockingFunctionCaller(issuerPrefix: configuration.issuerPrefix, clock: clock)])
     // The first start creates the project: keys, hash parameters, API key. A configured switch applies to it
     // on every start, so turning email-enumeration protection on or off is a config change and a restart.
     // What the config file names wins over what is stored, key by key; what it does not name stays as the admin API

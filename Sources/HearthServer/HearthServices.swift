@@ -64,7 +64,8 @@ public struct HearthServices: Sendable {
                 hashing: any BlockingWorkRunner, logger: Logger, mail: OutboxWorker? = nil,
                 sms: (any SMSSender)? = nil,
                 federation: (any IdentityProviderVerifier & FederatedRedirectProvider)? = nil,
-                hashParameters: (@Sendable () -> FirebaseScryptParameters)? = nil) {
+                hashParameters: (@Sendable () -> FirebaseScryptParameters)? = nil,
+                hooks: [any AccountHook] = []) {
         self.configuration = configuration
         let outbox = configuration.isEmulator ? EmulatorSMSOutbox(logger: logger) : nil
         smsOutbox = outbox
@@ -100,6 +101,7 @@ public struct HearthServices: Sendable {
         let audit = AuditRecorder(store: store, clock: clock, logger: .hearth("hearth.audit"))
         accounts.audit = audit
         accounts.sessionsPerUser = configuration.sessionsPerUser
+        accounts.hooks = hooks
         self.accounts = accounts
         self.audit = audit
     }

@@ -18,15 +18,17 @@ import Testing
         var all: [String] { lock.withLock { seen } }
         func reset() { lock.withLock { seen = [] } }
 
-        func beforeCreate(_ user: inout UserRecord, origin: AccountOrigin, in project: ProjectContext) async throws {
+        func beforeCreate(_ user: inout UserRecord, origin: AccountOrigin, event: AccountEvent,
+                          in project: ProjectContext) async throws {
             let step = "create:\(origin.rawValue)"
             lock.withLock { seen.append(step) }
             if refuse.contains("create") { throw AuthFailure.adminOnlyOperation }
         }
-        func beforeSignIn(_ user: UserRecord, provider: String, isNewUser: Bool, in project: ProjectContext) async throws {
-            let step = "signIn:\(provider):\(isNewUser ? "new" : "existing")"
+        func beforeSignIn(_ user: inout UserRecord, event: AccountEvent, in project: ProjectContext) async throws -> String? {
+            let step = "signIn:\(event.signInMethod ?? "?"):\(event.isNewUser ? "new" : "existing")"
             lock.withLock { seen.append(step) }
             if refuse.contains("signIn") { throw AuthFailure.adminOnlyOperation }
+            return nil
         }
     }
 
@@ -84,7 +86,7 @@ import Testing
                 in: project, ActionCodeRequest(type: .emailSignIn, email: "link@example.com"), links: Self.links,
                 authorizedDomains: []))
             _ = try await accounts.actionCodes.signInWithEmailLink(in: project, email: "link@example.com", code: link.message.code).signedIn()
-        }, ["create:emailLink", "signIn:password:new"], ["signIn:password:existing"]),
+        }, ["create:emailLink", "signIn:emailLink:new"], ["signIn:emailLink:existing"]),
         ("custom token", { accounts, project, _ in
             _ = try await accounts.customTokens.signInWithCustomToken(in: project, token: #"{"uid":"ct-1"}"#, allowUnsigned: true).signedIn()
         }, ["create:customToken", "signIn:custom:new"], ["signIn:custom:existing"]),
@@ -119,6 +121,56 @@ import Testing
         #expect(steps.all == [first[0]], "\(name): refused at the first step")
         let users = try await store.users(projectID: project.id, after: nil, limit: 10)
         #expect(users.isEmpty, "\(name): no account stored")
+    }
+
+    /// A hook that changes the account at sign-in: the change is stored, the session's claims ride in its tokens
+    /// (refreshes included), and an account the hook disables is stored so and refused. Tokens reissued after the
+    /// user's own change are no sign-in: no hook runs.
+    @Test func aSignInHookChangesTheAccountAndTheSession() async throws {
+        struct Shaper: AccountHook {
+            let calls = Counter()
+            func beforeSignIn(_ user: inout UserRecord, event: AccountEvent, in project: ProjectContext) async throws -> String? {
+                calls.add()
+                user.displayName = "Shaped"
+                user.customAttributes = #"{"tier":"gold"}"#
+                if user.email == "off@example.com" { user.disabled = true }
+                return #"{"session":"\#(event.signInMethod ?? "")"}"#
+            }
+        }
+        final class Counter: @unchecked Sendable {
+            private let lock = NSLock()
+            private var count = 0
+            func add() { lock.withLock { count += 1 } }
+            var value: Int { lock.withLock { count } }
+        }
+        var (accounts, project) = try await setUp(Steps())
+        let shaper = Shaper()
+        accounts.hooks = [shaper]
+        let signedUp = try await accounts.passwords.signUp(in: project, email: "s@example.com", password: "secret1")
+        let signedIn = try await accounts.passwords.signInWithPassword(in: project, email: "s@example.com", password: "secret1").signedIn()
+        let stored = try #require(try await store.user(projectID: project.id, tenantID: nil, email: "s@example.com"))
+        #expect(stored.displayName == "Shaped" && stored.customAttributes == #"{"tier":"gold"}"#)
+        func payload(_ token: String) throws -> [String: Any] {
+            var text = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            while text.count % 4 != 0 { text += "=" }
+            let data = try #require(Data(base64Encoded: text))
+            return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        }
+        let claims = try payload(signedIn.tokens.idToken)
+        #expect(claims["session"] as? String == "password" && claims["tier"] as? String == "gold" && claims["name"] as? String == "Shaped")
+        let refreshed = try await accounts.sessions.refresh(in: project, refreshToken: signedIn.tokens.refreshToken)
+        #expect(try payload(refreshed.tokens.idToken)["session"] as? String == "password", "the session keeps its claims")
+        #expect(shaper.calls.value == 2)
+        _ = try await accounts.updates.updateAccount(in: project, idToken: signedUp.tokens.idToken,
+                                                     changes: AccountChanges(password: "secret2"))
+        #expect(shaper.calls.value == 2, "tokens reissued after a change are no sign-in")
+
+        _ = try? await accounts.passwords.signUp(in: project, email: "off@example.com", password: "secret1")
+        await #expect(throws: AuthFailure.userDisabled) {
+            try await accounts.passwords.signInWithPassword(in: project, email: "off@example.com", password: "secret1").signedIn()
+        }
+        #expect(try await store.user(projectID: project.id, tenantID: nil, email: "off@example.com")?.disabled == true,
+                "stored disabled, then refused, as Firebase does")
     }
 
     @Test func aRefusedSignInStoresNoSession() async throws {

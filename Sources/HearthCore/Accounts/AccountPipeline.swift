@@ -10,7 +10,8 @@ public enum AccountOrigin: String, Sendable, CaseIterable {
 ///
 /// ```swift
 /// struct NoExampleDotCom: AccountHook {
-///     func beforeCreate(_ user: inout UserRecord, origin: AccountOrigin, in project: ProjectContext) async throws {
+///     func beforeCreate(_ user: inout UserRecord, origin: AccountOrigin, event: AccountEvent,
+///                       in project: ProjectContext) async throws {
 ///         if user.email?.hasSuffix("@example.com") == true { throw AuthFailure.adminOnlyOperation }
 ///     }
 /// }
@@ -18,14 +19,83 @@ public enum AccountOrigin: String, Sendable, CaseIterable {
 /// ```
 public protocol AccountHook: Sendable {
     /// Before a new account is stored; may change it.
-    func beforeCreate(_ user: inout UserRecord, origin: AccountOrigin, in project: ProjectContext) async throws
-    /// Before the first tokens of a sign-in are issued (a sign-up's included).
-    func beforeSignIn(_ user: UserRecord, provider: String, isNewUser: Bool, in project: ProjectContext) async throws
+    func beforeCreate(_ user: inout UserRecord, origin: AccountOrigin, event: AccountEvent, in project: ProjectContext)
+        async throws
+    /// Before the first tokens of a sign-in are issued (a sign-up's included, after its second factor if it has
+    /// one); may change the account, which is stored with the sign-in, and return claims (a JSON object) for this
+    /// session's ID tokens.
+    func beforeSignIn(_ user: inout UserRecord, event: AccountEvent, in project: ProjectContext) async throws -> String?
 }
 
 extension AccountHook {
-    public func beforeCreate(_ user: inout UserRecord, origin: AccountOrigin, in project: ProjectContext) async throws {}
-    public func beforeSignIn(_ user: UserRecord, provider: String, isNewUser: Bool, in project: ProjectContext) async throws {}
+    public func beforeCreate(_ user: inout UserRecord, origin: AccountOrigin, event: AccountEvent,
+                             in project: ProjectContext) async throws {}
+    public func beforeSignIn(_ user: inout UserRecord, event: AccountEvent, in project: ProjectContext) async throws
+        -> String? { nil }
+}
+
+/// What a hook is told about the creation or sign-in it guards (the facts Firebase's blocking functions receive).
+public struct AccountEvent: Sendable, Equatable {
+    /// Firebase's `sign_in_method`: `password`, `emailLink`, `phone`, `anonymous`, `custom`, a provider id.
+    public var signInMethod: String?
+    public var isNewUser: Bool
+    /// `phone` or `totp` when a second factor was just passed.
+    public var secondFactor: String?
+    /// The identity provider's profile (a JSON object) and a SAML sign-in's attribute statements.
+    public var rawUserInfo: String?
+    public var signInAttributes: String?
+    /// The provider's own credentials, which a blocking function receives when the project forwards them.
+    public var oauthIDToken: String?
+    public var oauthAccessToken: String?
+    public var oauthRefreshToken: String?
+    public var oauthExpiresIn: Int?
+    public var oauthTokenSecret: String?
+
+    public init(signInMethod: String? = nil, isNewUser: Bool = false) {
+        self.signInMethod = signInMethod
+        self.isNewUser = isNewUser
+    }
+
+    /// A federated sign-in's facts.
+    init(_ assertion: FederatedAssertion) {
+        self.init(signInMethod: assertion.providerID)
+        rawUserInfo = assertion.rawUserInfo
+        signInAttributes = assertion.signInAttributes
+        oauthIDToken = assertion.oauthIdToken
+        oauthAccessToken = assertion.oauthAccessToken
+        oauthRefreshToken = assertion.oauthRefreshToken
+        oauthExpiresIn = assertion.oauthExpiresIn
+        oauthTokenSecret = assertion.oauthTokenSecret
+    }
+
+    /// The sign-in method an account created by `origin` signs in with (`nil`: none, an administrator's).
+    static func signInMethod(of origin: AccountOrigin) -> String? {
+        switch origin {
+        case .password: "password"
+        case .anonymous: "anonymous"
+        case .gameCenter: "gc.apple.com"
+        case .phone: "phone"
+        case .emailLink: "emailLink"
+        case .customToken: "custom"
+        case .federated, .admin, .import: nil
+        }
+    }
+}
+
+/// Who made the request being served: the server sets it for each request (core knows no HTTP), and hooks pass it
+/// on (a blocking function's `ip_address`, `user_agent` and `locale`).
+public struct CallerInfo: Sendable, Equatable {
+    public var ipAddress: String?
+    public var userAgent: String?
+    public var locale: String?
+
+    public init(ipAddress: String? = nil, userAgent: String? = nil, locale: String? = nil) {
+        self.ipAddress = ipAddress
+        self.userAgent = userAgent
+        self.locale = locale
+    }
+
+    @TaskLocal public static var current = CallerInfo()
 }
 
 /// How a sign-in reached ``AccountContext/completeSignIn(_:provider:in:now:_:)``.
@@ -44,10 +114,33 @@ enum SignInKind: Sendable {
 
 extension UseCase {
     /// The one step every new account passes through, before it is stored: the hooks' `beforeCreate`.
-    func create(_ user: UserRecord, origin: AccountOrigin, in project: ProjectContext) async throws -> UserRecord {
+    func create(_ user: UserRecord, origin: AccountOrigin, in project: ProjectContext, event: AccountEvent? = nil)
+        async throws -> UserRecord {
         var user = user
-        for hook in hooks { try await hook.beforeCreate(&user, origin: origin, in: project) }
+        var event = event ?? AccountEvent(signInMethod: AccountEvent.signInMethod(of: origin))
+        event.isNewUser = true
+        for hook in hooks { try await hook.beforeCreate(&user, origin: origin, event: event, in: project) }
         return user
+    }
+
+    /// The hooks' `beforeSignIn`: their changes to an existing account are stored before the sign-in goes on (a new
+    /// account's are stored with it), their session claims merged over `claims`. An account a hook disabled (or one
+    /// created disabled) is stored so, then refused, as Firebase does.
+    func beforeSignIn(_ user: UserRecord, event: AccountEvent, isNew: Bool, in project: ProjectContext,
+                      claims: inout String?) async throws -> UserRecord {
+        var changed = user
+        if !user.disabled {
+            for hook in hooks {
+                guard let session = try await hook.beforeSignIn(&changed, event: event, in: project) else { continue }
+                claims = ClaimsJSON.merge(session, over: claims)
+            }
+        }
+        if changed.disabled {
+            if isNew { try await insert(changed, project: project) } else if changed != user { try await save(changed, project: project) }
+            throw AuthFailure.userDisabled
+        }
+        if !isNew, changed != user { changed = try await save(changed, project: project) }
+        return changed
     }
 
     /// Emulator mode's refresh token in Firebase's emulator format (base64 JSON that its tests decode to read the
@@ -67,7 +160,7 @@ extension UseCase {
     /// then one write transaction for the stamp (or the new account), the refresh token (the user's oldest beyond
     /// ``sessionsPerUser`` revoked) and the audit event.
     func completeSignIn(_ user: UserRecord, provider: String, in project: ProjectContext, now: Date,
-                        _ kind: SignInKind, extraClaims: String? = nil, signInAttributes: String? = nil)
+                        _ kind: SignInKind, extraClaims: String? = nil, event given: AccountEvent? = nil)
         async throws -> SignInOutcome {
         if case .firstFactor(let stamp) = kind, !user.enrollments.isEmpty {
             if let stamp { try await stampAlone(stamp, of: user, in: project) }
@@ -82,12 +175,19 @@ extension UseCase {
         case .secondFactor(let kind, let id): (secondFactor, secondFactorID) = (kind, id)
         case .reissued(let kind, let id): (secondFactor, secondFactorID, event) = (kind, id, nil)
         }
-        for hook in hooks { try await hook.beforeSignIn(user, provider: provider, isNewUser: isNew, in: project) }
+        var user = user
+        var extraClaims = extraClaims
+        if event != nil {  // a sign-in, not tokens reissued after a change
+            var facts = given ?? AccountEvent(signInMethod: provider)
+            facts.isNewUser = isNew
+            facts.secondFactor = secondFactor
+            user = try await beforeSignIn(user, event: facts, isNew: isNew, in: project, claims: &extraClaims)
+        }
 
         let now = try await tokenInstant(for: user, now: now)
         let session = SignInSession(signInProvider: provider, authTime: now, secondFactor: secondFactor,
                                     secondFactorID: secondFactorID, extraClaims: extraClaims,
-                                    signInAttributes: signInAttributes)
+                                    signInAttributes: given?.signInAttributes)
         let idToken = try issuer.mint(for: user, session: session, projectID: project.id, keys: project.keys, now: now)
         let refreshToken = emulatorRules
             ? Self.emulatorRefreshToken(localID: user.localID, provider: provider, projectID: project.id,

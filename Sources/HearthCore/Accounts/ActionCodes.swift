@@ -346,14 +346,16 @@ public struct ActionCodes: UseCase {
                 user.lastLoginAt = now
                 user.lastRefreshAt = now
             }
-            return try await completeSignIn(user, provider: "password", in: project, now: now, .firstFactor(stamp: nil))
+            return try await completeSignIn(user, provider: "password", in: project, now: now, .firstFactor(stamp: nil),
+                                            event: AccountEvent(signInMethod: "emailLink"))
         }
         var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(), email: record.email,
                               emailVerified: true, validSince: now.epochSeconds, createdAt: now, lastLoginAt: now,
                               lastRefreshAt: now)
         user.emailLinkSignin = true
         user = try await create(user, origin: .emailLink, in: project)
-        return try await completeSignIn(user, provider: "password", in: project, now: now, .created)
+        return try await completeSignIn(user, provider: "password", in: project, now: now, .created,
+                                        event: AccountEvent(signInMethod: "emailLink"))
     }
 
     /// Consumes a code and loads its user; a code whose user is gone is invalid.

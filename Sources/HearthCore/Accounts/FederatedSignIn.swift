@@ -158,7 +158,7 @@ extension FederatedSignIn {
                 user.lastRefreshAt = now
             }
             return FederatedOutcome(try await completeSignIn(user, provider: assertion.providerID, in: project, now: now,
-                                                             .firstFactor(stamp: nil), signInAttributes: assertion.signInAttributes))
+                                                             .firstFactor(stamp: nil), event: AccountEvent(assertion)))
         }
 
         if let email = assertion.email, !project.settings.allowDuplicateEmails,
@@ -183,7 +183,7 @@ extension FederatedSignIn {
                 user.lastRefreshAt = now
             }
             return FederatedOutcome(try await completeSignIn(user, provider: assertion.providerID, in: project, now: now,
-                                                             .firstFactor(stamp: nil), signInAttributes: assertion.signInAttributes))
+                                                             .firstFactor(stamp: nil), event: AccountEvent(assertion)))
         }
 
         // Several accounts per email: the address stays on the identity only, as Firebase does.
@@ -194,10 +194,11 @@ extension FederatedSignIn {
                               validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
         user.screenName = assertion.screenName
         link(assertion, to: &user)
-        user = try await create(user, origin: assertion.providerID == "gc.apple.com" ? .gameCenter : .federated, in: project)
+        user = try await create(user, origin: assertion.providerID == "gc.apple.com" ? .gameCenter : .federated, in: project,
+                                 event: AccountEvent(assertion))
         do {
             return .signedIn(try await completeSignIn(user, provider: assertion.providerID, in: project, now: now,
-                                                      .created, signInAttributes: assertion.signInAttributes).signedIn())
+                                                      .created, event: AccountEvent(assertion)).signedIn())
         } catch AuthFailure.federatedUserIDAlreadyLinked {
             // A simultaneous first sign-in created the account a moment ago: sign in to it.
             return try await signInWithIdp(in: project, assertion, idToken: nil, returnIdpCredential: returnIdpCredential)

@@ -92,6 +92,9 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case missingCredential
     /// Passkeys: no `authenticatorRegistrationResponse` / `authenticatorAuthenticationResponse`.
     case missingAuthenticatorResponse
+    /// A blocking function refused the call, failed, or answered what cannot be used (Firebase's
+    /// `BLOCKING_FUNCTION_ERROR_RESPONSE`); carries the detail.
+    case blockingFunctionError(String)
     /// Passkeys: the response names no credential id.
     case invalidCredentialID
     /// Passkeys: the credential id is already enrolled (on this account or another).

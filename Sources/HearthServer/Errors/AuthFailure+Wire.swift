@@ -72,6 +72,7 @@ extension AuthFailure {
         case .missingMFAPendingCredential: (.missingMFAPendingCredential, "Request does not have MFA pending credential.")
         case .missingCredential: (.missingCredential, "Please set MFA Pending Credential.")
         case .missingAuthenticatorResponse: (.missingAuthenticatorResponse, nil)
+        case .blockingFunctionError(let detail): (.blockingFunctionErrorResponse, detail)
         case .invalidCredentialID: (.invalidCredentialID, nil)
         case .credentialAlreadyInUse: (.credentialAlreadyInUse, nil)
         case .passkeyCredentialNotFound: (.passkeyCredentialNotFound, nil)

@@ -1,4 +1,5 @@
 import HearthCore
+import HTTPTypes
 import Hummingbird
 import Logging
 
@@ -20,7 +21,12 @@ struct AuditScopeMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: HearthRequestContext,
                 next: (Request, HearthRequestContext) async throws -> Response) async throws -> Response {
         let scope = AuditScope(clientAddress: context.clientAddress(of: request, trustForwardedFor: trustForwardedFor))
-        return try await AuditScope.$current.withValue(scope) { try await next(request, context) }
+        // What hooks tell a blocking function about the caller (core knows no HTTP).
+        let caller = CallerInfo(ipAddress: scope.clientAddress, userAgent: request.headers[.userAgent].map { String($0.prefix(512)) },
+                                locale: request.headers[HTTPField.Name("X-Firebase-Locale")!].map { String($0.prefix(35)) })
+        return try await AuditScope.$current.withValue(scope) {
+            try await CallerInfo.$current.withValue(caller) { try await next(request, context) }
+        }
     }
 }
 

@@ -78,6 +78,7 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case secondFactorExists = "SECOND_FACTOR_EXISTS"
     case invalidMFAEnrollmentID = "INVALID_MFA_ENROLLMENT_ID"
     case invalidBlockingFunction = "INVALID_BLOCKING_FUNCTION"
+    case blockingFunctionErrorResponse = "BLOCKING_FUNCTION_ERROR_RESPONSE"
     case duplicateEmail = "DUPLICATE_EMAIL"
     case missingProviderID = "MISSING_PROVIDER_ID"
     case missingRawID = "MISSING_RAW_ID"
