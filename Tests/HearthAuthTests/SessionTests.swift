@@ -213,9 +213,11 @@ import Testing
         let receiver = try LoopbackReceiver()
         let waiting = Task { try await receiver.waitForCallback(timeout: 20) }
         let base = "http://127.0.0.1:\(receiver.port)"
-        let (_, other) = try await URLSession.shared.data(from: URL(string: base + "/favicon.ico")!)
+        // A session of its own: the shared one carries every other test's requests in this process.
+        let session = URLSession(configuration: .ephemeral)
+        let (_, other) = try await session.data(from: URL(string: base + "/favicon.ico")!)
         #expect((other as? HTTPURLResponse)?.statusCode == 404)
-        let (page, done) = try await URLSession.shared.data(from: URL(string: base + "/__/hearth/callback?link=L%3D1")!)
+        let (page, done) = try await session.data(from: URL(string: base + "/__/hearth/callback?link=L%3D1")!)
         #expect((done as? HTTPURLResponse)?.statusCode == 200 && String(decoding: page, as: UTF8.self).contains("return to the app"))
         #expect(try await waiting.value == "http://127.0.0.1/__/hearth/callback?link=L%3D1")
         receiver.close()
@@ -239,7 +241,7 @@ import Testing
         let number = receiver.socket
         let waiting = Task { try await receiver.waitForCallback(timeout: 20) }
         let url = URL(string: "http://127.0.0.1:\(receiver.port)/__/hearth/callback?link=x")!
-        _ = try await URLSession.shared.data(from: url)
+        _ = try await URLSession(configuration: .ephemeral).data(from: url)
         _ = try await waiting.value
         var pairs: [[Int32]] = []
         for _ in 0..<32 {
