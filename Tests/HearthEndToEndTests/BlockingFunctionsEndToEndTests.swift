@@ -10,6 +10,7 @@ import Testing
 /// Blocking functions written with the unmodified firebase-functions SDK (`blocking_functions.py`), served by
 /// functions-framework: Hearth calls them as Identity Platform does. In production the SDK verifies Hearth's
 /// signature against the keys Hearth publishes; in emulator mode it skips the check, as against Firebase's emulator.
+/// A tenant's users pass the project's functions.
 @Suite(.serialized, .enabled(if: TestBlockingFunctions.unavailableReason() == nil,
                              "\(TestBlockingFunctions.unavailableReason() ?? "")"))
 struct BlockingFunctionsEndToEndTests {
@@ -41,6 +42,7 @@ struct BlockingFunctionsEndToEndTests {
                              "beforeSignIn": .init(functionURI: functions.beforeSignIn, updatedAt: Date())]
         record.settings.blockingFunctions = blocking
         try await store.updateProject(record)
+        try await store.insertTenant(TenantRecord(projectID: Self.project, id: "acme-a1b2c", allowPasswordSignup: true))
 
         var configuration = ServerConfiguration(mode: mode, port: 0, projectID: Self.project, initialAPIKey: Self.apiKey)
         configuration.rateLimits.enabled = false
@@ -75,6 +77,13 @@ struct BlockingFunctionsEndToEndTests {
                 body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["grant_type": "refresh_token", "refresh_token": again["refreshToken"]!])))
             let later = try Self.claims((try JSONSerialization.jsonObject(with: Data(buffer: refreshed.body)) as? [String: Any])?["id_token"])
             #expect(later["session_method"] as? String == "password", "session claims stay with the session")
+
+            // A tenant's users pass the project's functions, which see the tenant.
+            let tenantUser = try await post("/accounts:signUp", ["email": "tia@example.com", "password": "secret123",
+                                                                 "tenantId": "acme-a1b2c", "returnSecureToken": true])
+            let tenantClaims = try Self.claims(try #require(tenantUser["idToken"] as? String, "\(tenantUser)"))
+            #expect(tenantClaims["tenant"] as? String == "acme-a1b2c" && tenantClaims["plan"] as? String == "free")
+            #expect((tenantClaims["firebase"] as? [String: Any])?["tenant"] as? String == "acme-a1b2c")
 
             // A handler's refusal reaches the client in Firebase's words; nothing is stored.
             let blocked = try await post("/accounts:signUp", ["email": "eve@blocked.example", "password": "secret123"])
