@@ -90,6 +90,8 @@ struct BlockingFunctionsEndToEndTests {
             #expect(error(blocked) == "BLOCKING_FUNCTION_ERROR_RESPONSE : HTTP Error: 403, Unauthorized email eve@blocked.example",
                     "\(blocked)")
             #expect(try await store.user(projectID: Self.project, tenantID: nil, email: "eve@blocked.example") == nil)
+            let refusal = try await store.auditEvents(projectID: Self.project, AuditQuery(kinds: ["blocking-function-refused"], limit: 5)).first
+            #expect(refusal?.outcome == .failure && refusal?.details["event"] == "beforeCreate", "an audit event says why")
 
             // A handler that disables the account: stored disabled, then refused, as Firebase does.
             let disabled = try await post("/accounts:signUp", ["email": "disable-me@example.com", "password": "secret123"])

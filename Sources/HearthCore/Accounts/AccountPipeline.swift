@@ -119,8 +119,24 @@ extension UseCase {
         var user = user
         var event = event ?? AccountEvent(signInMethod: AccountEvent.signInMethod(of: origin))
         event.isNewUser = true
-        for hook in hooks { try await hook.beforeCreate(&user, origin: origin, event: event, in: project) }
+        for hook in hooks {
+            try await auditingRefusal("beforeCreate", of: user, in: project) {
+                try await hook.beforeCreate(&user, origin: origin, event: event, in: project)
+            }
+        }
         return user
+    }
+
+    /// Runs a hook's step; a blocking function's refusal or failure is also an audit event, then thrown on.
+    func auditingRefusal(_ step: String, of user: UserRecord, in project: ProjectContext,
+                         _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch AuthFailure.blockingFunctionError(let reason) {
+            await audit?.record(SecurityEvent(kind: .blockingFunctionRefused, projectID: project.id, localID: user.localID,
+                                              details: ["event": step, "reason": String(reason.prefix(300))]))
+            throw AuthFailure.blockingFunctionError(reason)
+        }
     }
 
     /// The hooks' `beforeSignIn`: their changes to an existing account are stored before the sign-in goes on (a new
@@ -131,8 +147,11 @@ extension UseCase {
         var changed = user
         if !user.disabled {
             for hook in hooks {
-                guard let session = try await hook.beforeSignIn(&changed, event: event, in: project) else { continue }
-                claims = ClaimsJSON.merge(session, over: claims)
+                var session: String?
+                try await auditingRefusal("beforeSignIn", of: user, in: project) {
+                    session = try await hook.beforeSignIn(&changed, event: event, in: project)
+                }
+                if let session { claims = ClaimsJSON.merge(session, over: claims) }
             }
         }
         if changed.disabled {

@@ -26,6 +26,8 @@ public struct SecurityEvent: Sendable, Equatable {
         case sessionsRevoked = "sessions-revoked"
         /// Too many wrong codes in a row: the factor refuses every code until `details.until`.
         case secondFactorLocked = "second-factor-locked"
+        /// A blocking function refused a creation or sign-in, or failed (`details.event`, `details.reason`).
+        case blockingFunctionRefused = "blocking-function-refused"
     }
 
     public var kind: Kind
@@ -43,7 +45,7 @@ public struct SecurityEvent: Sendable, Equatable {
     }
 
     /// Whether the event records something refused.
-    public var isFailure: Bool { kind == .signInFailed || kind == .secondFactorLocked }
+    public var isFailure: Bool { [.signInFailed, .secondFactorLocked, .blockingFunctionRefused].contains(kind) }
 
     /// The events that tell how an account changed between two stored versions of it.
     static func changes(from old: UserRecord, to new: UserRecord, projectID: String) -> [SecurityEvent] {
