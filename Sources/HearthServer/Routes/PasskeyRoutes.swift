@@ -18,7 +18,7 @@ enum PasskeyRoutes {
             hasResponse: request.authenticatorRegistrationResponse != nil,
             credentialID: request.authenticatorRegistrationResponse?.id, name: request.name, displayName: request.displayName)
         return PasskeyTokensResponse(localId: result.user.localID, idToken: result.tokens.idToken,
-                                                 refreshToken: result.tokens.refreshToken)
+                                     refreshToken: result.tokens.refreshToken)
     }
 
     static func startSignIn(_ call: Call, _ request: StartPasskeySignInRequest) async throws -> any ResponseGenerator {
@@ -33,7 +33,7 @@ enum PasskeyRoutes {
         switch outcome {
         case .signedIn(let result):
             return PasskeyTokensResponse(localId: result.user.localID, idToken: result.tokens.idToken,
-                                                 refreshToken: result.tokens.refreshToken)
+                                         refreshToken: result.tokens.refreshToken)
         case .secondFactorRequired(let required):
             return MFARoutes.pending(required)
         }
