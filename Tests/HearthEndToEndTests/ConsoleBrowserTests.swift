@@ -32,6 +32,10 @@ struct ConsoleBrowserTests {
             email: Self.operatorEmail,
             passwordHash: try PasswordHash.firebaseScrypt(password: Self.password, parameters: record.hashConfig),
             totpSecret: Base32.encode(secret), createdAt: Date())]
+        var blocking = BlockingFunctions()
+        // An event this test never causes: the console lists it, nothing calls it.
+        blocking.triggers = ["beforeSendSms": .init(functionURI: "https://before-sms-abc-uc.a.run.app", updatedAt: Date())]
+        record.settings.blockingFunctions = blocking
         try await store.updateProject(record)
         // 10,000 others, in batches as an import writes them.
         for batch in 0..<10 {
@@ -197,6 +201,7 @@ struct ConsoleBrowserTests {
                 try await browser.click("#create-tenant")
                 #expect(try await Self.waitForText("#status", containing: "Tenant acme-", browser))
                 #expect(try await store.tenants(projectID: "console-project", after: nil, limit: 5).first?.displayName == "Acme")
+                #expect(try await Self.waitForText("#hooks-list", containing: "beforeSendSms: https://before-sms-abc-uc.a.run.app", browser))
                 // A SAML provider is listed with its identity provider, and turned on from the list.
                 #expect(try await Self.waitForText("#providers-list", containing: "saml.corp (SAML: https://idp.corp.example", browser))
                 try await browser.click("#providers-list li:last-child > button")

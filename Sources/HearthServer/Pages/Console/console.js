@@ -337,6 +337,8 @@ async function loadSettings() {
   $("#set-mfa-sms").checked = factors.includes("PHONE_SMS");
   $("#set-mfa-totp").checked = totp;
   items($("#domains-list"), current.authorizedDomains || []);
+  const triggers = (current.blockingFunctions && current.blockingFunctions.triggers) || {};
+  items($("#hooks-list"), Object.keys(triggers).sort().map((event) => event + ": " + triggers[event].functionUri));
   const list = $("#providers-list");
   list.replaceChildren();
   for (const collection of ["defaultSupportedIdpConfigs", "oauthIdpConfigs", "inboundSamlConfigs"]) {
