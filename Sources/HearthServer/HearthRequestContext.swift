@@ -46,4 +46,6 @@ public struct HearthRequestContext: RequestContext {
 extension HTTPField.Name {
     static let xForwardedFor = Self("X-Forwarded-For")!
     static let xGoogAPIKey = Self("X-Goog-Api-Key")!
+    /// The language the client asks emails and texts to be written in (`Auth.languageCode`).
+    static let xFirebaseLocale = Self("X-Firebase-Locale")!
 }

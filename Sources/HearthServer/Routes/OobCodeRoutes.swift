@@ -58,7 +58,7 @@ extension Call {
     }
 
     /// `X-Firebase-Locale`: the language the client's `Auth.languageCode` asks emails to be written in.
-    var locale: String? { request.headers[HTTPField.Name("X-Firebase-Locale")!] }
+    var locale: String? { request.headers[.xFirebaseLocale] }
 
     /// Where action links sent for `project` point.
     func actionLinks(_ project: ProjectContext) -> ActionLinkBase {
