@@ -39,6 +39,7 @@ struct ConfigFile: Decodable {
     var emailEnumerationProtection: Bool?
     var phoneSignIn: Bool?
     var anonymousSignIn: Bool?
+    var blockingFunctionsOnAdminCreate: Bool?
     var maxBodyBytes: Int?
     var logLevel: String?
     var logFormat: String?
@@ -214,6 +215,7 @@ struct ConfigFile: Decodable {
         if let emailEnumerationProtection { configuration.emailEnumerationProtection = emailEnumerationProtection }
         if let phoneSignIn { configuration.phoneSignIn = phoneSignIn }
         if let anonymousSignIn { configuration.anonymousSignIn = anonymousSignIn }
+        if let blockingFunctionsOnAdminCreate { configuration.blockingFunctionsOnAdminCreate = blockingFunctionsOnAdminCreate }
         if let maxBodyBytes { configuration.maxBodySize = maxBodyBytes }
         if let apiKey { configuration.initialAPIKey = apiKey }
         if let rateLimits { configuration.rateLimits.enabled = rateLimits }

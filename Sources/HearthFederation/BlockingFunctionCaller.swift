@@ -5,8 +5,9 @@ import NIOCore
 import NIOFoundationCompat
 
 /// Calls a project's blocking functions (`blockingFunctions.triggers`) as Identity Platform does, from the account
-/// pipeline every creation and sign-in passes: `beforeCreate` before a new account is stored (not an
-/// administrator's or an import's, as Firebase), `beforeSignIn` before a sign-in's tokens are issued.
+/// pipeline every creation and sign-in passes: `beforeCreate` before a new account is stored (an administrator's or an
+/// import's only when `blockingFunctionsOnAdminCreate` is on; Firebase never calls it for them), `beforeSignIn` before
+/// a sign-in's tokens are issued, `beforeSendEmail` and `beforeSendSms` before an action email or a code is sent.
 ///
 /// The request is Firebase's (``BlockingFunctionToken``); the answer's fields are applied (``BlockingFunctionReply``).
 /// A function that refuses, fails, is slow (7 s, Firebase's limit) or answers nonsense refuses the call with
@@ -31,25 +32,46 @@ public struct BlockingFunctionCaller: AccountHook {
 
     public func beforeCreate(_ user: inout UserRecord, origin: AccountOrigin, event: AccountEvent,
                              in project: ProjectContext) async throws {
-        guard origin != .admin, origin != .import else { return }
-        guard let reply = try await call("beforeCreate", user: user, event: event, in: project) else { return }
+        let byAdministrator = origin == .admin || origin == .import
+        guard !byAdministrator || project.settings.blockingFunctionsOnAdminCreate == true else { return }
+        guard let reply = try await call("beforeCreate", in: project, token: { uri, blocking in
+            try BlockingFunctionToken.sign(event: "beforeCreate", user: user, facts: event, functionURI: uri,
+                                           forwarding: blocking, project: project, issuerPrefix: issuerPrefix,
+                                           now: clock.now())
+        }) else { return }
         _ = reply.apply(to: &user)
     }
 
     public func beforeSignIn(_ user: inout UserRecord, event: AccountEvent, in project: ProjectContext) async throws
         -> String? {
-        guard let reply = try await call("beforeSignIn", user: user, event: event, in: project) else { return nil }
+        let current = user
+        guard let reply = try await call("beforeSignIn", in: project, token: { uri, blocking in
+            try BlockingFunctionToken.sign(event: "beforeSignIn", user: current, facts: event, functionURI: uri,
+                                           forwarding: blocking, project: project, issuerPrefix: issuerPrefix,
+                                           now: clock.now())
+        }) else { return nil }
         return reply.apply(to: &user)
     }
 
+    /// `recaptchaActionOverride: "BLOCK"` refuses the email or SMS (Hearth scores no reCAPTCHA for `ALLOW` to
+    /// override, so `ALLOW` changes nothing).
+    public func beforeSend(_ message: OutgoingMessage, in project: ProjectContext) async throws {
+        guard let reply = try await call(message.eventType, in: project, token: { uri, _ in
+            try BlockingFunctionToken.sign(message: message, functionURI: uri, project: project,
+                                           issuerPrefix: issuerPrefix, now: clock.now())
+        }) else { return }
+        if reply.recaptchaAction == "BLOCK" {
+            throw AuthFailure.blockingFunctionError("((The \(message.eventType) function blocked the message.))")
+        }
+    }
+
     /// The function's answer, or `nil` when the project has no function for the event.
-    func call(_ eventType: String, user: UserRecord, event: AccountEvent, in project: ProjectContext) async throws
+    func call(_ eventType: String, in project: ProjectContext,
+              token: (_ functionURI: String, _ config: BlockingFunctions) throws -> String) async throws
         -> BlockingFunctionReply? {
         guard let blocking = project.settings.blockingFunctions,
               let uri = blocking.triggers[eventType]?.functionURI else { return nil }
-        let jwt = try BlockingFunctionToken.sign(event: eventType, user: user, facts: event, functionURI: uri,
-                                                 forwarding: blocking, project: project, issuerPrefix: issuerPrefix,
-                                                 now: clock.now())
+        let jwt = try token(uri, blocking)
         var request = HTTPClientRequest(url: uri)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

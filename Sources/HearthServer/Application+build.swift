@@ -53,6 +53,10 @@ public func buildApplication(
             project.settings.anonymousSignInEnabled = anonymous
             applied.append("anonymousSignIn")
         }
+        if let onAdmin = configuration.blockingFunctionsOnAdminCreate {
+            project.settings.blockingFunctionsOnAdminCreate = onAdmin
+            applied.append("blockingFunctionsOnAdminCreate")
+        }
         if let mfa = configuration.mfa { project.settings.mfa = mfa; applied.append("mfa") }
         if let providers = configuration.identityProviders, !providers.isEmpty {
             project.settings.identityProviders = (project.settings.identityProviders ?? [:]).merging(providers) { $1 }

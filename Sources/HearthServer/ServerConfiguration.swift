@@ -35,6 +35,9 @@ public struct ServerConfiguration: Sendable {
     /// `signIn.anonymous.enabled`, applied over the stored project at every start; `nil` keeps what is stored (a new
     /// production project starts with it off, as in Firebase; emulator mode's with it on).
     public var anonymousSignIn: Bool?
+    /// Whether accounts the admin API creates or imports pass the `beforeCreate` blocking function (off, as in
+    /// Firebase); set, it applies at every start.
+    public var blockingFunctionsOnAdminCreate: Bool?
     /// The server's version as `hearth --version` prints it, for the console's header (empty: not said).
     public var version = ""
     /// API key given to a project created at first start (random when `nil`).

@@ -1,7 +1,8 @@
 import Foundation
 
 /// An app's blocking functions (`blocking_functions.py`, written with the unmodified firebase-functions SDK), served
-/// by functions-framework on loopback: one process per event, as Cloud Functions deploys them. Their URLs are known
+/// by functions-framework on loopback: one process per event, as Cloud Functions deploys them. The email and SMS
+/// events, which only Firebase's Node SDK handles, go to `send_receiver.py`, which checks them as that SDK does. Their URLs are known
 /// before they start (so a project can name them), and they start once Hearth's address is known (they verify its
 /// JWTs with the keys it publishes).
 ///
@@ -15,12 +16,14 @@ public final class TestBlockingFunctions: @unchecked Sendable {
     /// The functions' URLs. Their path holds `run.app`: firebase-functions checks the JWT's audience names Cloud Run.
     public let beforeCreate: String
     public let beforeSignIn: String
+    public let beforeSendEmail: String
+    public let beforeSendSms: String
     private let project: String
     private let ports: [Int]
     private let directory: URL
     private let lock = NSLock()
     private var processes: [ChildProcess] = []
-    static let targets = ["before_create", "before_sign_in"]
+    static let targets = ["before_create", "before_sign_in", "before_send_email", "before_send_sms"]
 
     /// Why the tests cannot run here, or `nil`.
     public static func unavailableReason() -> String? {
@@ -33,6 +36,8 @@ public final class TestBlockingFunctions: @unchecked Sendable {
         ports = try Self.targets.map { _ in try freePort() }
         beforeCreate = "http://127.0.0.1:\(ports[0])/run.app/before_create"
         beforeSignIn = "http://127.0.0.1:\(ports[1])/run.app/before_sign_in"
+        beforeSendEmail = "http://127.0.0.1:\(ports[2])/run.app/before_send_email"
+        beforeSendSms = "http://127.0.0.1:\(ports[3])/run.app/before_send_sms"
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-functions-\(UUID().uuidString)")
     }
 
@@ -40,18 +45,22 @@ public final class TestBlockingFunctions: @unchecked Sendable {
     /// `emulated` sets `FIREBASE_AUTH_EMULATOR_HOST`, under which the SDK checks no signature (emulator mode).
     public func start(emulated: Bool, hearth: String) async throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        guard let script = Bundle.module.url(forResource: "blocking_functions", withExtension: "py") else {
-            throw NSError(domain: "TestBlockingFunctions", code: 1, userInfo: [NSLocalizedDescriptionKey: "blocking_functions.py is missing"])
+        for name in ["blocking_functions", "send_receiver"] {
+            guard let script = Bundle.module.url(forResource: name, withExtension: "py") else {
+                throw NSError(domain: "TestBlockingFunctions", code: 1, userInfo: [NSLocalizedDescriptionKey: "\(name).py is missing"])
+            }
+            let copy = directory.appendingPathComponent(name == "blocking_functions" ? "main.py" : "\(name).py")
+            if !FileManager.default.fileExists(atPath: copy.path) { try FileManager.default.copyItem(at: script, to: copy) }
         }
-        let source = directory.appendingPathComponent("main.py")
-        if !FileManager.default.fileExists(atPath: source.path) { try FileManager.default.copyItem(at: script, to: source) }
         let keys = hearth + "/www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"
         for (target, port) in zip(Self.targets, ports) {
             let process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             var arguments = ["GOOGLE_CLOUD_PROJECT=\(project)", "HEARTH_KEYS_URL=\(keys)"]
             if emulated { arguments.append("FIREBASE_AUTH_EMULATOR_HOST=127.0.0.1:9099") }
-            process.arguments = arguments + ["python3", source.path, target, String(port)]
+            process.arguments = arguments + (target.hasPrefix("before_send")
+                ? ["python3", directory.appendingPathComponent("send_receiver.py").path, target, String(port), sent.path]
+                : ["python3", directory.appendingPathComponent("main.py").path, target, String(port)])
             process.currentDirectoryURL = directory
             let log = directory.appendingPathComponent("\(target).log")
             _ = FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -70,6 +79,16 @@ public final class TestBlockingFunctions: @unchecked Sendable {
     }
 
     deinit { stop() }
+
+    private var sent: URL { directory.appendingPathComponent("sent.jsonl") }
+
+    /// The verified JWT payloads the email and SMS receivers accepted, oldest first.
+    public var sentPayloads: [[String: Any]] {
+        guard let text = try? String(contentsOf: sent, encoding: .utf8) else { return [] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+    }
 
     /// The functions' own log, for a failing test's message.
     public var log: String {

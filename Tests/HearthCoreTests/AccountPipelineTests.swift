@@ -173,6 +173,82 @@ import Testing
                 "stored disabled, then refused, as Firebase does")
     }
 
+    /// Every action email and every SMS code passes the hooks' `beforeSend` first, with Firebase's `email_type` or
+    /// `sms_type`; a refusal stores no code and sends nothing. A test number's code sends no SMS, so asks nothing.
+    @Test func everyEmailAndCodePassesBeforeSend() async throws {
+        final class Sends: AccountHook, @unchecked Sendable {
+            private let lock = NSLock()
+            private var seen: [String] = []
+            var refuse = false
+            var all: [String] { lock.withLock { seen } }
+            func beforeSend(_ message: OutgoingMessage, in project: ProjectContext) async throws {
+                let step = switch message.channel {
+                case .email(let type, let address): "email:\(type):\(address):\(message.user?.localID != nil)"
+                case .sms(let type, let number): "sms:\(type):\(number)"
+                }
+                lock.withLock { seen.append(step) }
+                if refuse { throw AuthFailure.blockingFunctionError("no") }
+            }
+        }
+        let sends = Sends()
+        var (accounts, project) = try await setUp(Steps())
+        accounts.hooks = [sends]
+        let user = try await accounts.passwords.signUp(in: project, email: "s@example.com", password: "secret1")
+        _ = try await accounts.actionCodes.sendActionCode(in: project, ActionCodeRequest(type: .passwordReset, email: "s@example.com"),
+                                                          links: Self.links, authorizedDomains: [])
+        _ = try await accounts.actionCodes.sendActionCode(in: project, ActionCodeRequest(type: .verifyEmail, idToken: user.tokens.idToken),
+                                                          links: Self.links, authorizedDomains: [])
+        _ = try await accounts.actionCodes.sendActionCode(in: project, ActionCodeRequest(type: .emailSignIn, email: "new@example.com"),
+                                                          links: Self.links, authorizedDomains: [])
+        _ = try await accounts.phone.sendPhoneCode(to: "+15555550100", purpose: .signIn, in: project, locale: nil, sender: sms)
+        #expect(sends.all == ["email:PASSWORD_RESET:s@example.com:true", "email:VERIFY_EMAIL:s@example.com:true",
+                              "email:EMAIL_SIGN_IN:new@example.com:false", "sms:SIGN_IN_OR_SIGN_UP:+15555550100"])
+        let queued = try await store.outboxMessages(projectID: project.id).count
+
+        sends.refuse = true
+        await #expect(throws: AuthFailure.blockingFunctionError("no")) {
+            try await accounts.actionCodes.sendActionCode(in: project, ActionCodeRequest(type: .passwordReset, email: "s@example.com"),
+                                                          links: Self.links, authorizedDomains: [])
+        }
+        await #expect(throws: AuthFailure.blockingFunctionError("no")) {
+            try await accounts.phone.sendPhoneCode(to: "+15555550199", purpose: .signIn, in: project, locale: nil, sender: sms)
+        }
+        #expect(try await store.outboxMessages(projectID: project.id).count == queued, "nothing queued")
+        #expect(sends.all.count == 6)
+        project = project.scoped(to: nil)
+        var numbers = project.record
+        numbers.settings.testPhoneNumbers = ["+15555550123": "123456"]
+        try await store.updateProject(numbers)
+        let withTestNumber = try await ProjectDirectory(store: store, clock: clock, defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
+                                                        hashParameters: { .generate(memoryCost: 10) }).contextCreatingIfNeeded(for: project.id)
+        _ = try await accounts.phone.sendPhoneCode(to: "+15555550123", purpose: .signIn, in: withTestNumber, locale: nil, sender: sms)
+        #expect(sends.all.count == 6, "a test number's code is sent to nobody: no hook")
+    }
+
+    /// Under enumeration protection an unknown address costs what a known one does: the hooks are asked for it too
+    /// (a function's round trip would otherwise tell the two apart), without an account.
+    @Test func aDecoyEmailAsksTheHooksToo() async throws {
+        final class Sends: AccountHook, @unchecked Sendable {
+            private let lock = NSLock()
+            private var seen: [OutgoingMessage] = []
+            var all: [OutgoingMessage] { lock.withLock { seen } }
+            func beforeSend(_ message: OutgoingMessage, in project: ProjectContext) async throws { lock.withLock { seen.append(message) } }
+        }
+        let sends = Sends()
+        var (accounts, project) = try await setUp(Steps())
+        accounts.hooks = [sends]
+        var record = project.record
+        record.settings.enableImprovedEmailPrivacy = true
+        try await store.updateProject(record)
+        let protected = try await ProjectDirectory(store: store, clock: clock, defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: true) },
+                                                   hashParameters: { .generate(memoryCost: 10) }).contextCreatingIfNeeded(for: project.id)
+        _ = try await accounts.actionCodes.sendActionCode(in: protected, ActionCodeRequest(type: .passwordReset, email: "nobody@example.com"),
+                                                          links: Self.links, authorizedDomains: [])
+        #expect(sends.all.map(\.channel) == [.email(type: "PASSWORD_RESET", address: "nobody@example.com")])
+        #expect(sends.all.first?.user == nil)
+        #expect(try await store.outboxMessages(projectID: project.id).isEmpty, "a decoy queues nothing")
+    }
+
     @Test func aRefusedSignInStoresNoSession() async throws {
         let steps = Steps()
         let (accounts, project) = try await setUp(steps)

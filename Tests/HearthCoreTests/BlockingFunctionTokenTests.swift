@@ -72,4 +72,35 @@ import Testing
         #expect((record["metadata"] as? [String: Any])?["creation_time"] as? Int64 == 1_700_000_000_000)
         #expect((record["custom_claims"] as? [String: String]) == ["role": "admin"])
     }
+
+    /// An email or SMS event's token names the address or number and the message type, and (as Identity
+    /// Platform's) no `sub` or `user_record`; the answer's `recaptchaActionOverride` is read and checked.
+    @Test func sendEventsCarryTheMessageAndReadTheOverride() async throws {
+        let directory = ProjectDirectory(store: InMemoryStore(), clock: SystemClock(),
+                                         defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
+                                         hashParameters: { .generate(memoryCost: 10) })
+        let project = try await directory.contextCreatingIfNeeded(for: "hooks")
+        let user = UserRecord(projectID: "hooks", localID: "u-1", email: "ada@example.com", validSince: 0, createdAt: Date())
+        let message = OutgoingMessage(.email(type: "PASSWORD_RESET", address: "ada@example.com"), user: user, tenantID: "acme-1")
+        let jwt = try BlockingFunctionToken.sign(message: message, functionURI: "https://fn.run.app", project: project,
+                                                 issuerPrefix: "https://securetoken.google.com/", now: Date())
+        let claims = try #require(try JSONSerialization.jsonObject(with: Data(try JWS.verify(jwt, keys: project.keys))) as? [String: Any])
+        #expect(claims["event_type"] as? String == "beforeSendEmail" && claims["email_type"] as? String == "PASSWORD_RESET")
+        #expect(claims["email"] as? String == "ada@example.com" && claims["tenant_id"] as? String == "acme-1")
+        #expect(claims["sub"] == nil && claims["user_record"] == nil)
+        let sms = OutgoingMessage(.sms(type: "MULTI_FACTOR_SIGN_IN", phoneNumber: "+15555550100"), user: nil, tenantID: nil)
+        let smsJWT = try BlockingFunctionToken.sign(message: sms, functionURI: "https://fn.run.app", project: project,
+                                                    issuerPrefix: "https://securetoken.google.com/", now: Date())
+        let smsClaims = try #require(try JSONSerialization.jsonObject(with: Data(try JWS.verify(smsJWT, keys: project.keys))) as? [String: Any])
+        #expect(smsClaims["event_type"] as? String == "beforeSendSms" && smsClaims["sms_type"] as? String == "MULTI_FACTOR_SIGN_IN")
+        #expect(smsClaims["phone_number"] as? String == "+15555550100")
+
+        #expect(try Self.reply(#"{"recaptchaActionOverride":"BLOCK"}"#, event: "beforeSendEmail").recaptchaAction == "BLOCK")
+        #expect(try Self.reply("{}", event: "beforeSendSms").recaptchaAction == nil)
+        #expect(throws: AuthFailure.blockingFunctionError("((Response has an invalid recaptchaActionOverride.))")) {
+            try Self.reply(#"{"recaptchaActionOverride":"MAYBE"}"#, event: "beforeSendSms")
+        }
+        let ignored = try Self.reply(#"{"userRecord":{"updateMask":"displayName","displayName":"x"}}"#, event: "beforeSendEmail")
+        #expect(ignored.displayName == nil, "an email's answer changes no account")
+    }
 }

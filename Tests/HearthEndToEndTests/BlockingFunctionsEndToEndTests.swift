@@ -3,6 +3,7 @@ import HearthCore
 import HearthServer
 import HearthSQLite
 import HearthTestSupport
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Testing
@@ -30,34 +31,10 @@ struct BlockingFunctionsEndToEndTests {
     func theAppsUnmodifiedHandlersShapeSignUpsAndSignIns(_ mode: ServerConfiguration.Mode) async throws {
         let functions = try TestBlockingFunctions(project: Self.project)
         defer { functions.stop() }
-        let store = try await SQLiteStore.temporary()
-        try await store.migrate()
-        // The project's triggers, as `PATCH …/config` with `blockingFunctions.triggers` stores them.
-        let directory = ProjectDirectory(store: store, clock: SystemClock(),
-                                         defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
-                                         hashParameters: { .generate(memoryCost: 10) })
-        var record = try await directory.contextCreatingIfNeeded(for: Self.project, apiKey: Self.apiKey).record
-        var blocking = BlockingFunctions()
-        blocking.triggers = ["beforeCreate": .init(functionURI: functions.beforeCreate, updatedAt: Date()),
-                             "beforeSignIn": .init(functionURI: functions.beforeSignIn, updatedAt: Date())]
-        record.settings.blockingFunctions = blocking
-        try await store.updateProject(record)
-        try await store.insertTenant(TenantRecord(projectID: Self.project, id: "acme-a1b2c", allowPasswordSignup: true))
-
-        var configuration = ServerConfiguration(mode: mode, port: 0, projectID: Self.project, initialAPIKey: Self.apiKey)
-        configuration.rateLimits.enabled = false
-        let app = try await buildApplication(configuration: configuration, store: store,
-                                             hashing: ThreadPoolWorkRunner(threads: 1), hashParameters: { .generate(memoryCost: 10) })
-        try await app.test(.live) { client in
-            try await functions.start(emulated: mode == .emulator, hearth: "http://127.0.0.1:\(try #require(client.port))")
-            func post(_ path: String, _ body: [String: Any]) async throws -> [String: Any] {
-                let response = try await client.execute(
-                    uri: Self.v1 + path + "?key=" + Self.apiKey, method: .post,
-                    headers: [.contentType: "application/json", .userAgent: "hooks-test/1.0"],
-                    body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: body)))
-                return try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any] ?? [:]
-            }
-            func error(_ reply: [String: Any]) -> String? { (reply["error"] as? [String: Any])?["message"] as? String }
+        try await Self.serving(mode, functions: functions,
+                               events: ["beforeCreate": functions.beforeCreate, "beforeSignIn": functions.beforeSignIn]) { store, send in
+            func post(_ path: String, _ body: [String: Any]) async throws -> [String: Any] { try await send(Self.v1 + path, body, [:]) }
+            func error(_ reply: [String: Any]) -> String? { Self.error(reply) }
 
             // beforeCreate names the account and gives it claims; beforeSignIn adds claims to the session.
             let created = try await post("/accounts:signUp", ["email": "ada@example.com", "password": "secret123", "returnSecureToken": true])
@@ -72,10 +49,9 @@ struct BlockingFunctionsEndToEndTests {
             let again = try await post("/accounts:signInWithPassword", ["email": "ada@example.com", "password": "secret123", "returnSecureToken": true])
             let second = try Self.claims(again["idToken"])
             #expect(second["session_method"] as? String == "password" && second["plan"] as? String == "free", "\(again)")
-            let refreshed = try await client.execute(
-                uri: "/securetoken.googleapis.com/v1/token?key=" + Self.apiKey, method: .post, headers: [.contentType: "application/json"],
-                body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: ["grant_type": "refresh_token", "refresh_token": again["refreshToken"]!])))
-            let later = try Self.claims((try JSONSerialization.jsonObject(with: Data(buffer: refreshed.body)) as? [String: Any])?["id_token"])
+            let refreshed = try await send("/securetoken.googleapis.com/v1/token",
+                                           ["grant_type": "refresh_token", "refresh_token": again["refreshToken"]!], [:])
+            let later = try Self.claims(refreshed["id_token"])
             #expect(later["session_method"] as? String == "password", "session claims stay with the session")
 
             // A tenant's users pass the project's functions, which see the tenant.
@@ -106,6 +82,132 @@ struct BlockingFunctionsEndToEndTests {
             let signInDown = try await post("/accounts:signInWithPassword", ["email": "ada@example.com", "password": "secret123"])
             #expect(error(signInDown)?.hasPrefix("BLOCKING_FUNCTION_ERROR_RESPONSE") == true, "no tokens without the hook")
         }
+    }
+
+    final class CapturedSMS: SMSSender, @unchecked Sendable {
+        private let lock = NSLock()
+        private var messages: [SMSMessage] = []
+        func send(_ message: SMSMessage) async throws { lock.withLock { messages.append(message) } }
+        var numbers: [String] { lock.withLock { messages.map(\.phoneNumber) } }
+    }
+
+    /// A server for `mode` whose project names `functions` for `events`, with a tenant; `body` gets a JSON poster.
+    static func serving(_ mode: ServerConfiguration.Mode, functions: TestBlockingFunctions, events: [String: String],
+                        sms: CapturedSMS = CapturedSMS(), configure: (inout ServerConfiguration) -> Void = { _ in },
+                        _ body: @escaping @Sendable (SQLiteStore, _ post: @escaping @Sendable (String, [String: Any], [String: String]) async throws -> [String: Any]) async throws -> Void)
+        async throws {
+        let store = try await SQLiteStore.temporary()
+        try await store.migrate()
+        let directory = ProjectDirectory(store: store, clock: SystemClock(),
+                                         defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
+                                         hashParameters: { .generate(memoryCost: 10) })
+        var record = try await directory.contextCreatingIfNeeded(for: Self.project, apiKey: Self.apiKey).record
+        var blocking = BlockingFunctions()
+        blocking.triggers = events.mapValues { .init(functionURI: $0, updatedAt: Date()) }
+        record.settings.blockingFunctions = blocking
+        try await store.updateProject(record)
+        try await store.insertTenant(TenantRecord(projectID: Self.project, id: "acme-a1b2c", allowPasswordSignup: true,
+                                                  enableEmailLinkSignin: true))
+        var configuration = ServerConfiguration(mode: mode, port: 0, projectID: Self.project, initialAPIKey: Self.apiKey)
+        configuration.rateLimits.enabled = false
+        configuration.phoneSignIn = true
+        configure(&configuration)
+        let app = try await buildApplication(configuration: configuration, store: store, hashing: ThreadPoolWorkRunner(threads: 1),
+                                             hashParameters: { .generate(memoryCost: 10) }, sms: sms)
+        do {
+            try await app.test(.live) { client in
+            try await functions.start(emulated: mode == .emulator, hearth: "http://127.0.0.1:\(try #require(client.port))")
+            try await body(store) { path, json, headers in
+                var fields: HTTPFields = [.contentType: "application/json", .userAgent: "hooks-test/1.0"]
+                for (name, value) in headers { fields[HTTPField.Name(name)!] = value }
+                let response = try await client.execute(uri: path + (path.contains("?") ? "&" : "?") + "key=" + Self.apiKey,
+                                                        method: .post, headers: fields,
+                                                        body: ByteBuffer(bytes: try JSONSerialization.data(withJSONObject: json)))
+                return try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any] ?? [:]
+            }
+            }
+        } catch {
+            try await store.close()
+            throw error
+        }
         try await store.close()
+    }
+
+    static func error(_ reply: [String: Any]) -> String? { (reply["error"] as? [String: Any])?["message"] as? String }
+
+    /// `beforeSendEmail` and `beforeSendSms` reach the app's handler (checked as firebase-functions' identity.ts
+    /// checks them) for each action email and SMS code, in the project and a tenant; `BLOCK` stops the message,
+    /// a handler's error reaches the client, and neither leaves a code behind.
+    @Test(arguments: [ServerConfiguration.Mode.production, .emulator])
+    func emailsAndCodesAskTheirFunctionsFirst(_ mode: ServerConfiguration.Mode) async throws {
+        let functions = try TestBlockingFunctions(project: Self.project)
+        defer { functions.stop() }
+        let sms = CapturedSMS()
+        try await Self.serving(mode, functions: functions,
+                               events: ["beforeSendEmail": functions.beforeSendEmail, "beforeSendSms": functions.beforeSendSms],
+                               sms: sms) { store, post in
+            let ada = try await post(Self.v1 + "/accounts:signUp", ["email": "ada@example.com", "password": "secret123"], [:])
+            #expect(ada["idToken"] != nil, "\(ada)")
+            let reset = try await post(Self.v1 + "/accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "ada@example.com"],
+                                       ["X-Firebase-Locale": "de"])
+            #expect(reset["email"] as? String == "ada@example.com", "\(reset) \(functions.log)")
+            let link = try await post(Self.v1 + "/accounts:sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "tia@example.com",
+                                                                          "tenantId": "acme-a1b2c", "continueUrl": "http://localhost/done"], [:])
+            #expect(link["email"] as? String == "tia@example.com", "\(link)")
+            let code = try await post(Self.v1 + "/accounts:sendVerificationCode", ["phoneNumber": "+15555550100"], [:])
+            #expect(code["sessionInfo"] != nil, "\(code)")
+
+            let seen = functions.sentPayloads
+            #expect(seen.map { $0["email_type"] as? String ?? $0["sms_type"] as? String ?? "" }
+                    == ["PASSWORD_RESET", "EMAIL_SIGN_IN", "SIGN_IN_OR_SIGN_UP"], "\(seen) \(functions.log)")
+            #expect(seen.first?["email"] as? String == "ada@example.com" && seen.first?["locale"] as? String == "de")
+            #expect(seen.first?["user_agent"] as? String == "hooks-test/1.0" && seen.first?["ip_address"] as? String == "127.0.0.1")
+            #expect(seen.dropFirst().first?["tenant_id"] as? String == "acme-a1b2c")
+            #expect(seen.last?["phone_number"] as? String == "+15555550100" && seen.last?["event_type"] as? String == "beforeSendSms")
+            #expect(sms.numbers == ["+15555550100"])
+
+            // BLOCK stops the message; a handler's error reaches the client in Firebase's words.
+            let queued = try await store.outboxMessages(projectID: Self.project).count
+            let blocked = try await post(Self.v1 + "/accounts:sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "eve@blocked.example",
+                                                                             "continueUrl": "http://localhost/done"], [:])
+            #expect(Self.error(blocked) == "BLOCKING_FUNCTION_ERROR_RESPONSE : ((The beforeSendEmail function blocked the message.))", "\(blocked)")
+            let refused = try await post(Self.v1 + "/accounts:sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "bob@refused.example",
+                                                                             "continueUrl": "http://localhost/done"], [:])
+            #expect(Self.error(refused) == "BLOCKING_FUNCTION_ERROR_RESPONSE : HTTP Error: 400, No mail for bob@refused.example", "\(refused)")
+            #expect(try await store.outboxMessages(projectID: Self.project).count == queued, "no email queued")
+            let blockedSMS = try await post(Self.v1 + "/accounts:sendVerificationCode", ["phoneNumber": "+15555550666"], [:])
+            #expect(Self.error(blockedSMS) == "BLOCKING_FUNCTION_ERROR_RESPONSE : ((The beforeSendSms function blocked the message.))")
+            #expect(sms.numbers == ["+15555550100"], "no SMS sent")
+            let refusals = try await store.auditEvents(projectID: Self.project, AuditQuery(kinds: ["blocking-function-refused"], limit: 5))
+            #expect(refusals.map { $0.details["event"] } == ["beforeSendSms", "beforeSendEmail", "beforeSendEmail"])
+        }
+    }
+
+    /// Accounts the admin API makes skip `beforeCreate`, as in Firebase, unless `blockingFunctionsOnAdminCreate`
+    /// says otherwise; then an administrator's and an import's new accounts pass it too.
+    @Test(arguments: [false, true])
+    func adminCreatedAccountsPassBeforeCreateOnlyWhenSwitchedOn(_ on: Bool) async throws {
+        let functions = try TestBlockingFunctions(project: Self.project)
+        defer { functions.stop() }
+        try await Self.serving(.emulator, functions: functions, events: ["beforeCreate": functions.beforeCreate],
+                               configure: { $0.blockingFunctionsOnAdminCreate = on }) { store, post in
+            let owner = ["Authorization": "Bearer owner"]
+            let made = try await post(Self.v1 + "/projects/\(Self.project)/accounts", ["email": "eve@blocked.example", "password": "secret123"], owner)
+            let imported = try await post(Self.v1 + "/projects/\(Self.project)/accounts:batchCreate",
+                                          ["users": [["localId": "imp-1", "email": "mallory@blocked.example"]]], owner)
+            let stored = try await store.user(projectID: Self.project, tenantID: nil, email: "eve@blocked.example")
+            let importedUser = try await store.user(projectID: Self.project, tenantID: nil, localID: "imp-1")
+            if on {
+                #expect(Self.error(made) == "BLOCKING_FUNCTION_ERROR_RESPONSE : HTTP Error: 403, Unauthorized email eve@blocked.example", "\(made)")
+                #expect(stored == nil && importedUser == nil)
+                let failures = try #require(imported["error"] as? [[String: Any]], "\(imported)")
+                #expect(failures.first?["index"] as? Int == 0
+                        && failures.first?["message"] as? String == "BLOCKING_FUNCTION_ERROR_RESPONSE : HTTP Error: 403, Unauthorized email mallory@blocked.example",
+                        "the import names the refused record: \(imported)")
+            } else {
+                #expect(made["localId"] != nil && stored?.displayName == nil, "\(made): no function ran")
+                #expect((imported["error"] as? [Any])?.isEmpty == true && importedUser != nil, "\(imported)")
+            }
+        }
     }
 }

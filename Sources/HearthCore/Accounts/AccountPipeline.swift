@@ -25,6 +25,8 @@ public protocol AccountHook: Sendable {
     /// one); may change the account, which is stored with the sign-in, and return claims (a JSON object) for this
     /// session's ID tokens.
     func beforeSignIn(_ user: inout UserRecord, event: AccountEvent, in project: ProjectContext) async throws -> String?
+    /// Before an action email or a verification SMS goes out (a test number's code sends none): may refuse it.
+    func beforeSend(_ message: OutgoingMessage, in project: ProjectContext) async throws
 }
 
 extension AccountHook {
@@ -32,6 +34,36 @@ extension AccountHook {
                              in project: ProjectContext) async throws {}
     public func beforeSignIn(_ user: inout UserRecord, event: AccountEvent, in project: ProjectContext) async throws
         -> String? { nil }
+    public func beforeSend(_ message: OutgoingMessage, in project: ProjectContext) async throws {}
+}
+
+/// An email or SMS about to be sent, as a hook sees it (Firebase's `beforeSendEmail` and `beforeSendSms` events).
+public struct OutgoingMessage: Sendable, Equatable {
+    public enum Channel: Sendable, Equatable {
+        /// Firebase's `email_type`: `PASSWORD_RESET`, `EMAIL_SIGN_IN`, `VERIFY_EMAIL`, `VERIFY_AND_CHANGE_EMAIL`,
+        /// `RECOVER_EMAIL`.
+        case email(type: String, address: String)
+        /// Firebase's `sms_type`: `SIGN_IN_OR_SIGN_UP`, `MULTI_FACTOR_ENROLLMENT`, `MULTI_FACTOR_SIGN_IN`.
+        case sms(type: String, phoneNumber: String)
+    }
+
+    public var channel: Channel
+    /// The account it is about, when there is one (an email-link sign-up has none yet).
+    public var user: UserRecord?
+    /// The tenant the message is sent in.
+    public var tenantID: String?
+
+    public init(_ channel: Channel, user: UserRecord?, tenantID: String?) {
+        self.channel = channel
+        self.user = user
+        self.tenantID = tenantID
+    }
+
+    /// Firebase's event name for it.
+    public var eventType: String {
+        if case .email = channel { return "beforeSendEmail" }
+        return "beforeSendSms"
+    }
 }
 
 /// What a hook is told about the creation or sign-in it guards (the facts Firebase's blocking functions receive).
@@ -120,20 +152,29 @@ extension UseCase {
         var event = event ?? AccountEvent(signInMethod: AccountEvent.signInMethod(of: origin))
         event.isNewUser = true
         for hook in hooks {
-            try await auditingRefusal("beforeCreate", of: user, in: project) {
+            try await auditingRefusal("beforeCreate", localID: user.localID, in: project) {
                 try await hook.beforeCreate(&user, origin: origin, event: event, in: project)
             }
         }
         return user
     }
 
+    /// The one step every action email and verification SMS passes before it is sent: the hooks' `beforeSend`.
+    func beforeSend(_ message: OutgoingMessage, in project: ProjectContext) async throws {
+        for hook in hooks {
+            try await auditingRefusal(message.eventType, localID: message.user?.localID, in: project) {
+                try await hook.beforeSend(message, in: project)
+            }
+        }
+    }
+
     /// Runs a hook's step; a blocking function's refusal or failure is also an audit event, then thrown on.
-    func auditingRefusal(_ step: String, of user: UserRecord, in project: ProjectContext,
+    func auditingRefusal(_ step: String, localID: String?, in project: ProjectContext,
                          _ body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch AuthFailure.blockingFunctionError(let reason) {
-            await audit?.record(SecurityEvent(kind: .blockingFunctionRefused, projectID: project.id, localID: user.localID,
+            await audit?.record(SecurityEvent(kind: .blockingFunctionRefused, projectID: project.id, localID: localID,
                                               details: ["event": step, "reason": String(reason.prefix(300))]))
             throw AuthFailure.blockingFunctionError(reason)
         }
@@ -148,7 +189,7 @@ extension UseCase {
         if !user.disabled {
             for hook in hooks {
                 var session: String?
-                try await auditingRefusal("beforeSignIn", of: user, in: project) {
+                try await auditingRefusal("beforeSignIn", localID: user.localID, in: project) {
                     session = try await hook.beforeSignIn(&changed, event: event, in: project)
                 }
                 if let session { claims = ClaimsJSON.merge(session, over: claims) }

@@ -139,15 +139,17 @@ public struct ActionCodes: UseCase {
                         continueURL: String?) async throws {
         let decoy = try await queueActionCode(.passwordReset, in: project, user: nil, email: email, newEmail: nil,
                                               recipient: email, continueURL: continueURL, locale: locale,
-                                              links: links, deliver: false)
+                                              links: links, deliver: false, askHooks: true)
         _ = try RecordCoding.encode(decoy)  // what queueing it would encode
         _ = try await store.consumeActionCode(projectID: project.id, digest: storageDigest(decoy.code))
     }
 
-    /// Stores a new code (its hash only) and queues the email carrying it.
+    /// Stores a new code (its hash only) and queues the email carrying it. The hooks' `beforeSend` may refuse an
+    /// email first (`askHooks`, by default when it is sent; a decoy asks them too, or its timing would tell).
     func queueActionCode(_ type: ActionCodeType, in project: ProjectContext, user: UserRecord?, email: String,
                          newEmail: String?, recipient: String, continueURL: String?, locale: String?,
-                         links: ActionLinkBase, deliver: Bool = true) async throws -> OutboxMessage {
+                         links: ActionLinkBase, deliver: Bool = true, askHooks: Bool? = nil) async throws
+        -> OutboxMessage {
         let now = clock.now()
         let code = SecureRandom.string(length: 54, alphabet: Self.codeAlphabet)
         // The code lives in its user's tenant, not the call's: a call naming no tenant acts on a tenant user's ID
@@ -158,6 +160,10 @@ public struct ActionCodes: UseCase {
             guard tenant?.id == user.tenantID else { throw AuthFailure.userNotFound }  // its tenant is gone
         }
         let tenantID = tenant?.id
+        if askHooks ?? deliver {
+            try await beforeSend(OutgoingMessage(.email(type: type.blockingEventName, address: recipient), user: user,
+                                                 tenantID: tenantID), in: project)
+        }
         try await store.insertActionCode(ActionCodeRecord(
             codeDigest: storageDigest(code), projectID: project.id, tenantID: tenantID, type: type,
             localID: user?.localID, email: email, newEmail: newEmail, continueURL: continueURL,
@@ -206,9 +212,13 @@ public struct ActionCodes: UseCase {
         guard wasVerified, let links, let newEmail = user.email,
               EmailAddress.normalized(newEmail) != EmailAddress.normalized(previousEmail)
         else { return nil }
-        return try await queueActionCode(.recoverEmail, in: project, user: user, email: previousEmail,
-                                         newEmail: newEmail, recipient: previousEmail, continueURL: nil,
-                                         locale: locale, links: links)
+        do {
+            return try await queueActionCode(.recoverEmail, in: project, user: user, email: previousEmail,
+                                             newEmail: newEmail, recipient: previousEmail, continueURL: nil,
+                                             locale: locale, links: links)
+        } catch AuthFailure.blockingFunctionError {
+            return nil  // the change is made; a function that refuses its notice stops only the email (audited)
+        }
     }
 
     /// What a code is for, without using it (`resetPassword` with `oobCode` alone, `checkActionCode`).

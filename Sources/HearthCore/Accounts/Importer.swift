@@ -206,6 +206,10 @@ public struct Importer: UseCase {
                 valid.append((index, try await create(record, origin: .import, in: project)))
             } catch let problem as ImportProblem {
                 rejections.append(ImportRejection(index: index, message: problem.message))
+            } catch AuthFailure.blockingFunctionError(let reason) {
+                // A record the project's `beforeCreate` refuses (`blockingFunctionsOnAdminCreate`) is reported by
+                // its index, like any refused record; the rest of the batch is imported.
+                rejections.append(ImportRejection(index: index, message: "BLOCKING_FUNCTION_ERROR_RESPONSE : \(reason)"))
             }
         }
         var unchanged: [Int] = []

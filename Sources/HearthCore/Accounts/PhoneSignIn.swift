@@ -56,6 +56,18 @@ public struct PhoneSignIn: UseCase {
         let now = clock.now()
         let testCode = project.settings.testPhoneNumbers?[number]
         let code = testCode ?? SecureRandom.string(length: 6, alphabet: Array("0123456789"))
+        if testCode == nil, !hooks.isEmpty {
+            let type = switch purpose {
+            case .signIn: "SIGN_IN_OR_SIGN_UP"
+            case .enrollment: "MULTI_FACTOR_ENROLLMENT"
+            case .secondFactorSignIn: "MULTI_FACTOR_SIGN_IN"
+            }
+            let user = try await localID.asyncMap {
+                try await store.user(projectID: project.id, tenantID: project.tenantID, localID: $0)
+            } ?? nil
+            try await beforeSend(OutgoingMessage(.sms(type: type, phoneNumber: number), user: user,
+                                                 tenantID: project.tenantID), in: project)
+        }
         let sessionInfo = SecureRandom.token(byteCount: 48)
         let session = PhoneVerificationSession(phoneNumber: number, codeDigest: Self.codeDigest(session: sessionInfo, code: code),
                                                purpose: purpose, localID: localID, enrollmentID: enrollmentID)

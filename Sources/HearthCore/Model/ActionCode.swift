@@ -19,6 +19,9 @@ public enum ActionCodeType: String, Codable, Sendable, CaseIterable {
         }
     }
 
+    /// Firebase's `email_type` in a `beforeSendEmail` blocking function's token.
+    public var blockingEventName: String { self == .emailSignIn ? "EMAIL_SIGN_IN" : rawValue }
+
     /// How long a code stays valid: an hour for password resets (Firebase's documented lifetime), six hours for
     /// sign-in links, three days for verification and recovery.
     public var lifetime: TimeInterval {

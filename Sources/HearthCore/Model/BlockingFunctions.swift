@@ -1,7 +1,7 @@
 import Foundation
 
-/// A project's blocking functions (Firebase's `blockingFunctions` config): kept and reported as the config resource
-/// has them, so tools that set them round-trip. Hearth does not call them (docs/modes.md, Compatibility).
+/// A project's blocking functions (Firebase's `blockingFunctions` config), as the config resource has them: which
+/// function each event calls, and which of an identity provider's credentials it receives (docs/blocking-functions.md).
 public struct BlockingFunctions: Sendable, Codable, Equatable {
     /// The events Firebase can block on.
     public static let events: Set<String> = ["beforeCreate", "beforeSignIn", "beforeSendEmail", "beforeSendSms"]

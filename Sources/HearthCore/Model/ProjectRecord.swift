@@ -79,8 +79,11 @@ public struct ProjectSettings: Sendable, Codable, Equatable {
     public var identityProviders: [String: IdentityProviderConfig]?
     /// Test phone numbers and their fixed codes (`signIn.phoneNumber.testPhoneNumbers`): no SMS is sent to them.
     public var testPhoneNumbers: [String: String]?
-    /// Blocking functions as configured (kept and reported; not called).
+    /// Blocking functions (`blockingFunctions`), called from the account pipeline.
     public var blockingFunctions: BlockingFunctions?
+    /// Whether accounts an administrator creates or imports also pass `beforeCreate` (Hearth's switch; `nil`: no,
+    /// as in Firebase).
+    public var blockingFunctionsOnAdminCreate: Bool?
 
     public init(allowDuplicateEmails: Bool = false, enableImprovedEmailPrivacy: Bool,
                 passwordSignInEnabled: Bool = true, anonymousSignInEnabled: Bool = true) {

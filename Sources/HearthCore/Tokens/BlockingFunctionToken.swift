@@ -15,14 +15,10 @@ public enum BlockingFunctionToken {
     public static func sign(event eventType: String, user: UserRecord, facts: AccountEvent, functionURI: String,
                             forwarding: BlockingFunctions, project: ProjectContext, issuerPrefix: String,
                             caller: CallerInfo = CallerInfo.current, now: Date) throws -> String {
-        var claims: [String: Any] = [
-            "iss": issuerPrefix + project.id, "aud": functionURI, "iat": now.epochSeconds,
-            "exp": now.epochSeconds + lifetime, "event_id": SecureRandom.token(byteCount: 16),
-            "event_type": eventType, "sub": user.localID,
-            "ip_address": caller.ipAddress ?? "", "user_agent": caller.userAgent ?? "",
-            "user_record": userRecord(user),
-        ]
-        claims["locale"] = caller.locale
+        var claims = common(event: eventType, functionURI: functionURI, project: project, issuerPrefix: issuerPrefix,
+                            caller: caller, now: now)
+        claims["sub"] = user.localID
+        claims["user_record"] = userRecord(user)
         claims["tenant_id"] = user.tenantID
         claims["sign_in_method"] = facts.signInMethod
         claims["sign_in_second_factor"] = facts.secondFactor
@@ -37,6 +33,40 @@ public enum BlockingFunctionToken {
             claims["oauth_expires_in"] = facts.oauthExpiresIn
         }
         if forwarding.forwardRefreshToken { claims["oauth_refresh_token"] = facts.oauthRefreshToken }
+        return try signed(claims, project: project)
+    }
+
+    /// The token of a `beforeSendEmail` or `beforeSendSms` event: the address or number and the message's type
+    /// (`email_type`, `sms_type`). Like Identity Platform's it has no `sub` and no `user_record` (firebase-admin
+    /// exempts these two events from its `sub` check for that reason).
+    public static func sign(message: OutgoingMessage, functionURI: String, project: ProjectContext,
+                            issuerPrefix: String, caller: CallerInfo = CallerInfo.current, now: Date) throws -> String {
+        var claims = common(event: message.eventType, functionURI: functionURI, project: project,
+                            issuerPrefix: issuerPrefix, caller: caller, now: now)
+        switch message.channel {
+        case .email(let type, let address):
+            claims["email"] = address
+            claims["email_type"] = type
+        case .sms(let type, let number):
+            claims["phone_number"] = number
+            claims["sms_type"] = type
+        }
+        claims["tenant_id"] = message.tenantID
+        return try signed(claims, project: project)
+    }
+
+    private static func common(event: String, functionURI: String, project: ProjectContext, issuerPrefix: String,
+                               caller: CallerInfo, now: Date) -> [String: Any] {
+        var claims: [String: Any] = [
+            "iss": issuerPrefix + project.id, "aud": functionURI, "iat": now.epochSeconds,
+            "exp": now.epochSeconds + lifetime, "event_id": SecureRandom.token(byteCount: 16), "event_type": event,
+            "ip_address": caller.ipAddress ?? "", "user_agent": caller.userAgent ?? "",
+        ]
+        claims["locale"] = caller.locale
+        return claims
+    }
+
+    private static func signed(_ claims: [String: Any], project: ProjectContext) throws -> String {
         let payload = try JSONSerialization.data(withJSONObject: claims, options: [.sortedKeys])
         return try JWS.sign(payload: Array(payload), with: project.keys.active)
     }
@@ -89,12 +119,21 @@ public struct BlockingFunctionReply: Sendable, Equatable {
     /// JSON objects.
     public var customClaims: String?
     public var sessionClaims: String?
+    /// `recaptchaActionOverride` (`ALLOW` or `BLOCK`), read from an email or SMS event's answer.
+    public var recaptchaAction: String?
 
     /// Reads a 2xx body; a body that is not Firebase's shape is `BLOCKING_FUNCTION_ERROR_RESPONSE`.
     public init(body: Data, event: String) throws {
         guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any] else {
             throw AuthFailure.blockingFunctionError("((Response body is not valid JSON.))")
         }
+        if let action = object["recaptchaActionOverride"], !(action is NSNull) {
+            guard let action = action as? String, ["ALLOW", "BLOCK"].contains(action) else {
+                throw AuthFailure.blockingFunctionError("((Response has an invalid recaptchaActionOverride.))")
+            }
+            recaptchaAction = action
+        }
+        guard event == "beforeCreate" || event == "beforeSignIn" else { return }  // an email's or SMS's: no account
         guard let record = object["userRecord"] as? [String: Any] else { return }
         guard let mask = record["updateMask"] as? String else {
             throw AuthFailure.blockingFunctionError("((Response UserRecord is missing updateMask.))")
