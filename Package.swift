@@ -103,7 +103,8 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // Real third-party servers the tests drive (an SMTP sink, headless Chromium). Linked only by test targets.
         .target(name: "HearthTestSupport", resources: [.copy("smtp_sink.py"), .copy("test_idp.py"), .copy("blocking_functions.py"),
-                                                       .copy("send_receiver.py")],
+                                                       .copy("send_receiver.py"),
+                                                       .copy("webhook_receiver.py")],
                 swiftSettings: swiftSettings),
         // Email: templates in the user's language, an SMTP client on SwiftNIO, the outbox delivery worker.
         .target(name: "HearthMail", dependencies: [

@@ -48,8 +48,8 @@ allow Sources/HearthMail "mail imports HearthCore, templates and NIO only (no ba
   $platform HearthCore Mustache NIOCore NIOPosix NIOSSL Logging
 allow Sources/HearthSMS "SMS imports HearthCore and its HTTP client only (no backend, no server)" \
   $platform HearthCore AsyncHTTPClient Crypto NIOCore NIOHTTP1 NIOFoundationCompat
-allow Sources/HearthFederation "federation imports HearthCore, its HTTP client, jwt-kit and X.509 only" \
-  $platform HearthCore AsyncHTTPClient JWTKit Crypto _CryptoExtras X509 NIOCore NIOFoundationCompat
+allow Sources/HearthFederation "federation imports HearthCore, its HTTP client, jwt-kit, X.509 and swift-log only" \
+  $platform HearthCore AsyncHTTPClient JWTKit Crypto _CryptoExtras X509 NIOCore NIOFoundationCompat Logging
 allow Sources/HearthServer "the server never imports a backend" \
   $platform HearthCore HearthWire HearthMail HearthSMS HearthFederation Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
   Mustache ServiceLifecycle HummingbirdBcrypt HummingbirdCore NIOHTTPTypes Metrics Prometheus

@@ -22,7 +22,7 @@ public struct BlockingFunctionCaller: AccountHook {
     let clock: any HearthClock
     let timeout: TimeAmount
 
-    public init(issuerPrefix: String, clock: any HearthClock, httpClient: HTTPClient = .shared,
+    public init(issuerPrefix: String, clock: any HearthClock, httpClient: HTTPClient = .toAppServices,
                 timeout: TimeAmount = .seconds(7)) {
         http = httpClient
         self.issuerPrefix = issuerPrefix

@@ -67,26 +67,6 @@ public struct ProjectMailer: Sendable {
     }
 }
 
-/// When to try again: exponential backoff from `initialDelay`, capped at `maximumDelay`, with ±20 % jitter so that
-/// instances recovering from one outage do not retry in step; after `maximumAttempts`, or once the link in the
-/// message has expired anyway, or on a permanent (5xx) refusal, delivery is given up.
-public struct RetryPolicy: Sendable {
-    public var initialDelay: TimeInterval
-    public var maximumDelay: TimeInterval
-    public var maximumAttempts: Int
-
-    public init(initialDelay: TimeInterval = 30, maximumDelay: TimeInterval = 3600, maximumAttempts: Int = 12) {
-        self.initialDelay = initialDelay
-        self.maximumDelay = maximumDelay
-        self.maximumAttempts = maximumAttempts
-    }
-
-    /// The delay after the `attempts`-th failure (1-based), before jitter.
-    public func delay(afterAttempt attempts: Int) -> TimeInterval {
-        min(maximumDelay, initialDelay * pow(2, Double(max(0, attempts - 1))))
-    }
-}
-
 /// Delivers the outbox: leases due messages from the store, renders them in the recipient's language, hands them
 /// to the project's transport, deletes what was accepted and reschedules what was not. Because the outbox is in
 /// the store and a message is deleted only after the server accepted it, a restart or an SMTP outage loses nothing
@@ -106,7 +86,7 @@ public struct OutboxWorker: Sendable {
     public let batchSize: Int
     /// How long a claimed message is reserved for this sender.
     public let lease: TimeInterval
-    private let doorbell: (stream: AsyncStream<Void>, continuation: AsyncStream<Void>.Continuation)
+    private let loop = DeliveryLoop()
 
     public init(store: any IdentityStore, mailers: [String: ProjectMailer], clock: any HearthClock = SystemClock(),
                 retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "hearth.mail"),
@@ -119,31 +99,15 @@ public struct OutboxWorker: Sendable {
         self.pollInterval = pollInterval
         self.batchSize = batchSize
         self.lease = lease
-        doorbell = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Asks for a delivery pass now (called after queuing a message) instead of at the next poll.
-    public func ring() {
-        doorbell.continuation.yield()
-    }
+    public func ring() { loop.ring() }
 
     /// Delivers until the task is cancelled: at every ring, and every `pollInterval` for retries and for messages
     /// other instances queued.
     public func run() async {
-        await withDiscardingTaskGroup { group in
-            group.addTask { [doorbell, pollInterval] in
-                while !Task.isCancelled {
-                    doorbell.continuation.yield()
-                    try? await Task.sleep(for: pollInterval)
-                }
-                doorbell.continuation.finish()
-            }
-            for await _ in doorbell.stream {
-                if Task.isCancelled { break }
-                while await deliverDue() == batchSize, !Task.isCancelled {}
-            }
-            group.cancelAll()
-        }
+        await loop.run(every: pollInterval) { await deliverDue() == batchSize }
     }
 
     /// One pass: delivers the messages due now. Returns how many were claimed.
@@ -178,10 +142,7 @@ public struct OutboxWorker: Sendable {
             let now = clock.now()
             let permanent = (error as? SMTPError)?.isPermanent ?? false
             let linkExpired = entry.createdAt + entry.type.lifetime <= now
-            var next: Date?
-            if !permanent, !linkExpired, attempts < retry.maximumAttempts {
-                next = now + retry.delay(afterAttempt: attempts) * Double.random(in: 0.8...1.2)
-            }
+            let next = permanent || linkExpired ? nil : retry.nextAttempt(after: attempts, now: now)
             metadata["attempt"] = "\(attempts)"
             metadata["error"] = "\(error)"
             do {

@@ -355,6 +355,9 @@ public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sen
                             INSERT INTO audit_events (id, project_id, at_micros, kind, local_id, data)
                             VALUES (\(event.id), \(event.projectID), \(micros), \(event.kind), \(event.localID), \(data))
                             """, logger: logger)
+                        if WebhookEventType(auditKind: event.kind) != nil {
+                            try await Self.queueWebhooks(for: event, now: event.at, db, logger: logger)
+                        }
                     case .incrementRateCounter(let key, let windowStart, let expiresAt, let delta):
                         let (start, expiry) = (windowStart.epochSeconds, expiresAt.epochSeconds)
                         var count = delta
@@ -747,6 +750,9 @@ extension PostgresStore {
             report.pendingSecrets = try await count("DELETE FROM pending_secrets WHERE expires_at <= \(millis) RETURNING 1")
             report.assertions = try await count("DELETE FROM used_assertions WHERE expires_at < \(seconds) RETURNING 1")
             report.outboxMessages = try await count("DELETE FROM outbox WHERE created_at < \(outboxCutoff) RETURNING 1")
+            report.webhookMessages = try await count("""
+                DELETE FROM webhook_messages WHERE created_at < \(outboxCutoff) AND next_attempt_at IS NULL RETURNING 1
+                """)
             report.rateCounters = try await count("DELETE FROM rate_counters WHERE expires_at <= \(seconds) RETURNING 1")
             if let cutoff = housekeeping.auditBefore?.epochMicros {
                 report.auditEvents = try await count("DELETE FROM audit_events WHERE at_micros < \(cutoff) RETURNING 1")

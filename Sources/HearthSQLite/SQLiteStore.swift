@@ -349,6 +349,9 @@ public final class SQLiteStore: IdentityStore, StoreConnection, @unchecked Senda
                         "INSERT INTO audit_events (id, project_id, at_micros, kind, local_id, data) VALUES (?, ?, ?, ?, ?, ?)",
                         [.text(event.id), .text(event.projectID), .integer(Int(event.at.epochMicros)), .text(event.kind),
                          event.localID.map { .text($0) } ?? .null, .text(try codec.encode(event))])
+                    if WebhookEventType(auditKind: event.kind) != nil {
+                        try await Self.queueWebhooks(for: event, now: event.at, db)
+                    }
                 case .incrementRateCounter(let key, let start, let expiresAt, let delta):
                     let count = try await db.query("""
                         INSERT INTO rate_counters (counter_key, window_start, expires_at, count) VALUES (?, ?, ?, ?)
@@ -723,6 +726,9 @@ extension SQLiteStore {
                                                    [.integer(Int(now.epochSeconds))]).count
             report.outboxMessages = try await db.query("DELETE FROM outbox WHERE created_at < ? RETURNING 1",
                                                        [.integer(Int(housekeeping.outboxCreatedBefore.epochMilliseconds))]).count
+            report.webhookMessages = try await db.query(
+                "DELETE FROM webhook_messages WHERE created_at < ? AND next_attempt_at IS NULL RETURNING 1",
+                [.integer(Int(housekeeping.outboxCreatedBefore.epochMilliseconds))]).count
             report.rateCounters = try await db.query("DELETE FROM rate_counters WHERE expires_at <= ? RETURNING 1",
                                                      [.integer(Int(now.epochSeconds))]).count
             if let cutoff = housekeeping.auditBefore {

@@ -87,6 +87,7 @@ public enum Schema {
         ]),
         Migration("0009_tenants", Steps.tenants),
         Migration("0010_users_by_creation", Steps.usersByCreation),
+        Migration("0011_webhooks", Steps.webhooks),
     ]
 }
 
@@ -138,6 +139,26 @@ enum Steps {
         """,
         "CREATE INDEX audit_events_time ON audit_events (project_id, at_micros, id)",
         "CREATE INDEX audit_events_user ON audit_events (project_id, local_id, at_micros, id)",
+    ]
+
+    /// 0011: webhook endpoints (the record as JSON, the audit kinds they take as `,a,b,` for matching) and the
+    /// messages queued for them: times in milliseconds, `seq` the event's microseconds (a user's order),
+    /// `next_attempt_at` null once delivered or given up.
+    static let webhooks = [
+        """
+        CREATE TABLE webhook_endpoints (
+            project_id TEXT NOT NULL, id TEXT NOT NULL, audit_kinds TEXT NOT NULL, created_at BIGINT NOT NULL,
+            data TEXT NOT NULL, PRIMARY KEY (project_id, id))
+        """,
+        """
+        CREATE TABLE webhook_messages (
+            id TEXT PRIMARY KEY, project_id TEXT NOT NULL, endpoint_id TEXT NOT NULL, event_id TEXT NOT NULL,
+            local_id TEXT NOT NULL, seq BIGINT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_attempt_at BIGINT,
+            delivered_at BIGINT, last_error TEXT, created_at BIGINT NOT NULL)
+        """,
+        "CREATE INDEX webhook_messages_due ON webhook_messages (next_attempt_at)",
+        "CREATE INDEX webhook_messages_order ON webhook_messages (project_id, endpoint_id, local_id, seq)",
+        "CREATE INDEX webhook_messages_recent ON webhook_messages (project_id, created_at)",
     ]
 
     /// 0009: tenants, by project and id; `version` makes updates compare-and-set.

@@ -28,11 +28,14 @@ public func buildApplication(
     let provider: (any SMSSender)? = configuration.isEmulator ? nil : configuration.sms.map {
         HTTPSMSSender(provider: $0, appName: configuration.emailConfiguration(for: configuration.projectID).appName)
     }
+    let webhooks = WebhookWorker(store: store, clock: clock, retry: configuration.webhookRetry,
+                                 logger: .hearth("hearth.webhooks"), pollInterval: configuration.webhookPollInterval)
     let services = HearthServices(configuration: configuration, store: store, clock: clock, hashing: hashing,
                                   logger: logger, mail: mail, sms: sms ?? provider,
                                   federation: HTTPIdentityProviderVerifier(store: store, clock: clock),
                                   hashParameters: hashParameters,
-                                  hooks: [BlockingFunctionCaller(issuerPrefix: configuration.issuerPrefix, clock: clock)])
+                                  hooks: [BlockingFunctionCaller(issuerPrefix: configuration.issuerPrefix, clock: clock)],
+                                  webhooks: webhooks)
     // The first start creates the project: keys, hash parameters, API key. A configured switch applies to it
     // on every start, so turning email-enumeration protection on or off is a config change and a restart.
     // What the config file names wins over what is stored, key by key; what it does not name stays as the admin API
@@ -82,6 +85,7 @@ public func buildApplication(
     }
     var background: [any Service] = mail.map { [OutboxService(worker: $0)] } ?? []
     background.append(HashingStopsAtShutdown(hashing: hashing))
+    background.append(WebhookService(worker: webhooks))
     background.append(Housekeeper(store: store, clock: clock, interval: configuration.housekeepingInterval,
                                   auditRetention: configuration.auditRetention, logger: logger))
     let observability = configuration.observability
@@ -175,6 +179,16 @@ struct HashingStopsAtShutdown: Service, CustomStringConvertible {
     func run() async throws {
         try? await gracefulShutdown()
         hashing.stopAcceptingWork()
+    }
+}
+
+/// Delivers account events to the projects' webhook endpoints until shutdown.
+struct WebhookService: Service, CustomStringConvertible {
+    let worker: WebhookWorker
+    var description: String { "WebhookService" }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await worker.run() }
     }
 }
 

@@ -1,4 +1,5 @@
 import HearthCore
+import HearthFederation
 import HearthMail
 import Logging
 import Synchronization
@@ -65,7 +66,7 @@ public struct HearthServices: Sendable {
                 sms: (any SMSSender)? = nil,
                 federation: (any IdentityProviderVerifier & FederatedRedirectProvider)? = nil,
                 hashParameters: (@Sendable () -> FirebaseScryptParameters)? = nil,
-                hooks: [any AccountHook] = []) {
+                hooks: [any AccountHook] = [], webhooks: WebhookWorker? = nil) {
         self.configuration = configuration
         let outbox = configuration.isEmulator ? EmulatorSMSOutbox(logger: logger) : nil
         smsOutbox = outbox
@@ -98,7 +99,8 @@ public struct HearthServices: Sendable {
             recentLoginWindow: configuration.recentLoginWindow, bcrypt: HummingbirdBcryptVerifier())
         // Where Firebase's emulator is weaker than production and its tests depend on it (docs/modes.md).
         accounts.emulatorRules = configuration.isEmulator
-        let audit = AuditRecorder(store: store, clock: clock, logger: .hearth("hearth.audit"))
+        var audit = AuditRecorder(store: store, clock: clock, logger: .hearth("hearth.audit"))
+        if let webhooks { audit.eventStored = { webhooks.ring() } }
         accounts.audit = audit
         accounts.sessionsPerUser = configuration.sessionsPerUser
         accounts.hooks = hooks

@@ -35,6 +35,11 @@ public struct ServerConfiguration: Sendable {
     /// `signIn.anonymous.enabled`, applied over the stored project at every start; `nil` keeps what is stored (a new
     /// production project starts with it off, as in Firebase; emulator mode's with it on).
     public var anonymousSignIn: Bool?
+    /// How failed webhook deliveries are retried, and how often the queue is polled besides the wake-ups each stored
+    /// event gives (other instances' events, retries). Not in the config file: the defaults are Standard Webhooks'
+    /// kind of schedule; tests shorten them.
+    public var webhookRetry = RetryPolicy.webhooks
+    public var webhookPollInterval: Duration = .seconds(5)
     /// Whether accounts the admin API creates or imports pass the `beforeCreate` blocking function (off, as in
     /// Firebase); set, it applies at every start.
     public var blockingFunctionsOnAdminCreate: Bool?

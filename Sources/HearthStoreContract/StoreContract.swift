@@ -62,6 +62,7 @@ func expectThrows(_ expected: StoreError, _ body: () async throws -> Void, line:
 public enum StoreContract {
     public static var all: [StoreCheck] {
         projects + users + paging + admin + refreshTokens + actionCodes + operations + races + tenants + unitOfWork + batches
+            + webhooks
     }
 
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000)

@@ -100,6 +100,21 @@ import Testing
         }
     }
 
+    /// A webhook endpoint's signing secret is sealed too, and opens on every read, the claimed messages' included.
+    @Test func aWebhookSecretIsSealed() async throws {
+        try await sealedStore { store in
+            let endpoint = WebhookEndpoint(projectID: "p", url: "https://api.example.com/hook", now: Self.now)
+            try await store.insertWebhookEndpoint(endpoint)
+            let raw = try await raw(store, "webhook_endpoints", "project_id = 'p'")
+            #expect(raw.contains("hearth-sealed:v1:") && !raw.contains(endpoint.secret))
+            #expect(try await store.webhookEndpoints(projectID: "p") == [endpoint])
+            try await store.insertAuditEvent(AuditEvent(projectID: "p", at: Self.now, kind: "sign-up", localID: "u",
+                                                        outcome: .success, clientAddress: nil))
+            let claimed = try await store.claimWebhookMessages(dueAt: Self.now, leaseUntil: Self.now + 60, limit: 5)
+            #expect(claimed.first?.endpoint?.secret == endpoint.secret)
+        }
+    }
+
     /// A TOTP secret being enrolled (and a provider's tokens between sign-in steps) waits in a pending record: it is
     /// sealed too, bound to its record, and opens on the way out of every read.
     @Test func pendingSecretsAreSealedAndBoundToTheirRecord() async throws {

@@ -30,6 +30,8 @@ extension Administration {
         guard try await store.deleteUser(projectID: project.id, tenantID: project.tenantID, localID: localID) else {
             throw AuthFailure.userNotFound
         }
+        await audit?.record(SecurityEvent(kind: .accountDeleted, projectID: project.id, localID: localID,
+                                          details: ["by": "administrator"]))
     }
 
     /// A page of the project's (or tenant's) users in `localId` byte order, after `localID`.

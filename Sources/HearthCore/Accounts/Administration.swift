@@ -62,6 +62,7 @@ public struct Administration: UseCase {
         } catch StoreError.duplicateLocalID {
             throw AuthFailure.duplicateLocalID("")
         }
+        await audit?.record(SecurityEvent(kind: .accountCreated, projectID: project.id, localID: user.localID))
         return user
     }
 
@@ -77,7 +78,10 @@ public struct Administration: UseCase {
                 notDisabled.append((index, id))
                 continue
             }
-            try await store.deleteUser(projectID: project.id, tenantID: project.tenantID, localID: id)
+            if try await store.deleteUser(projectID: project.id, tenantID: project.tenantID, localID: id) {
+                await audit?.record(SecurityEvent(kind: .accountDeleted, projectID: project.id, localID: id,
+                                                  details: ["by": "administrator"]))
+            }
         }
         return notDisabled
     }

@@ -15,6 +15,10 @@ public struct SecurityEvent: Sendable, Equatable {
         case signInFailed = "sign-in-failed"
         /// An account created by its owner (sign-up, first federated or phone sign-in, first email link).
         case signUp = "sign-up"
+        /// An account created by an administrator (the admin API's create).
+        case accountCreated = "account-created"
+        /// An account deleted, by its owner or an administrator.
+        case accountDeleted = "account-deleted"
         case passwordChanged = "password-changed"
         /// `details.from` and `details.to` are the old and new addresses.
         case emailChanged = "email-changed"

@@ -18,7 +18,10 @@ public struct Sessions: UseCase {
     public func deleteAccount(in project: ProjectContext, idToken: String?) async throws {
         let (user, claims) = try await authenticate(idToken, in: project)
         try requireRecentLogin(claims, for: .deleteAccount)
-        try await store.deleteUser(projectID: project.id, tenantID: user.tenantID, localID: user.localID)
+        if try await store.deleteUser(projectID: project.id, tenantID: user.tenantID, localID: user.localID) {
+            await audit?.record(SecurityEvent(kind: .accountDeleted, projectID: project.id, localID: user.localID,
+                                              details: ["by": "user"]))
+        }
     }
 
     // MARK: Refresh

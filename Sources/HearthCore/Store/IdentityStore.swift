@@ -1,7 +1,7 @@
 import Foundation
 
 /// The persistent home of projects, users and refresh tokens, by concern: ``UserStore``, ``SecretStore``,
-/// ``ConfigStore``, ``OutboxStore`` and ``OperationsStore``; a use case that needs one concern takes that one.
+/// ``ConfigStore``, ``OutboxStore``, ``WebhookStore`` and ``OperationsStore``; a use case that needs one concern takes that one.
 ///
 /// Narrow and domain-shaped: every method is one atomic change or one lookup, returns domain types and never
 /// driver rows; several writes that belong together go in one ``UnitOfWork``. Implementations: ``InMemoryStore`` (tests, `memory:`), `SQLiteStore`, `PostgresStore`. All three
@@ -13,7 +13,7 @@ import Foundation
 /// try await store.insertUser(user)          // throws StoreError.emailExists on a taken email
 /// let found = try await store.user(projectID: "demo", tenantID: nil, email: "a@b.c")
 /// ```
-public protocol IdentityStore: UserStore, SecretStore, ConfigStore, OutboxStore, OperationsStore {
+public protocol IdentityStore: UserStore, SecretStore, ConfigStore, OutboxStore, OperationsStore, WebhookStore {
     /// Brings the schema up to date; forward-only, each step recorded in the database.
     func migrate() async throws
     /// Releases connections. The store cannot be used afterwards.

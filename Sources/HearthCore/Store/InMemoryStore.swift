@@ -40,6 +40,9 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         /// Rate-limit windows by key and window start: count and expiry.
         var counters: [String: (count: Int, expiresAt: Date)] = [:]
         var audit: [AuditEvent] = []
+        var webhookEndpoints: [WebhookEndpoint] = []
+        /// Webhook messages in the order queued, with the user whose events they keep in order.
+        var webhookMessages: [(message: WebhookMessage, localID: String, seq: Int64)] = []
     }
 
     private let lock = NSLock()
@@ -180,7 +183,13 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
                         undo.append { $0.removeSession(token, restoring: dropped) }
                     case .insertAuditEvent(let event):
                         state.audit.append(event)
-                        undo.append { $0.audit.removeLast() }
+                        let queued = state.queueWebhooks(for: event, endpoints: state.webhookEndpoints.filter {
+                            $0.projectID == event.projectID && $0.auditKinds.contains(event.kind)
+                        }, now: event.at)
+                        undo.append { state in
+                            state.audit.removeLast()
+                            state.webhookMessages.removeLast(queued)
+                        }
                     case .incrementRateCounter(let key, let start, let expiresAt, let delta):
                         let slot = key + "@" + String(start.epochSeconds)
                         let before = state.counters[slot]
@@ -445,6 +454,11 @@ extension InMemoryStore {
             let counters = state.counters.count
             state.counters = state.counters.filter { $0.value.expiresAt > now }
             report.rateCounters = counters - state.counters.count
+            let messages = state.webhookMessages.count
+            state.webhookMessages.removeAll {
+                $0.message.createdAt < housekeeping.outboxCreatedBefore && $0.message.nextAttemptAt == nil
+            }
+            report.webhookMessages = messages - state.webhookMessages.count
             if let cutoff = housekeeping.auditBefore {
                 let events = state.audit.count
                 state.audit.removeAll { $0.at < cutoff }
@@ -531,5 +545,104 @@ extension InMemoryStore.State {
     fileprivate func users(in index: [InMemoryStore.Lookup: Set<String>], _ lookup: InMemoryStore.Lookup) -> [UserRecord] {
         (index[lookup] ?? []).compactMap { users[InMemoryStore.Key(project: lookup.project, tenant: lookup.tenant, id: $0)] }
             .sorted { ($0.createdAt, $0.localID) < ($1.createdAt, $1.localID) }
+    }
+}
+
+// MARK: Webhooks
+
+extension InMemoryStore.State {
+    /// Queues `event` for each of `endpoints`; returns how many were queued.
+    fileprivate mutating func queueWebhooks(for event: AuditEvent, endpoints: [WebhookEndpoint], now: Date) -> Int {
+        for endpoint in endpoints {
+            let message = WebhookMessage(id: UUID().uuidString, projectID: event.projectID, endpointID: endpoint.id,
+                                         eventID: event.id, attempts: 0, nextAttemptAt: now, deliveredAt: nil,
+                                         lastError: nil, createdAt: now, event: nil, endpoint: nil)
+            webhookMessages.append((message, event.localID ?? "", event.at.epochMicros))
+        }
+        return endpoints.count
+    }
+
+    fileprivate func withEvent(_ message: WebhookMessage) -> WebhookMessage {
+        var full = message
+        full.event = audit.first { $0.id == message.eventID }
+        full.endpoint = webhookEndpoints.first { $0.projectID == message.projectID && $0.id == message.endpointID }
+        return full
+    }
+}
+
+extension InMemoryStore {
+    public func insertWebhookEndpoint(_ endpoint: WebhookEndpoint) async throws {
+        withState { $0.webhookEndpoints.append(endpoint) }
+    }
+
+    public func webhookEndpoints(projectID: String) async throws -> [WebhookEndpoint] {
+        withState { $0.webhookEndpoints.filter { $0.projectID == projectID } }
+    }
+
+    public func deleteWebhookEndpoint(projectID: String, id: String) async throws -> Bool {
+        withState { state in
+            guard state.webhookEndpoints.contains(where: { $0.projectID == projectID && $0.id == id }) else { return false }
+            state.webhookEndpoints.removeAll { $0.projectID == projectID && $0.id == id }
+            state.webhookMessages.removeAll {
+                $0.message.projectID == projectID && $0.message.endpointID == id && $0.message.deliveredAt == nil
+            }
+            return true
+        }
+    }
+
+    public func claimWebhookMessages(dueAt now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookMessage] {
+        withState { state in
+            var claimed: [WebhookMessage] = []
+            let order = state.webhookMessages.indices.sorted {
+                (state.webhookMessages[$0].seq, state.webhookMessages[$0].message.id)
+                    < (state.webhookMessages[$1].seq, state.webhookMessages[$1].message.id)
+            }
+            for index in order where claimed.count < limit {
+                let (message, localID, seq) = state.webhookMessages[index]
+                guard let due = message.nextAttemptAt, due <= now, message.deliveredAt == nil else { continue }
+                let waits = state.webhookMessages.contains { other in
+                    other.message.endpointID == message.endpointID && other.message.projectID == message.projectID
+                        && other.localID == localID && other.message.deliveredAt == nil
+                        && other.message.nextAttemptAt != nil && (other.seq, other.message.id) < (seq, message.id)
+                }
+                guard !waits else { continue }
+                state.webhookMessages[index].message.nextAttemptAt = leaseUntil
+                claimed.append(state.withEvent(state.webhookMessages[index].message))
+            }
+            return claimed
+        }
+    }
+
+    public func recordWebhookAttempt(id: String, attempts: Int, deliveredAt: Date?, nextAttemptAt: Date?,
+                                     lastError: String?) async throws {
+        withState { state in
+            guard let index = state.webhookMessages.firstIndex(where: { $0.message.id == id }) else { return }
+            state.webhookMessages[index].message.attempts = attempts
+            state.webhookMessages[index].message.deliveredAt = deliveredAt
+            state.webhookMessages[index].message.nextAttemptAt = deliveredAt == nil ? nextAttemptAt : nil
+            state.webhookMessages[index].message.lastError = lastError
+        }
+    }
+
+    public func replayWebhookEvents(projectID: String, since: Date, endpointID: String?, now: Date) async throws -> Int {
+        withState { state in
+            let endpoints = state.webhookEndpoints.filter {
+                $0.projectID == projectID && (endpointID == nil || $0.id == endpointID)
+            }
+            var count = 0
+            for event in state.audit.filter({ $0.projectID == projectID && $0.at >= since })
+                .sorted(by: { ($0.at.epochMicros, $0.id) < ($1.at.epochMicros, $1.id) }) {
+                count += state.queueWebhooks(for: event, endpoints: endpoints.filter { $0.auditKinds.contains(event.kind) },
+                                             now: now)
+            }
+            return count
+        }
+    }
+
+    public func webhookMessages(projectID: String, limit: Int) async throws -> [WebhookMessage] {
+        withState { state in
+            state.webhookMessages.filter { $0.message.projectID == projectID }.reversed().prefix(limit)
+                .map { state.withEvent($0.message) }
+        }
     }
 }

@@ -77,6 +77,7 @@ public struct Housekeeping: Sendable, Equatable {
     /// Expired pending secrets, one-time assertion digests and rate-limit windows go by this instant.
     public var now: Date
     /// Outbox messages created before this (their codes have expired) go, delivered or not: raw codes never stay.
+    /// Webhook messages created before it go too once delivered or given up (their events stay in the audit log).
     public var outboxCreatedBefore: Date
     /// Audit events before this go (`nil`: kept for ever).
     public var auditBefore: Date?
@@ -96,10 +97,13 @@ public struct HousekeepingReport: Sendable, Equatable {
     public var outboxMessages = 0
     public var rateCounters = 0
     public var auditEvents = 0
+    public var webhookMessages = 0
 
     public init() {}
 
-    public var total: Int { refreshTokens + pendingSecrets + assertions + outboxMessages + rateCounters + auditEvents }
+    public var total: Int {
+        refreshTokens + pendingSecrets + assertions + outboxMessages + rateCounters + auditEvents + webhookMessages
+    }
 }
 
 extension Date {

@@ -38,6 +38,8 @@ struct AuditRecorder: AuditTrail {
     let store: any IdentityStore
     let clock: any HearthClock
     let logger: Logger
+    /// Called once an event that webhooks take is stored (the store queued it for the endpoints): wakes the sender.
+    var eventStored: @Sendable () -> Void = {}
 
     /// `text` with control characters escaped (a CR or LF cannot start a forged log line) and cut to 256 characters.
     static func printable(_ text: String) -> String {
@@ -79,6 +81,7 @@ struct AuditRecorder: AuditTrail {
         if let address = event.clientAddress { metadata["client"] = "\(address)" }
         for (key, value) in event.details where key != "email" { metadata[key] = "\(value)" }
         logger.notice("\(event.kind)", metadata: metadata)
+        if WebhookEventType(auditKind: event.kind) != nil { eventStored() }
     }
 
     private func row(kind: String, projectID: String, localID: String?, outcome: AuditEvent.Outcome,
@@ -95,10 +98,11 @@ struct AuditRecorder: AuditTrail {
     func record(kind: String, projectID: String, localID: String?, outcome: AuditEvent.Outcome,
                 details: [String: String] = [:]) async {
         let event = row(kind: kind, projectID: projectID, localID: localID, outcome: outcome, details: details)
-        committed(event)
         do {
             try await store.insertAuditEvent(event)
+            committed(event)
         } catch {
+            committed(event)  // logged even when it could not be stored
             logger.error("audit event not stored", metadata: [
                 "kind": "\(kind)", "error": "\(error)", "hint": "check the store; the request itself went through"])
         }
