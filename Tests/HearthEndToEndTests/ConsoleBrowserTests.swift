@@ -37,6 +37,9 @@ struct ConsoleBrowserTests {
         blocking.triggers = ["beforeSendSms": .init(functionURI: "https://before-sms-abc-uc.a.run.app", updatedAt: Date())]
         record.settings.blockingFunctions = blocking
         try await store.updateProject(record)
+        // A webhook endpoint nobody listens on: its deliveries fail and wait, which the Events view shows.
+        let endpoint = WebhookEndpoint(projectID: "console-project", url: "http://127.0.0.1:9/hook", types: [.userCreated], now: Date())
+        try await store.insertWebhookEndpoint(endpoint)
         // 10,000 others, in batches as an import writes them.
         for batch in 0..<10 {
             let users = (0..<1000).map { index in
@@ -273,6 +276,12 @@ struct ConsoleBrowserTests {
                 #expect(try await Self.waitForText("#outbox-rows", containing: "550 mailbox unavailable", browser))
                 #expect(!(try await browser.pageSource()).contains("secret-code-1"), "codes and links stay out of the console")
                 try await picture("outbox")
+                try await browser.click("nav button[data-view=events]")
+                #expect(try await Self.waitForText("#endpoints-list", containing: "http://127.0.0.1:9/hook (user.created)", browser))
+                #expect(try await Self.waitForText("#events-rows", containing: "user.created", browser), "the console-made user's event")
+                #expect(try await Self.waitForText("#events-rows", containing: "retrying", browser))
+                #expect(!(try await browser.pageSource()).contains(endpoint.secret), "the signing secret stays out of the console")
+                try await browser.click("nav button[data-view=outbox]")
                 try await browser.click(".retry")
                 #expect(try await Self.waitForText("#status", containing: "will be tried again", browser))
                 let outbox = try await store.outboxStatus(projectID: "console-project", limit: 10)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// What an operator looks at: the outbox (emails waiting or given up, retried on demand), the audit log, and
-/// whether the store answers.
+/// What an operator looks at: the outbox (emails waiting or given up, retried on demand), the webhook deliveries,
+/// the audit log, and whether the store answers.
 ///
 /// ```swift
 /// let waiting = try await accounts.operations.outbox(in: project, limit: 100)
@@ -9,6 +9,16 @@ import Foundation
 public struct Operations: UseCase {
     public let context: AccountContext
     public init(context: AccountContext) { self.context = context }
+
+    /// A project's webhook endpoints (with their secrets: a caller shows them to nobody).
+    public func webhookEndpoints(in project: ProjectContext) async throws -> [WebhookEndpoint] {
+        try await store.webhookEndpoints(projectID: project.id)
+    }
+
+    /// A project's latest webhook messages, newest first: delivered, waiting, given up.
+    public func webhookDeliveries(in project: ProjectContext, limit: Int) async throws -> [WebhookMessage] {
+        try await store.webhookMessages(projectID: project.id, limit: limit)
+    }
 
     /// A project's queued messages with their delivery state, oldest first.
     public func outbox(in project: ProjectContext, limit: Int) async throws -> [OutboxStatus] {

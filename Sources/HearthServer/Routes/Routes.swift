@@ -108,6 +108,7 @@ enum HearthRoutes {
         admin.post("\(v1)/projects/{project}/smsTest", to: MessagingRoutes.smsTest)
         admin.get("\(v1)/projects/{project}/outbox", to: OutboxRoutes.list)
         admin.post("\(v1)/projects/{project}/outbox/{message}", to: OutboxRoutes.retry)  // {id}:retry
+        admin.get("\(v1)/projects/{project}/webhooks", to: WebhookRoutes.list)
         admin.get("\(v1)/projects/{project}/serviceAccounts", to: ServiceAccountRoutes.list)
         admin.post("\(v1)/projects/{project}/serviceAccounts", to: ServiceAccountRoutes.create)
         admin.on(.delete, "\(v1)/projects/{project}/serviceAccounts/{name}", to: ServiceAccountRoutes.delete)

@@ -72,6 +72,7 @@ const views = {
   dashboard: () => run(dashboard),
   users: () => run(() => listUsers("")),
   outbox: () => run(listOutbox),
+  events: () => run(listEvents),
   audit: () => run(() => listAudit("")),
   settings: () => run(async () => { await loadSettings(); await previewTemplate(); }),
 };
@@ -296,6 +297,29 @@ async function listOutbox() {
       }));
       action.appendChild(retry);
     }
+    rows.appendChild(row);
+  }
+}
+
+async function listEvents() {
+  const found = await api("GET", admin() + "/webhooks");
+  const endpoints = found.endpoints || [], deliveries = found.deliveries || [];
+  items($("#endpoints-list"), endpoints.length
+    ? endpoints.map((e) => e.id + " → " + e.url + " (" + e.eventTypes.join(", ") + ")")
+    : ["No endpoints yet."]);
+  const failed = deliveries.filter((d) => d.state === "FAILED").length;
+  const pending = deliveries.filter((d) => d.state === "PENDING").length;
+  $("#events-summary").textContent = deliveries.length
+    ? (deliveries.length - failed - pending) + " delivered, " + pending + " waiting, " + failed + " given up (`hearth events replay` sends them again)."
+    : "Nothing sent yet.";
+  const rows = $("#events-rows");
+  rows.replaceChildren();
+  for (const d of deliveries) {
+    const row = document.createElement("tr");
+    const stateText = d.state === "DELIVERED" ? "delivered " + (d.deliverTime || "")
+      : d.state === "FAILED" ? "given up" : "retrying " + (d.nextAttemptTime || "");
+    for (const value of [d.createTime, d.eventType || "(gone from the log)", d.localId, d.endpointId, stateText,
+                         String(d.attempts), d.lastError]) cell(row, value);
     rows.appendChild(row);
   }
 }
