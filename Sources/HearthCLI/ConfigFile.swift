@@ -40,6 +40,7 @@ struct ConfigFile: Decodable {
     var phoneSignIn: Bool?
     var anonymousSignIn: Bool?
     var blockingFunctionsOnAdminCreate: Bool?
+    var breachedPasswords: String?
     var maxBodyBytes: Int?
     var logLevel: String?
     var logFormat: String?
@@ -216,6 +217,7 @@ struct ConfigFile: Decodable {
         if let phoneSignIn { configuration.phoneSignIn = phoneSignIn }
         if let anonymousSignIn { configuration.anonymousSignIn = anonymousSignIn }
         if let blockingFunctionsOnAdminCreate { configuration.blockingFunctionsOnAdminCreate = blockingFunctionsOnAdminCreate }
+        if let breachedPasswords { configuration.breachedPasswords = breachedPasswords }
         if let maxBodyBytes { configuration.maxBodySize = maxBodyBytes }
         if let apiKey { configuration.initialAPIKey = apiKey }
         if let rateLimits { configuration.rateLimits.enabled = rateLimits }

@@ -40,7 +40,7 @@ public enum ConfigSchema {
         "host": .value(.string), "port": .value(.int), "store": .value(.string, secret: true),
         "projectId": .value(.string), "emulator": .value(.bool), "issuerPrefix": .value(.string),
         "recentLoginWindowSeconds": .value(.double), "authorizedDomains": .value(.strings),
-        "emailEnumerationProtection": .value(.bool), "phoneSignIn": .value(.bool), "anonymousSignIn": .value(.bool), "blockingFunctionsOnAdminCreate": .value(.bool), "maxBodyBytes": .value(.int), "logLevel": .value(.string),
+        "emailEnumerationProtection": .value(.bool), "phoneSignIn": .value(.bool), "anonymousSignIn": .value(.bool), "blockingFunctionsOnAdminCreate": .value(.bool), "breachedPasswords": .value(.string), "maxBodyBytes": .value(.int), "logLevel": .value(.string),
         "logFormat": .value(.string),
         "metrics": .object(["expose": .value(.string), "token": .value(.string, secret: true),
                             "host": .value(.string), "port": .value(.int)]),

@@ -66,7 +66,8 @@ public struct HearthServices: Sendable {
                 sms: (any SMSSender)? = nil,
                 federation: (any IdentityProviderVerifier & FederatedRedirectProvider)? = nil,
                 hashParameters: (@Sendable () -> FirebaseScryptParameters)? = nil,
-                hooks: [any AccountHook] = [], webhooks: WebhookWorker? = nil) {
+                hooks: [any AccountHook] = [], webhooks: WebhookWorker? = nil,
+                breachedPasswords: (any BreachedPasswordList)? = nil) {
         self.configuration = configuration
         let outbox = configuration.isEmulator ? EmulatorSMSOutbox(logger: logger) : nil
         smsOutbox = outbox
@@ -104,6 +105,7 @@ public struct HearthServices: Sendable {
         accounts.audit = audit
         accounts.sessionsPerUser = configuration.sessionsPerUser
         accounts.hooks = hooks
+        accounts.breachedPasswords = breachedPasswords
         self.accounts = accounts
         self.audit = audit
     }

@@ -43,6 +43,9 @@ public struct ServerConfiguration: Sendable {
     /// Whether accounts the admin API creates or imports pass the `beforeCreate` blocking function (off, as in
     /// Firebase); set, it applies at every start.
     public var blockingFunctionsOnAdminCreate: Bool?
+    /// A Pwned Passwords file (sorted `HASH:COUNT` lines) or folder of range files: new passwords found in it are
+    /// refused. Checked at start; `nil`: no list.
+    public var breachedPasswords: String?
     /// The server's version as `hearth --version` prints it, for the console's header (empty: not said).
     public var version = ""
     /// API key given to a project created at first start (random when `nil`).

@@ -116,6 +116,7 @@ public enum Endpoints {
     public static let projectConfig = Endpoint<NoBody, GetProjectConfigResponse>(
         .get, v1 + "/projects", legacy: v3 + "/getProjectConfig", access: .client)
     public static let revokeToken = Endpoint<RevokeTokenRequest, NoBody>(.post, v2 + "/accounts:revokeToken", access: .client)
+    public static let passwordPolicy = Endpoint<NoBody, PasswordPolicyResponse>(.get, v2 + "/passwordPolicy", access: .client)
 
     // Phone, and multi-factor (v2).
     public static let sendVerificationCode = Endpoint<SendVerificationCodeRequest, SendVerificationCodeResponse>(
@@ -188,7 +189,8 @@ public enum Endpoints {
         signUp.description, signInWithPassword.description, signInWithCustomToken.description, lookup.description,
         update.description, delete.description, sendOobCode.description, resetPassword.description,
         signInWithEmailLink.description, signInWithIdp.description, signInWithGameCenter.description,
-        createAuthUri.description, projectConfig.description, revokeToken.description, sendVerificationCode.description,
+        createAuthUri.description, projectConfig.description, revokeToken.description, passwordPolicy.description,
+        sendVerificationCode.description,
         signInWithPhoneNumber.description, startMFAEnrollment.description, finalizeMFAEnrollment.description,
         withdrawMFA.description, startMFASignIn.description, finalizeMFASignIn.description,
         startPasskeyEnrollment.description, finalizePasskeyEnrollment.description, startPasskeySignIn.description,

@@ -36,6 +36,8 @@ public struct AccountContext: Sendable {
 
     /// Rules every new account and every completed sign-in passes through (see ``AccountHook``).
     public var hooks: [any AccountHook] = []
+    /// Passwords users may not choose (`breachedPasswords` in the config); `nil`: no list.
+    public var breachedPasswords: (any BreachedPasswordList)?
 
     /// Live sessions (refresh tokens) kept per user: a sign-in beyond this many revokes the user's oldest. `nil`
     /// keeps them all.
@@ -294,6 +296,23 @@ extension UseCase {
             throw AuthFailure.userNotFound
         } catch StoreError.identityLinked {
             throw AuthFailure.federatedUserIDAlreadyLinked
+        }
+    }
+}
+
+extension UseCase {
+    /// The rules a password a user chooses must meet (sign-up, linking, a change, a reset): Firebase's 6-character
+    /// minimum, then the project's or tenant's enforced policy (`PASSWORD_DOES_NOT_MEET_REQUIREMENTS` with what is
+    /// missing), then the breached-password list when one is configured. An administrator's password meets the
+    /// minimum only, as Identity Platform's Admin SDK calls are not held to the policy.
+    func checkNewPassword(_ password: String, in project: ProjectContext) async throws {
+        try PasswordPolicy.check(password)
+        if let policy = project.settings.passwordPolicy, policy.enforcement == .enforce {
+            let missing = policy.unmet(by: password)
+            if !missing.isEmpty { throw AuthFailure.passwordDoesNotMeetRequirements(missing) }
+        }
+        if let breached = context.breachedPasswords, try await breached.contains(password) {
+            throw AuthFailure.passwordBreached
         }
     }
 }

@@ -27,11 +27,12 @@ public struct AccountUpdates: UseCase {
     /// The profile, email and password parts of an update, shared by the user's own update and the admin's:
     /// checked and hashed once, before the write (``PreparedChanges/apply(to:now:)`` may run again on a
     /// fresh read).
-    func prepare(_ changes: AccountChanges, project: ProjectContext) async throws -> PreparedChanges {
+    func prepare(_ changes: AccountChanges, project: ProjectContext, byAdministrator: Bool = false) async throws
+        -> PreparedChanges {
         if let email = changes.email { guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail } }
         var hash: String?
         if let password = changes.password {
-            try PasswordPolicy.check(password)
+            if byAdministrator { try PasswordPolicy.check(password) } else { try await checkNewPassword(password, in: project) }
             hash = try await hashPassword(password, project: project)
         }
         return PreparedChanges(changes: changes, passwordHash: hash)

@@ -239,7 +239,7 @@ public struct ActionCodes: UseCase {
     {
         let peeked = try await inspectActionCode(in: project, code: code)
         guard peeked.type == .passwordReset else { throw AuthFailure.invalidOobCode }
-        try PasswordPolicy.check(newPassword)  // before the code is used: a weak password does not burn it
+        try await checkNewPassword(newPassword, in: project)  // before the code is used: a refused one does not burn it
         let hash = try await hashPassword(newPassword, project: project)
         let (record, stored) = try await redeem(code, in: project)
         let now = clock.now()

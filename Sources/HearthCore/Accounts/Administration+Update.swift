@@ -48,7 +48,7 @@ extension Administration {
         if let claims = changes.customAttributes, !(claims.isEmpty || claims == "{}") {
             try CustomClaims.validate(claims)
         }
-        let prepared = try await context.updates.prepare(changes.profile, project: project)
+        let prepared = try await context.updates.prepare(changes.profile, project: project, byAdministrator: true)
         if let phone = changes.phoneNumber, !phone.isEmpty {
             guard PhoneNumber.isValid(phone) else { throw AuthFailure.invalidPhoneNumber }
             if let owner = try await store.user(projectID: project.id, tenantID: project.tenantID, phoneNumber: phone),

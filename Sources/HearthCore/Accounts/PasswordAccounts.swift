@@ -43,7 +43,7 @@ public struct PasswordAccounts: UseCase {
         case (let email?, let password?):
             guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
             guard settings.passwordSignInEnabled else { throw AuthFailure.operationNotAllowed }
-            try PasswordPolicy.check(password)
+            try await checkNewPassword(password, in: project)
             let hash = try await hashPassword(password, project: project)
             // Stored lowercased, as Firebase stores addresses (sign-up, admin create and import alike).
             var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(), email: EmailAddress.normalized(email),
@@ -72,7 +72,7 @@ public struct PasswordAccounts: UseCase {
         guard let password, !password.isEmpty else { throw AuthFailure.missingPassword }
         guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
         guard project.settings.passwordSignInEnabled else { throw AuthFailure.operationNotAllowed }
-        try PasswordPolicy.check(password)
+        try await checkNewPassword(password, in: project)
         guard emulatorRules || !stored.hasEmailCredential else { throw AuthFailure.providerAlreadyLinked }
         if !project.settings.allowDuplicateEmails,
            let owner = try await store.user(projectID: project.id, tenantID: stored.tenantID, email: email),
@@ -132,6 +132,12 @@ public struct PasswordAccounts: UseCase {
                                protected ? .invalidLoginCredentials : .invalidPassword)
         }
         guard !user.disabled else { throw await failed("account disabled", .userDisabled) }
+        // `forceUpgradeOnSignin`: a password the enforced policy no longer allows must be changed (by a reset)
+        // before it signs in again; said only to the one who knows it.
+        if let policy = project.settings.passwordPolicy, policy.enforcement == .enforce, policy.forceUpgradeOnSignin {
+            let missing = policy.unmet(by: password)
+            if !missing.isEmpty { throw await failed("password policy", .passwordDoesNotMeetRequirements(missing)) }
+        }
         // An imported hash (or older parameters) is replaced by the project's Firebase scrypt now that the
         // password is known, as Firebase does; the password itself is unchanged, so sessions stay valid.
         var rehash: String?

@@ -41,6 +41,7 @@ public struct ProjectContext: Sendable {
             copy.settings.testPhoneNumbers = tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers
             copy.settings.identityProviders = tenant.identityProviders.isEmpty ? nil : tenant.identityProviders
             copy.settings.enableImprovedEmailPrivacy = tenant.enableImprovedEmailPrivacy
+            copy.settings.passwordPolicy = tenant.passwordPolicy ?? record.settings.passwordPolicy
         }
         return copy
     }

@@ -95,6 +95,12 @@ public enum AuthFailure: Error, Equatable, Sendable {
     /// A blocking function refused the call, failed, or answered what cannot be used (Firebase's
     /// `BLOCKING_FUNCTION_ERROR_RESPONSE`); carries the detail.
     case blockingFunctionError(String)
+    /// A new password the project's policy refuses (`PASSWORD_DOES_NOT_MEET_REQUIREMENTS`): what it lacks.
+    case passwordDoesNotMeetRequirements([PasswordRequirement])
+    /// A new password found in the breached-password list.
+    case passwordBreached
+    /// A configuration value Identity Platform refuses (`INVALID_CONFIG`), with its detail.
+    case invalidConfig(String)
     /// Passkeys: the response names no credential id.
     case invalidCredentialID
     /// Passkeys: the credential id is already enrolled (on this account or another).

@@ -84,6 +84,8 @@ public struct ProjectSettings: Sendable, Codable, Equatable {
     /// Whether accounts an administrator creates or imports also pass `beforeCreate` (Hearth's switch; `nil`: no,
     /// as in Firebase).
     public var blockingFunctionsOnAdminCreate: Bool?
+    /// `passwordPolicyConfig`: what a new password must be (Firebase's 6-character minimum always holds).
+    public var passwordPolicy: PasswordPolicyConfig?
 
     public init(allowDuplicateEmails: Bool = false, enableImprovedEmailPrivacy: Bool,
                 passwordSignInEnabled: Bool = true, anonymousSignInEnabled: Bool = true) {

@@ -30,6 +30,8 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     /// Emulator mode only: `mfaConfig.enabledProviders` as the caller wrote it, `PROVIDER_UNSPECIFIED` included,
     /// which Firebase's emulator echoes back (and its tests expect). Production keeps what the list means.
     public var mfaProvidersAsGiven: [String]?
+    /// The tenant's own `passwordPolicyConfig`; without one, the project's applies.
+    public var passwordPolicy: PasswordPolicyConfig?
     /// Bumped by each write: an update names the version it read, so two racing updates cannot lose either.
     public var version: Int
 
@@ -52,7 +54,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case projectID, id, displayName, allowPasswordSignup, enableEmailLinkSignin, enableAnonymousUser, disableAuth,
              mfa, testPhoneNumbers, identityProviders, inheritsEmailSending, enableImprovedEmailPrivacy, mfaProvidersAsGiven,
-             version
+             passwordPolicy, version
     }
 
     /// Reads records written before a field existed (each later field has its default).
@@ -72,6 +74,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
         // A tenant stored before the field existed keeps email-enumeration protection on: the safe reading.
         enableImprovedEmailPrivacy = try container.decodeIfPresent(Bool.self, forKey: .enableImprovedEmailPrivacy) ?? true
         mfaProvidersAsGiven = try container.decodeIfPresent([String].self, forKey: .mfaProvidersAsGiven)
+        passwordPolicy = try container.decodeIfPresent(PasswordPolicyConfig.self, forKey: .passwordPolicy)
         version = try container.decode(Int.self, forKey: .version)
     }
 

@@ -73,6 +73,12 @@ extension AuthFailure {
         case .missingCredential: (.missingCredential, "Please set MFA Pending Credential.")
         case .missingAuthenticatorResponse: (.missingAuthenticatorResponse, nil)
         case .blockingFunctionError(let detail): (.blockingFunctionErrorResponse, detail)
+        case .passwordDoesNotMeetRequirements(let missing):
+            (.passwordDoesNotMeetRequirements, "Missing password requirements: [\(missing.map(\.message).joined(separator: ", "))]")
+        // Hearth's own reason, under Firebase's code for a refused password: the SDKs show it as a weak password.
+        case .passwordBreached:
+            (.weakPassword, "This password has appeared in a data breach; choose another")
+        case .invalidConfig(let detail): (.invalidConfig, detail)
         case .invalidCredentialID: (.invalidCredentialID, nil)
         case .credentialAlreadyInUse: (.credentialAlreadyInUse, nil)
         case .passkeyCredentialNotFound: (.passkeyCredentialNotFound, nil)

@@ -42,6 +42,11 @@ enum ConfigRoutes {
         }
         let now = call.services.accounts.clock.now()
         let updated = try await call.services.projects.modify(project.id) { record in
+            let policyPaths = mask.filter { $0.hasPrefix("passwordPolicyConfig.") }.map { String($0.dropFirst("passwordPolicyConfig.".count)) }
+            if !policyPaths.isEmpty {
+                record.settings.passwordPolicy = try PasswordPolicyConfig.patched(
+                    record.settings.passwordPolicy, paths: policyPaths.sorted(), with: patch.passwordPolicyConfig, now: now)
+            }
             for path in mask {
                 let value = patch.values[path] ?? false  // in the mask but absent from the body: the default, as Google does
                 switch path {

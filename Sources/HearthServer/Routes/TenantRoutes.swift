@@ -94,6 +94,11 @@ enum TenantRoutes {
     }
 
     static func apply(_ patch: TenantPatch, paths: Set<String>, to tenant: inout TenantRecord, emulator: Bool) throws {
+        let policyPaths = paths.filter { $0.hasPrefix("passwordPolicyConfig.") }.map { String($0.dropFirst("passwordPolicyConfig.".count)) }
+        if !policyPaths.isEmpty {
+            tenant.passwordPolicy = try PasswordPolicyConfig.patched(tenant.passwordPolicy, paths: policyPaths.sorted(),
+                                                                     with: patch.passwordPolicyConfig, now: Date())
+        }
         for path in paths {
             let value = patch.values[path] ?? false
             switch path {

@@ -24,6 +24,7 @@ extension ProjectConfigResource {
             authorizedDomains: authorizedDomains,
             mfa: MFA(settings.mfa ?? MFASettings()),
             blockingFunctions: BlockingFunctionsWire(settings.blockingFunctions ?? BlockingFunctions()))
+        passwordPolicyConfig = project.record.settings.passwordPolicy.map(PasswordPolicyConfigWire.init)
     }
 }
 
@@ -82,5 +83,6 @@ extension TenantResource {
             // Shown when set, as Google's JSON leaves out default values (and Firebase's emulator shows neither).
             inheritance: tenant.inheritsEmailSending ? .init(emailSendingConfig: true) : nil,
             emailPrivacyConfig: tenant.enableImprovedEmailPrivacy ? .init(enableImprovedEmailPrivacy: true) : nil)
+        passwordPolicyConfig = tenant.passwordPolicy.map(PasswordPolicyConfigWire.init)
     }
 }

@@ -6,6 +6,7 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
     public var authorizedDomains: [String]
     public var mfa: MFA
     public var blockingFunctions = BlockingFunctionsWire()
+    public var passwordPolicyConfig: PasswordPolicyConfigWire?
 
     /// `blockingFunctions`: `{}` when none; credentials listed only when forwarded.
     public struct BlockingFunctionsWire: Codable, Sendable, Equatable {
@@ -139,14 +140,14 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
 
 /// The writable fields of a `PATCH v2/projects/{id}/config`, by their `updateMask` paths.
 public struct ProjectConfigPatch: Codable, Sendable, Equatable {
-    public static let writablePaths: Set<String> = [
+    public static let writablePaths: Set<String> = Set<String>([
         "signIn.email.enabled", "signIn.email.passwordRequired", "signIn.anonymous.enabled", "signIn.allowDuplicateEmails",
         "signIn.phoneNumber.enabled",
         "emailPrivacyConfig.enableImprovedEmailPrivacy", "signIn.phoneNumber.testPhoneNumbers",
         "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs", "blockingFunctions.triggers",
         "blockingFunctions.forwardInboundCredentials.idToken", "blockingFunctions.forwardInboundCredentials.accessToken",
         "blockingFunctions.forwardInboundCredentials.refreshToken",
-    ]
+    ]).union(PasswordPolicyConfigWire.paths.map { "passwordPolicyConfig." + $0 })
     /// What Firebase's emulator keeps of the config: a full update (no `updateMask`) there resets these.
     public static let emulatorPaths: Set<String> = [
         "signIn.allowDuplicateEmails", "emailPrivacyConfig.enableImprovedEmailPrivacy", "blockingFunctions.triggers",
@@ -161,6 +162,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
     public var emailPrivacyConfig: EmailPrivacy?
     public var mfa: MFAConfigPatch?
     public var blockingFunctions: BlockingFunctions?
+    public var passwordPolicyConfig: PasswordPolicyConfigWire?
     /// Read-only: named only to be refused in production.
     public var authorizedDomains: JSONValue?
 
@@ -236,6 +238,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
         if testPhoneNumbers != nil { paths.insert("signIn.phoneNumber.testPhoneNumbers") }
         paths.formUnion(mfa?.presentFields.map { "mfa." + $0 } ?? [])
         if triggers != nil { paths.insert("blockingFunctions.triggers") }
+        if let policy = passwordPolicyConfig { paths.formUnion(policy.presentPaths.map { "passwordPolicyConfig." + $0 }) }
         return paths
     }
 }

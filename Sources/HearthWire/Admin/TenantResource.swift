@@ -18,6 +18,7 @@ public struct TenantResource: Codable, Sendable, Equatable {
     /// `emailSendingConfig`: the tenant's emails follow the project's templates and sender settings.
     public var inheritance: Inheritance?
     public var emailPrivacyConfig: EmailPrivacyConfig?
+    public var passwordPolicyConfig: PasswordPolicyConfigWire?
 
     public struct Inheritance: Codable, Sendable, Equatable {
         public var emailSendingConfig: Bool
@@ -70,13 +71,13 @@ public struct ListTenantsResponse: Codable, Sendable, Equatable {
 
 /// The body of a tenant create or patch: the fields present, each optional (an `updateMask` says which apply).
 public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
-    public static let writablePaths: Set<String> = [
+    public static let writablePaths: Set<String> = Set<String>([
         "displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth",
         "mfaConfig.state", "mfaConfig.enabledProviders", "mfaConfig.providerConfigs", "testPhoneNumbers",
         "inheritance.emailSendingConfig", "emailPrivacyConfig.enableImprovedEmailPrivacy",
-    ]
+    ]).union(PasswordPolicyConfigWire.paths.map { "passwordPolicyConfig." + $0 })
     public static let ignoredWireFields = ["name", "tenantId", "hashConfig", "smsRegionConfig", "recaptchaConfig", "client",
-                                           "autodeleteAnonymousUsers", "monitoring", "passwordPolicyConfig", "emailLinkSignin"]
+                                           "autodeleteAnonymousUsers", "monitoring", "emailLinkSignin"]
     public var displayName: String?
     public var allowPasswordSignup: Bool?
     public var enableEmailLinkSignin: Bool?
@@ -86,6 +87,7 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
     public var emailPrivacyConfig: ProjectConfigPatch.EmailPrivacy?
     public var mfaConfig: MFAConfigPatch?
     public var testPhoneNumbers: [String: String]?
+    public var passwordPolicyConfig: PasswordPolicyConfigWire?
 
     public struct Inheritance: Codable, Sendable, Equatable { public var emailSendingConfig: Bool? }
 
@@ -122,6 +124,7 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
         if displayName != nil { paths.insert("displayName") }
         paths.formUnion(mfa?.presentFields.map { "mfaConfig." + $0 } ?? [])
         if testPhoneNumbers != nil { paths.insert("testPhoneNumbers") }
+        if let policy = passwordPolicyConfig { paths.formUnion(policy.presentPaths.map { "passwordPolicyConfig." + $0 }) }
         return paths
     }
 }

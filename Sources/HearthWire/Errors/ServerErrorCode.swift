@@ -79,6 +79,8 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case invalidMFAEnrollmentID = "INVALID_MFA_ENROLLMENT_ID"
     case invalidBlockingFunction = "INVALID_BLOCKING_FUNCTION"
     case blockingFunctionErrorResponse = "BLOCKING_FUNCTION_ERROR_RESPONSE"
+    case passwordDoesNotMeetRequirements = "PASSWORD_DOES_NOT_MEET_REQUIREMENTS"
+    case invalidConfig = "INVALID_CONFIG"
     case duplicateEmail = "DUPLICATE_EMAIL"
     case missingProviderID = "MISSING_PROVIDER_ID"
     case missingRawID = "MISSING_RAW_ID"

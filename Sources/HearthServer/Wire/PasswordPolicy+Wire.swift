@@ -1,0 +1,71 @@
+import Foundation
+import HearthCore
+import HearthWire
+
+// A password policy on the wire: `passwordPolicyConfig` in the project's config and a tenant, and
+// `GET v2/passwordPolicy` for the SDKs.
+
+extension PasswordPolicyConfigWire {
+    init(_ policy: PasswordPolicyConfig) {
+        self.init(passwordPolicyEnforcementState: policy.enforcement.rawValue,
+                  forceUpgradeOnSignin: policy.forceUpgradeOnSignin,
+                  passwordPolicyVersions: [.init(customStrengthOptions: StrengthOptions(policy))],
+                  lastUpdateTime: policy.updatedAt.map { ISO8601DateFormatter().string(from: $0) })
+    }
+}
+
+extension StrengthOptions {
+    init(_ policy: PasswordPolicyConfig) {
+        self.init(minPasswordLength: policy.minLength, maxPasswordLength: policy.maxLength,
+                  containsLowercaseCharacter: policy.requireLowercase, containsUppercaseCharacter: policy.requireUppercase,
+                  containsNumericCharacter: policy.requireNumeric,
+                  containsNonAlphanumericCharacter: policy.requireNonAlphanumeric)
+    }
+}
+
+extension PasswordPolicyResponse {
+    /// What the SDKs check against: the policy in force, or Firebase's 6-character minimum under `OFF`.
+    init(_ policy: PasswordPolicyConfig?) {
+        let policy = policy ?? PasswordPolicyConfig(enforcement: .off)
+        self.init(customStrengthOptions: StrengthOptions(policy),
+                  allowedNonAlphanumericCharacters: PasswordPolicyConfig.nonAlphanumeric.map(String.init),
+                  enforcementState: policy.enforcement.rawValue, forceUpgradeOnSignin: policy.forceUpgradeOnSignin)
+    }
+}
+
+extension PasswordPolicyConfig {
+    /// Applies one path of a `passwordPolicyConfig` patch (`passwordPolicyEnforcementState`, `forceUpgradeOnSignin`
+    /// or `passwordPolicyVersions`), as Identity Platform reads it: absent values are the defaults; shared by the
+    /// project's config and each tenant's.
+    static func patched(_ current: PasswordPolicyConfig?, paths: [String], with patch: PasswordPolicyConfigWire?,
+                        now: Date) throws -> PasswordPolicyConfig {
+        var policy = current ?? PasswordPolicyConfig(enforcement: .off)
+        for path in paths {
+            switch path {
+            case "passwordPolicyEnforcementState":
+                let state = patch?.passwordPolicyEnforcementState ?? "OFF"
+                guard let parsed = Enforcement(rawValue: state == "ENFORCEMENT_STATE_UNSPECIFIED" ? "OFF" : state) else {
+                    throw AuthFailure.invalidConfig("((passwordPolicyEnforcementState must be ENFORCE or OFF.))")
+                }
+                policy.enforcement = parsed
+            case "forceUpgradeOnSignin": policy.forceUpgradeOnSignin = patch?.forceUpgradeOnSignin ?? false
+            case "passwordPolicyVersions":
+                let versions = patch?.passwordPolicyVersions ?? []
+                guard versions.count <= 1 else {
+                    throw AuthFailure.invalidConfig("((passwordPolicyVersions holds one version.))")
+                }
+                let options = versions.first?.customStrengthOptions
+                policy.minLength = options?.minPasswordLength ?? 6
+                policy.maxLength = options?.maxPasswordLength ?? 4096
+                policy.requireLowercase = options?.containsLowercaseCharacter ?? false
+                policy.requireUppercase = options?.containsUppercaseCharacter ?? false
+                policy.requireNumeric = options?.containsNumericCharacter ?? false
+                policy.requireNonAlphanumeric = options?.containsNonAlphanumericCharacter ?? false
+            default: continue
+            }
+        }
+        try policy.validate()
+        policy.updatedAt = now
+        return policy
+    }
+}

@@ -1,0 +1,76 @@
+/// `passwordPolicyConfig`, in a project's config and a tenant, as Identity Platform stores it: the enforcement state,
+/// whether sign-in is held to it, and one version of the constraints.
+///
+/// ```json
+/// { "passwordPolicyEnforcementState": "ENFORCE", "forceUpgradeOnSignin": true,
+///   "passwordPolicyVersions": [{ "customStrengthOptions": { "minPasswordLength": 8, "containsUppercaseCharacter": true } }] }
+/// ```
+public struct PasswordPolicyConfigWire: Codable, Sendable, Equatable, IgnoresWireFields {
+    public static let ignoredWireFields = ["lastUpdateTime"]
+    /// The writable paths under `passwordPolicyConfig`, as the Admin SDKs name them in `updateMask`.
+    public static let paths = ["passwordPolicyEnforcementState", "forceUpgradeOnSignin", "passwordPolicyVersions"]
+
+    public var passwordPolicyEnforcementState: String?
+    public var forceUpgradeOnSignin: Bool?
+    public var passwordPolicyVersions: [Version]?
+    public var lastUpdateTime: String?
+
+    public struct Version: Codable, Sendable, Equatable, IgnoresWireFields {
+        public static let ignoredWireFields = ["schemaVersion"]
+        public var customStrengthOptions: StrengthOptions?
+        public init(customStrengthOptions: StrengthOptions?) { self.customStrengthOptions = customStrengthOptions }
+    }
+
+    /// The paths (under `passwordPolicyConfig`) the body sets.
+    public var presentPaths: [String] {
+        [passwordPolicyEnforcementState.map { _ in "passwordPolicyEnforcementState" },
+         forceUpgradeOnSignin.map { _ in "forceUpgradeOnSignin" },
+         passwordPolicyVersions.map { _ in "passwordPolicyVersions" }].compactMap { $0 }
+    }
+
+    public init(passwordPolicyEnforcementState: String?, forceUpgradeOnSignin: Bool?, passwordPolicyVersions: [Version]?,
+                lastUpdateTime: String? = nil) {
+        self.passwordPolicyEnforcementState = passwordPolicyEnforcementState
+        self.forceUpgradeOnSignin = forceUpgradeOnSignin
+        self.passwordPolicyVersions = passwordPolicyVersions
+        self.lastUpdateTime = lastUpdateTime
+    }
+}
+
+/// The constraints of a password policy, in both the config and `GET v2/passwordPolicy`.
+public struct StrengthOptions: Codable, Sendable, Equatable {
+    public var minPasswordLength: Int?
+    public var maxPasswordLength: Int?
+    public var containsLowercaseCharacter: Bool?
+    public var containsUppercaseCharacter: Bool?
+    public var containsNumericCharacter: Bool?
+    public var containsNonAlphanumericCharacter: Bool?
+
+    public init(minPasswordLength: Int?, maxPasswordLength: Int?, containsLowercaseCharacter: Bool?,
+                containsUppercaseCharacter: Bool?, containsNumericCharacter: Bool?, containsNonAlphanumericCharacter: Bool?) {
+        self.minPasswordLength = minPasswordLength
+        self.maxPasswordLength = maxPasswordLength
+        self.containsLowercaseCharacter = containsLowercaseCharacter
+        self.containsUppercaseCharacter = containsUppercaseCharacter
+        self.containsNumericCharacter = containsNumericCharacter
+        self.containsNonAlphanumericCharacter = containsNonAlphanumericCharacter
+    }
+}
+
+/// `GET v2/passwordPolicy` (`?tenantId=` for a tenant's): what the SDKs' `validatePassword` checks against.
+public struct PasswordPolicyResponse: Codable, Sendable, Equatable {
+    public var customStrengthOptions: StrengthOptions
+    public var allowedNonAlphanumericCharacters: [String]
+    public var enforcementState: String
+    public var forceUpgradeOnSignin: Bool
+    public var schemaVersion: Int
+
+    public init(customStrengthOptions: StrengthOptions, allowedNonAlphanumericCharacters: [String], enforcementState: String,
+                forceUpgradeOnSignin: Bool, schemaVersion: Int = 1) {
+        self.customStrengthOptions = customStrengthOptions
+        self.allowedNonAlphanumericCharacters = allowedNonAlphanumericCharacters
+        self.enforcementState = enforcementState
+        self.forceUpgradeOnSignin = forceUpgradeOnSignin
+        self.schemaVersion = schemaVersion
+    }
+}
