@@ -18,6 +18,13 @@ extension PostgresStore {
             """, logger: logger)
     }
 
+    /// Whether `work` stores an event webhooks take while any endpoint exists (read outside the transaction, cached).
+    func webhooksListening(for work: UnitOfWork) async throws -> Bool {
+        let events = work.changes.contains { if case .insertAuditEvent(let event) = $0 { WebhookEventType(auditKind: event.kind) != nil } else { false } }
+        guard events else { return false }
+        return try await endpoints.exists { try await first("SELECT id FROM webhook_endpoints LIMIT 1") != nil }
+    }
+
     public func insertWebhookEndpoint(_ endpoint: WebhookEndpoint) async throws {
         let kinds = "," + endpoint.auditKinds.joined(separator: ",") + ","
         let (data, created) = (try codec.encode(endpoint), endpoint.createdAt.epochMilliseconds)
@@ -25,6 +32,7 @@ extension PostgresStore {
             INSERT INTO webhook_endpoints (project_id, id, audit_kinds, created_at, data)
             VALUES (\(endpoint.projectID), \(endpoint.id), \(kinds), \(created), \(data))
             """, logger: logger)
+        endpoints.added()
     }
 
     public func webhookEndpoints(projectID: String) async throws -> [WebhookEndpoint] {

@@ -21,6 +21,8 @@ public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sen
     let logger: Logger
     /// Records in and out of the JSON columns, their secrets sealed with the store's key when it has one.
     let codec: RecordCodec
+    /// Whether any webhook endpoint exists (see ``EndpointPresence``).
+    let endpoints = EndpointPresence()
 
     var client: PostgresClient { pool.withLock { $0.client } }
     /// Reads and write transactions, for the store contract's budgets.
@@ -301,6 +303,7 @@ public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sen
     /// One transaction for the whole unit; a refused change rolls it all back.
     public func commit(_ work: UnitOfWork) async throws -> UnitOfWork.Outcome {
         let logger = logger
+        let fanOut = try await webhooksListening(for: work)
         do {
             return try await transaction { [self] db in
                 var outcome = UnitOfWork.Outcome()
@@ -355,7 +358,7 @@ public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sen
                             INSERT INTO audit_events (id, project_id, at_micros, kind, local_id, data)
                             VALUES (\(event.id), \(event.projectID), \(micros), \(event.kind), \(event.localID), \(data))
                             """, logger: logger)
-                        if WebhookEventType(auditKind: event.kind) != nil {
+                        if fanOut, WebhookEventType(auditKind: event.kind) != nil {
                             try await Self.queueWebhooks(for: event, now: event.at, db, logger: logger)
                         }
                     case .incrementRateCounter(let key, let windowStart, let expiresAt, let delta):

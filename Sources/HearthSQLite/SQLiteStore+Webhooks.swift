@@ -19,6 +19,13 @@ extension SQLiteStore {
                   .text("%," + event.kind + ",%")]).count
     }
 
+    /// Whether `work` stores an event webhooks take while any endpoint exists (read outside the write lock, cached).
+    func webhooksListening(for work: UnitOfWork) async throws -> Bool {
+        let events = work.changes.contains { if case .insertAuditEvent(let event) = $0 { WebhookEventType(auditKind: event.kind) != nil } else { false } }
+        guard events else { return false }
+        return try await endpoints.exists { try await !read("SELECT 1 FROM webhook_endpoints LIMIT 1").isEmpty }
+    }
+
     public func insertWebhookEndpoint(_ endpoint: WebhookEndpoint) async throws {
         let binds: [SQLiteData] = [.text(endpoint.projectID), .text(endpoint.id),
                                    .text("," + endpoint.auditKinds.joined(separator: ",") + ","),
@@ -28,6 +35,7 @@ extension SQLiteStore {
                 INSERT INTO webhook_endpoints (project_id, id, audit_kinds, created_at, data) VALUES (?, ?, ?, ?, ?)
                 """, binds)
         }
+        endpoints.added()
     }
 
     public func webhookEndpoints(projectID: String) async throws -> [WebhookEndpoint] {

@@ -35,6 +35,8 @@ public final class SQLiteStore: IdentityStore, StoreConnection, @unchecked Senda
 
     /// Records in and out of the JSON columns, their secrets sealed with the store's key when it has one.
     let codec: RecordCodec
+    /// Whether any webhook endpoint exists (see ``EndpointPresence``).
+    let endpoints = EndpointPresence()
 
     private init(path: String, writer: SQLiteConnection, readers: [SQLiteConnection], scrubber: SQLiteConnection,
                  codec: RecordCodec) {
@@ -304,7 +306,8 @@ public final class SQLiteStore: IdentityStore, StoreConnection, @unchecked Senda
 
     /// One `BEGIN IMMEDIATE` for the whole unit; a refused change rolls it all back.
     public func commit(_ work: UnitOfWork) async throws -> UnitOfWork.Outcome {
-        try await write { [self] db in
+        let fanOut = try await webhooksListening(for: work)
+        return try await write { [self] db in
             var outcome = UnitOfWork.Outcome()
             for change in work.changes {
                 switch change {
@@ -349,7 +352,7 @@ public final class SQLiteStore: IdentityStore, StoreConnection, @unchecked Senda
                         "INSERT INTO audit_events (id, project_id, at_micros, kind, local_id, data) VALUES (?, ?, ?, ?, ?, ?)",
                         [.text(event.id), .text(event.projectID), .integer(Int(event.at.epochMicros)), .text(event.kind),
                          event.localID.map { .text($0) } ?? .null, .text(try codec.encode(event))])
-                    if WebhookEventType(auditKind: event.kind) != nil {
+                    if fanOut, WebhookEventType(auditKind: event.kind) != nil {
                         try await Self.queueWebhooks(for: event, now: event.at, db)
                     }
                 case .incrementRateCounter(let key, let start, let expiresAt, let delta):

@@ -117,6 +117,7 @@ public enum Endpoints {
         .get, v1 + "/projects", legacy: v3 + "/getProjectConfig", access: .client)
     public static let revokeToken = Endpoint<RevokeTokenRequest, NoBody>(.post, v2 + "/accounts:revokeToken", access: .client)
     public static let passwordPolicy = Endpoint<NoBody, PasswordPolicyResponse>(.get, v2 + "/passwordPolicy", access: .client)
+    public static let recaptchaConfig = Endpoint<NoBody, RecaptchaConfigResponse>(.get, v2 + "/recaptchaConfig", access: .client)
 
     // Phone, and multi-factor (v2).
     public static let sendVerificationCode = Endpoint<SendVerificationCodeRequest, SendVerificationCodeResponse>(
@@ -189,7 +190,7 @@ public enum Endpoints {
         signUp.description, signInWithPassword.description, signInWithCustomToken.description, lookup.description,
         update.description, delete.description, sendOobCode.description, resetPassword.description,
         signInWithEmailLink.description, signInWithIdp.description, signInWithGameCenter.description,
-        createAuthUri.description, projectConfig.description, revokeToken.description, passwordPolicy.description,
+        createAuthUri.description, projectConfig.description, revokeToken.description, passwordPolicy.description, recaptchaConfig.description,
         sendVerificationCode.description,
         signInWithPhoneNumber.description, startMFAEnrollment.description, finalizeMFAEnrollment.description,
         withdrawMFA.description, startMFASignIn.description, finalizeMFASignIn.description,

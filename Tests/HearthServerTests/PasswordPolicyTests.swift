@@ -113,6 +113,9 @@ import Testing
             #expect(weak.errorMessage?.hasPrefix("PASSWORD_DOES_NOT_MEET_REQUIREMENTS") == true, "\(weak.text)")
             let projectUser = try await client.post(Self.v1 + "/accounts:signUp", ["email": "p@example.com", "password": "password"])
             #expect(projectUser["localId"] != nil, "\(projectUser.text)")
+            let recaptcha = try await client.send(.get, "/identitytoolkit.googleapis.com/v2/recaptchaConfig?tenantId=acme-a1b2c&clientType=CLIENT_TYPE_WEB&version=RECAPTCHA_ENTERPRISE")
+            let states = try #require(recaptcha["recaptchaEnforcementState"] as? [[String: String]], "\(recaptcha.text)")
+            #expect(states.map { $0["enforcementState"] } == ["OFF", "OFF"] && recaptcha["recaptchaKey"] is String)
             let unknown = try await client.send(.get, Self.policy + "?tenantId=nobody-zzzzz")
             #expect(unknown.errorMessage == "TENANT_NOT_FOUND", "\(unknown.text)")
         }

@@ -70,6 +70,7 @@ enum HearthRoutes {
         client.and(RateLimited(policy: .redirectSessions, services: services)).on(Endpoints.createAuthUri, to: AccountRoutes.createAuthUri)
         client.on(Endpoints.projectConfig, to: AccountRoutes.projectConfig)
         client.on(Endpoints.passwordPolicy, to: PasswordPolicyRoutes.get)
+        client.on(Endpoints.recaptchaConfig, to: PasswordPolicyRoutes.recaptchaConfig)
         // Phone as a first factor, and multi-factor (v2). SMS are limited per number where the number is known.
         let phone = RouteRules(needs: .phone, emulatorRefusesInTenant: true)
         client.with(phone).on(Endpoints.sendVerificationCode, to: PhoneRoutes.sendVerificationCode)

@@ -74,3 +74,23 @@ public struct PasswordPolicyResponse: Codable, Sendable, Equatable {
         self.schemaVersion = schemaVersion
     }
 }
+
+/// `GET v2/recaptchaConfig`: which sign-in providers reCAPTCHA Enterprise guards, and the site key. Hearth scores no
+/// reCAPTCHA, so both providers read `OFF` and the SDKs load no script; the key names none.
+public struct RecaptchaConfigResponse: Codable, Sendable, Equatable {
+    public struct ProviderState: Codable, Sendable, Equatable {
+        public var provider: String
+        public var enforcementState: String
+        public init(provider: String, enforcementState: String) {
+            self.provider = provider
+            self.enforcementState = enforcementState
+        }
+    }
+    public var recaptchaKey: String
+    public var recaptchaEnforcementState: [ProviderState]
+
+    public init(recaptchaKey: String, recaptchaEnforcementState: [ProviderState]) {
+        self.recaptchaKey = recaptchaKey
+        self.recaptchaEnforcementState = recaptchaEnforcementState
+    }
+}
