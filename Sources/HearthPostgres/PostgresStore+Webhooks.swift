@@ -62,6 +62,8 @@ extension PostgresStore {
         let lease = leaseUntil.epochMilliseconds, due = now.epochMilliseconds
         // SKIP LOCKED: instances claiming at once take different messages; a message another instance holds still
         // counts as undelivered, so its user's later messages wait for it.
+        // A read first: the sender wakes at every stored event, and an empty queue needs no row locks.
+        guard try await first("SELECT id FROM webhook_messages WHERE next_attempt_at <= \(due) LIMIT 1") != nil else { return [] }
         var ids: [String] = []
         for try await id in try await run("""
             UPDATE webhook_messages SET next_attempt_at = \(lease) WHERE id IN (

@@ -57,6 +57,9 @@ extension SQLiteStore {
     public func claimWebhookMessages(dueAt now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookMessage] {
         let binds: [SQLiteData] = [.integer(Int(leaseUntil.epochMilliseconds)), .integer(Int(now.epochMilliseconds)),
                                    .integer(limit)]
+        // A read first: the sender wakes at every stored event, and an empty queue must not take the write lock.
+        guard try await !read("SELECT 1 FROM webhook_messages WHERE next_attempt_at <= ? LIMIT 1",
+                              [.integer(Int(now.epochMilliseconds))]).isEmpty else { return [] }
         let rows = try await write { db in
             let ids = try await db.query("""
                 UPDATE webhook_messages SET next_attempt_at = ? WHERE id IN (

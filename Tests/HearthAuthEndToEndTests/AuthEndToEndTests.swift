@@ -123,6 +123,37 @@ struct AuthEndToEndTests {
         }
     }
 
+    /// `validatePassword` (the JS SDK's, HearthAuth's addition) answers as the server then decides: the project's
+    /// 6-character minimum, a tenant's enforced policy requirement by requirement, and a refused sign-up agrees.
+    @Test func validatePasswordAgreesWithTheServer() async throws {
+        try await LiveHearth.run { live in
+            let project = live.auth()
+            #expect(try await !project.validatePassword("abc").isValid)
+            #expect(try await project.validatePassword("abcdef").isValid)
+
+            let strict = live.auth()
+            strict.tenantID = "tenant-strict"
+            let weak = try await strict.validatePassword("a")
+            #expect(!weak.isValid && weak.meetsMinPasswordLength == false && weak.meetsMaxPasswordLength == true)
+            #expect(weak.containsLowercaseLetter == true && weak.containsUppercaseLetter == false)
+            #expect(weak.containsNumericCharacter == false && weak.containsNonAlphanumericCharacter == false)
+            let partly = try await strict.validatePassword("Password0123")
+            #expect(!partly.isValid && partly.meetsMinPasswordLength == true && partly.containsNonAlphanumericCharacter == false)
+            #expect(partly.passwordPolicy.customStrengthOptions.minPasswordLength == 8
+                    && partly.passwordPolicy.customStrengthOptions.maxPasswordLength == 24)
+            do {
+                _ = try await strict.createUser(withEmail: "weak@example.com", password: "Password0123")
+                Issue.record("the server refuses what validatePassword refuses")
+            } catch let error as NSError {
+                #expect(error.code == AuthErrorCode.passwordDoesNotMeetRequirements.rawValue, "\(error)")
+            }
+            let good = "Passw0rd!x"
+            #expect(try await strict.validatePassword(good).isValid)
+            let user = try await strict.createUser(withEmail: "strong@example.com", password: good).user
+            #expect(user.tenantID == "tenant-strict")
+        }
+    }
+
     @Test func anAnonymousUserKeepsItsUIDWhenItLinksAPassword() async throws {
         try await LiveHearth.run { live in
             let auth = live.auth()

@@ -47,6 +47,13 @@ struct LiveHearth: Sendable {
             try await store.insertTenant(TenantRecord(projectID: projectID, id: tenant, allowPasswordSignup: true,
                                                       enableEmailLinkSignin: true))
         }
+        // A tenant with an enforced password policy (the JS SDK's integration test's: 8-24 characters, each kind).
+        var strict = TenantRecord(projectID: projectID, id: "tenant-strict", allowPasswordSignup: true)
+        var policy = PasswordPolicyConfig(enforcement: .enforce)
+        (policy.minLength, policy.maxLength) = (8, 24)
+        (policy.requireLowercase, policy.requireUppercase, policy.requireNumeric, policy.requireNonAlphanumeric) = (true, true, true, true)
+        strict.passwordPolicy = policy
+        try await store.insertTenant(strict)
         let port = try freePort()
         var configuration = ServerConfiguration(port: port, projectID: projectID, emailEnumerationProtection: false,
                                                 initialAPIKey: apiKey)

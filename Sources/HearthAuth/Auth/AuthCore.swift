@@ -19,6 +19,8 @@ final class AuthCore: @unchecked Sendable {
     private var _accessGroup: String?
     private var _shareAcrossDevices = false
     private var _customAuthDomain: String?
+    /// Password policies fetched, by tenant id ("" for the project's); dropped when the server refuses a password.
+    private var _passwordPolicies: [String: PasswordPolicy] = [:]
     let options: AuthOptions
 
     init(options: AuthOptions) {
@@ -110,7 +112,22 @@ final class AuthCore: @unchecked Sendable {
 
     /// Calls the backend with the current language.
     func call<Request, Reply>(_ endpoint: Endpoint<Request, Reply>, _ request: Request) async throws -> Reply {
-        try await backend.call(endpoint, request, locale: languageCode)
+        do {
+            return try await backend.call(endpoint, request, locale: languageCode)
+        } catch let error as NSError where error.code == AuthErrorCode.passwordDoesNotMeetRequirements.rawValue {
+            lock.locked { _passwordPolicies = [:] }  // the policy changed since it was read: read it again next time
+            throw error
+        }
+    }
+
+    /// The password policy of `tenantID` (the project's for nil), fetched once and kept until a password is refused.
+    func passwordPolicy(tenantID: String?) async throws -> PasswordPolicy {
+        let key = tenantID ?? ""
+        if let cached = lock.locked({ _passwordPolicies[key] }) { return cached }
+        let reply = try await backend.get(Endpoints.passwordPolicy, query: tenantID.map { ["tenantId": $0] } ?? [:])
+        let policy = PasswordPolicy(reply)
+        lock.locked { _passwordPolicies[key] = policy }
+        return policy
     }
 
     // MARK: the current user

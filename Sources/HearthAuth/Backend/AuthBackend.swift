@@ -39,6 +39,23 @@ struct AuthBackend: Sendable {
         return try Self.interpret(response, as: Reply.self)
     }
 
+    /// GETs an endpoint that takes no body, with `query` added to the URL (`tenantId`).
+    func get<Reply>(_ endpoint: Endpoint<NoBody, Reply>, query: [String: String] = [:]) async throws -> Reply {
+        var components = URLComponents(url: url(endpoint.path), resolvingAgainstBaseURL: false)
+        let existing = components?.queryItems ?? []
+        components?.queryItems = existing + query.sorted(by: { $0.key < $1.key }).map { URLQueryItem(name: $0.key, value: $0.value) }
+        guard let target = components?.url else {
+            throw AuthErrorFactory.make(.internalError, detail: "The request URL could not be built.")
+        }
+        let response: AuthHTTPResponse
+        do {
+            response = try await transport.send(AuthHTTPRequest(url: target, method: "GET", headers: ["X-Client-Version": clientVersion]))
+        } catch {
+            throw AuthErrorFactory.make(.networkError, underlying: error)
+        }
+        return try Self.interpret(response, as: Reply.self)
+    }
+
     /// The reply as `Reply` (read as Google's clients read it: absent fields as defaults), or the error it carries.
     static func interpret<Reply: Decodable>(_ response: AuthHTTPResponse, as type: Reply.Type) throws -> Reply {
         guard let body = try? WireObject(json: response.body) else {
