@@ -87,8 +87,10 @@ public func buildApplication(
     var background: [any Service] = mail.map { [OutboxService(worker: $0)] } ?? []
     background.append(HashingStopsAtShutdown(hashing: hashing))
     background.append(WebhookService(worker: webhooks))
-    background.append(Housekeeper(store: store, clock: clock, interval: configuration.housekeepingInterval,
-                                  auditRetention: configuration.auditRetention, logger: logger))
+    var housekeeper = Housekeeper(store: store, clock: clock, interval: configuration.housekeepingInterval,
+                                  auditRetention: configuration.auditRetention, logger: logger)
+    housekeeper.anonymousCleanup = { now in try await services.deleteInactiveAnonymousUsers(now: now) }
+    background.append(housekeeper)
     let observability = configuration.observability
     if observability.metricsEnabled { _ = HearthMetrics.registry }  // before any metric is created
     if case .separateListener(let host, let port) = observability.metrics {

@@ -10,6 +10,33 @@ public struct Operations: UseCase {
     public let context: AccountContext
     public init(context: AccountContext) { self.context = context }
 
+    /// How long an anonymous account may go unused before `autodeleteAnonymousUsers` deletes it (Identity Platform's).
+    public static let anonymousLifetime: TimeInterval = 30 * 86_400
+
+    /// Identity Platform's `autodeleteAnonymousUsers` for one project or tenant (when its setting is on): deletes the
+    /// anonymous accounts whose last sign-in, refresh or creation is older than 30 days, reading the users a page
+    /// of `batch` at a time; each is an audit event (`account-deleted`, `by: autodelete`). Returns how many.
+    public func deleteInactiveAnonymousUsers(in project: ProjectContext, now: Date, batch: Int = 500) async throws -> Int {
+        guard project.settings.autodeleteAnonymousUsers == true else { return 0 }
+        let cutoff = now - Self.anonymousLifetime
+        var after: String?
+        var deleted = 0
+        while true {
+            let page = try await store.users(projectID: project.id, tenantID: project.tenantID, after: after, limit: batch)
+            for user in page where user.isAnonymous {
+                let lastUsed = [user.createdAt, user.lastLoginAt, user.lastRefreshAt].compactMap { $0 }.max() ?? user.createdAt
+                guard lastUsed < cutoff else { continue }
+                if try await store.deleteUser(projectID: project.id, tenantID: project.tenantID, localID: user.localID) {
+                    deleted += 1
+                    await audit?.record(SecurityEvent(kind: .accountDeleted, projectID: project.id, localID: user.localID,
+                                                      details: ["by": "autodelete"]))
+                }
+            }
+            guard page.count == batch, let last = page.last else { return deleted }
+            after = last.localID
+        }
+    }
+
     /// A project's webhook endpoints (with their secrets: a caller shows them to nobody).
     public func webhookEndpoints(in project: ProjectContext) async throws -> [WebhookEndpoint] {
         try await store.webhookEndpoints(projectID: project.id)

@@ -42,6 +42,7 @@ public struct ProjectContext: Sendable {
             copy.settings.identityProviders = tenant.identityProviders.isEmpty ? nil : tenant.identityProviders
             copy.settings.enableImprovedEmailPrivacy = tenant.enableImprovedEmailPrivacy
             copy.settings.passwordPolicy = tenant.passwordPolicy ?? record.settings.passwordPolicy
+            copy.settings.autodeleteAnonymousUsers = tenant.autodeleteAnonymousUsers
         }
         return copy
     }

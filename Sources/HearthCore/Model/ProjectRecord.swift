@@ -86,6 +86,8 @@ public struct ProjectSettings: Sendable, Codable, Equatable {
     public var blockingFunctionsOnAdminCreate: Bool?
     /// `passwordPolicyConfig`: what a new password must be (Firebase's 6-character minimum always holds).
     public var passwordPolicy: PasswordPolicyConfig?
+    /// `autodeleteAnonymousUsers`: anonymous accounts unused for 30 days are deleted by housekeeping.
+    public var autodeleteAnonymousUsers: Bool?
 
     public init(allowDuplicateEmails: Bool = false, enableImprovedEmailPrivacy: Bool,
                 passwordSignInEnabled: Bool = true, anonymousSignInEnabled: Bool = true) {

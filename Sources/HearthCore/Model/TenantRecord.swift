@@ -32,6 +32,8 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     public var mfaProvidersAsGiven: [String]?
     /// The tenant's own `passwordPolicyConfig`; without one, the project's applies.
     public var passwordPolicy: PasswordPolicyConfig?
+    /// `autodeleteAnonymousUsers` for this tenant's users.
+    public var autodeleteAnonymousUsers = false
     /// Bumped by each write: an update names the version it read, so two racing updates cannot lose either.
     public var version: Int
 
@@ -54,7 +56,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case projectID, id, displayName, allowPasswordSignup, enableEmailLinkSignin, enableAnonymousUser, disableAuth,
              mfa, testPhoneNumbers, identityProviders, inheritsEmailSending, enableImprovedEmailPrivacy, mfaProvidersAsGiven,
-             passwordPolicy, version
+             passwordPolicy, autodeleteAnonymousUsers, version
     }
 
     /// Reads records written before a field existed (each later field has its default).
@@ -75,6 +77,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
         enableImprovedEmailPrivacy = try container.decodeIfPresent(Bool.self, forKey: .enableImprovedEmailPrivacy) ?? true
         mfaProvidersAsGiven = try container.decodeIfPresent([String].self, forKey: .mfaProvidersAsGiven)
         passwordPolicy = try container.decodeIfPresent(PasswordPolicyConfig.self, forKey: .passwordPolicy)
+        autodeleteAnonymousUsers = try container.decodeIfPresent(Bool.self, forKey: .autodeleteAnonymousUsers) ?? false
         version = try container.decode(Int.self, forKey: .version)
     }
 

@@ -56,6 +56,7 @@ enum ConfigRoutes {
                 case "signIn.anonymous.enabled": record.settings.anonymousSignInEnabled = value
                 case "signIn.allowDuplicateEmails": record.settings.allowDuplicateEmails = value
                 case "emailPrivacyConfig.enableImprovedEmailPrivacy": record.settings.enableImprovedEmailPrivacy = value
+                case "autodeleteAnonymousUsers": record.settings.autodeleteAnonymousUsers = value ? true : nil
                 case "signIn.phoneNumber.testPhoneNumbers":
                     let numbers = try testPhoneNumbers(patch.testPhoneNumbers)
                     record.settings.testPhoneNumbers = numbers.isEmpty ? nil : numbers

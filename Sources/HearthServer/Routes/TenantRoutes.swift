@@ -113,6 +113,7 @@ enum TenantRoutes {
             case "disableAuth": tenant.disableAuth = value
             case "inheritance.emailSendingConfig": tenant.inheritsEmailSending = value
             case "emailPrivacyConfig.enableImprovedEmailPrivacy": tenant.enableImprovedEmailPrivacy = value
+            case "autodeleteAnonymousUsers": tenant.autodeleteAnonymousUsers = value
             case "testPhoneNumbers": tenant.testPhoneNumbers = try testPhoneNumbers(patch.testPhoneNumbers)
             case let field where field.hasPrefix("mfaConfig."):
                 try tenant.mfa.apply(String(field.dropFirst("mfaConfig.".count)), patch.mfa)

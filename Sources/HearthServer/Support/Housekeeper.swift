@@ -3,6 +3,7 @@ import HearthCore
 import Logging
 import Metrics
 import ServiceLifecycle
+import Synchronization
 
 /// Purges what has expired, on a schedule, beside the HTTP server: refresh tokens revoked by their user, pending
 /// sessions (createAuthUri, MFA, SMS), one-time assertion digests, rate-limit windows, outbox messages whose codes
@@ -15,6 +16,23 @@ struct Housekeeper: Service, CustomStringConvertible {
     let interval: Duration
     let auditRetention: Duration?
     let logger: Logger
+    /// Deletes the inactive anonymous accounts of the projects and tenants that ask (`autodeleteAnonymousUsers`);
+    /// run at most once a day, as it reads every user. Returns how many it deleted.
+    var anonymousCleanup: (@Sendable (Date) async throws -> Int)?
+    private let lastCleanup = LastRun()
+
+    /// When the daily cleanup last ran (shared by copies of the housekeeper).
+    final class LastRun: Sendable {
+        private let date = Mutex<Date?>(nil)
+        /// Whether a day has passed since the last run (or none ran); if so, `now` becomes the last run.
+        func claim(_ now: Date) -> Bool {
+            date.withLock { last in
+                guard last.map({ now.timeIntervalSince($0) >= 86_400 }) ?? true else { return false }
+                last = now
+                return true
+            }
+        }
+    }
 
     var description: String { "Housekeeper" }
 
@@ -45,6 +63,10 @@ struct Housekeeper: Service, CustomStringConvertible {
                     "refreshTokens": "\(report.refreshTokens)", "pendingSecrets": "\(report.pendingSecrets)",
                     "assertions": "\(report.assertions)", "outboxMessages": "\(report.outboxMessages)",
                     "rateCounters": "\(report.rateCounters)", "auditEvents": "\(report.auditEvents)"])
+            }
+            if let anonymousCleanup, lastCleanup.claim(now) {
+                let deleted = try await anonymousCleanup(now)
+                if deleted > 0 { logger.info("inactive anonymous accounts deleted (autodeleteAnonymousUsers)", metadata: ["count": "\(deleted)"]) }
             }
             let backlog = try await store.outboxBacklog()
             Gauge(label: "hearth_outbox_pending").record(backlog.pending)

@@ -25,6 +25,7 @@ extension ProjectConfigResource {
             mfa: MFA(settings.mfa ?? MFASettings()),
             blockingFunctions: BlockingFunctionsWire(settings.blockingFunctions ?? BlockingFunctions()))
         passwordPolicyConfig = project.record.settings.passwordPolicy.map(PasswordPolicyConfigWire.init)
+        autodeleteAnonymousUsers = project.record.settings.autodeleteAnonymousUsers == true ? true : nil
     }
 }
 
@@ -84,5 +85,6 @@ extension TenantResource {
             inheritance: tenant.inheritsEmailSending ? .init(emailSendingConfig: true) : nil,
             emailPrivacyConfig: tenant.enableImprovedEmailPrivacy ? .init(enableImprovedEmailPrivacy: true) : nil)
         passwordPolicyConfig = tenant.passwordPolicy.map(PasswordPolicyConfigWire.init)
+        autodeleteAnonymousUsers = tenant.autodeleteAnonymousUsers ? true : nil
     }
 }

@@ -7,6 +7,7 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
     public var mfa: MFA
     public var blockingFunctions = BlockingFunctionsWire()
     public var passwordPolicyConfig: PasswordPolicyConfigWire?
+    public var autodeleteAnonymousUsers: Bool?
 
     /// `blockingFunctions`: `{}` when none; credentials listed only when forwarded.
     public struct BlockingFunctionsWire: Codable, Sendable, Equatable {
@@ -146,7 +147,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
         "emailPrivacyConfig.enableImprovedEmailPrivacy", "signIn.phoneNumber.testPhoneNumbers",
         "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs", "blockingFunctions.triggers",
         "blockingFunctions.forwardInboundCredentials.idToken", "blockingFunctions.forwardInboundCredentials.accessToken",
-        "blockingFunctions.forwardInboundCredentials.refreshToken",
+        "blockingFunctions.forwardInboundCredentials.refreshToken", "autodeleteAnonymousUsers",
     ]).union(PasswordPolicyConfigWire.paths.map { "passwordPolicyConfig." + $0 })
     /// What Firebase's emulator keeps of the config: a full update (no `updateMask`) there resets these.
     public static let emulatorPaths: Set<String> = [
@@ -163,6 +164,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
     public var mfa: MFAConfigPatch?
     public var blockingFunctions: BlockingFunctions?
     public var passwordPolicyConfig: PasswordPolicyConfigWire?
+    public var autodeleteAnonymousUsers: Bool?
     /// Read-only: named only to be refused in production.
     public var authorizedDomains: JSONValue?
 
@@ -217,6 +219,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
             "blockingFunctions.forwardInboundCredentials.idToken": forward?.idToken,
             "blockingFunctions.forwardInboundCredentials.accessToken": forward?.accessToken,
             "blockingFunctions.forwardInboundCredentials.refreshToken": forward?.refreshToken,
+            "autodeleteAnonymousUsers": autodeleteAnonymousUsers,
         ]
         return switches.compactMapValues { $0 }
     }

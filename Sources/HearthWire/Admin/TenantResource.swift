@@ -19,6 +19,7 @@ public struct TenantResource: Codable, Sendable, Equatable {
     public var inheritance: Inheritance?
     public var emailPrivacyConfig: EmailPrivacyConfig?
     public var passwordPolicyConfig: PasswordPolicyConfigWire?
+    public var autodeleteAnonymousUsers: Bool?
 
     public struct Inheritance: Codable, Sendable, Equatable {
         public var emailSendingConfig: Bool
@@ -74,10 +75,10 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
     public static let writablePaths: Set<String> = Set<String>([
         "displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth",
         "mfaConfig.state", "mfaConfig.enabledProviders", "mfaConfig.providerConfigs", "testPhoneNumbers",
-        "inheritance.emailSendingConfig", "emailPrivacyConfig.enableImprovedEmailPrivacy",
+        "inheritance.emailSendingConfig", "emailPrivacyConfig.enableImprovedEmailPrivacy", "autodeleteAnonymousUsers",
     ]).union(PasswordPolicyConfigWire.paths.map { "passwordPolicyConfig." + $0 })
     public static let ignoredWireFields = ["name", "tenantId", "hashConfig", "smsRegionConfig", "recaptchaConfig", "client",
-                                           "autodeleteAnonymousUsers", "monitoring", "emailLinkSignin"]
+                                           "monitoring", "emailLinkSignin"]
     public var displayName: String?
     public var allowPasswordSignup: Bool?
     public var enableEmailLinkSignin: Bool?
@@ -88,6 +89,7 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
     public var mfaConfig: MFAConfigPatch?
     public var testPhoneNumbers: [String: String]?
     public var passwordPolicyConfig: PasswordPolicyConfigWire?
+    public var autodeleteAnonymousUsers: Bool?
 
     public struct Inheritance: Codable, Sendable, Equatable { public var emailSendingConfig: Bool? }
 
@@ -109,6 +111,7 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
             "enableAnonymousUser": enableAnonymousUser, "disableAuth": disableAuth,
             "inheritance.emailSendingConfig": inheritance?.emailSendingConfig,
             "emailPrivacyConfig.enableImprovedEmailPrivacy": emailPrivacyConfig?.enableImprovedEmailPrivacy,
+            "autodeleteAnonymousUsers": autodeleteAnonymousUsers,
         ]
         return switches.compactMapValues { $0 }
     }
