@@ -200,6 +200,19 @@ struct ConsoleBrowserTests {
                 let anonymous = try await call("signUp", [:])
                 #expect((anonymous["error"] as? [String: Any])?["message"] as? String != nil && anonymous["idToken"] == nil,
                         "anonymous sign-in is off: \(anonymous)")
+                // A password policy from the console: a weak sign-up is then refused with what it lacks.
+                try await browser.evaluate("""
+                    document.querySelector('#set-policy').checked = true;
+                    document.querySelector('#set-policy-min').value = '10';
+                    document.querySelector('#set-policy-upper').checked = true;
+                    """)
+                try await browser.click("#save-passwords")
+                #expect(try await Self.waitForText("#status", containing: "Password settings saved", browser))
+                let weak = try await call("signUp", ["email": "weak@example.com", "password": "lowercase"])
+                #expect((weak["error"] as? [String: Any])?["message"] as? String
+                        == "PASSWORD_DOES_NOT_MEET_REQUIREMENTS : Missing password requirements: [Password must contain at least 10 characters, Password must contain an upper case character]",
+                        "\(weak)")
+                #expect(try await store.project(id: "console-project")?.settings.passwordPolicy?.minLength == 10)
                 try await browser.type("Acme", into: "#tenant-name")
                 try await browser.click("#create-tenant")
                 #expect(try await Self.waitForText("#status", containing: "Tenant acme-", browser))

@@ -361,6 +361,16 @@ async function loadSettings() {
   $("#set-mfa-sms").checked = factors.includes("PHONE_SMS");
   $("#set-mfa-totp").checked = totp;
   items($("#domains-list"), current.authorizedDomains || []);
+  const policy = current.passwordPolicyConfig || {};
+  const options = ((policy.passwordPolicyVersions || [])[0] || {}).customStrengthOptions || {};
+  $("#set-policy").checked = policy.passwordPolicyEnforcementState === "ENFORCE";
+  $("#set-policy-min").value = String(options.minPasswordLength || 6);
+  $("#set-policy-lower").checked = !!options.containsLowercaseCharacter;
+  $("#set-policy-upper").checked = !!options.containsUppercaseCharacter;
+  $("#set-policy-digit").checked = !!options.containsNumericCharacter;
+  $("#set-policy-symbol").checked = !!options.containsNonAlphanumericCharacter;
+  $("#set-policy-upgrade").checked = !!policy.forceUpgradeOnSignin;
+  $("#set-autodelete").checked = !!current.autodeleteAnonymousUsers;
   const triggers = (current.blockingFunctions && current.blockingFunctions.triggers) || {};
   items($("#hooks-list"), Object.keys(triggers).sort().map((event) => event + ": " + triggers[event].functionUri));
   const list = $("#providers-list");
@@ -605,6 +615,19 @@ document.addEventListener("DOMContentLoaded", () => {
       emailPrivacyConfig: { enableImprovedEmailPrivacy: $("#set-privacy").checked } });
     await loadSettings();
     say("Sign-in methods saved.");
+  }));
+  $("#save-passwords").addEventListener("click", () => run(async () => {
+    await api("PATCH", config() + "/config?updateMask=passwordPolicyConfig,autodeleteAnonymousUsers", {
+      passwordPolicyConfig: {
+        passwordPolicyEnforcementState: $("#set-policy").checked ? "ENFORCE" : "OFF",
+        forceUpgradeOnSignin: $("#set-policy-upgrade").checked,
+        passwordPolicyVersions: [{ customStrengthOptions: {
+          minPasswordLength: Number($("#set-policy-min").value) || 6,
+          containsLowercaseCharacter: $("#set-policy-lower").checked, containsUppercaseCharacter: $("#set-policy-upper").checked,
+          containsNumericCharacter: $("#set-policy-digit").checked, containsNonAlphanumericCharacter: $("#set-policy-symbol").checked } }] },
+      autodeleteAnonymousUsers: $("#set-autodelete").checked });
+    await loadSettings();
+    say("Password settings saved.");
   }));
   $("#save-mfa").addEventListener("click", () => run(async () => {
     const sms = $("#set-mfa-sms").checked;
