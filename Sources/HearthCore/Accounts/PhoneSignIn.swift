@@ -56,6 +56,10 @@ public struct PhoneSignIn: UseCase {
         let now = clock.now()
         let testCode = project.settings.testPhoneNumbers?[number]
         let code = testCode ?? SecureRandom.string(length: 6, alphabet: Array("0123456789"))
+        // `smsRegionConfig`: a code for a number in a region the project does not allow is never sent (nor made).
+        if testCode == nil, let regions = project.settings.smsRegions, !regions.allows(number) {
+            throw AuthFailure.smsRegionNotAllowed
+        }
         if testCode == nil, !hooks.isEmpty {
             let type = switch purpose {
             case .signIn: "SIGN_IN_OR_SIGN_UP"

@@ -43,6 +43,7 @@ public struct ProjectContext: Sendable {
             copy.settings.enableImprovedEmailPrivacy = tenant.enableImprovedEmailPrivacy
             copy.settings.passwordPolicy = tenant.passwordPolicy ?? record.settings.passwordPolicy
             copy.settings.autodeleteAnonymousUsers = tenant.autodeleteAnonymousUsers
+            copy.settings.smsRegions = tenant.smsRegions ?? record.settings.smsRegions
         }
         return copy
     }

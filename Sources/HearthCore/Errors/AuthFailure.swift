@@ -101,6 +101,8 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case passwordBreached
     /// A configuration value Identity Platform refuses (`INVALID_CONFIG`), with its detail.
     case invalidConfig(String)
+    /// A code for a number in a region the project's `smsRegionConfig` does not allow.
+    case smsRegionNotAllowed
     /// Passkeys: the response names no credential id.
     case invalidCredentialID
     /// Passkeys: the credential id is already enrolled (on this account or another).

@@ -88,6 +88,8 @@ public struct ProjectSettings: Sendable, Codable, Equatable {
     public var passwordPolicy: PasswordPolicyConfig?
     /// `autodeleteAnonymousUsers`: anonymous accounts unused for 30 days are deleted by housekeeping.
     public var autodeleteAnonymousUsers: Bool?
+    /// `smsRegionConfig`: the regions SMS codes may go to (`nil`: every region).
+    public var smsRegions: SMSRegionPolicy?
 
     public init(allowDuplicateEmails: Bool = false, enableImprovedEmailPrivacy: Bool,
                 passwordSignInEnabled: Bool = true, anonymousSignInEnabled: Bool = true) {

@@ -34,6 +34,8 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     public var passwordPolicy: PasswordPolicyConfig?
     /// `autodeleteAnonymousUsers` for this tenant's users.
     public var autodeleteAnonymousUsers = false
+    /// The tenant's own `smsRegionConfig`; without one, the project's applies.
+    public var smsRegions: SMSRegionPolicy?
     /// Bumped by each write: an update names the version it read, so two racing updates cannot lose either.
     public var version: Int
 
@@ -56,7 +58,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case projectID, id, displayName, allowPasswordSignup, enableEmailLinkSignin, enableAnonymousUser, disableAuth,
              mfa, testPhoneNumbers, identityProviders, inheritsEmailSending, enableImprovedEmailPrivacy, mfaProvidersAsGiven,
-             passwordPolicy, autodeleteAnonymousUsers, version
+             passwordPolicy, autodeleteAnonymousUsers, smsRegions, version
     }
 
     /// Reads records written before a field existed (each later field has its default).
@@ -78,6 +80,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
         mfaProvidersAsGiven = try container.decodeIfPresent([String].self, forKey: .mfaProvidersAsGiven)
         passwordPolicy = try container.decodeIfPresent(PasswordPolicyConfig.self, forKey: .passwordPolicy)
         autodeleteAnonymousUsers = try container.decodeIfPresent(Bool.self, forKey: .autodeleteAnonymousUsers) ?? false
+        smsRegions = try container.decodeIfPresent(SMSRegionPolicy.self, forKey: .smsRegions)
         version = try container.decode(Int.self, forKey: .version)
     }
 

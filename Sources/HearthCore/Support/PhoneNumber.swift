@@ -5,4 +5,41 @@ public enum PhoneNumber {
         return number.utf8.first == UInt8(ascii: "+") && (7...15).contains(digits.count)
             && digits.first != UInt8(ascii: "0") && digits.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }
     }
+
+    /// The region (ISO 3166-1 alpha-2: `US`, `CA`, `GB`) a valid number belongs to, from libphonenumber's metadata
+    /// (``regionByCode``, ``sharedCodes``); `nil` for a calling code it does not know.
+    ///
+    /// ```swift
+    /// PhoneNumber.region(of: "+14165550100")   // "CA" (Toronto's area code)
+    /// ```
+    public static func region(of number: String) -> String? {
+        let digits = String(number.dropFirst())
+        for length in 1...3 where digits.count > length {
+            let code = String(digits.prefix(length)), national = digits.dropFirst(length)
+            if let region = regionByCode[code] { return region }
+            if let (main, prefixes) = sharedCodes[code] {
+                for cut in stride(from: min(4, national.count), through: 1, by: -1) {
+                    if let region = prefixes[String(national.prefix(cut))] { return region }
+                }
+                return main
+            }
+        }
+        return nil
+    }
+}
+
+/// Where SMS codes may be sent (Identity Platform's `smsRegionConfig`): every region but a deny list, or only an
+/// allow list. A number of another region is refused before anything is sent.
+public enum SMSRegionPolicy: Sendable, Codable, Equatable {
+    case allowByDefault(disallowed: [String])
+    case allowlistOnly(allowed: [String])
+
+    /// Whether a code may be sent to `number`; a number whose region is unknown passes only `allowByDefault`.
+    public func allows(_ number: String) -> Bool {
+        let region = PhoneNumber.region(of: number)
+        switch self {
+        case .allowByDefault(let disallowed): return region.map { !disallowed.contains($0) } ?? true
+        case .allowlistOnly(let allowed): return region.map(allowed.contains) ?? false
+        }
+    }
 }

@@ -79,6 +79,7 @@ extension AuthFailure {
         case .passwordBreached:
             (.weakPassword, "This password has appeared in a data breach; choose another")
         case .invalidConfig(let detail): (.invalidConfig, detail)
+        case .smsRegionNotAllowed: (.operationNotAllowed, "SMS unable to be sent until this region enabled by the app developer.")
         case .invalidCredentialID: (.invalidCredentialID, nil)
         case .credentialAlreadyInUse: (.credentialAlreadyInUse, nil)
         case .passkeyCredentialNotFound: (.passkeyCredentialNotFound, nil)

@@ -57,6 +57,7 @@ enum ConfigRoutes {
                 case "signIn.allowDuplicateEmails": record.settings.allowDuplicateEmails = value
                 case "emailPrivacyConfig.enableImprovedEmailPrivacy": record.settings.enableImprovedEmailPrivacy = value
                 case "autodeleteAnonymousUsers": record.settings.autodeleteAnonymousUsers = value ? true : nil
+                case "smsRegionConfig": record.settings.smsRegions = try patch.smsRegionConfig?.policy
                 case "signIn.phoneNumber.testPhoneNumbers":
                     let numbers = try testPhoneNumbers(patch.testPhoneNumbers)
                     record.settings.testPhoneNumbers = numbers.isEmpty ? nil : numbers

@@ -114,6 +114,7 @@ enum TenantRoutes {
             case "inheritance.emailSendingConfig": tenant.inheritsEmailSending = value
             case "emailPrivacyConfig.enableImprovedEmailPrivacy": tenant.enableImprovedEmailPrivacy = value
             case "autodeleteAnonymousUsers": tenant.autodeleteAnonymousUsers = value
+            case "smsRegionConfig": tenant.smsRegions = try patch.smsRegionConfig?.policy
             case "testPhoneNumbers": tenant.testPhoneNumbers = try testPhoneNumbers(patch.testPhoneNumbers)
             case let field where field.hasPrefix("mfaConfig."):
                 try tenant.mfa.apply(String(field.dropFirst("mfaConfig.".count)), patch.mfa)

@@ -69,3 +69,32 @@ extension PasswordPolicyConfig {
         return policy
     }
 }
+
+extension SMSRegionConfigWire {
+    init(_ policy: SMSRegionPolicy) {
+        switch policy {
+        case .allowByDefault(let disallowed): self.init(allowByDefault: .init(disallowedRegions: disallowed))
+        case .allowlistOnly(let allowed): self.init(allowlistOnly: .init(allowedRegions: allowed))
+        }
+    }
+
+    /// The policy a patch sets (`nil`: none, every region), checked as Identity Platform checks it: one of the two
+    /// forms, regions as two-letter codes.
+    var policy: SMSRegionPolicy? {
+        get throws {
+            func regions(_ given: [String]?) throws -> [String] {
+                let codes = (given ?? []).map { $0.uppercased() }
+                if let bad = codes.first(where: { $0.count != 2 || !$0.allSatisfy(\.isLetter) }) {
+                    throw AuthFailure.invalidConfig("((\(bad) is not a region code: use ISO 3166-1 alpha-2, such as US.))")
+                }
+                return codes
+            }
+            switch (allowByDefault, allowlistOnly) {
+            case (nil, nil): return nil
+            case (let deny?, nil): return .allowByDefault(disallowed: try regions(deny.disallowedRegions))
+            case (nil, let allow?): return .allowlistOnly(allowed: try regions(allow.allowedRegions))
+            default: throw AuthFailure.invalidConfig("((smsRegionConfig takes allowByDefault or allowlistOnly, not both.))")
+            }
+        }
+    }
+}

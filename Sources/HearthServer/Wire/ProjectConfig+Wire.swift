@@ -26,6 +26,7 @@ extension ProjectConfigResource {
             blockingFunctions: BlockingFunctionsWire(settings.blockingFunctions ?? BlockingFunctions()))
         passwordPolicyConfig = project.record.settings.passwordPolicy.map(PasswordPolicyConfigWire.init)
         autodeleteAnonymousUsers = project.record.settings.autodeleteAnonymousUsers == true ? true : nil
+        smsRegionConfig = project.record.settings.smsRegions.map(SMSRegionConfigWire.init)
     }
 }
 
@@ -86,5 +87,6 @@ extension TenantResource {
             emailPrivacyConfig: tenant.enableImprovedEmailPrivacy ? .init(enableImprovedEmailPrivacy: true) : nil)
         passwordPolicyConfig = tenant.passwordPolicy.map(PasswordPolicyConfigWire.init)
         autodeleteAnonymousUsers = tenant.autodeleteAnonymousUsers ? true : nil
+        smsRegionConfig = tenant.smsRegions.map(SMSRegionConfigWire.init)
     }
 }

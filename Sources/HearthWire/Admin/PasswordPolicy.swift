@@ -94,3 +94,23 @@ public struct RecaptchaConfigResponse: Codable, Sendable, Equatable {
         self.recaptchaEnforcementState = recaptchaEnforcementState
     }
 }
+
+/// `smsRegionConfig`, in a project's config and a tenant: every region but `disallowedRegions`, or only
+/// `allowedRegions` (ISO 3166-1 alpha-2 codes).
+public struct SMSRegionConfigWire: Codable, Sendable, Equatable {
+    public struct AllowByDefault: Codable, Sendable, Equatable {
+        public var disallowedRegions: [String]?
+        public init(disallowedRegions: [String]?) { self.disallowedRegions = disallowedRegions }
+    }
+    public struct AllowlistOnly: Codable, Sendable, Equatable {
+        public var allowedRegions: [String]?
+        public init(allowedRegions: [String]?) { self.allowedRegions = allowedRegions }
+    }
+    public var allowByDefault: AllowByDefault?
+    public var allowlistOnly: AllowlistOnly?
+
+    public init(allowByDefault: AllowByDefault? = nil, allowlistOnly: AllowlistOnly? = nil) {
+        self.allowByDefault = allowByDefault
+        self.allowlistOnly = allowlistOnly
+    }
+}

@@ -8,6 +8,7 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
     public var blockingFunctions = BlockingFunctionsWire()
     public var passwordPolicyConfig: PasswordPolicyConfigWire?
     public var autodeleteAnonymousUsers: Bool?
+    public var smsRegionConfig: SMSRegionConfigWire?
 
     /// `blockingFunctions`: `{}` when none; credentials listed only when forwarded.
     public struct BlockingFunctionsWire: Codable, Sendable, Equatable {
@@ -147,7 +148,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
         "emailPrivacyConfig.enableImprovedEmailPrivacy", "signIn.phoneNumber.testPhoneNumbers",
         "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs", "blockingFunctions.triggers",
         "blockingFunctions.forwardInboundCredentials.idToken", "blockingFunctions.forwardInboundCredentials.accessToken",
-        "blockingFunctions.forwardInboundCredentials.refreshToken", "autodeleteAnonymousUsers",
+        "blockingFunctions.forwardInboundCredentials.refreshToken", "autodeleteAnonymousUsers", "smsRegionConfig",
     ]).union(PasswordPolicyConfigWire.paths.map { "passwordPolicyConfig." + $0 })
     /// What Firebase's emulator keeps of the config: a full update (no `updateMask`) there resets these.
     public static let emulatorPaths: Set<String> = [
@@ -165,6 +166,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
     public var blockingFunctions: BlockingFunctions?
     public var passwordPolicyConfig: PasswordPolicyConfigWire?
     public var autodeleteAnonymousUsers: Bool?
+    public var smsRegionConfig: SMSRegionConfigWire?
     /// Read-only: named only to be refused in production.
     public var authorizedDomains: JSONValue?
 
@@ -242,6 +244,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
         paths.formUnion(mfa?.presentFields.map { "mfa." + $0 } ?? [])
         if triggers != nil { paths.insert("blockingFunctions.triggers") }
         if let policy = passwordPolicyConfig { paths.formUnion(policy.presentPaths.map { "passwordPolicyConfig." + $0 }) }
+        if smsRegionConfig != nil { paths.insert("smsRegionConfig") }
         return paths
     }
 }

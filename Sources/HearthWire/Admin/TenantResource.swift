@@ -20,6 +20,7 @@ public struct TenantResource: Codable, Sendable, Equatable {
     public var emailPrivacyConfig: EmailPrivacyConfig?
     public var passwordPolicyConfig: PasswordPolicyConfigWire?
     public var autodeleteAnonymousUsers: Bool?
+    public var smsRegionConfig: SMSRegionConfigWire?
 
     public struct Inheritance: Codable, Sendable, Equatable {
         public var emailSendingConfig: Bool
@@ -75,9 +76,9 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
     public static let writablePaths: Set<String> = Set<String>([
         "displayName", "allowPasswordSignup", "enableEmailLinkSignin", "enableAnonymousUser", "disableAuth",
         "mfaConfig.state", "mfaConfig.enabledProviders", "mfaConfig.providerConfigs", "testPhoneNumbers",
-        "inheritance.emailSendingConfig", "emailPrivacyConfig.enableImprovedEmailPrivacy", "autodeleteAnonymousUsers",
+        "inheritance.emailSendingConfig", "emailPrivacyConfig.enableImprovedEmailPrivacy", "autodeleteAnonymousUsers", "smsRegionConfig",
     ]).union(PasswordPolicyConfigWire.paths.map { "passwordPolicyConfig." + $0 })
-    public static let ignoredWireFields = ["name", "tenantId", "hashConfig", "smsRegionConfig", "recaptchaConfig", "client",
+    public static let ignoredWireFields = ["name", "tenantId", "hashConfig", "recaptchaConfig", "client",
                                            "monitoring", "emailLinkSignin"]
     public var displayName: String?
     public var allowPasswordSignup: Bool?
@@ -90,6 +91,7 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
     public var testPhoneNumbers: [String: String]?
     public var passwordPolicyConfig: PasswordPolicyConfigWire?
     public var autodeleteAnonymousUsers: Bool?
+    public var smsRegionConfig: SMSRegionConfigWire?
 
     public struct Inheritance: Codable, Sendable, Equatable { public var emailSendingConfig: Bool? }
 
@@ -128,6 +130,7 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
         paths.formUnion(mfa?.presentFields.map { "mfaConfig." + $0 } ?? [])
         if testPhoneNumbers != nil { paths.insert("testPhoneNumbers") }
         if let policy = passwordPolicyConfig { paths.formUnion(policy.presentPaths.map { "passwordPolicyConfig." + $0 }) }
+        if smsRegionConfig != nil { paths.insert("smsRegionConfig") }
         return paths
     }
 }
