@@ -22,8 +22,10 @@ extension PostgresStore {
     func webhooksListening(for work: UnitOfWork) async throws -> Bool {
         let events = work.changes.contains { if case .insertAuditEvent(let event) = $0 { WebhookEventType(auditKind: event.kind) != nil } else { false } }
         guard events else { return false }
-        return try await endpoints.exists { try await first("SELECT id FROM webhook_endpoints LIMIT 1") != nil }
+        return try await endpoints.exists { try await anyWebhookEndpoint() }
     }
+
+    func anyWebhookEndpoint() async throws -> Bool { try await first("SELECT id FROM webhook_endpoints LIMIT 1") != nil }
 
     public func insertWebhookEndpoint(_ endpoint: WebhookEndpoint) async throws {
         let kinds = "," + endpoint.auditKinds.joined(separator: ",") + ","
@@ -32,7 +34,7 @@ extension PostgresStore {
             INSERT INTO webhook_endpoints (project_id, id, audit_kinds, created_at, data)
             VALUES (\(endpoint.projectID), \(endpoint.id), \(kinds), \(created), \(data))
             """, logger: logger)
-        endpoints.added()
+        endpoints.update(true)
     }
 
     public func webhookEndpoints(projectID: String) async throws -> [WebhookEndpoint] {
@@ -62,6 +64,7 @@ extension PostgresStore {
         let lease = leaseUntil.epochMilliseconds, due = now.epochMilliseconds
         // SKIP LOCKED: instances claiming at once take different messages; a message another instance holds still
         // counts as undelivered, so its user's later messages wait for it.
+        endpoints.update(try await anyWebhookEndpoint())  // the sender's poll keeps the request path's answer fresh
         // A read first: the sender wakes at every stored event, and an empty queue needs no row locks.
         guard try await first("SELECT id FROM webhook_messages WHERE next_attempt_at <= \(due) LIMIT 1") != nil else { return [] }
         var ids: [String] = []

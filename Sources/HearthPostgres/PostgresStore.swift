@@ -99,6 +99,7 @@ public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sen
 
     public func migrate() async throws {
         try await MigrationRunner(dialect: .postgres).migrate(PostgresMigrations(store: self))
+        endpoints.update(try await anyWebhookEndpoint())  // known before the first sign-in (see EndpointPresence)
     }
 
     /// Ids of the migrations recorded in the database.

@@ -23,8 +23,10 @@ extension SQLiteStore {
     func webhooksListening(for work: UnitOfWork) async throws -> Bool {
         let events = work.changes.contains { if case .insertAuditEvent(let event) = $0 { WebhookEventType(auditKind: event.kind) != nil } else { false } }
         guard events else { return false }
-        return try await endpoints.exists { try await !read("SELECT 1 FROM webhook_endpoints LIMIT 1").isEmpty }
+        return try await endpoints.exists { try await anyWebhookEndpoint() }
     }
+
+    func anyWebhookEndpoint() async throws -> Bool { try await !read("SELECT 1 FROM webhook_endpoints LIMIT 1").isEmpty }
 
     public func insertWebhookEndpoint(_ endpoint: WebhookEndpoint) async throws {
         let binds: [SQLiteData] = [.text(endpoint.projectID), .text(endpoint.id),
@@ -35,7 +37,7 @@ extension SQLiteStore {
                 INSERT INTO webhook_endpoints (project_id, id, audit_kinds, created_at, data) VALUES (?, ?, ?, ?, ?)
                 """, binds)
         }
-        endpoints.added()
+        endpoints.update(true)
     }
 
     public func webhookEndpoints(projectID: String) async throws -> [WebhookEndpoint] {
@@ -57,6 +59,7 @@ extension SQLiteStore {
     public func claimWebhookMessages(dueAt now: Date, leaseUntil: Date, limit: Int) async throws -> [WebhookMessage] {
         let binds: [SQLiteData] = [.integer(Int(leaseUntil.epochMilliseconds)), .integer(Int(now.epochMilliseconds)),
                                    .integer(limit)]
+        endpoints.update(try await anyWebhookEndpoint())  // the sender's poll keeps the request path's answer fresh
         // A read first: the sender wakes at every stored event, and an empty queue must not take the write lock.
         guard try await !read("SELECT 1 FROM webhook_messages WHERE next_attempt_at <= ? LIMIT 1",
                               [.integer(Int(now.epochMilliseconds))]).isEmpty else { return [] }

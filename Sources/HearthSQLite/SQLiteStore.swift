@@ -148,6 +148,7 @@ public final class SQLiteStore: IdentityStore, StoreConnection, @unchecked Senda
 
     public func migrate() async throws {
         try await MigrationRunner(dialect: .sqlite).migrate(SQLiteMigrations(store: self))
+        endpoints.update(try await anyWebhookEndpoint())  // known before the first sign-in (see EndpointPresence)
     }
 
     /// Ids of the migrations recorded in the database, in order applied.

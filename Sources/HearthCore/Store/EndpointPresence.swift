@@ -1,25 +1,26 @@
 import Foundation
 import Synchronization
 
-/// Whether any webhook endpoint exists, read again at most every `interval`: the SQL stores skip the statement that
-/// queues an audit event for endpoints when there are none, so a project without webhooks pays nothing for them
-/// (measured: that statement cost SQLite sign-ins about 15 % of their throughput, `scripts/load-test.sh`). An
-/// endpoint added by another process is seen within `interval`; one added through this store at once.
+/// Whether any webhook endpoint exists, as a SQL store last read it: the stores skip the statement that queues an
+/// audit event for endpoints when there are none, so a project without webhooks pays nothing for them (measured:
+/// that statement cost SQLite sign-ins about a quarter of their throughput, `scripts/load-test.sh`).
+///
+/// The request path never reads it again once known: the store reads it when it migrates (or at its first use), an
+/// endpoint added through the store sets it, and the webhook sender's poll (every few seconds) reads it afresh, so an
+/// endpoint another process adds is seen within one poll.
 public final class EndpointPresence: Sendable {
-    private let state = Mutex<(exists: Bool, readAt: ContinuousClock.Instant?)>((false, nil))
-    private let interval: Duration
+    private let known = Mutex<Bool?>(nil)
 
-    public init(interval: Duration = .seconds(2)) { self.interval = interval }
+    public init() {}
 
-    /// Whether endpoints exist, from `read` when the last reading is older than the interval.
+    /// Whether endpoints exist; `read` only when it was never known.
     public func exists(read: () async throws -> Bool) async throws -> Bool {
-        let now = ContinuousClock.now
-        if let known = state.withLock({ $0.readAt.map { now - $0 < interval } == true ? $0.exists : nil }) { return known }
+        if let exists = known.withLock({ $0 }) { return exists }
         let exists = try await read()
-        state.withLock { $0 = (exists, now) }
+        update(exists)
         return exists
     }
 
-    /// An endpoint was just added here.
-    public func added() { state.withLock { $0 = (true, ContinuousClock.now) } }
+    /// What a fresh reading (or an endpoint just added) says.
+    public func update(_ exists: Bool) { known.withLock { $0 = exists } }
 }
