@@ -21,8 +21,7 @@ extension SQLiteStore {
 
     /// Whether `work` stores an event webhooks take while any endpoint exists (read outside the write lock, cached).
     func webhooksListening(for work: UnitOfWork) async throws -> Bool {
-        let events = work.changes.contains { if case .insertAuditEvent(let event) = $0 { WebhookEventType(auditKind: event.kind) != nil } else { false } }
-        guard events else { return false }
+        guard work.storesWebhookEvent else { return false }
         return try await endpoints.exists { try await anyWebhookEndpoint() }
     }
 

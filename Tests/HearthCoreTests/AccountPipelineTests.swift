@@ -183,7 +183,7 @@ import Testing
             var all: [String] { lock.withLock { seen } }
             func beforeSend(_ message: OutgoingMessage, in project: ProjectContext) async throws {
                 let step = switch message.channel {
-                case .email(let type, let address): "email:\(type):\(address):\(message.user?.localID != nil)"
+                case .email(let type, let address): "email:\(type):\(address):\(message.localID != nil)"
                 case .sms(let type, let number): "sms:\(type):\(number)"
                 }
                 lock.withLock { seen.append(step) }
@@ -245,7 +245,7 @@ import Testing
         _ = try await accounts.actionCodes.sendActionCode(in: protected, ActionCodeRequest(type: .passwordReset, email: "nobody@example.com"),
                                                           links: Self.links, authorizedDomains: [])
         #expect(sends.all.map(\.channel) == [.email(type: "PASSWORD_RESET", address: "nobody@example.com")])
-        #expect(sends.all.first?.user == nil)
+        #expect(sends.all.first?.localID == nil)
         #expect(try await store.outboxMessages(projectID: project.id).isEmpty, "a decoy queues nothing")
     }
 

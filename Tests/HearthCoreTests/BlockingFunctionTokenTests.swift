@@ -80,15 +80,14 @@ import Testing
                                          defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
                                          hashParameters: { .generate(memoryCost: 10) })
         let project = try await directory.contextCreatingIfNeeded(for: "hooks")
-        let user = UserRecord(projectID: "hooks", localID: "u-1", email: "ada@example.com", validSince: 0, createdAt: Date())
-        let message = OutgoingMessage(.email(type: "PASSWORD_RESET", address: "ada@example.com"), user: user, tenantID: "acme-1")
+        let message = OutgoingMessage(.email(type: "PASSWORD_RESET", address: "ada@example.com"), localID: "u-1", tenantID: "acme-1")
         let jwt = try BlockingFunctionToken.sign(message: message, functionURI: "https://fn.run.app", project: project,
                                                  issuerPrefix: "https://securetoken.google.com/", now: Date())
         let claims = try #require(try JSONSerialization.jsonObject(with: Data(try JWS.verify(jwt, keys: project.keys))) as? [String: Any])
         #expect(claims["event_type"] as? String == "beforeSendEmail" && claims["email_type"] as? String == "PASSWORD_RESET")
         #expect(claims["email"] as? String == "ada@example.com" && claims["tenant_id"] as? String == "acme-1")
         #expect(claims["sub"] == nil && claims["user_record"] == nil)
-        let sms = OutgoingMessage(.sms(type: "MULTI_FACTOR_SIGN_IN", phoneNumber: "+15555550100"), user: nil, tenantID: nil)
+        let sms = OutgoingMessage(.sms(type: "MULTI_FACTOR_SIGN_IN", phoneNumber: "+15555550100"), localID: nil, tenantID: nil)
         let smsJWT = try BlockingFunctionToken.sign(message: sms, functionURI: "https://fn.run.app", project: project,
                                                     issuerPrefix: "https://securetoken.google.com/", now: Date())
         let smsClaims = try #require(try JSONSerialization.jsonObject(with: Data(try JWS.verify(smsJWT, keys: project.keys))) as? [String: Any])

@@ -48,14 +48,15 @@ public struct OutgoingMessage: Sendable, Equatable {
     }
 
     public var channel: Channel
-    /// The account it is about, when there is one (an email-link sign-up has none yet).
-    public var user: UserRecord?
+    /// The account it is about, when there is one (an email-link sign-up has none yet): for the audit log only, as
+    /// Identity Platform's token for these events carries no account.
+    public var localID: String?
     /// The tenant the message is sent in.
     public var tenantID: String?
 
-    public init(_ channel: Channel, user: UserRecord?, tenantID: String?) {
+    public init(_ channel: Channel, localID: String?, tenantID: String?) {
         self.channel = channel
-        self.user = user
+        self.localID = localID
         self.tenantID = tenantID
     }
 
@@ -162,7 +163,7 @@ extension UseCase {
     /// The one step every action email and verification SMS passes before it is sent: the hooks' `beforeSend`.
     func beforeSend(_ message: OutgoingMessage, in project: ProjectContext) async throws {
         for hook in hooks {
-            try await auditingRefusal(message.eventType, localID: message.user?.localID, in: project) {
+            try await auditingRefusal(message.eventType, localID: message.localID, in: project) {
                 try await hook.beforeSend(message, in: project)
             }
         }

@@ -161,8 +161,8 @@ public struct ActionCodes: UseCase {
         }
         let tenantID = tenant?.id
         if askHooks ?? deliver {
-            try await beforeSend(OutgoingMessage(.email(type: type.blockingEventName, address: recipient), user: user,
-                                                 tenantID: tenantID), in: project)
+            try await beforeSend(OutgoingMessage(.email(type: type.blockingEventName, address: recipient),
+                                                 localID: user?.localID, tenantID: tenantID), in: project)
         }
         try await store.insertActionCode(ActionCodeRecord(
             codeDigest: storageDigest(code), projectID: project.id, tenantID: tenantID, type: type,

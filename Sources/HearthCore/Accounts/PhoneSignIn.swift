@@ -66,10 +66,7 @@ public struct PhoneSignIn: UseCase {
             case .enrollment: "MULTI_FACTOR_ENROLLMENT"
             case .secondFactorSignIn: "MULTI_FACTOR_SIGN_IN"
             }
-            let user = try await localID.asyncMap {
-                try await store.user(projectID: project.id, tenantID: project.tenantID, localID: $0)
-            } ?? nil
-            try await beforeSend(OutgoingMessage(.sms(type: type, phoneNumber: number), user: user,
+            try await beforeSend(OutgoingMessage(.sms(type: type, phoneNumber: number), localID: localID,
                                                  tenantID: project.tenantID), in: project)
         }
         let sessionInfo = SecureRandom.token(byteCount: 48)

@@ -106,6 +106,8 @@ public struct WebhookMessage: Sendable, Equatable {
 
     /// Delivered, waiting, or given up.
     public var state: String { deliveredAt != nil ? "delivered" : nextAttemptAt == nil ? "given-up" : "pending" }
+    /// The same, as the admin API's enums spell it: `DELIVERED`, `PENDING`, `FAILED`.
+    public var wireState: String { ["delivered": "DELIVERED", "given-up": "FAILED"][state] ?? "PENDING" }
 }
 
 extension RetryPolicy {

@@ -45,6 +45,11 @@ public struct UnitOfWork: Sendable {
         changes.append(.incrementRateCounter(key: key, windowStart: windowStart, expiresAt: expiresAt, by: delta))
     }
 
+    /// Whether the unit stores an audit event webhooks take: only then may a SQL store need its endpoints.
+    public var storesWebhookEvent: Bool {
+        changes.contains { if case .insertAuditEvent(let event) = $0 { WebhookEventType(auditKind: event.kind) != nil } else { false } }
+    }
+
     /// What a committed unit reports back.
     public struct Outcome: Sendable, Equatable {
         /// The account as the unit's last stamp left it.

@@ -23,9 +23,7 @@ public enum BlockingFunctionToken {
         claims["sign_in_method"] = facts.signInMethod
         claims["sign_in_second_factor"] = facts.secondFactor
         claims["raw_user_info"] = facts.rawUserInfo
-        claims["sign_in_attributes"] = facts.signInAttributes.flatMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
+        claims["sign_in_attributes"] = ClaimsJSON.object(facts.signInAttributes)
         if forwarding.forwardIDToken { claims["oauth_id_token"] = facts.oauthIDToken }
         if forwarding.forwardAccessToken {
             claims["oauth_access_token"] = facts.oauthAccessToken
@@ -91,9 +89,7 @@ public enum BlockingFunctionToken {
         record["photo_url"] = user.photoURL
         record["phone_number"] = user.phoneNumber
         record["tenant_id"] = user.tenantID
-        record["custom_claims"] = user.customAttributes.flatMap {
-            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-        }
+        record["custom_claims"] = ClaimsJSON.object(user.customAttributes)
         record["tokens_valid_after_time"] = user.tokensValidAfter?.epochSeconds
         if !user.enrollments.isEmpty {
             record["multi_factor"] = ["enrolled_factors": user.enrollments.map { enrollment -> [String: Any] in
@@ -191,12 +187,14 @@ public enum AccountPipelineLimits {
 
 /// Claims as JSON object text.
 enum ClaimsJSON {
+    /// The object the text holds, or nil (none, or not an object).
+    static func object(_ text: String?) -> [String: Any]? {
+        text.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
     /// Two objects merged, `new`'s names winning on a clash.
     static func merge(_ new: String, over old: String?) -> String {
-        func object(_ text: String?) -> [String: Any] {
-            text.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] } ?? [:]
-        }
-        let merged = object(old).merging(object(new)) { _, newer in newer }
+        let merged = (object(old) ?? [:]).merging(object(new) ?? [:]) { _, newer in newer }
         guard let data = try? JSONSerialization.data(withJSONObject: merged, options: [.sortedKeys]) else { return new }
         return String(decoding: data, as: UTF8.self)
     }

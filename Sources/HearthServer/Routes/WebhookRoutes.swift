@@ -42,7 +42,7 @@ enum WebhookRoutes {
             deliveries: deliveries.map { message in
                 .init(eventId: message.eventID, eventType: message.event.flatMap { WebhookEventType(auditKind: $0.kind)?.rawValue },
                       localId: message.event?.localID, endpointId: message.endpointID,
-                      state: message.deliveredAt != nil ? "DELIVERED" : message.nextAttemptAt == nil ? "FAILED" : "PENDING",
+                      state: message.wireState,
                       attempts: message.attempts, lastError: message.lastError,
                       createTime: formatter.string(from: message.createdAt),
                       deliverTime: message.deliveredAt.map(formatter.string),
