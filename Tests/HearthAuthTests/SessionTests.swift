@@ -209,12 +209,20 @@ import Testing
         #expect(AppCallback.link(from: URL(string: "app-x://firebaseauth/link")!) == nil)
     }
 
+    /// An ephemeral session without URLSession's 60-second request timeout: on a machine loaded by the whole suite
+    /// and two busy loops, the first loopback request has waited longer than that for its turn.
+    static func patientSession() -> URLSession {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 600
+        return URLSession(configuration: configuration)
+    }
+
     @Test func theLoopbackListenerTakesOnlyItsCallbackAndStopsWhenClosed() async throws {
         let receiver = try LoopbackReceiver()
         let waiting = Task { try await receiver.waitForCallback(timeout: 20) }
         let base = "http://127.0.0.1:\(receiver.port)"
         // A session of its own: the shared one carries every other test's requests in this process.
-        let session = URLSession(configuration: .ephemeral)
+        let session = Self.patientSession()
         let (_, other) = try await session.data(from: URL(string: base + "/favicon.ico")!)
         #expect((other as? HTTPURLResponse)?.statusCode == 404)
         let (page, done) = try await session.data(from: URL(string: base + "/__/hearth/callback?link=L%3D1")!)
@@ -241,7 +249,7 @@ import Testing
         let number = receiver.socket
         let waiting = Task { try await receiver.waitForCallback(timeout: 20) }
         let url = URL(string: "http://127.0.0.1:\(receiver.port)/__/hearth/callback?link=x")!
-        _ = try await URLSession(configuration: .ephemeral).data(from: url)
+        _ = try await Self.patientSession().data(from: url)
         _ = try await waiting.value
         var pairs: [[Int32]] = []
         for _ in 0..<32 {
