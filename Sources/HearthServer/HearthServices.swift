@@ -13,6 +13,8 @@ public struct HearthServices: Sendable {
     public let accounts: AccountContext
     public let logger: Logger
     public let limiter: RateLimiter
+    /// Halts SMS to number prefixes that are being pumped (``SMSPumpingWatch``).
+    public let smsPumping: SMSPumpingWatch
     /// Delivers the outbox over SMTP; `nil` in emulator mode (emails stay listed) and without an SMTP server.
     public let mail: OutboxWorker?
     /// Sends SMS verification codes: the emulator's outbox in emulator mode, else the configured provider.
@@ -79,6 +81,7 @@ public struct HearthServices: Sendable {
         self.store = store
         self.logger = logger
         limiter = RateLimiter(store: store, clock: clock)
+        smsPumping = SMSPumpingWatch(store: store, limiter: limiter, clock: clock, rules: configuration.rateLimits.smsPumping)
         let protection = configuration.emailEnumerationProtection ?? !configuration.isEmulator
         projects = ProjectDirectory(
             store: store, clock: clock,

@@ -107,6 +107,10 @@ public struct ServerConfiguration: Sendable {
         /// Verification SMS (sign-in, enrollment, second-factor sign-in), so an endpoint cannot be used to pump SMS.
         public var smsPerNumber: RateLimiter.Rule = .init(limit: 5, window: 3600)
         public var smsPerAddress: RateLimiter.Rule = .init(limit: 50, window: 3600)
+        /// Verification SMS per number prefix (the number without its last four digits), in each project.
+        public var smsPerPrefix: RateLimiter.Rule = .init(limit: 100, window: 3600)
+        /// The pumping stop: too many distinct numbers of one prefix in a short window halt sending to it.
+        public var smsPumping = SMSPumpingWatch.Rules()
         /// Redirect sign-ins started (`createAuthUri` with a `providerId`), each a stored session: an unauthenticated
         /// caller cannot fill the store with them.
         public var redirectSessionsPerAddress: RateLimiter.Rule = .init(limit: 60, window: 600)

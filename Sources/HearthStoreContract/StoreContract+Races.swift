@@ -176,6 +176,36 @@ extension StoreContract {
             try expect(try await store.actionCode(projectID: "p-one", digest: "c3") != nil, "u1's recovery code kept")
             try expect(try await store.actionCode(projectID: "p-one", digest: "c2") != nil, "u2's code kept")
         },
+        StoreCheck("racing SMS sends to a pumped prefix start one halt, seen by every reader, ended by a lift") { store in
+            let clock = ManualClock(epoch)
+            let watch = SMSPumpingWatch(store: store, limiter: RateLimiter(store: store, clock: clock), clock: clock,
+                                        rules: .init(distinctNumbersPerPrefix: .init(limit: 4, window: 600), halt: 3600))
+            let barrier = Barrier(parties: 8)
+            let started = try await withThrowingTaskGroup(of: SMSPumpingWatch.Halt?.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        await barrier.arrive()
+                        return try await watch.noteSent(to: "+1650555010\(index)", projectID: "p-one")
+                    }
+                }
+                return try await group.reduce(into: [SMSPumpingWatch.Halt]()) { if let halt = $1 { $0.append(halt) } }
+            }
+            try expect(started.count == 1 && started.first?.prefix == "+1650555", "one halt, one audit: \(started)")
+            try expect(try await watch.halt(covering: "+16505559999", projectID: "p-one") != nil, "the whole prefix halts")
+            try expect(try await watch.halt(covering: "+16505560000", projectID: "p-one") == nil, "its neighbour does not")
+            try expect(try await watch.halt(covering: "+16505550100", projectID: "p-two") == nil, "nor another project")
+            try expect(try await watch.lift(prefix: "+1650555", projectID: "p-one"), "lifted")
+            try expect(try await watch.halt(covering: "+16505550100", projectID: "p-one") == nil, "and gone")
+            try expect(try await !watch.lift(prefix: "+1650555", projectID: "p-one"), "a second lift finds none")
+            // A halt that ran out (its row not yet purged) does not stop the next one.
+            for index in 0..<4 { _ = try await watch.noteSent(to: "+1415555010\(index)", projectID: "p-one") }
+            try expect(try await watch.halt(covering: "+14155550100", projectID: "p-one") != nil, "halted")
+            clock.advance(by: 3601)
+            try expect(try await watch.halt(covering: "+14155550100", projectID: "p-one") == nil, "the halt ended")
+            var again: [SMSPumpingWatch.Halt] = []
+            for index in 0..<4 { if let halt = try await watch.noteSent(to: "+1415555020\(index)", projectID: "p-one") { again.append(halt) } }
+            try expect(again.count == 1, "a new halt over the old row: \(again)")
+        },
     ]
 }
 

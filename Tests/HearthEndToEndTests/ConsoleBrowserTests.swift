@@ -285,9 +285,22 @@ struct ConsoleBrowserTests {
                 try await store.enqueueOutboxMessage(failed)
                 try await store.rescheduleOutboxMessage(id: "failed-1", attempts: 12, nextAttemptAt: nil,
                                                         lastError: "550 mailbox unavailable")
+                // A prefix halted for SMS pumping (as the send path halts it: the watch's row and its audit event).
+                let clock = SystemClock()
+                let watch = SMSPumpingWatch(store: store, limiter: RateLimiter(store: store, clock: clock), clock: clock,
+                                            rules: .init(distinctNumbersPerPrefix: .init(limit: 2, window: 600)))
+                _ = try await watch.noteSent(to: "+16505550101", projectID: "console-project")
+                let halt = try #require(try await watch.noteSent(to: "+16505550102", projectID: "console-project"))
+                try await store.insertAuditEvent(AuditEvent(
+                    id: "halt-1", projectID: "console-project", at: halt.since, kind: SMSPumpingWatch.auditKind, localID: nil,
+                    outcome: .failure, clientAddress: nil, details: ["prefix": halt.prefix, "numbers": "2"]))
                 try await browser.click("nav button[data-view=outbox]")
                 #expect(try await Self.waitForText("#outbox-rows", containing: "550 mailbox unavailable", browser))
                 #expect(!(try await browser.pageSource()).contains("secret-code-1"), "codes and links stay out of the console")
+                #expect(try await Self.waitForText("#halts-rows", containing: "+1650555", browser))
+                try await browser.click(".lift")
+                #expect(try await Self.waitForText("#status", containing: "are sent again", browser))
+                #expect(try await watch.halt(covering: "+16505550103", projectID: "console-project") == nil, "lifted in the store")
                 try await picture("outbox")
                 try await browser.click("nav button[data-view=events]")
                 #expect(try await Self.waitForText("#endpoints-list", containing: "http://127.0.0.1:9/hook (user.created)", browser))

@@ -139,6 +139,8 @@ public struct PendingRecord: Sendable, Codable, Equatable {
         case mfaPendingCredential, totpEnrollment, phoneVerification, idpCredential, idpRedirect, idpReturn
         /// A console operator's session (``ConsoleSession``).
         case consoleSession
+        /// A halt on sending SMS to a number prefix (``SMSPumpingWatch``).
+        case smsPrefixHalt
     }
 
     public var digest: String

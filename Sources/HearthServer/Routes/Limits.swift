@@ -208,22 +208,48 @@ enum RateLimitKey {
 }
 
 extension Call {
-    /// Verification SMS, per number and per address (`QUOTA_EXCEEDED` beyond them), checked where the number is
-    /// known (it comes from the body, a pending credential or an enrolled factor, depending on the route).
+    /// Verification SMS, per number, per address and per number prefix (`QUOTA_EXCEEDED` beyond them), checked where
+    /// the number is known (it comes from the body, a pending credential or an enrolled factor, depending on the
+    /// route). A prefix that is being pumped (``SMSPumpingWatch``) is halted: refused until the halt ends or an
+    /// operator lifts it. Test numbers send nothing, so they count towards no prefix.
     func sendingSMS(to number: String, _ send: () async throws -> String) async throws -> String {
         let limits = configuration.rateLimits
+        let project = try clientProject
+        let watched = limits.enabled && project.settings.testPhoneNumbers?[number] == nil
+        let prefix = "sms-prefix:\(project.id)/" + SMSPumpingWatch.prefix(of: number)
         let keys = [("sms-number:" + number, limits.smsPerNumber),
                     ("sms-address:" + RateLimitKey.address(clientAddress), limits.smsPerAddress)]
+            + (watched ? [(prefix, limits.smsPerPrefix)] : [])
         let check = LimitCheck(services: services, project: context.project)
+        if watched, try await services.smsPumping.halt(covering: number, projectID: project.id) != nil {
+            Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", "sms-prefix-halt")]).increment()
+            throw AuthFailure.quotaExceeded
+        }
         if limits.enabled { try await check.enforce(keys, else: .quotaExceeded) }
         do {
             let sessionInfo = try await send()
             if limits.enabled { await check.count(keys) }
+            if watched { await notePumping(number, in: project) }
             return sessionInfo
         } catch let error as SMSDeliveryFailure {
             services.logger.error("SMS not sent", metadata: ["error": "\(error.reason)",
                 "hint": "configure sms.webhook or sms.twilio in the config file (see docs/sign-in-methods.md)"])
             throw APIError.smsUnavailable
+        }
+    }
+
+    /// Counts the number towards its prefix; a halt this starts is audited (`sms-prefix-halted`) and logged.
+    private func notePumping(_ number: String, in project: ProjectContext) async {
+        do {
+            guard let halt = try await services.smsPumping.noteSent(to: number, projectID: project.id) else { return }
+            let until = ISO8601DateFormatter().string(from: halt.until)
+            services.logger.warning("SMS to a number prefix halted: many distinct numbers asked for codes", metadata: [
+                "prefix": "\(halt.prefix)", "numbers": "\(halt.numbers)", "until": "\(until)",
+                "hint": "lift it in the console's SMS view if the traffic is genuine"])
+            await services.audit.record(kind: SMSPumpingWatch.auditKind, projectID: project.id, localID: nil, outcome: .failure,
+                                        details: ["prefix": halt.prefix, "numbers": String(halt.numbers), "until": until])
+        } catch {
+            services.logger.warning("SMS pumping counter not written", metadata: ["error": "\(error)"])
         }
     }
 }

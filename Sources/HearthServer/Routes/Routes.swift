@@ -111,6 +111,8 @@ enum HearthRoutes {
         admin.get("\(v1)/projects/{project}/outbox", to: OutboxRoutes.list)
         admin.post("\(v1)/projects/{project}/outbox/{message}", to: OutboxRoutes.retry)  // {id}:retry
         admin.get("\(v1)/projects/{project}/webhooks", to: WebhookRoutes.list)
+        admin.get("\(v1)/projects/{project}/smsHalts", to: SMSHaltRoutes.list)
+        admin.on(.delete, "\(v1)/projects/{project}/smsHalts/{prefix}", to: SMSHaltRoutes.lift)
         admin.get("\(v1)/projects/{project}/serviceAccounts", to: ServiceAccountRoutes.list)
         admin.post("\(v1)/projects/{project}/serviceAccounts", to: ServiceAccountRoutes.create)
         admin.on(.delete, "\(v1)/projects/{project}/serviceAccounts/{name}", to: ServiceAccountRoutes.delete)

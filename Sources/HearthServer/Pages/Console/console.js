@@ -71,7 +71,7 @@ function enter(session) {
 const views = {
   dashboard: () => run(dashboard),
   users: () => run(() => listUsers("")),
-  outbox: () => run(listOutbox),
+  outbox: () => run(async () => { await listOutbox(); await listHalts(); }),
   events: () => run(listEvents),
   audit: () => run(() => listAudit("")),
   settings: () => run(async () => { await loadSettings(); await previewTemplate(); }),
@@ -297,6 +297,30 @@ async function listOutbox() {
       }));
       action.appendChild(retry);
     }
+    rows.appendChild(row);
+  }
+}
+
+async function listHalts() {
+  const halts = (await api("GET", admin() + "/smsHalts")).halts || [];
+  $("#halts-summary").textContent = halts.length
+    ? halts.length + " prefix(es) halted. Lift one if its traffic is genuine; the halt ends by itself at its time."
+    : "No prefix is halted.";
+  const rows = $("#halts-rows");
+  rows.replaceChildren();
+  for (const halt of halts) {
+    const row = document.createElement("tr");
+    for (const value of [halt.prefix + "…", String(halt.numbers), halt.startTime, halt.endTime]) cell(row, value);
+    const lift = document.createElement("button");
+    lift.type = "button";
+    lift.className = "lift";
+    lift.textContent = "Lift";
+    lift.addEventListener("click", () => run(async () => {
+      await api("DELETE", admin() + "/smsHalts/" + encodeURIComponent(halt.prefix.replace(/^\+/, "")));
+      await listHalts();
+      say("Codes to " + halt.prefix + "… are sent again.");
+    }));
+    cell(row, "").appendChild(lift);
     rows.appendChild(row);
   }
 }
