@@ -41,6 +41,7 @@ struct ConfigFile: Decodable {
     var anonymousSignIn: Bool?
     var blockingFunctionsOnAdminCreate: Bool?
     var breachedPasswords: String?
+    var captcha: CaptchaSection?
     var maxBodyBytes: Int?
     var logLevel: String?
     var logFormat: String?
@@ -86,6 +87,26 @@ struct ConfigFile: Decodable {
                                baseURL: twilio.baseURL ?? "https://api.twilio.com")
             }
             return nil
+        }
+    }
+
+    /// The CAPTCHA provider `recaptchaConfig` enforcement asks: `provider` (`turnstile`, `hcaptcha`, `recaptcha`),
+    /// `siteKey`, `secret`, and optionally `verifyURL` and `minScore` (reCAPTCHA v3).
+    struct CaptchaSection: Decodable {
+        var provider: String
+        var siteKey: String
+        var secret: String
+        var verifyURL: String?
+        var minScore: Double?
+
+        func settings() throws -> CaptchaProviderSettings {
+            guard let kind = CaptchaProviderSettings.Provider(rawValue: provider) else {
+                throw ConfigError(message: "captcha.provider: expected \"turnstile\", \"hcaptcha\" or \"recaptcha\", got \"\(provider)\"")
+            }
+            if let verifyURL, URL(string: verifyURL)?.scheme.map({ ["http", "https"].contains($0) }) != true {
+                throw ConfigError(message: "captcha.verifyURL: expected an http(s) URL, got \"\(verifyURL)\"")
+            }
+            return CaptchaProviderSettings(provider: kind, siteKey: siteKey, secret: secret, verifyURL: verifyURL, minScore: minScore)
         }
     }
 
@@ -218,6 +239,7 @@ struct ConfigFile: Decodable {
         if let anonymousSignIn { configuration.anonymousSignIn = anonymousSignIn }
         if let blockingFunctionsOnAdminCreate { configuration.blockingFunctionsOnAdminCreate = blockingFunctionsOnAdminCreate }
         if let breachedPasswords { configuration.breachedPasswords = breachedPasswords }
+        if let captcha { configuration.captcha = try captcha.settings() }
         if let maxBodyBytes { configuration.maxBodySize = maxBodyBytes }
         if let apiKey { configuration.initialAPIKey = apiKey }
         if let rateLimits { configuration.rateLimits.enabled = rateLimits }

@@ -36,7 +36,8 @@ public func buildApplication(
                                   hashParameters: hashParameters,
                                   hooks: [BlockingFunctionCaller(issuerPrefix: configuration.issuerPrefix, clock: clock)],
                                   webhooks: webhooks,
-                                  breachedPasswords: try configuration.breachedPasswords.map { try PwnedPasswordsFile(path: $0) })
+                                  breachedPasswords: try configuration.breachedPasswords.map { try PwnedPasswordsFile(path: $0) },
+                                  captcha: configuration.captcha.map(captchaVerifier))
     // The first start creates the project: keys, hash parameters, API key. A configured switch applies to it
     // on every start, so turning email-enumeration protection on or off is a config change and a restart.
     // What the config file names wins over what is stored, key by key; what it does not name stays as the admin API
@@ -202,4 +203,15 @@ struct OutboxService: Service, CustomStringConvertible {
     func run() async throws {
         await cancelWhenGracefulShutdown { await worker.run() }
     }
+}
+
+/// The configured provider's `siteverify` client.
+func captchaVerifier(_ settings: CaptchaProviderSettings) -> any CaptchaVerifier {
+    let provider: SiteVerifyCaptcha.Provider = switch settings.provider {
+    case .turnstile: .turnstile
+    case .hcaptcha: .hcaptcha
+    case .recaptcha: .recaptcha
+    }
+    return SiteVerifyCaptcha(provider: provider, secret: settings.secret, verifyURL: settings.verifyURL,
+                             minScore: settings.minScore ?? 0.5)
 }

@@ -15,6 +15,8 @@ public struct HearthServices: Sendable {
     public let limiter: RateLimiter
     /// Halts SMS to number prefixes that are being pumped (``SMSPumpingWatch``).
     public let smsPumping: SMSPumpingWatch
+    /// Checks CAPTCHA tokens where `recaptchaConfig` enforcement is on (``CaptchaGate``); `nil`: no provider.
+    public let captcha: (any CaptchaVerifier)?
     /// Delivers the outbox over SMTP; `nil` in emulator mode (emails stay listed) and without an SMTP server.
     public let mail: OutboxWorker?
     /// Sends SMS verification codes: the emulator's outbox in emulator mode, else the configured provider.
@@ -70,7 +72,7 @@ public struct HearthServices: Sendable {
                 federation: (any IdentityProviderVerifier & FederatedRedirectProvider)? = nil,
                 hashParameters: (@Sendable () -> FirebaseScryptParameters)? = nil,
                 hooks: [any AccountHook] = [], webhooks: WebhookWorker? = nil,
-                breachedPasswords: (any BreachedPasswordList)? = nil) {
+                breachedPasswords: (any BreachedPasswordList)? = nil, captcha: (any CaptchaVerifier)? = nil) {
         self.configuration = configuration
         let outbox = configuration.isEmulator ? EmulatorSMSOutbox(logger: logger) : nil
         smsOutbox = outbox
@@ -80,6 +82,7 @@ public struct HearthServices: Sendable {
         self.mail = mail
         self.store = store
         self.logger = logger
+        self.captcha = captcha
         limiter = RateLimiter(store: store, clock: clock)
         smsPumping = SMSPumpingWatch(store: store, limiter: limiter, clock: clock, rules: configuration.rateLimits.smsPumping)
         let protection = configuration.emailEnumerationProtection ?? !configuration.isEmulator

@@ -46,6 +46,8 @@ public struct ServerConfiguration: Sendable {
     /// A Pwned Passwords file (sorted `HASH:COUNT` lines) or folder of range files: new passwords found in it are
     /// refused. Checked at start; `nil`: no list.
     public var breachedPasswords: String?
+    /// The CAPTCHA provider `recaptchaConfig` enforcement asks (`nil`: none; enforcement cannot be turned on).
+    public var captcha: CaptchaProviderSettings?
     /// The server's version as `hearth --version` prints it, for the console's header (empty: not said).
     public var version = ""
     /// API key given to a project created at first start (random when `nil`).
@@ -157,5 +159,28 @@ public struct ServerConfiguration: Sendable {
     public func actionURL(listeningOn port: Int) -> String {
         let base = publicURL ?? "http://\(host):\(port)"
         return base + (isEmulator ? "/emulator/action" : "/__/auth/action")
+    }
+}
+
+/// `captcha` in the config file: the provider whose tokens clients send in `captchaResponse` when a project or tenant
+/// has `recaptchaConfig` enforcement on.
+public struct CaptchaProviderSettings: Sendable, Equatable {
+    /// Turnstile, hCaptcha or reCAPTCHA (v2 or v3, through its `siteverify`).
+    public enum Provider: String, Sendable, CaseIterable { case turnstile, hcaptcha, recaptcha }
+    public var provider: Provider
+    /// The public key pages render the widget with, answered by `GET v2/recaptchaConfig`.
+    public var siteKey: String
+    public var secret: String
+    /// The provider's `siteverify` URL by default; another for a proxy or a stand-in.
+    public var verifyURL: String?
+    /// reCAPTCHA v3's lowest passing score (0.5 by default).
+    public var minScore: Double?
+
+    public init(provider: Provider, siteKey: String, secret: String, verifyURL: String? = nil, minScore: Double? = nil) {
+        self.provider = provider
+        self.siteKey = siteKey
+        self.secret = secret
+        self.verifyURL = verifyURL
+        self.minScore = minScore
     }
 }

@@ -45,6 +45,8 @@ enum ServerErrorTable {
         "MISSING_PHONE_NUMBER": .missingPhoneNumber,
         "PHONE_NUMBER_EXISTS": .credentialAlreadyInUse,
         "QUOTA_EXCEEDED": .quotaExceeded,
+        "MISSING_RECAPTCHA_TOKEN": .missingRecaptchaToken,
+        "INVALID_RECAPTCHA_TOKEN": .invalidRecaptchaToken,
         "APP_NOT_VERIFIED": .appNotVerified,
         "CAPTCHA_CHECK_FAILED": .captchaCheckFailed,
         "INVALID_APP_CREDENTIAL": .invalidAppCredential,

@@ -44,6 +44,7 @@ public struct ProjectContext: Sendable {
             copy.settings.passwordPolicy = tenant.passwordPolicy ?? record.settings.passwordPolicy
             copy.settings.autodeleteAnonymousUsers = tenant.autodeleteAnonymousUsers
             copy.settings.smsRegions = tenant.smsRegions ?? record.settings.smsRegions
+            copy.settings.captcha = tenant.captcha ?? record.settings.captcha
         }
         return copy
     }

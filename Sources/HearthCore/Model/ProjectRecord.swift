@@ -90,6 +90,8 @@ public struct ProjectSettings: Sendable, Codable, Equatable {
     public var autodeleteAnonymousUsers: Bool?
     /// `smsRegionConfig`: the regions SMS codes may go to (`nil`: every region).
     public var smsRegions: SMSRegionPolicy?
+    /// `recaptchaConfig`'s enforcement states: which requests need a passing CAPTCHA token (`nil`: none).
+    public var captcha: CaptchaSettings?
 
     public init(allowDuplicateEmails: Bool = false, enableImprovedEmailPrivacy: Bool,
                 passwordSignInEnabled: Bool = true, anonymousSignInEnabled: Bool = true) {

@@ -36,6 +36,8 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     public var autodeleteAnonymousUsers = false
     /// The tenant's own `smsRegionConfig`; without one, the project's applies.
     public var smsRegions: SMSRegionPolicy?
+    /// The tenant's own `recaptchaConfig` enforcement; without one, the project's applies.
+    public var captcha: CaptchaSettings?
     /// Bumped by each write: an update names the version it read, so two racing updates cannot lose either.
     public var version: Int
 
@@ -58,7 +60,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case projectID, id, displayName, allowPasswordSignup, enableEmailLinkSignin, enableAnonymousUser, disableAuth,
              mfa, testPhoneNumbers, identityProviders, inheritsEmailSending, enableImprovedEmailPrivacy, mfaProvidersAsGiven,
-             passwordPolicy, autodeleteAnonymousUsers, smsRegions, version
+             passwordPolicy, autodeleteAnonymousUsers, smsRegions, captcha, version
     }
 
     /// Reads records written before a field existed (each later field has its default).
@@ -81,6 +83,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
         passwordPolicy = try container.decodeIfPresent(PasswordPolicyConfig.self, forKey: .passwordPolicy)
         autodeleteAnonymousUsers = try container.decodeIfPresent(Bool.self, forKey: .autodeleteAnonymousUsers) ?? false
         smsRegions = try container.decodeIfPresent(SMSRegionPolicy.self, forKey: .smsRegions)
+        captcha = try container.decodeIfPresent(CaptchaSettings.self, forKey: .captcha)
         version = try container.decode(Int.self, forKey: .version)
     }
 

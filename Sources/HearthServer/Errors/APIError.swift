@@ -79,6 +79,11 @@ struct APIError: Error, Sendable {
         code: 503, message: "The verification SMS could not be sent. Try again later.", reason: "backendError",
         status: "UNAVAILABLE"))
 
+    /// The CAPTCHA provider could not be asked (enforcement is on): retry shortly. Why is logged.
+    static let captchaUnavailable = APIError(status: .serviceUnavailable, envelope: ErrorEnvelope(
+        code: 503, message: "The CAPTCHA check could not be made. Try again later.", reason: "backendError",
+        status: "UNAVAILABLE"))
+
     /// The store cannot serve just now (database down, disk full): retry shortly. Why is logged, never sent.
     static let unavailable = APIError(status: .serviceUnavailable, envelope: ErrorEnvelope(
         code: 503, message: "The service is currently unavailable.", reason: "backendError", status: "UNAVAILABLE"))

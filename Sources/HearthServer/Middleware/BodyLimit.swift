@@ -67,6 +67,12 @@ final class RequestBody: Sendable {
 
     /// Whether the body has the field at all.
     func has(_ key: String) -> Bool { (try? object.get())?.has(key) == true }
+
+    /// An object field, for a peek one level down (`phoneEnrollmentInfo.captchaResponse`).
+    func nested(_ key: String) -> WireObject? {
+        guard case .object(let fields)? = (try? object.get())?.value(key) else { return nil }
+        return WireObject(fields)
+    }
 }
 
 /// Decodes a route's typed request from the body ``BodyLimit`` parsed, with Google's rules (``WireDecoder``):

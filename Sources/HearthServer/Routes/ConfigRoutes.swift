@@ -58,6 +58,10 @@ enum ConfigRoutes {
                 case "emailPrivacyConfig.enableImprovedEmailPrivacy": record.settings.enableImprovedEmailPrivacy = value
                 case "autodeleteAnonymousUsers": record.settings.autodeleteAnonymousUsers = value ? true : nil
                 case "smsRegionConfig": record.settings.smsRegions = try patch.smsRegionConfig?.policy
+                case let field where field.hasPrefix("recaptchaConfig."):
+                    record.settings.captcha = try CaptchaSettings.patched(
+                        record.settings.captcha, String(field.dropFirst("recaptchaConfig.".count)), with: patch.recaptchaConfig,
+                        providerConfigured: call.services.captcha != nil)
                 case "signIn.phoneNumber.testPhoneNumbers":
                     let numbers = try testPhoneNumbers(patch.testPhoneNumbers)
                     record.settings.testPhoneNumbers = numbers.isEmpty ? nil : numbers

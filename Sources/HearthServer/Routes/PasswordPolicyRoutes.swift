@@ -13,9 +13,13 @@ enum PasswordPolicyRoutes {
 
     static func recaptchaConfig(_ call: Call) async throws -> Response {
         let project = try await scoped(call)
+        let settings = project.settings.captcha ?? CaptchaSettings()
+        let provider = call.configuration.captcha
         return json(RecaptchaConfigResponse(
-            recaptchaKey: "projects/\(call.projectNumber(project))/keys/none",
-            recaptchaEnforcementState: ["EMAIL_PASSWORD_PROVIDER", "PHONE_PROVIDER"].map { .init(provider: $0, enforcementState: "OFF") }))
+            recaptchaKey: "projects/\(call.projectNumber(project))/keys/\(provider?.siteKey ?? "none")",
+            recaptchaEnforcementState: [("EMAIL_PASSWORD_PROVIDER", settings.emailPassword), ("PHONE_PROVIDER", settings.phone)]
+                .map { .init(provider: $0.0, enforcementState: $0.1.rawValue) },
+            captchaProvider: provider?.provider.rawValue))
     }
 
     /// The call's project, in the tenant its query names (a GET has no body to name it).

@@ -20,6 +20,8 @@ struct RouteRules: Sendable, Hashable, CustomStringConvertible {
     var emulatorRefusesInTenant = false
     /// Served in emulator mode only, with the reason production gives (`OPERATION_NOT_ALLOWED : …`).
     var emulatorOnly: String?
+    /// The CAPTCHA check the route passes where `recaptchaConfig` enforcement is on (``CaptchaGate``).
+    var captcha: CaptchaGate.Scope?
 
     static let none = RouteRules()
     static func needs(_ method: SignInMethod) -> RouteRules { RouteRules(needs: method) }
@@ -27,7 +29,7 @@ struct RouteRules: Sendable, Hashable, CustomStringConvertible {
 
     var description: String {
         [needs.map { "needs \($0)" }, reads ? "reads" : nil, emulatorRefusesInTenant ? "emulator refuses in tenant" : nil,
-         emulatorOnly == nil ? nil : "emulator only"]
+         emulatorOnly == nil ? nil : "emulator only", captcha.map { "captcha \($0)" }]
             .compactMap { $0 }.joined(separator: ", ")
     }
 

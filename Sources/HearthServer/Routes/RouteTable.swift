@@ -61,6 +61,10 @@ final class RouteTable {
                     var context = context
                     try await TenantScope.apply(to: &context, services: services)
                     try rules.check(context, isEmulator: isEmulator)
+                    if let scope = rules.captcha {
+                        try await CaptchaGate.check(scope, context, clientAddress: context.clientAddress(
+                            of: request, trustForwardedFor: services.configuration.trustForwardedFor), services: services)
+                    }
                     return try await handler(Call(request: request, context: context, services: services))
                 }
                 guard context.isAdmin, method != .get, !rules.reads else { return try await serve() }

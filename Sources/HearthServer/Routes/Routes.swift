@@ -53,15 +53,17 @@ enum HearthRoutes {
         if observability.metricsOnMainListener { open.get("/metrics", to: HealthRoutes.metrics) }
         // Accounts (client API): each endpoint's v1 name and the legacy v3 name the iOS SDK calls.
         clientOrAdmin.and(RateLimited(policy: .signUps, services: services))
-            .and(CountsSignIns(label: "hearth_sign_ups_total", provider: "password"))
+            .and(CountsSignIns(label: "hearth_sign_ups_total", provider: "password")).with(RouteRules(captcha: .emailPassword))
             .on(Endpoints.signUp, to: RouteTable.either(decoded(AccountRoutes.signUp), admin: decoded(AdminRoutes.create)))
-        client.and(RateLimited(policy: .failedSignIns, services: services)).and(signIns("password")).with(.needs(.password))
+        client.and(RateLimited(policy: .failedSignIns, services: services)).and(signIns("password"))
+            .with(RouteRules(needs: .password, captcha: .emailPassword))
             .on(Endpoints.signInWithPassword, to: AccountRoutes.signInWithPassword)
         client.and(signIns("custom")).on(Endpoints.signInWithCustomToken, to: AccountRoutes.signInWithCustomToken)
         clientOrAdmin.with(.reads).on(Endpoints.lookup, to: RouteTable.either(AccountRoutes.lookup, admin: AdminRoutes.lookup))
         clientOrAdmin.on(Endpoints.update, to: RouteTable.either(AccountRoutes.update, admin: AdminRoutes.update))
         clientOrAdmin.on(Endpoints.delete, to: RouteTable.either(AccountRoutes.delete, admin: AdminRoutes.delete))
-        clientOrAdmin.and(RateLimited(policy: .emails, services: services)).with(.needs(.emailLinkWhenRequested))
+        clientOrAdmin.and(RateLimited(policy: .emails, services: services))
+            .with(RouteRules(needs: .emailLinkWhenRequested, captcha: .emailPasswordEmails))
             .on(Endpoints.sendOobCode, to: RouteTable.either(OobCodeRoutes.sendOobCode, admin: AdminRoutes.sendOobCode))
         client.with(.needs(.password)).on(Endpoints.resetPassword, to: OobCodeRoutes.resetPassword)
         client.and(signIns("emailLink")).with(.needs(.emailLink)).on(Endpoints.signInWithEmailLink, to: OobCodeRoutes.signInWithEmailLink)
@@ -71,15 +73,16 @@ enum HearthRoutes {
         client.on(Endpoints.projectConfig, to: AccountRoutes.projectConfig)
         client.on(Endpoints.passwordPolicy, to: PasswordPolicyRoutes.get)
         client.on(Endpoints.recaptchaConfig, to: PasswordPolicyRoutes.recaptchaConfig)
-        // Phone as a first factor, and multi-factor (v2). SMS are limited per number where the number is known.
-        let phone = RouteRules(needs: .phone, emulatorRefusesInTenant: true)
+        // Phone as a first factor, and multi-factor (v2). SMS are limited per number where the number is known;
+        // `captcha` names what `recaptchaConfig` enforcement covers.
+        let phone = RouteRules(needs: .phone, emulatorRefusesInTenant: true, captcha: .phone)
         client.with(phone).on(Endpoints.sendVerificationCode, to: PhoneRoutes.sendVerificationCode)
         client.and(signIns("phone")).with(phone).on(Endpoints.signInWithPhoneNumber, to: PhoneRoutes.signInWithPhoneNumber)
-        let mfa = client.with(.needs(.tenantMFA))
-        mfa.on(Endpoints.startMFAEnrollment, to: MFARoutes.startEnrollment)
+        let mfa = client.with(.needs(.tenantMFA)), mfaSMS = client.with(RouteRules(needs: .tenantMFA, captcha: .phone))
+        mfaSMS.on(Endpoints.startMFAEnrollment, to: MFARoutes.startEnrollment)
         mfa.on(Endpoints.finalizeMFAEnrollment, to: MFARoutes.finalizeEnrollment)
         client.on(Endpoints.withdrawMFA, to: MFARoutes.withdraw)
-        mfa.on(Endpoints.startMFASignIn, to: MFARoutes.startSignIn)
+        mfaSMS.on(Endpoints.startMFASignIn, to: MFARoutes.startSignIn)
         mfa.and(signIns("secondFactor")).on(Endpoints.finalizeMFASignIn, to: MFARoutes.finalizeSignIn)
         client.on(Endpoints.revokeToken, to: FederatedRoutes.revokeToken)
         // Passkeys: the emulator's mock in emulator mode; production waits for real WebAuthn verification.

@@ -10,7 +10,8 @@ enum TenantRoutes {
         var tenant = TenantRecord(projectID: project.id, id: TenantRecord.newID(displayName: patch.displayName))
         // Email-enumeration protection starts as the project has it; the body may say otherwise.
         tenant.enableImprovedEmailPrivacy = project.record.settings.enableImprovedEmailPrivacy
-        try apply(patch, paths: patch.presentPaths, to: &tenant, emulator: call.configuration.isEmulator)
+        try apply(patch, paths: patch.presentPaths, to: &tenant, emulator: call.configuration.isEmulator,
+                  captchaProvider: call.services.captcha != nil)
         // A new id on the (unlikely) collision of the random suffix.
         guard let created = try await call.services.accounts.tenants.create(
             tenant, newID: { TenantRecord.newID(displayName: patch.displayName) })
@@ -69,7 +70,7 @@ enum TenantRoutes {
         let emulator = call.configuration.isEmulator
         guard let id = call.parameter("tenantID"),
               let tenant = try await call.services.accounts.tenants.modify(id, in: project, { tenant in
-                  try apply(patch, paths: paths, to: &tenant, emulator: emulator)
+                  try apply(patch, paths: paths, to: &tenant, emulator: emulator, captchaProvider: call.services.captcha != nil)
               })
         else { throw APIError.business(.tenantNotFound) }
         return TenantResource(tenant)
@@ -93,7 +94,8 @@ enum TenantRoutes {
         return tenant
     }
 
-    static func apply(_ patch: TenantPatch, paths: Set<String>, to tenant: inout TenantRecord, emulator: Bool) throws {
+    static func apply(_ patch: TenantPatch, paths: Set<String>, to tenant: inout TenantRecord, emulator: Bool,
+                      captchaProvider: Bool) throws {
         let policyPaths = paths.filter { $0.hasPrefix("passwordPolicyConfig.") }.map { String($0.dropFirst("passwordPolicyConfig.".count)) }
         if !policyPaths.isEmpty {
             tenant.passwordPolicy = try PasswordPolicyConfig.patched(tenant.passwordPolicy, paths: policyPaths.sorted(),
@@ -115,6 +117,9 @@ enum TenantRoutes {
             case "emailPrivacyConfig.enableImprovedEmailPrivacy": tenant.enableImprovedEmailPrivacy = value
             case "autodeleteAnonymousUsers": tenant.autodeleteAnonymousUsers = value
             case "smsRegionConfig": tenant.smsRegions = try patch.smsRegionConfig?.policy
+            case let field where field.hasPrefix("recaptchaConfig."):
+                tenant.captcha = try CaptchaSettings.patched(tenant.captcha, String(field.dropFirst("recaptchaConfig.".count)),
+                                                             with: patch.recaptchaConfig, providerConfigured: captchaProvider)
             case "testPhoneNumbers": tenant.testPhoneNumbers = try testPhoneNumbers(patch.testPhoneNumbers)
             case let field where field.hasPrefix("mfaConfig."):
                 try tenant.mfa.apply(String(field.dropFirst("mfaConfig.".count)), patch.mfa)

@@ -98,3 +98,35 @@ extension SMSRegionConfigWire {
         }
     }
 }
+
+extension RecaptchaConfigWire {
+    init(_ settings: CaptchaSettings) {
+        self.init(emailPasswordEnforcementState: settings.emailPassword.rawValue, phoneEnforcementState: settings.phone.rawValue)
+    }
+}
+
+extension CaptchaSettings {
+    /// `current` with the enforcement state `field` names (`emailPasswordEnforcementState`, `phoneEnforcementState`)
+    /// set as `wire` has it (absent: `OFF`, as Google resets a masked field the body lacks). `AUDIT` and `ENFORCE`
+    /// need a provider to ask; `nil` when both are off.
+    static func patched(_ current: CaptchaSettings?, _ field: String, with wire: RecaptchaConfigWire?,
+                        providerConfigured: Bool) throws -> CaptchaSettings? {
+        var settings = current ?? CaptchaSettings()
+        let given = field == "emailPasswordEnforcementState" ? wire?.emailPasswordEnforcementState : wire?.phoneEnforcementState
+        let state: CaptchaEnforcement
+        switch given ?? "OFF" {
+        case "OFF", "RECAPTCHA_PROVIDER_ENFORCEMENT_STATE_UNSPECIFIED": state = .off
+        case let name:
+            guard let named = CaptchaEnforcement(rawValue: name) else {
+                throw AuthFailure.invalidConfig("((recaptchaConfig.\(field) must be OFF, AUDIT or ENFORCE.))")
+            }
+            state = named
+        }
+        if state != .off, !providerConfigured {
+            throw AuthFailure.invalidConfig("((No CAPTCHA provider is configured: set captcha in the server's config file first; "
+                + "see docs/security.md.))")
+        }
+        if field == "emailPasswordEnforcementState" { settings.emailPassword = state } else { settings.phone = state }
+        return settings == CaptchaSettings() ? nil : settings
+    }
+}

@@ -27,6 +27,7 @@ extension ProjectConfigResource {
         passwordPolicyConfig = project.record.settings.passwordPolicy.map(PasswordPolicyConfigWire.init)
         autodeleteAnonymousUsers = project.record.settings.autodeleteAnonymousUsers == true ? true : nil
         smsRegionConfig = project.record.settings.smsRegions.map(SMSRegionConfigWire.init)
+        recaptchaConfig = project.record.settings.captcha.map(RecaptchaConfigWire.init)
     }
 }
 
@@ -88,5 +89,6 @@ extension TenantResource {
         passwordPolicyConfig = tenant.passwordPolicy.map(PasswordPolicyConfigWire.init)
         autodeleteAnonymousUsers = tenant.autodeleteAnonymousUsers ? true : nil
         smsRegionConfig = tenant.smsRegions.map(SMSRegionConfigWire.init)
+        recaptchaConfig = tenant.captcha.map(RecaptchaConfigWire.init)
     }
 }

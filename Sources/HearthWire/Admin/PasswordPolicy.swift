@@ -75,8 +75,9 @@ public struct PasswordPolicyResponse: Codable, Sendable, Equatable {
     }
 }
 
-/// `GET v2/recaptchaConfig`: which sign-in providers reCAPTCHA Enterprise guards, and the site key. Hearth scores no
-/// reCAPTCHA, so both providers read `OFF` and the SDKs load no script; the key names none.
+/// `GET v2/recaptchaConfig`: which sign-in providers need a CAPTCHA token (`OFF`, `AUDIT`, `ENFORCE`), and the site
+/// key in `recaptchaKey` (`projects/{number}/keys/{siteKey}`; `none` without a provider). `captchaProvider` is Hearth's
+/// own (`turnstile`, `hcaptcha`, `recaptcha`), so a page knows which widget to render; Firebase's SDKs ignore it.
 public struct RecaptchaConfigResponse: Codable, Sendable, Equatable {
     public struct ProviderState: Codable, Sendable, Equatable {
         public var provider: String
@@ -88,10 +89,12 @@ public struct RecaptchaConfigResponse: Codable, Sendable, Equatable {
     }
     public var recaptchaKey: String
     public var recaptchaEnforcementState: [ProviderState]
+    public var captchaProvider: String?
 
-    public init(recaptchaKey: String, recaptchaEnforcementState: [ProviderState]) {
+    public init(recaptchaKey: String, recaptchaEnforcementState: [ProviderState], captchaProvider: String? = nil) {
         self.recaptchaKey = recaptchaKey
         self.recaptchaEnforcementState = recaptchaEnforcementState
+        self.captchaProvider = captchaProvider
     }
 }
 
@@ -112,5 +115,28 @@ public struct SMSRegionConfigWire: Codable, Sendable, Equatable {
     public init(allowByDefault: AllowByDefault? = nil, allowlistOnly: AllowlistOnly? = nil) {
         self.allowByDefault = allowByDefault
         self.allowlistOnly = allowlistOnly
+    }
+}
+
+/// `recaptchaConfig`, in a project's config and a tenant: whether the email/password and phone providers need a
+/// CAPTCHA token (`OFF`, `AUDIT`, `ENFORCE`). Hearth checks the token with the configured provider (Turnstile,
+/// hCaptcha or reCAPTCHA); Identity Platform's reCAPTCHA Enterprise fields (keys, managed rules, account defender,
+/// SMS scores) are accepted and ignored.
+public struct RecaptchaConfigWire: Codable, Sendable, Equatable, IgnoresWireFields {
+    public static let paths = ["emailPasswordEnforcementState", "phoneEnforcementState"]
+    public static let ignoredWireFields = ["managedRules", "recaptchaKeys", "useAccountDefender", "useSmsBotScore",
+                                           "useSmsTollFraudProtection", "smsTollFraudManagedRules"]
+    public var emailPasswordEnforcementState: String?
+    public var phoneEnforcementState: String?
+
+    public init(emailPasswordEnforcementState: String? = nil, phoneEnforcementState: String? = nil) {
+        self.emailPasswordEnforcementState = emailPasswordEnforcementState
+        self.phoneEnforcementState = phoneEnforcementState
+    }
+
+    /// The mask paths the body sets.
+    public var presentPaths: [String] {
+        [emailPasswordEnforcementState.map { _ in "emailPasswordEnforcementState" },
+         phoneEnforcementState.map { _ in "phoneEnforcementState" }].compactMap { $0 }
     }
 }

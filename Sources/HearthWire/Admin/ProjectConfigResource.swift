@@ -9,6 +9,7 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
     public var passwordPolicyConfig: PasswordPolicyConfigWire?
     public var autodeleteAnonymousUsers: Bool?
     public var smsRegionConfig: SMSRegionConfigWire?
+    public var recaptchaConfig: RecaptchaConfigWire?
 
     /// `blockingFunctions`: `{}` when none; credentials listed only when forwarded.
     public struct BlockingFunctionsWire: Codable, Sendable, Equatable {
@@ -150,6 +151,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
         "blockingFunctions.forwardInboundCredentials.idToken", "blockingFunctions.forwardInboundCredentials.accessToken",
         "blockingFunctions.forwardInboundCredentials.refreshToken", "autodeleteAnonymousUsers", "smsRegionConfig",
     ]).union(PasswordPolicyConfigWire.paths.map { "passwordPolicyConfig." + $0 })
+        .union(RecaptchaConfigWire.paths.map { "recaptchaConfig." + $0 })
     /// What Firebase's emulator keeps of the config: a full update (no `updateMask`) there resets these.
     public static let emulatorPaths: Set<String> = [
         "signIn.allowDuplicateEmails", "emailPrivacyConfig.enableImprovedEmailPrivacy", "blockingFunctions.triggers",
@@ -167,6 +169,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
     public var passwordPolicyConfig: PasswordPolicyConfigWire?
     public var autodeleteAnonymousUsers: Bool?
     public var smsRegionConfig: SMSRegionConfigWire?
+    public var recaptchaConfig: RecaptchaConfigWire?
     /// Read-only: named only to be refused in production.
     public var authorizedDomains: JSONValue?
 
@@ -245,6 +248,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
         if triggers != nil { paths.insert("blockingFunctions.triggers") }
         if let policy = passwordPolicyConfig { paths.formUnion(policy.presentPaths.map { "passwordPolicyConfig." + $0 }) }
         if smsRegionConfig != nil { paths.insert("smsRegionConfig") }
+        paths.formUnion(recaptchaConfig?.presentPaths.map { "recaptchaConfig." + $0 } ?? [])
         return paths
     }
 }

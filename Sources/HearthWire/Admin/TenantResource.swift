@@ -21,6 +21,7 @@ public struct TenantResource: Codable, Sendable, Equatable {
     public var passwordPolicyConfig: PasswordPolicyConfigWire?
     public var autodeleteAnonymousUsers: Bool?
     public var smsRegionConfig: SMSRegionConfigWire?
+    public var recaptchaConfig: RecaptchaConfigWire?
 
     public struct Inheritance: Codable, Sendable, Equatable {
         public var emailSendingConfig: Bool
@@ -78,7 +79,8 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
         "mfaConfig.state", "mfaConfig.enabledProviders", "mfaConfig.providerConfigs", "testPhoneNumbers",
         "inheritance.emailSendingConfig", "emailPrivacyConfig.enableImprovedEmailPrivacy", "autodeleteAnonymousUsers", "smsRegionConfig",
     ]).union(PasswordPolicyConfigWire.paths.map { "passwordPolicyConfig." + $0 })
-    public static let ignoredWireFields = ["name", "tenantId", "hashConfig", "recaptchaConfig", "client",
+        .union(RecaptchaConfigWire.paths.map { "recaptchaConfig." + $0 })
+    public static let ignoredWireFields = ["name", "tenantId", "hashConfig", "client",
                                            "monitoring", "emailLinkSignin"]
     public var displayName: String?
     public var allowPasswordSignup: Bool?
@@ -92,6 +94,7 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
     public var passwordPolicyConfig: PasswordPolicyConfigWire?
     public var autodeleteAnonymousUsers: Bool?
     public var smsRegionConfig: SMSRegionConfigWire?
+    public var recaptchaConfig: RecaptchaConfigWire?
 
     public struct Inheritance: Codable, Sendable, Equatable { public var emailSendingConfig: Bool? }
 
@@ -131,6 +134,7 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
         if testPhoneNumbers != nil { paths.insert("testPhoneNumbers") }
         if let policy = passwordPolicyConfig { paths.formUnion(policy.presentPaths.map { "passwordPolicyConfig." + $0 }) }
         if smsRegionConfig != nil { paths.insert("smsRegionConfig") }
+        paths.formUnion(recaptchaConfig?.presentPaths.map { "recaptchaConfig." + $0 } ?? [])
         return paths
     }
 }

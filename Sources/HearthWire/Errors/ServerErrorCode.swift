@@ -103,6 +103,9 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case sessionExpired = "SESSION_EXPIRED"
     case invalidTemporaryProof = "INVALID_TEMPORARY_PROOF"
     case quotaExceeded = "QUOTA_EXCEEDED"
+    // CAPTCHA (`recaptchaConfig` enforcement).
+    case missingRecaptchaToken = "MISSING_RECAPTCHA_TOKEN"
+    case invalidRecaptchaToken = "INVALID_RECAPTCHA_TOKEN"
     // Federated sign-in.
     case invalidIdpResponse = "INVALID_IDP_RESPONSE"
     case missingRequestURI = "MISSING_REQUEST_URI"
