@@ -213,6 +213,19 @@ struct ConsoleBrowserTests {
                         == "PASSWORD_DOES_NOT_MEET_REQUIREMENTS : Missing password requirements: [Password must contain at least 10 characters, Password must contain an upper case character]",
                         "\(weak)")
                 #expect(try await store.project(id: "console-project")?.settings.passwordPolicy?.minLength == 10)
+                // Abuse controls: CAPTCHA enforcement needs a provider first (the console says so); SMS regions save.
+                try await browser.evaluate("document.querySelector('#set-captcha-email').value = 'ENFORCE';")
+                try await browser.click("#save-abuse")
+                #expect(try await Self.waitForText("#status", containing: "No CAPTCHA provider is configured", browser))
+                try await browser.evaluate("""
+                    document.querySelector('#set-captcha-email').value = 'OFF';
+                    document.querySelector('#set-sms-mode').value = 'allow';
+                    document.querySelector('#set-sms-regions').value = 'us, ca';
+                    """)
+                try await browser.click("#save-abuse")
+                #expect(try await Self.waitForText("#status", containing: "Abuse controls saved", browser))
+                #expect(try await store.project(id: "console-project")?.settings.smsRegions == .allowlistOnly(allowed: ["US", "CA"]))
+                #expect(try await browser.evaluate("return document.querySelector('#set-sms-regions').value") as? String == "US,CA")
                 try await browser.type("Acme", into: "#tenant-name")
                 try await browser.click("#create-tenant")
                 #expect(try await Self.waitForText("#status", containing: "Tenant acme-", browser))

@@ -395,6 +395,13 @@ async function loadSettings() {
   $("#set-policy-symbol").checked = !!options.containsNonAlphanumericCharacter;
   $("#set-policy-upgrade").checked = !!policy.forceUpgradeOnSignin;
   $("#set-autodelete").checked = !!current.autodeleteAnonymousUsers;
+  const regions = current.smsRegionConfig || {};
+  $("#set-sms-mode").value = regions.allowlistOnly ? "allow" : regions.allowByDefault ? "deny" : "all";
+  $("#set-sms-regions").value = ((regions.allowlistOnly && regions.allowlistOnly.allowedRegions)
+    || (regions.allowByDefault && regions.allowByDefault.disallowedRegions) || []).join(",");
+  const captcha = current.recaptchaConfig || {};
+  $("#set-captcha-email").value = captcha.emailPasswordEnforcementState || "OFF";
+  $("#set-captcha-phone").value = captcha.phoneEnforcementState || "OFF";
   const triggers = (current.blockingFunctions && current.blockingFunctions.triggers) || {};
   items($("#hooks-list"), Object.keys(triggers).sort().map((event) => event + ": " + triggers[event].functionUri));
   const list = $("#providers-list");
@@ -652,6 +659,17 @@ document.addEventListener("DOMContentLoaded", () => {
       autodeleteAnonymousUsers: $("#set-autodelete").checked });
     await loadSettings();
     say("Password settings saved.");
+  }));
+  $("#save-abuse").addEventListener("click", () => run(async () => {
+    const codes = $("#set-sms-regions").value.split(",").map((code) => code.trim()).filter((code) => code);
+    const mode = $("#set-sms-mode").value;
+    const smsRegionConfig = mode === "allow" ? { allowlistOnly: { allowedRegions: codes } }
+      : mode === "deny" ? { allowByDefault: { disallowedRegions: codes } } : {};
+    await api("PATCH", config() + "/config?updateMask=smsRegionConfig,recaptchaConfig", { smsRegionConfig,
+      recaptchaConfig: { emailPasswordEnforcementState: $("#set-captcha-email").value,
+                         phoneEnforcementState: $("#set-captcha-phone").value } });
+    await loadSettings();
+    say("Abuse controls saved.");
   }));
   $("#save-mfa").addEventListener("click", () => run(async () => {
     const sms = $("#set-mfa-sms").checked;
