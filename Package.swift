@@ -104,7 +104,7 @@ let package = Package(
         // Real third-party servers the tests drive (an SMTP sink, headless Chromium). Linked only by test targets.
         .target(name: "HearthTestSupport", resources: [.copy("smtp_sink.py"), .copy("test_idp.py"), .copy("blocking_functions.py"),
                                                        .copy("send_receiver.py"),
-                                                       .copy("webhook_receiver.py")],
+                                                       .copy("webhook_receiver.py"), .copy("passkey_authenticator.py")],
                 swiftSettings: swiftSettings),
         // Email: templates in the user's language, an SMTP client on SwiftNIO, the outbox delivery worker.
         .target(name: "HearthMail", dependencies: [
@@ -171,7 +171,8 @@ let package = Package(
             server("SystemPackage", "swift-system"),
         ], swiftSettings: swiftSettings, linkerSettings: releaseLinking, plugins: ["EmbedFiles"]),
 
-        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract", "HearthTestSupport"]),
+        .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract", "HearthTestSupport",
+                                                         server("Crypto", "swift-crypto")]),
         .testTarget(name: "HearthWireTests", dependencies: ["HearthWire"]),
         .testTarget(name: "HearthAuthTests", dependencies: ["HearthAuth", "HearthWire"]),
         .testTarget(name: "HearthAuthEndToEndTests", dependencies: [

@@ -5,7 +5,7 @@ import HTTPTypes
 import Testing
 
 /// Passkeys as Firebase's emulator serves them (a mock that checks no signature), in emulator mode; production
-/// refuses them until WebAuthn verification is built.
+/// refuses them until the project has a relying party (PasskeyVerificationTests verifies them for real).
 @Suite struct PasskeyRoutesTests {
     static let v2 = "/identitytoolkit.googleapis.com/v2/accounts"
     static let lookup = "/identitytoolkit.googleapis.com/v1/accounts:lookup"
@@ -84,8 +84,9 @@ import Testing
         }
     }
 
-    /// Production never trusts an unverified credential: every passkey call is refused, saying why.
-    @Test func productionRefusesPasskeysUntilTheyAreVerified() async throws {
+    /// Production verifies every ceremony against the project's relying party: without `passkeyConfig`, every
+    /// passkey call is refused, saying what to set.
+    @Test func productionRefusesPasskeysUntilARelyingPartyIsSet() async throws {
         try await TestApp(mode: .production).run { client in
             let user = try await client.signUp("prod@example.com")
             for (path, body) in [("passkeyEnrollment:start", ["idToken": user["idToken"]!]),
@@ -93,7 +94,7 @@ import Testing
                                  ("passkeySignIn:start", [String: Any]()),
                                  ("passkeySignIn:finalize", ["authenticatorAuthenticationResponse": ["id": "c"]])] {
                 let reply = try await client.post("\(Self.v2)/\(path)", body)
-                #expect(reply.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED : Passkeys work in emulator mode only") == true,
+                #expect(reply.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED : Passkeys need a relying party first: set passkeyConfig") == true,
                         "\(path): \(reply.text)")
             }
             #expect(try await Self.passkeys(client, user["idToken"]!).isEmpty)

@@ -45,6 +45,7 @@ public struct ProjectContext: Sendable {
             copy.settings.autodeleteAnonymousUsers = tenant.autodeleteAnonymousUsers
             copy.settings.smsRegions = tenant.smsRegions ?? record.settings.smsRegions
             copy.settings.captcha = tenant.captcha ?? record.settings.captcha
+            copy.settings.passkeys = tenant.passkeys ?? record.settings.passkeys
         }
         return copy
     }

@@ -109,6 +109,10 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case credentialAlreadyInUse
     /// Passkeys: no account holds the credential.
     case passkeyCredentialNotFound
+    /// Passkeys: a ceremony that does not verify (``WebAuthnError``): its reason.
+    case invalidAuthenticatorResponse(String)
+    /// Passkeys in production before the project (or tenant) has a `passkeyConfig`.
+    case passkeysNotConfigured
     case missingMFAEnrollmentID
     case invalidMFAPendingCredential
     case invalidCode

@@ -141,6 +141,8 @@ public struct PendingRecord: Sendable, Codable, Equatable {
         case consoleSession
         /// A halt on sending SMS to a number prefix (``SMSPumpingWatch``).
         case smsPrefixHalt
+        /// A passkey ceremony's challenge (``Passkeys``).
+        case passkeyChallenge
     }
 
     public var digest: String

@@ -9,6 +9,14 @@ public struct PasskeyCredential: Sendable, Codable, Equatable {
     /// The name the user gave it (`name`, else `displayName`, else "Unnamed Passkey", as Firebase names it).
     public var name: String
     public var createdAt: Date?
+    /// The credential's COSE public key, base64url, as registered (production; the emulator's mock has none).
+    public var publicKey: String?
+    /// The authenticator's signature counter at the last sign-in: the next must be higher (0 and 0: it keeps none).
+    public var signCount: UInt32?
+    /// The authenticator model (AAGUID, hex), when it said.
+    public var aaguid: String?
+    /// Whether the credential is synced (WebAuthn's backup state flag).
+    public var backedUp: Bool?
 
     public init(credentialID: String, name: String, createdAt: Date? = nil) {
         self.credentialID = credentialID
@@ -28,3 +36,46 @@ extension UserRecord {
             + (passkeys ?? []).map { (PasskeyCredential.providerID, $0.credentialID, nil) }
     }
 }
+
+/// `passkeyConfig` of a project or tenant: the relying party passkeys are made for. `rpId` is a domain (the site's,
+/// or a parent of it); `expectedOrigins` the exact origins ceremonies may run on (`https://example.com`,
+/// `android:apk-key-hash:…`). Without one, production refuses passkey calls.
+public struct PasskeyConfig: Sendable, Codable, Equatable {
+    public var rpID: String
+    public var expectedOrigins: [String]
+    /// Whether every ceremony must verify the user (biometrics, PIN), as the options ask; `nil`: yes.
+    public var requireUserVerification: Bool?
+
+    public init(rpID: String, expectedOrigins: [String], requireUserVerification: Bool? = nil) {
+        self.rpID = rpID
+        self.expectedOrigins = expectedOrigins
+        self.requireUserVerification = requireUserVerification
+    }
+
+    public var relyingParty: RelyingParty {
+        RelyingParty(id: rpID, origins: expectedOrigins, requireUserVerification: requireUserVerification ?? true)
+    }
+
+    /// Refuses what WebAuthn would never match: an id that is not a bare domain, an origin whose host is not the id
+    /// or under it.
+    public func validate() throws {
+        let id = rpID.lowercased()
+        guard !id.isEmpty, id.count <= 253, !id.contains("/"), !id.contains(":"),
+              id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }), !id.hasPrefix("."), !id.hasSuffix(".")
+        else { throw AuthFailure.invalidConfig("((passkeyConfig.rpId must be a domain, such as example.com.))") }
+        guard !expectedOrigins.isEmpty, expectedOrigins.count <= 50 else {
+            throw AuthFailure.invalidConfig("((passkeyConfig.expectedOrigins needs 1 to 50 origins.))")
+        }
+        for origin in expectedOrigins where !origin.hasPrefix("android:apk-key-hash:") {
+            guard let url = URL(string: origin), let scheme = url.scheme, let host = url.host?.lowercased(),
+                  url.path.isEmpty, url.query == nil, url.fragment == nil,
+                  scheme == "https" || (scheme == "http" && host == "localhost"),
+                  host == id || host.hasSuffix("." + id)
+            else {
+                throw AuthFailure.invalidConfig("((\(origin) is not an origin of \(rpID): use https://\(rpID) or a subdomain's, "
+                    + "http only for localhost.))")
+            }
+        }
+    }
+}
+

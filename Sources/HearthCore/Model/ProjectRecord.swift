@@ -92,6 +92,8 @@ public struct ProjectSettings: Sendable, Codable, Equatable {
     public var smsRegions: SMSRegionPolicy?
     /// `recaptchaConfig`'s enforcement states: which requests need a passing CAPTCHA token (`nil`: none).
     public var captcha: CaptchaSettings?
+    /// `passkeyConfig`: the relying party of the project's passkeys (`nil`: production refuses passkey calls).
+    public var passkeys: PasskeyConfig?
 
     public init(allowDuplicateEmails: Bool = false, enableImprovedEmailPrivacy: Bool,
                 passwordSignInEnabled: Bool = true, anonymousSignInEnabled: Bool = true) {

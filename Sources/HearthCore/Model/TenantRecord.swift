@@ -38,6 +38,8 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     public var smsRegions: SMSRegionPolicy?
     /// The tenant's own `recaptchaConfig` enforcement; without one, the project's applies.
     public var captcha: CaptchaSettings?
+    /// The tenant's own `passkeyConfig`; without one, the project's applies.
+    public var passkeys: PasskeyConfig?
     /// Bumped by each write: an update names the version it read, so two racing updates cannot lose either.
     public var version: Int
 
@@ -60,7 +62,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case projectID, id, displayName, allowPasswordSignup, enableEmailLinkSignin, enableAnonymousUser, disableAuth,
              mfa, testPhoneNumbers, identityProviders, inheritsEmailSending, enableImprovedEmailPrivacy, mfaProvidersAsGiven,
-             passwordPolicy, autodeleteAnonymousUsers, smsRegions, captcha, version
+             passwordPolicy, autodeleteAnonymousUsers, smsRegions, captcha, passkeys, version
     }
 
     /// Reads records written before a field existed (each later field has its default).
@@ -84,6 +86,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
         autodeleteAnonymousUsers = try container.decodeIfPresent(Bool.self, forKey: .autodeleteAnonymousUsers) ?? false
         smsRegions = try container.decodeIfPresent(SMSRegionPolicy.self, forKey: .smsRegions)
         captcha = try container.decodeIfPresent(CaptchaSettings.self, forKey: .captcha)
+        passkeys = try container.decodeIfPresent(PasskeyConfig.self, forKey: .passkeys)
         version = try container.decode(Int.self, forKey: .version)
     }
 

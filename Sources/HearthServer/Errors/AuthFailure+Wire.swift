@@ -83,6 +83,9 @@ extension AuthFailure {
         case .invalidCredentialID: (.invalidCredentialID, nil)
         case .credentialAlreadyInUse: (.credentialAlreadyInUse, nil)
         case .passkeyCredentialNotFound: (.passkeyCredentialNotFound, nil)
+        case .invalidAuthenticatorResponse(let reason): (.invalidAuthenticatorResponse, reason)
+        case .passkeysNotConfigured: (.operationNotAllowed, "Passkeys need a relying party first: set passkeyConfig (rpId, "
+            + "expectedOrigins) with PATCH v2/projects/{project}/passkeyConfig or in the console.")
         case .missingMFAEnrollmentID: (.missingMFAEnrollmentID, nil)
         case .invalidMFAPendingCredential: (.invalidMFAPendingCredential, nil)
         case .invalidCode: (.invalidCode, nil)

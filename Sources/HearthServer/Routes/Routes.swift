@@ -85,9 +85,8 @@ enum HearthRoutes {
         mfaSMS.on(Endpoints.startMFASignIn, to: MFARoutes.startSignIn)
         mfa.and(signIns("secondFactor")).on(Endpoints.finalizeMFASignIn, to: MFARoutes.finalizeSignIn)
         client.on(Endpoints.revokeToken, to: FederatedRoutes.revokeToken)
-        // Passkeys: the emulator's mock in emulator mode; production waits for real WebAuthn verification.
-        let passkeys = client.with(RouteRules(emulatorOnly: "Passkeys work in emulator mode only for now: Hearth does not "
-            + "yet verify WebAuthn signatures, and production never trusts an unverified credential."))
+        // Passkeys: WebAuthn verified in production (against passkeyConfig), the emulator's mock in emulator mode.
+        let passkeys = client
         passkeys.on(Endpoints.startPasskeyEnrollment, to: PasskeyRoutes.startEnrollment)
         passkeys.on(Endpoints.finalizePasskeyEnrollment, to: PasskeyRoutes.finalizeEnrollment)
         passkeys.on(Endpoints.startPasskeySignIn, to: PasskeyRoutes.startSignIn)
@@ -119,6 +118,10 @@ enum HearthRoutes {
         admin.get("\(v1)/projects/{project}/serviceAccounts", to: ServiceAccountRoutes.list)
         admin.post("\(v1)/projects/{project}/serviceAccounts", to: ServiceAccountRoutes.create)
         admin.on(.delete, "\(v1)/projects/{project}/serviceAccounts/{name}", to: ServiceAccountRoutes.delete)
+        for owner in ["\(v2)/projects/{project}", "\(v2)/projects/{project}/tenants/{tenantID}"] {
+            admin.with(.reads).get("\(owner)/passkeyConfig", to: PasskeyRoutes.getConfig)
+            admin.on(.patch, "\(owner)/passkeyConfig", to: PasskeyRoutes.patchConfig)
+        }
         admin.on(Endpoints.getConfig, to: ConfigRoutes.get)
         admin.on(Endpoints.updateConfig, to: ConfigRoutes.patch)
         // Tenants (Identity Platform).

@@ -94,6 +94,7 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case invalidCredentialID = "INVALID_CREDENTIAL_ID"
     case credentialAlreadyInUse = "CREDENTIAL_ALREADY_IN_USE"
     case passkeyCredentialNotFound = "PASSKEY_CREDENTIAL_NOT_FOUND"
+    case invalidAuthenticatorResponse = "INVALID_AUTHENTICATOR_RESPONSE"
     case missingMFAEnrollmentID = "MISSING_MFA_ENROLLMENT_ID"
     case invalidMFAPendingCredential = "INVALID_MFA_PENDING_CREDENTIAL"
     case invalidCode = "INVALID_CODE"

@@ -16,6 +16,21 @@ public struct StartPasskeyEnrollmentResponse: Codable, Sendable, Equatable {
         public var pubKeyCredParams: [CredentialParameter]
         public var timeout: Int
         public var attestation: String
+        /// Production only (the emulator's mock has neither): the user's passkeys, and what the authenticator must do.
+        public var excludeCredentials: [CredentialDescriptor]?
+        public var authenticatorSelection: AuthenticatorSelection?
+    }
+
+    public struct CredentialDescriptor: Codable, Sendable, Equatable {
+        public var type = "public-key"
+        public var id: String
+    }
+
+    /// A discoverable credential (a passkey), with user verification as the project requires.
+    public struct AuthenticatorSelection: Codable, Sendable, Equatable {
+        public var residentKey = "required"
+        public var requireResidentKey = true
+        public var userVerification: String
     }
 
     public struct RelyingParty: Codable, Sendable, Equatable {
@@ -35,12 +50,18 @@ public struct StartPasskeyEnrollmentResponse: Codable, Sendable, Equatable {
         public var alg: Int
     }
 
-    public init(relyingParty: String, userID: String, userName: String, userDisplayName: String, challenge: String) {
+    /// The emulator's options (ES256 and RS256, nothing else); `verified` adds what production asks of the
+    /// authenticator, and EdDSA.
+    public init(relyingParty: String, userID: String, userName: String, userDisplayName: String, challenge: String,
+                verified: (exclude: [String], userVerification: String)? = nil) {
+        var algorithms = [CredentialParameter(alg: -7), CredentialParameter(alg: -257)]
+        if verified != nil { algorithms.insert(CredentialParameter(alg: -8), at: 1) }
         credentialCreationOptions = CreationOptions(
             rp: RelyingParty(name: relyingParty, id: relyingParty),
             user: User(id: userID, name: userName, displayName: userDisplayName), challenge: challenge,
-            pubKeyCredParams: [CredentialParameter(alg: -7), CredentialParameter(alg: -257)], timeout: 60000,
-            attestation: "none")
+            pubKeyCredParams: algorithms, timeout: 60000, attestation: "none",
+            excludeCredentials: verified.map { $0.exclude.map { CredentialDescriptor(id: $0) } },
+            authenticatorSelection: verified.map { AuthenticatorSelection(userVerification: $0.userVerification) })
     }
 }
 
@@ -111,8 +132,8 @@ public struct StartPasskeySignInResponse: Codable, Sendable, Equatable {
         public var userVerification: String
     }
 
-    public init(challenge: String, relyingParty: String) {
-        credentialRequestOptions = RequestOptions(challenge: challenge, rpId: relyingParty, userVerification: "required")
+    public init(challenge: String, relyingParty: String, userVerification: String = "required") {
+        credentialRequestOptions = RequestOptions(challenge: challenge, rpId: relyingParty, userVerification: userVerification)
     }
 }
 
@@ -132,3 +153,27 @@ public struct PasskeyInfoWire: Codable, Sendable, Equatable {
         self.name = name
     }
 }
+
+/// `v2/projects/{project}/passkeyConfig` (and a tenant's): the relying party of the passkeys. `requireUserVerification`
+/// is Hearth's own (true when absent).
+public struct PasskeyConfigResource: Codable, Sendable, Equatable {
+    public static let paths = ["rpId", "expectedOrigins", "requireUserVerification"]
+    public var name: String?
+    public var rpId: String?
+    public var expectedOrigins: [String]?
+    public var requireUserVerification: Bool?
+
+    public init(name: String?, rpId: String?, expectedOrigins: [String]?, requireUserVerification: Bool?) {
+        self.name = name
+        self.rpId = rpId
+        self.expectedOrigins = expectedOrigins
+        self.requireUserVerification = requireUserVerification
+    }
+
+    /// The paths the body sets (what a patch without `updateMask` changes).
+    public var presentPaths: [String] {
+        [rpId.map { _ in "rpId" }, expectedOrigins.map { _ in "expectedOrigins" },
+         requireUserVerification.map { _ in "requireUserVerification" }].compactMap { $0 }
+    }
+}
+
