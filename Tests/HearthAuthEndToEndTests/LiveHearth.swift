@@ -18,6 +18,7 @@ struct LiveHearth: Sendable {
     static let projectID = "sdk-project"
     static let clientID = "hearth-client"
     static let gameBundleID = "com.example.game"
+    static let passkeyOrigin = "https://localhost"
 
     let base: String
     let idp: TestIdentityProvider
@@ -42,6 +43,8 @@ struct LiveHearth: Sendable {
         var project = try await directory.contextCreatingIfNeeded(for: projectID, apiKey: apiKey).record
         let key = try ServiceAccountKey.generate(name: "sdk-backend", projectID: projectID, now: Date())
         project.serviceAccounts.append(key.record)
+        // Passkeys for https://localhost, where the software authenticator says it runs.
+        project.settings.passkeys = PasskeyConfig(rpID: "localhost", expectedOrigins: [passkeyOrigin])
         try await store.updateProject(project)
         for tenant in ["tenant-acme", "tenant-globex"] {
             try await store.insertTenant(TenantRecord(projectID: projectID, id: tenant, allowPasswordSignup: true,

@@ -121,6 +121,11 @@ public enum AuthErrorCode: Int, Error, CaseIterable, Sendable {
     case recaptchaSiteKeyMissing = 17209
     case recaptchaActionCreationFailed = 17210
     case passwordDoesNotMeetRequirements = 17211
+    /// Passkeys (FirebaseAuth's preview): no credential id to remove. 17212 as in its passkey branch.
+    case missingPasskeyEnrollment = 17212
+    /// Passkeys: the authenticator's answer does not verify. FirebaseAuth's passkey branch numbers it 17211, which
+    /// released FirebaseAuth gives `passwordDoesNotMeetRequirements`; HearthAuth keeps the released one.
+    case invalidAuthenticatorResponse = 17213
     case invalidHostingLinkDomain = 17214
     case keychainError = 17995
     case internalError = 17999
@@ -201,6 +206,8 @@ public enum AuthErrorCode: Int, Error, CaseIterable, Sendable {
         case .unsupportedTenantOperation: "This operation is not supported in a multi-tenant context."
         case .keychainError: "An error occurred when accessing the keychain or the user file."
         case .malformedJWT: "Failed to parse JWT. Check the error's underlying error for details."
+        case .missingPasskeyEnrollment: "No passkey with this credential id is enrolled."
+        case .invalidAuthenticatorResponse: "The passkey response is not valid: it may be for another site or challenge."
         default: "An internal error has occurred, print and inspect the error details for more information."
         }
     }

@@ -13,6 +13,7 @@ struct UserSnapshot: Codable, Sendable {
     var providers: [ProviderInfo] = []
     var metadata = UserMetadata()
     var mfa: [MFAInfoWire] = []
+    var passkeys: [PasskeyInfoWire] = []
     var tenantID: String?
     var refreshToken: String
     var accessToken: String
@@ -45,6 +46,7 @@ struct UserSnapshot: Codable, Sendable {
         emailVerified = account.emailVerified ?? false
         providers = (account.providerUserInfo ?? []).map(ProviderInfo.init)
         mfa = account.mfaInfo ?? []
+        passkeys = account.passkeyInfo ?? []
         tenantID = account.tenantId
         func date(_ millis: String?) -> Date? { millis.flatMap(Double.init).map { Date(timeIntervalSince1970: $0 / 1000) } }
         metadata = UserMetadata(creationDate: date(account.createdAt), lastSignInDate: date(account.lastLoginAt))
@@ -64,9 +66,11 @@ public final class User: NSObject, UserInfo, NSSecureCoding, @unchecked Sendable
     static let refreshMargin: TimeInterval = 300
 
     let core: AuthCore
-    private let lock = NSLock()
+    let lock = NSLock()
     private var state: UserSnapshot
     private var refreshing: Task<String, any Error>?
+    /// The name `passkeyRegistrationOptions(withName:)` was given, for the enrollment it starts (under `lock`).
+    var pendingPasskeyName: String?
 
     init(core: AuthCore, snapshot: UserSnapshot) {
         self.core = core

@@ -80,6 +80,16 @@ public struct AuthenticatorResponse: Codable, Sendable, Equatable {
         public var signature: String?
         public var userHandle: String?
         public var transports: [String]?
+
+        public init(clientDataJSON: String? = nil, attestationObject: String? = nil, authenticatorData: String? = nil,
+                    signature: String? = nil, userHandle: String? = nil, transports: [String]? = nil) {
+            self.clientDataJSON = clientDataJSON
+            self.attestationObject = attestationObject
+            self.authenticatorData = authenticatorData
+            self.signature = signature
+            self.userHandle = userHandle
+            self.transports = transports
+        }
     }
 
     public init(id: String?) { self.id = id }
