@@ -70,6 +70,11 @@ struct ConsoleBrowserTests {
                 }
                 let target = try await call("signUp", ["email": "target@example.com", "password": "target-pass", "returnSecureToken": true])
                 let uid = try #require(target["localId"] as? String, "\(target)")
+                // Two passkeys on the user, as an enrolment leaves them, for the user page to list and remove.
+                var keyed = try #require(try await store.user(projectID: "console-project", tenantID: nil, localID: uid))
+                keyed.passkeys = [PasskeyCredential(credentialID: "cred-laptop", name: "Laptop"),
+                                  PasskeyCredential(credentialID: "cred-phone", name: "Phone")]
+                _ = try await store.updateUser(keyed, uniqueEmail: true, revokeRefreshTokens: false)
 
                 let browser = try await Browser.start()
                 defer { browser.stop() }
@@ -108,6 +113,11 @@ struct ConsoleBrowserTests {
                 // The user's page has its own address, to bookmark or share with another operator.
                 let opened = try #require(try await store.user(projectID: "console-project", tenantID: nil, email: "target@example.com"))
                 #expect(try await browser.currentURL().hasSuffix("/console#/users/" + opened.localID))
+                #expect(try await Self.waitForText("#passkeys", containing: "Laptop", browser))
+                try await browser.click("#passkeys li:first-child .remove-passkey")
+                #expect(try await Self.waitForText("#status", containing: "The passkey Laptop was removed", browser))
+                #expect(try await store.user(projectID: "console-project", tenantID: nil, localID: uid)?.passkeys?.map(\.credentialID)
+                        == ["cred-phone"])
 
                 // A verification link to copy; every field has a label; nothing is wider than a 360-pixel phone.
                 try await browser.click("#verify-link")
@@ -224,6 +234,19 @@ struct ConsoleBrowserTests {
                     """)
                 try await browser.click("#save-abuse")
                 #expect(try await Self.waitForText("#status", containing: "Abuse controls saved", browser))
+                // The passkeys' relying party: a bad origin is refused with the server's reason, a good one saved.
+                try await browser.evaluate("""
+                    document.querySelector('#set-rp-id').value = 'example.com';
+                    document.querySelector('#set-rp-origins').value = 'https://evil.test';
+                    """)
+                try await browser.click("#save-passkeys")
+                #expect(try await Self.waitForText("#status", containing: "is not an origin of example.com", browser))
+                try await browser.evaluate("document.querySelector('#set-rp-origins').value = 'https://example.com, https://app.example.com';")
+                try await browser.click("#save-passkeys")
+                #expect(try await Self.waitForText("#status", containing: "Passkey settings saved", browser))
+                #expect(try await store.project(id: "console-project")?.settings.passkeys
+                        == PasskeyConfig(rpID: "example.com", expectedOrigins: ["https://example.com", "https://app.example.com"],
+                                         requireUserVerification: true))
                 #expect(try await store.project(id: "console-project")?.settings.smsRegions == .allowlistOnly(allowed: ["US", "CA"]))
                 #expect(try await browser.evaluate("return document.querySelector('#set-sms-regions').value") as? String == "US,CA")
                 try await browser.type("Acme", into: "#tenant-name")

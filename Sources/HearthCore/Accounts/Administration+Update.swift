@@ -30,6 +30,8 @@ public struct AdminChanges: Sendable, Equatable {
     public var linkProvider: ProviderUserInfo?
     /// Provider ids to unlink (`phone` clears the phone number).
     public var deleteProviders: [String] = []
+    /// Passkeys to remove, by credential id (`deletePasskey`: the console's Remove, an operator's cleanup).
+    public var deletePasskeys: [String] = []
     /// `mfa.enrollments`: replaces the second factors (empty removes them all).
     public var mfaEnrollments: [MFAEnrollmentInput]?
 
@@ -80,6 +82,10 @@ extension Administration {
             for provider in changes.deleteProviders {
                 if provider == "phone" { user.phoneNumber = nil }
                 user.providers.removeAll { $0.providerID == provider }
+            }
+            if !changes.deletePasskeys.isEmpty {
+                let kept = (user.passkeys ?? []).filter { !changes.deletePasskeys.contains($0.credentialID) }
+                user.passkeys = kept.isEmpty ? nil : kept
             }
             if let inputs = changes.mfaEnrollments {
                 user.enrollments = try MFAEnrollmentInput.resolve(inputs, existing: user.enrollments, now: now,

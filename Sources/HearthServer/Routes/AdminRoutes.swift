@@ -41,6 +41,7 @@ enum AdminRoutes {
         changes.validSince = request.validSince
         changes.phoneNumber = request.phoneNumber
         changes.deleteProviders = request.deleteProvider ?? []
+        changes.deletePasskeys = request.deletePasskey ?? []
         changes.mfaEnrollments = request.mfaEnrollments?.map(MFAEnrollmentInput.init)
         changes.linkProvider = request.linkProviderUserInfo.map(ProviderUserInfo.init)
         let user = try await call.services.accounts.administration.adminUpdate(in: project, localID: request.localId, changes: changes)

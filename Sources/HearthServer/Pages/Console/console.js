@@ -193,6 +193,24 @@ async function openUser(uid) {
                       ["Tenant", user.tenantId]]);
   items($("#providers"), (user.providerUserInfo || []).map((p) => p.providerId + (p.email ? " (" + p.email + ")" : "")));
   items($("#factors"), (user.mfaInfo || []).map((f) => (f.displayName || f.mfaEnrollmentId) + (f.phoneInfo ? " " + f.phoneInfo : " (authenticator app)")));
+  const passkeys = $("#passkeys");
+  passkeys.replaceChildren();
+  for (const key of user.passkeyInfo || []) {
+    const item = document.createElement("li");
+    item.textContent = (key.name || "Unnamed Passkey") + " ";
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.className = "remove-passkey";
+    remove.textContent = "Remove";
+    remove.addEventListener("click", () => run(async () => {
+      await api("POST", admin() + "/accounts:update", { localId: user.localId, deletePasskey: [key.credentialId] });
+      await openUser(user.localId);
+      say("The passkey " + (key.name || "") + " was removed.");
+    }));
+    item.appendChild(remove);
+    passkeys.appendChild(item);
+  }
+  if (!(user.passkeyInfo || []).length) items(passkeys, []);
   $("#claims").value = user.customAttributes || "{}";
   $("#toggle-disabled").textContent = user.disabled ? "Enable user" : "Disable user";
   $("#link").hidden = true;
@@ -399,6 +417,10 @@ async function loadSettings() {
   $("#set-sms-mode").value = regions.allowlistOnly ? "allow" : regions.allowByDefault ? "deny" : "all";
   $("#set-sms-regions").value = ((regions.allowlistOnly && regions.allowlistOnly.allowedRegions)
     || (regions.allowByDefault && regions.allowByDefault.disallowedRegions) || []).join(",");
+  const relyingParty = await api("GET", config() + "/passkeyConfig");
+  $("#set-rp-id").value = relyingParty.rpId || "";
+  $("#set-rp-origins").value = (relyingParty.expectedOrigins || []).join(",");
+  $("#set-rp-uv").checked = relyingParty.requireUserVerification !== false;
   const captcha = current.recaptchaConfig || {};
   $("#set-captcha-email").value = captcha.emailPasswordEnforcementState || "OFF";
   $("#set-captcha-phone").value = captcha.phoneEnforcementState || "OFF";
@@ -659,6 +681,13 @@ document.addEventListener("DOMContentLoaded", () => {
       autodeleteAnonymousUsers: $("#set-autodelete").checked });
     await loadSettings();
     say("Password settings saved.");
+  }));
+  $("#save-passkeys").addEventListener("click", () => run(async () => {
+    await api("PATCH", config() + "/passkeyConfig", { rpId: $("#set-rp-id").value.trim(),
+      expectedOrigins: $("#set-rp-origins").value.split(",").map((o) => o.trim()).filter((o) => o),
+      requireUserVerification: $("#set-rp-uv").checked });
+    await loadSettings();
+    say("Passkey settings saved.");
   }));
   $("#save-abuse").addEventListener("click", () => run(async () => {
     const codes = $("#set-sms-regions").value.split(",").map((code) => code.trim()).filter((code) => code);
