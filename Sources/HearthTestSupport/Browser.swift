@@ -128,6 +128,27 @@ public final class Browser: @unchecked Sendable {
         Data(base64Encoded: try await command("GET", "screenshot") as? String ?? "") ?? Data()
     }
 
+    /// Adds a WebDriver virtual authenticator (a platform passkey authenticator: CTAP2, internal transport, resident
+    /// keys, user verification) and returns its id.
+    public func addVirtualAuthenticator(userVerified: Bool = true) async throws -> String {
+        let id = try await command("POST", "webauthn/authenticator", [
+            "protocol": "ctap2", "transport": "internal", "hasResidentKey": true, "hasUserVerification": true,
+            "isUserConsenting": true, "isUserVerified": userVerified,
+        ])
+        guard let id = id as? String else { throw BrowserError("no authenticator id: \(String(describing: id))") }
+        return id
+    }
+
+    /// The credentials a virtual authenticator holds (`credentialId`, `rpId`, `signCount`, …).
+    public func virtualCredentials(_ authenticator: String) async throws -> [[String: Any]] {
+        try await command("GET", "webauthn/authenticator/\(authenticator)/credentials") as? [[String: Any]] ?? []
+    }
+
+    /// Whether the virtual authenticator's user verification succeeds from now on.
+    public func setUserVerified(_ authenticator: String, _ verified: Bool) async throws {
+        _ = try await command("POST", "webauthn/authenticator/\(authenticator)/uv", ["isUserVerified": verified])
+    }
+
     public func pageSource() async throws -> String {
         try await command("GET", "source") as? String ?? ""
     }
