@@ -150,6 +150,31 @@ struct PasskeyVerificationTests {
         }
     }
 
+    /// A cloned key: two assertions with one counter value, sent at the same moment (each verified against the
+    /// stored counter before either writes). The counter is written compare-and-set, so exactly one signs in.
+    @Test func racingAssertionsWithOneCounterSignInOnce() async throws {
+        try await Self.withUser { _, _, client, idToken, _ in
+            let authenticator = try SoftwareAuthenticator()
+            _ = try await Self.enroll(client, authenticator, idToken)
+            var assertions: [[String: Any]] = []
+            for _ in 0..<2 {
+                let start = try await client.post("\(Self.v2)/passkeySignIn:start", [String: Any]())
+                assertions.append(try authenticator.get(try start.object(), origin: Self.origin, ["counter": 7]))
+            }
+            let bodies = try assertions.map { try JSONSerialization.data(withJSONObject: ["authenticatorAuthenticationResponse": $0]) }
+            let replies = try await withThrowingTaskGroup(of: Reply.self) { group in
+                for body in bodies {
+                    group.addTask {
+                        try await client.post("\(Self.v2)/passkeySignIn:finalize", raw: String(decoding: body, as: UTF8.self))
+                    }
+                }
+                return try await group.reduce(into: [Reply]()) { $0.append($1) }
+            }
+            #expect(replies.filter { $0["idToken"] != nil }.count == 1, "\(replies.map(\.text))")
+            #expect(replies.contains { $0.errorMessage?.contains("The signature counter went backwards (7 after 7)") == true })
+        }
+    }
+
     /// User verification as the relying party says; a tenant's own relying party; Apple's standard base64 ids.
     @Test func policyTenantsAndAppleEncodings() async throws {
         try await Self.withUser { app, signer, client, idToken, _ in
@@ -183,6 +208,12 @@ struct PasskeyVerificationTests {
             #expect((tenantStart["credentialRequestOptions"] as? [String: Any])?["rpId"] as? String == "acme.example", "\(tenantStart.text)")
             let read = try await PasswordPolicyTests.admin(client, app, signer, .get, Self.config, nil)
             #expect(read["rpId"] as? String == "example.com" && read["requireUserVerification"] as? Bool == false, "\(read.text)")
+            let whole = try await PasswordPolicyTests.admin(client, app, signer, .get,
+                                                            Self.config.replacingOccurrences(of: "/passkeyConfig", with: "/config"), nil)
+            #expect((whole["passkeyConfig"] as? [String: Any])?["rpId"] as? String == "example.com", "the config shows it: \(whole.text)")
+            let tenant = try await PasswordPolicyTests.admin(client, app, signer, .get,
+                                                             tenantConfig.replacingOccurrences(of: "/passkeyConfig", with: ""), nil)
+            #expect((tenant["passkeyConfig"] as? [String: Any])?["rpId"] as? String == "acme.example", "and the tenant: \(tenant.text)")
         }
     }
 }

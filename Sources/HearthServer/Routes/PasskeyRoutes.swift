@@ -91,7 +91,8 @@ enum PasskeyRoutes {
 
     private static func resource(_ config: PasskeyConfig?, call: Call) -> PasskeyConfigResource {
         let owner = call.request.uri.path.split(separator: "/").drop { $0 != "projects" }.dropLast().joined(separator: "/")
-        return PasskeyConfigResource(name: owner + "/passkeyConfig", rpId: config?.rpID, expectedOrigins: config?.expectedOrigins,
-                                     requireUserVerification: config?.requireUserVerification)
+        guard let config else { return PasskeyConfigResource(name: owner + "/passkeyConfig", rpId: nil, expectedOrigins: nil,
+                                                             requireUserVerification: nil) }
+        return PasskeyConfigResource(config, name: owner + "/passkeyConfig")
     }
 }

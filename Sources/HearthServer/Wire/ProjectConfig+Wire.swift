@@ -28,6 +28,7 @@ extension ProjectConfigResource {
         autodeleteAnonymousUsers = project.record.settings.autodeleteAnonymousUsers == true ? true : nil
         smsRegionConfig = project.record.settings.smsRegions.map(SMSRegionConfigWire.init)
         recaptchaConfig = project.record.settings.captcha.map(RecaptchaConfigWire.init)
+        passkeyConfig = project.record.settings.passkeys.map { PasskeyConfigResource($0, name: nil) }
     }
 }
 
@@ -90,5 +91,14 @@ extension TenantResource {
         autodeleteAnonymousUsers = tenant.autodeleteAnonymousUsers ? true : nil
         smsRegionConfig = tenant.smsRegions.map(SMSRegionConfigWire.init)
         recaptchaConfig = tenant.captcha.map(RecaptchaConfigWire.init)
+        passkeyConfig = tenant.passkeys.map { PasskeyConfigResource($0, name: nil) }
     }
 }
+
+extension PasskeyConfigResource {
+    init(_ config: PasskeyConfig, name: String?) {
+        self.init(name: name, rpId: config.rpID, expectedOrigins: config.expectedOrigins,
+                  requireUserVerification: config.requireUserVerification)
+    }
+}
+

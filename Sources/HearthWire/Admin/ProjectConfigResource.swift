@@ -10,6 +10,8 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
     public var autodeleteAnonymousUsers: Bool?
     public var smsRegionConfig: SMSRegionConfigWire?
     public var recaptchaConfig: RecaptchaConfigWire?
+    /// Read here; written at `v2/projects/{id}/passkeyConfig` (a patch of the config ignores it).
+    public var passkeyConfig: PasskeyConfigResource?
 
     /// `blockingFunctions`: `{}` when none; credentials listed only when forwarded.
     public struct BlockingFunctionsWire: Codable, Sendable, Equatable {
@@ -254,7 +256,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
 }
 
 extension ProjectConfigPatch: IgnoresWireFields {
-    public static let ignoredWireFields = ["name"]
+    public static let ignoredWireFields = ["name", "passkeyConfig"]
 }
 
 /// The `mfa` (project) or `mfaConfig` (tenant) object of a patch: each field optional.

@@ -22,6 +22,8 @@ public struct TenantResource: Codable, Sendable, Equatable {
     public var autodeleteAnonymousUsers: Bool?
     public var smsRegionConfig: SMSRegionConfigWire?
     public var recaptchaConfig: RecaptchaConfigWire?
+    /// Read here; written at `…/tenants/{tenant}/passkeyConfig` (a patch of the tenant ignores it).
+    public var passkeyConfig: PasskeyConfigResource?
 
     public struct Inheritance: Codable, Sendable, Equatable {
         public var emailSendingConfig: Bool
@@ -80,7 +82,7 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
         "inheritance.emailSendingConfig", "emailPrivacyConfig.enableImprovedEmailPrivacy", "autodeleteAnonymousUsers", "smsRegionConfig",
     ]).union(PasswordPolicyConfigWire.paths.map { "passwordPolicyConfig." + $0 })
         .union(RecaptchaConfigWire.paths.map { "recaptchaConfig." + $0 })
-    public static let ignoredWireFields = ["name", "tenantId", "hashConfig", "client",
+    public static let ignoredWireFields = ["name", "tenantId", "hashConfig", "client", "passkeyConfig",
                                            "monitoring", "emailLinkSignin"]
     public var displayName: String?
     public var allowPasswordSignup: Bool?
