@@ -116,6 +116,8 @@ public struct ServerConfiguration: Sendable {
         /// Redirect sign-ins started (`createAuthUri` with a `providerId`), each a stored session: an unauthenticated
         /// caller cannot fill the store with them.
         public var redirectSessionsPerAddress: RateLimiter.Rule = .init(limit: 60, window: 600)
+        /// Passkey sign-ins started (`passkeySignIn:start`), each a stored challenge.
+        public var passkeyChallengesPerAddress: RateLimiter.Rule = .init(limit: 60, window: 600)
 
         public init(enabled: Bool, failedSignInsPerEmail: RateLimiter.Rule = .init(limit: 10, window: 600),
                     failedSignInsPerAddress: RateLimiter.Rule = .init(limit: 100, window: 600),

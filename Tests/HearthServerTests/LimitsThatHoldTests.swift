@@ -98,4 +98,22 @@ import Testing
             #expect(lookup.status == 200, "a sign-in-methods lookup stores no session: \(lookup.text)")
         }
     }
+
+    /// Unauthenticated `passkeySignIn:start` stores a challenge per call: bounded per address.
+    @Test func passkeyChallengesAreBoundedPerAddress() async throws {
+        var app = TestApp()
+        app.configuration.rateLimits = .init(enabled: true)
+        app.configuration.rateLimits.passkeyChallengesPerAddress = .init(limit: 3, window: 600)
+        _ = try await AdminAuthTests.register(app)  // the project as a first start makes it, with a relying party
+        var project = try #require(try await app.store.project(id: "demo-project"))
+        project.settings.passkeys = PasskeyConfig(rpID: "example.com", expectedOrigins: ["https://example.com"])
+        _ = try await app.store.updateProject(project)
+        try await app.run { client in
+            var answers: [Int] = []
+            for _ in 0..<5 {
+                answers.append(try await client.post("/identitytoolkit.googleapis.com/v2/accounts/passkeySignIn:start", [String: Any]()).status)
+            }
+            #expect(answers == [200, 200, 200, 400, 400], "\(answers)")
+        }
+    }
 }

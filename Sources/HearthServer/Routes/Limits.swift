@@ -23,6 +23,8 @@ struct RateLimited: RouterMiddleware {
         case consoleSignIns
         /// Redirect sign-ins started per address (`createAuthUri` with a `providerId` stores a session each).
         case redirectSessions
+        /// Passkey sign-ins started per address (`passkeySignIn:start` stores a challenge each, unauthenticated).
+        case passkeyChallenges
     }
 
     let policy: Policy
@@ -67,6 +69,10 @@ struct RateLimited: RouterMiddleware {
             let keys = [("redirect-session-address:" + address, limits.redirectSessionsPerAddress)]
             let check = LimitCheck(services: services, project: context.project)
             _ = try await check.reserve(keys)  // counted whatever the outcome: a refused start costs little, but counts
+            return try await next(request, context)
+        case .passkeyChallenges:
+            let keys = [("passkey-challenge-address:" + address, limits.passkeyChallengesPerAddress)]
+            _ = try await LimitCheck(services: services, project: context.project).reserve(keys)
             return try await next(request, context)
         case .consoleSignIns:
             let keys = [("console-failed-email:" + RateLimitKey.email(body.peek("email")), limits.failedSignInsPerEmail),

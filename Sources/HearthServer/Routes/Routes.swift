@@ -89,7 +89,7 @@ enum HearthRoutes {
         let passkeys = client
         passkeys.on(Endpoints.startPasskeyEnrollment, to: PasskeyRoutes.startEnrollment)
         passkeys.on(Endpoints.finalizePasskeyEnrollment, to: PasskeyRoutes.finalizeEnrollment)
-        passkeys.on(Endpoints.startPasskeySignIn, to: PasskeyRoutes.startSignIn)
+        passkeys.and(RateLimited(policy: .passkeyChallenges, services: services)).on(Endpoints.startPasskeySignIn, to: PasskeyRoutes.startSignIn)
         passkeys.and(signIns("passkey")).on(Endpoints.finalizePasskeySignIn, to: PasskeyRoutes.finalizeSignIn)
         // Admin API: the path's {project}, or the body's targetProjectId for the v3 names; each call on the
         // project's users also on a tenant's, /projects/{project}/tenants/{tenant}/… (TenantScope reads {tenant}).
