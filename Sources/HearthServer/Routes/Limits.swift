@@ -251,7 +251,7 @@ extension Call {
             let until = ISO8601DateFormatter().string(from: halt.until)
             services.logger.warning("SMS to a number prefix halted: many distinct numbers asked for codes", metadata: [
                 "prefix": "\(halt.prefix)", "numbers": "\(halt.numbers)", "until": "\(until)",
-                "hint": "lift it in the console's SMS view if the traffic is genuine"])
+                "hint": "if the traffic is genuine, lift it under SMS halts in the console's Outbox view"])
             await services.audit.record(kind: SMSPumpingWatch.auditKind, projectID: project.id, localID: nil, outcome: .failure,
                                         details: ["prefix": halt.prefix, "numbers": String(halt.numbers), "until": until])
         } catch {
