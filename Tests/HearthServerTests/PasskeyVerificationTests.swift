@@ -196,13 +196,14 @@ struct PasskeyVerificationTests {
             let left = try await PasskeyRoutesTests.passkeys(client, idToken)
             #expect(removed.status == 200 && left.isEmpty, "\(removed.text)")
 
-            // A tenant with its own relying party; an origin outside the rp id is refused as config.
+            // A tenant with its own relying party (its id kept in one spelling: lower case, as it is hashed); an origin
+            // outside the rp id is refused as config.
             let tenantConfig = Self.config.replacingOccurrences(of: "/passkeyConfig", with: "/tenants/acme-a1b2c/passkeyConfig")
             let bad = try await PasswordPolicyTests.admin(client, app, signer, .patch, tenantConfig,
                                                           ["rpId": "acme.example", "expectedOrigins": ["https://evil.example"]])
             #expect(bad.errorMessage?.hasPrefix("INVALID_CONFIG") == true, "\(bad.text)")
             let good = try await PasswordPolicyTests.admin(client, app, signer, .patch, tenantConfig,
-                                                           ["rpId": "acme.example", "expectedOrigins": ["https://login.acme.example"]])
+                                                           ["rpId": "ACME.example", "expectedOrigins": ["https://login.acme.example"]])
             #expect(good["name"] as? String == "projects/demo-project/tenants/acme-a1b2c/passkeyConfig", "\(good.text)")
             let tenantStart = try await client.post("\(Self.v2)/passkeySignIn:start", ["tenantId": "acme-a1b2c"])
             #expect((tenantStart["credentialRequestOptions"] as? [String: Any])?["rpId"] as? String == "acme.example", "\(tenantStart.text)")
