@@ -202,8 +202,12 @@ struct PasskeyVerificationTests {
             let bad = try await PasswordPolicyTests.admin(client, app, signer, .patch, tenantConfig,
                                                           ["rpId": "acme.example", "expectedOrigins": ["https://evil.example"]])
             #expect(bad.errorMessage?.hasPrefix("INVALID_CONFIG") == true, "\(bad.text)")
+            // A browser reads this one's host as evil.example (Foundation as acme.example): refused too.
+            let tricked = try await PasswordPolicyTests.admin(client, app, signer, .patch, tenantConfig,
+                                                              ["rpId": "acme.example", "expectedOrigins": [#"https://evil.example\@login.acme.example"#]])
+            #expect(tricked.errorMessage?.hasPrefix("INVALID_CONFIG") == true, "\(tricked.text)")
             let good = try await PasswordPolicyTests.admin(client, app, signer, .patch, tenantConfig,
-                                                           ["rpId": "ACME.example", "expectedOrigins": ["https://login.acme.example"]])
+                                                           ["rpId": "ACME.example", "expectedOrigins": ["HTTPS://Login.acme.example:443"]])
             #expect(good["name"] as? String == "projects/demo-project/tenants/acme-a1b2c/passkeyConfig", "\(good.text)")
             let tenantStart = try await client.post("\(Self.v2)/passkeySignIn:start", ["tenantId": "acme-a1b2c"])
             #expect((tenantStart["credentialRequestOptions"] as? [String: Any])?["rpId"] as? String == "acme.example", "\(tenantStart.text)")
@@ -215,6 +219,8 @@ struct PasskeyVerificationTests {
             let tenant = try await PasswordPolicyTests.admin(client, app, signer, .get,
                                                              tenantConfig.replacingOccurrences(of: "/passkeyConfig", with: ""), nil)
             #expect((tenant["passkeyConfig"] as? [String: Any])?["rpId"] as? String == "acme.example", "and the tenant: \(tenant.text)")
+            #expect((tenant["passkeyConfig"] as? [String: Any])?["expectedOrigins"] as? [String] == ["https://login.acme.example"],
+                    "kept as a browser serializes the origin: \(tenant.text)")
         }
     }
 }

@@ -56,9 +56,11 @@ public struct PasskeyConfig: Sendable, Codable, Equatable {
         RelyingParty(id: rpID, origins: expectedOrigins, requireUserVerification: requireUserVerification ?? true)
     }
 
-    /// Refuses what WebAuthn would never match: an id that is not a bare domain, an origin whose host is not the id
-    /// or under it.
-    public func validate() throws {
+    /// The config as stored, or why WebAuthn would never match it: the id must be a bare domain (kept in lower case,
+    /// as it is hashed); each origin is read as a browser reads it (``BrowserURL``, so Foundation and the browser
+    /// agree on its host), must be the id's host or under it, and is kept as browsers serialize an origin in
+    /// `clientDataJSON` (`https://host[:port]`), which is what it is compared with.
+    public func validated() throws -> PasskeyConfig {
         let id = rpID.lowercased()
         guard !id.isEmpty, id.count <= 253, !id.contains("/"), !id.contains(":"),
               id.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" }), !id.hasPrefix("."), !id.hasSuffix(".")
@@ -66,16 +68,18 @@ public struct PasskeyConfig: Sendable, Codable, Equatable {
         guard !expectedOrigins.isEmpty, expectedOrigins.count <= 50 else {
             throw AuthFailure.invalidConfig("((passkeyConfig.expectedOrigins needs 1 to 50 origins.))")
         }
-        for origin in expectedOrigins where !origin.hasPrefix("android:apk-key-hash:") {
-            guard let url = URL(string: origin), let scheme = url.scheme, let host = url.host?.lowercased(),
-                  url.path.isEmpty, url.query == nil, url.fragment == nil,
-                  scheme == "https" || (scheme == "http" && host == "localhost"),
-                  host == id || host.hasSuffix("." + id)
+        let origins = try expectedOrigins.map { origin in
+            if origin.hasPrefix("android:apk-key-hash:") { return origin }
+            guard let url = BrowserURL(origin), url.rest == "/",
+                  url.scheme == "https" || (url.scheme == "http" && url.host == "localhost"),
+                  url.host == id || url.host.hasSuffix("." + id)
             else {
                 throw AuthFailure.invalidConfig("((\(origin) is not an origin of \(rpID): use https://\(rpID) or a subdomain's, "
                     + "http only for localhost.))")
             }
+            return url.scheme + "://" + url.host + (url.port.map { ":\($0)" } ?? "")
         }
+        return PasskeyConfig(rpID: id, expectedOrigins: origins, requireUserVerification: requireUserVerification)
     }
 }
 

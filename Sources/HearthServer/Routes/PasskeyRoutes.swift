@@ -67,11 +67,10 @@ enum PasskeyRoutes {
         }
         func apply(_ current: PasskeyConfig?) throws -> PasskeyConfig {
             var config = current ?? PasskeyConfig(rpID: "", expectedOrigins: [])
-            if paths.contains("rpId") { config.rpID = (patch.rpId ?? "").lowercased() }  // hashed as written: one spelling
+            if paths.contains("rpId") { config.rpID = patch.rpId ?? "" }
             if paths.contains("expectedOrigins") { config.expectedOrigins = patch.expectedOrigins ?? [] }
             if paths.contains("requireUserVerification") { config.requireUserVerification = patch.requireUserVerification }
-            try config.validate()
-            return config
+            return try config.validated()
         }
         let (project, tenant) = try await owner(call)
         if let tenant {
