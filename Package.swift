@@ -197,7 +197,7 @@ let package = Package(
         ]),
         .testTarget(name: "HearthEndToEndTests", dependencies: [
             "HearthServer", "HearthSQLite", "HearthPostgres", "HearthCore", "HearthMail", "HearthTestSupport",
-            "HearthPostgresTestSupport",
+            "HearthPostgresTestSupport", "HearthStoreContract",
             server("HummingbirdTesting", "hummingbird"),
         ]),
         .testTarget(name: "HearthAdminTests", dependencies: [

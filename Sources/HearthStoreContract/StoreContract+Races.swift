@@ -176,20 +176,33 @@ extension StoreContract {
             try expect(try await store.actionCode(projectID: "p-one", digest: "c3") != nil, "u1's recovery code kept")
             try expect(try await store.actionCode(projectID: "p-one", digest: "c2") != nil, "u2's code kept")
         },
-        StoreCheck("racing SMS sends to a pumped prefix start one halt, seen by every reader, ended by a lift") { store in
-            let clock = ManualClock(epoch)
+        StoreCheck("racing SMS sends to a pumped prefix admit exactly the limit, start one halt, ended by a lift") { store in
+            let clock = ManualClock(epoch + 0.4375)  // fractional milliseconds, as real clocks give
             let watch = SMSPumpingWatch(store: store, limiter: RateLimiter(store: store, clock: clock), clock: clock,
                                         rules: .init(distinctNumbersPerPrefix: .init(limit: 4, window: 600), halt: 3600))
-            let barrier = Barrier(parties: 8)
-            let started = try await withThrowingTaskGroup(of: SMSPumpingWatch.Halt?.self) { group in
-                for index in 0..<8 {
-                    group.addTask {
-                        await barrier.arrive()
-                        return try await watch.noteSent(to: "+1650555010\(index)", projectID: "p-one")
+            /// Each racer's outcome: admitted, refused by a halt it started, or refused by one already started.
+            enum Outcome: Sendable { case admitted, started(SMSPumpingWatch.Halt), refused }
+            func race(_ numbers: [String]) async throws -> [Outcome] {
+                let barrier = Barrier(parties: numbers.count)
+                return try await withThrowingTaskGroup(of: Outcome.self) { group in
+                    for number in numbers {
+                        group.addTask {
+                            await barrier.arrive()
+                            do {
+                                _ = try await watch.admit(number, projectID: "p-one")
+                                return .admitted
+                            } catch let halted as SMSPumpingWatch.Halted {
+                                return halted.started.map(Outcome.started) ?? .refused
+                            }
+                        }
                     }
+                    return try await group.reduce(into: []) { $0.append($1) }
                 }
-                return try await group.reduce(into: [SMSPumpingWatch.Halt]()) { if let halt = $1 { $0.append(halt) } }
             }
+            let first = try await race((0..<12).map { "+16505550\(100 + $0)" })
+            let admitted = first.filter { if case .admitted = $0 { true } else { false } }.count
+            let started = first.compactMap { if case .started(let halt) = $0 { halt } else { nil } }
+            try expect(admitted == 4, "12 racing numbers, a limit of 4: \(admitted) admitted")
             try expect(started.count == 1 && started.first?.prefix == "+1650555", "one halt, one audit: \(started)")
             try expect(try await watch.halt(covering: "+16505559999", projectID: "p-one") != nil, "the whole prefix halts")
             try expect(try await watch.halt(covering: "+16505560000", projectID: "p-one") == nil, "its neighbour does not")
@@ -197,27 +210,33 @@ extension StoreContract {
             try expect(try await watch.lift(prefix: "+1650555", projectID: "p-one"), "lifted")
             try expect(try await watch.halt(covering: "+16505550100", projectID: "p-one") == nil, "and gone")
             try expect(try await !watch.lift(prefix: "+1650555", projectID: "p-one"), "a second lift finds none")
+            // One number asking many times is one number; a released admission gives its place back.
+            let repeated = try await race(Array(repeating: "+14155550100", count: 10))
+            try expect(repeated.allSatisfy { if case .admitted = $0 { true } else { false } }, "one number: \(repeated)")
+            let held = try await watch.admit("+14155550101", projectID: "p-one")
+            try await RateLimiter(store: store, clock: clock).release(held)
+            for index in 1..<4 { _ = try await watch.admit("+1415555010\(index + 1)", projectID: "p-one") }
+            try expect(try await watch.halt(covering: "+14155550100", projectID: "p-one") == nil, "4 numbers counted, not 5")
+            let over = try await race(["+14155550199"])
+            try expect(over.count == 1 && { if case .started = over[0] { true } else { false } }(), "the fifth halts: \(over)")
             // A halt that ran out (its row not yet purged) does not stop the next one.
-            for index in 0..<4 { _ = try await watch.noteSent(to: "+1415555010\(index)", projectID: "p-one") }
-            try expect(try await watch.halt(covering: "+14155550100", projectID: "p-one") != nil, "halted")
             clock.advance(by: 3601)
             try expect(try await watch.halt(covering: "+14155550100", projectID: "p-one") == nil, "the halt ended")
-            var again: [SMSPumpingWatch.Halt] = []
-            for index in 0..<4 { if let halt = try await watch.noteSent(to: "+1415555020\(index)", projectID: "p-one") { again.append(halt) } }
-            try expect(again.count == 1, "a new halt over the old row: \(again)")
+            let again = try await race((0..<5).map { "+141555502\($0)0" })
+            try expect(again.filter { if case .started = $0 { true } else { false } }.count == 1, "a new halt over the old row: \(again)")
         },
     ]
 }
 
-/// Holds every party until the last one arrives.
-actor Barrier {
+/// Holds every party until the last one arrives: racing tests start their racers together.
+public actor Barrier {
     private let parties: Int
     private var arrived = 0
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    init(parties: Int) { self.parties = parties }
+    public init(parties: Int) { self.parties = parties }
 
-    func arrive() async {
+    public func arrive() async {
         arrived += 1
         if arrived >= parties {
             waiting.forEach { $0.resume() }

@@ -235,39 +235,50 @@ import Testing
 }
 
 @Suite struct RateLimiterTests {
+    /// Whether one more event under `key` is allowed: a reservation given straight back.
+    static func allows(_ limiter: RateLimiter, _ key: String, _ rule: RateLimiter.Rule) async throws -> Bool {
+        do {
+            try await limiter.release(try await limiter.reserve([(key, rule)]))
+            return true
+        } catch is RateLimiter.Refusal {
+            return false
+        }
+    }
+
+    static func take(_ limiter: RateLimiter, _ key: String, _ rule: RateLimiter.Rule) async throws {
+        _ = try await limiter.reserve([(key, rule)])
+    }
+
     @Test func countsPerKeyOverASlidingWindow() async throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))  // a window boundary for 60 s
         let limiter = RateLimiter(store: InMemoryStore(), clock: clock)
         let rule = RateLimiter.Rule(limit: 2, window: 60)
-        #expect(try await limiter.isAllowed("a", rule))
-        try await limiter.record("a", rule)
-        try await limiter.record("a", rule)
-        #expect(try await !limiter.isAllowed("a", rule))
-        #expect(try await limiter.isAllowed("b", rule), "keys are independent")
+        #expect(try await Self.allows(limiter, "a", rule))
+        try await Self.take(limiter, "a", rule)
+        try await Self.take(limiter, "a", rule)
+        #expect(try await !Self.allows(limiter, "a", rule))
+        #expect(try await Self.allows(limiter, "b", rule), "keys are independent")
         clock.advance(by: 60)
-        #expect(try await !limiter.isAllowed("a", rule), "the last 60 s still hold both events")
+        #expect(try await !Self.allows(limiter, "a", rule), "the last 60 s still hold both events")
         clock.advance(by: 31)
-        #expect(try await limiter.isAllowed("a", rule), "half the previous window has slid out")
+        #expect(try await Self.allows(limiter, "a", rule), "half the previous window has slid out")
     }
 
     /// A fixed window would give a burst split across its boundary a second quota (2 × limit in a moment); the
     /// previous window's weight refuses it, whichever instance counts.
     @Test func aBurstAcrossAWindowBoundaryGetsNoSecondQuota() async throws {
         let store = InMemoryStore()
-        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_003_590))  // 10 s before an hour boundary
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_003_590.4375))  // 9.5625 s before an hour boundary
         let rule = RateLimiter.Rule(limit: 100, window: 3600)
         let before = RateLimiter(store: store, clock: clock)
-        for _ in 0..<100 { try await before.record("k", rule) }
-        clock.advance(by: 20)  // 10 s into the next hour
-        let after = RateLimiter(store: store, clock: clock)  // no fast path: the store alone decides
+        for _ in 0..<100 { try await Self.take(before, "k", rule) }
+        clock.advance(by: 20)  // 10.4375 s into the next hour
+        let after = RateLimiter(store: store, clock: clock)
         var allowed = 0
-        while allowed < 100, try await after.isAllowed("k", rule) {
-            try await after.record("k", rule)
-            allowed += 1
-        }
+        while allowed < 100, (try? await after.reserve([("k", rule)])) != nil { allowed += 1 }
         #expect(allowed <= 1, "a fixed window would allow 100 more; the estimate allows \(allowed)")
         clock.advance(by: 1800)
-        #expect(try await after.isAllowed("k", rule), "half an hour on, half the burst has slid out")
+        #expect(try await Self.allows(after, "k", rule), "half an hour on, half the burst has slid out")
     }
 
     @Test func twoInstancesOnOneStoreShareTheCount() async throws {
@@ -275,12 +286,33 @@ import Testing
         let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
         let a = RateLimiter(store: store, clock: clock), b = RateLimiter(store: store, clock: clock)
         let rule = RateLimiter.Rule(limit: 3, window: 600)
-        try await a.record("k", rule)
-        try await b.record("k", rule)
-        let (allowedA, allowedB) = (try await a.isAllowed("k", rule), try await b.isAllowed("k", rule))
+        try await Self.take(a, "k", rule)
+        try await Self.take(b, "k", rule)
+        let (allowedA, allowedB) = (try await Self.allows(a, "k", rule), try await Self.allows(b, "k", rule))
         #expect(allowedA && allowedB)
-        try await a.record("k", rule)
-        #expect(try await !b.isAllowed("k", rule), "B sees what A counted")
+        try await Self.take(a, "k", rule)
+        #expect(try await !Self.allows(b, "k", rule), "B sees what A counted")
+    }
+
+    /// Fifty racing reservations against a budget of 7: exactly 7 hold a slot, and a released slot is taken again.
+    @Test func aBurstGetsExactlyTheBudget() async throws {
+        let store = InMemoryStore()
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000.5))
+        let rule = RateLimiter.Rule(limit: 7, window: 3600)
+        let limiters = [RateLimiter(store: store, clock: clock), RateLimiter(store: store, clock: clock)]
+        let held = try await withThrowingTaskGroup(of: RateLimiter.Reservation?.self) { group in
+            for index in 0..<50 {
+                group.addTask { try? await limiters[index % 2].reserve([("burst", rule), ("other:\(index % 3)", rule)]) }
+            }
+            return try await group.reduce(into: [RateLimiter.Reservation]()) { if let held = $1 { $0.append(held) } }
+        }
+        let start = RateLimiter.window(rule, at: clock.now()).start
+        #expect(held.count == 7)
+        #expect(try await store.rateCounter(key: "burst", windowStart: start) == 7)
+        let others = try await store.rateCounters((0..<3).map { RateWindow(key: "other:\($0)", start: start) })
+        #expect(others.reduce(0, +) == 7, "a refused reservation holds no slot of its other keys: \(others)")
+        try await limiters[0].release(held[0])
+        #expect(try await Self.allows(limiters[1], "burst", rule), "a released slot is free again")
     }
 
     @Test func aShortRulesExpiryNeverWipesALongerRulesCount() async throws {
@@ -290,13 +322,12 @@ import Testing
         let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000))
         let limiter = RateLimiter(store: store, clock: clock)
         let hour = RateLimiter.Rule(limit: 2, window: 3600), tenMinutes = RateLimiter.Rule(limit: 100, window: 600)
-        try await limiter.record("long", hour)
-        try await limiter.record("long", hour)
+        try await Self.take(limiter, "long", hour)
+        try await Self.take(limiter, "long", hour)
         clock.advance(by: 900)
-        try await limiter.record("short", tenMinutes)
+        try await Self.take(limiter, "short", tenMinutes)
         _ = try await store.purge(Housekeeping(now: clock.now(), outboxCreatedBefore: .distantPast, auditBefore: nil))
-        let fresh = RateLimiter(store: store, clock: clock)  // no fast path: the store alone decides
-        #expect(try await !fresh.isAllowed("long", hour), "the hour's count must survive")
+        #expect(try await !Self.allows(limiter, "long", hour), "the hour's count must survive")
     }
 }
 

@@ -15,6 +15,21 @@ import Testing
         #expect(PhoneNumber.region(of: number) == region, "\(number)")
     }
 
+    /// One number, however it is written, is one E.164 number: what limits key and the store keeps.
+    @Test(arguments: [
+        ("+44 07700 900123", "+447700900123"), ("+44 (0)7700 900123", "+447700900123"), ("+447700900123", "+447700900123"),
+        ("+1 (650) 555-0100", "+16505550100"), ("+33 6 12 34 56 78", "+33612345678"), ("+33 06 12 34 56 78", "+33612345678"),
+        ("+39 06 1234 5678", "+390612345678"), ("+49.151.12345678", "+4915112345678"),
+    ])
+    func numbersAreNormalizedToE164(_ written: String, _ e164: String) {
+        #expect(PhoneNumber.normalized(written) == e164, "\(written)")
+    }
+
+    @Test(arguments: ["07700 900123", "+", "+44 7700 9001x3", "+0 123 4567", "+1 2", "+４４7700900123"])
+    func notNumbersAreRefused(_ written: String) {
+        #expect(PhoneNumber.normalized(written) == nil, "\(written)")
+    }
+
     @Test func unknownCodesHaveNoRegion() {
         #expect(PhoneNumber.region(of: "+9991234567") == nil)
     }

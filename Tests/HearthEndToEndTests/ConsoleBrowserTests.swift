@@ -325,8 +325,12 @@ struct ConsoleBrowserTests {
                 let clock = SystemClock()
                 let watch = SMSPumpingWatch(store: store, limiter: RateLimiter(store: store, clock: clock), clock: clock,
                                             rules: .init(distinctNumbersPerPrefix: .init(limit: 2, window: 600)))
-                _ = try await watch.noteSent(to: "+16505550101", projectID: "console-project")
-                let halt = try #require(try await watch.noteSent(to: "+16505550102", projectID: "console-project"))
+                for number in ["+16505550101", "+16505550102"] { _ = try await watch.admit(number, projectID: "console-project") }
+                var started: SMSPumpingWatch.Halt?
+                do { _ = try await watch.admit("+16505550103", projectID: "console-project") } catch let halted as SMSPumpingWatch.Halted {
+                    started = halted.started
+                }
+                let halt = try #require(started)
                 try await store.insertAuditEvent(AuditEvent(
                     id: "halt-1", projectID: "console-project", at: halt.since, kind: SMSPumpingWatch.auditKind, localID: nil,
                     outcome: .failure, clientAddress: nil, details: ["prefix": halt.prefix, "numbers": "2"]))

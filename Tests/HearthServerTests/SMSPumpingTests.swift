@@ -70,6 +70,22 @@ import Testing
         }
     }
 
+    /// A number's budget is keyed by its E.164 form: two spellings of one number share it, and the code goes to the
+    /// normalized number.
+    @Test func oneNumberHowEverItIsWrittenHasOneBudget() async throws {
+        var configured = Self.app(distinct: 100)
+        configured.configuration.rateLimits.smsPerNumber = .init(limit: 1, window: 3600)
+        let app = configured
+        _ = try await AdminAuthTests.register(app)
+        try await app.run { client in
+            let first = try await client.post(Self.send, ["phoneNumber": "+44 07700 900123"])
+            #expect(first["sessionInfo"] != nil, "\(first.text)")
+            let second = try await client.post(Self.send, ["phoneNumber": "+447700900123"])
+            #expect(second.errorMessage == "QUOTA_EXCEEDED", "the same number: \(second.text)")
+            #expect(app.sms.messages.map(\.phoneNumber) == ["+447700900123"])
+        }
+    }
+
     /// The hourly budget per prefix holds however the numbers are spread; test numbers count towards nothing.
     @Test func aPrefixHasAnHourlyBudget() async throws {
         let app = Self.app(distinct: 100, perPrefix: 3)

@@ -2,9 +2,9 @@ import Synchronization
 
 /// Lets one task at a time through per key, in this process; the others wait their turn, first come first served.
 ///
-/// The failed-sign-in limit uses it per account: a guess is checked against the count of every guess before it,
-/// so sixty racing guesses cannot all pass the check before the first is counted. Instances sharing a store add
-/// at most one guess each in flight.
+/// The failed-sign-in limit uses it per account, in front of its reservation (``RateLimiter/reserve(_:)``, which
+/// alone makes the limit exact across instances): concurrent sign-ins to one account in this process queue for a
+/// slot rather than being refused while earlier ones hold theirs, so a burst of right passwords all sign in.
 ///
 /// ```swift
 /// let gate = KeyedGate()

@@ -4,17 +4,21 @@ import Foundation
 /// basis of Hearth's abuse limits. A window's count is weighed with the previous window's share of the last
 /// `window` seconds (a sliding-window estimate), so a burst split across a window boundary gets no second quota.
 ///
+/// Every limit is a reservation: the slot is taken in the store before the work, by one atomic increment that
+/// returns the count, and the decision is made on that count. Racing requests (threads, instances) cannot all pass
+/// a check before the first is counted; a burst of 50 against a budget of N lets exactly N through. The caller
+/// releases the slot when the event turns out not to count (a sign-in that succeeded, a text that was not sent).
+///
 /// ```swift
 /// let limiter = RateLimiter(store: store, clock: SystemClock())
 /// let rule = RateLimiter.Rule(limit: 10, window: 600)
-/// guard try await limiter.isAllowed("signin-failed-email:ada@example.com", rule) else { throw AuthFailure.tooManyAttempts }
-/// try await limiter.record("signin-failed-email:ada@example.com", rule)
+/// let slot = try await limiter.reserve([("signin-failed-email:ada@example.com", rule)])  // throws Refusal
+/// if signedIn { try await limiter.release(slot) }
 /// ```
 ///
 /// Windows are aligned to multiples of their length (so instances agree on where one starts) and each is kept one
-/// length past its end, while it still weighs on the next. The fast path: once a key reaches its limit, this process remembers it until the window
-/// ends and refuses without asking the store again — a locked-out guesser costs no query.
-public final class RateLimiter: @unchecked Sendable {
+/// length past its end, while it still weighs on the next.
+public struct RateLimiter: Sendable {
     /// At most `limit` events per `window` seconds.
     public struct Rule: Sendable, Equatable, Codable {
         public var limit: Int
@@ -26,114 +30,114 @@ public final class RateLimiter: @unchecked Sendable {
         }
     }
 
+    /// The key whose rule refused a reservation; nothing is held when it is thrown.
+    public struct Refusal: Error, Equatable {
+        public let key: String
+        public let rule: Rule
+    }
+
+    /// Slots taken by ``reserve(_:)``: given back with ``release(_:)`` when the event turns out not to count.
+    public struct Reservation: Sendable {
+        struct Slot: Sendable {
+            let key: String
+            let windowStart: Date
+            let expiresAt: Date
+        }
+        let slots: [Slot]
+        /// Each key's count in its current window, this reservation included, in the order the keys were given.
+        public let counts: [Int]
+
+        init(slots: [Slot], counts: [Int]) {
+            self.slots = slots
+            self.counts = counts
+        }
+
+        /// One slot already taken by a raw store increment, so it can be released with the others.
+        public init(key: String, windowStart: Date, expiresAt: Date, count: Int) {
+            self.init(slots: [Slot(key: key, windowStart: windowStart, expiresAt: expiresAt)], counts: [count])
+        }
+
+        /// Holds nothing: what a disabled limit reserves.
+        public static let none = Reservation(slots: [], counts: [])
+
+        /// Both reservations' slots, released together.
+        public func merged(with other: Reservation) -> Reservation {
+            Reservation(slots: slots + other.slots, counts: counts + other.counts)
+        }
+    }
+
     private let store: any IdentityStore
     private let clock: any HearthClock
-    /// Turns per key in this process (see ``KeyedGate``).
+    /// Turns per key in this process (see ``KeyedGate``): concurrent sign-ins to one account queue for their
+    /// reservation instead of being refused while others hold the account's slots.
     public let turns = KeyedGate()
-    private let lock = NSLock()
-    /// Keys known to be at their limit, until their window ends.
-    private var blocked: [String: Date] = [:]
-    /// Keys whose refusal was audited in this window: one event per key and window, not one per refused request.
-    private var reported: [String: Date] = [:]
+    /// Refusals already audited, one per key and window (see ``isFirstRefusal(_:_:)``).
+    private let reported = ReportedRefusals()
 
     public init(store: any IdentityStore, clock: any HearthClock) {
         self.store = store
         self.clock = clock
     }
 
-    /// The first of `keys` for which one more event would exceed its rule, or `nil` when all allow it: every
-    /// key's current and previous window read in one query.
-    public func firstRefused(_ keys: [(String, Rule)]) async throws -> (String, Rule)? {
-        let now = clock.now()
-        if let blocked = keys.first(where: { isBlocked($0.0, now: now) }) { return blocked }
-        var windows: [RateWindow] = []
-        for (key, rule) in keys {
-            let window = Self.window(rule, at: now)
-            windows += [RateWindow(key: key, start: window.start), RateWindow(key: key, start: window.start - window.length)]
-        }
-        let counts = try await store.rateCounters(windows)
-        for (index, (key, rule)) in keys.enumerated() {
-            let window = Self.window(rule, at: now)
-            let (count, previous) = (counts[2 * index], counts[2 * index + 1])
-            if count >= rule.limit {
-                block(key, until: window.end)
-                return (key, rule)
-            }
-            if Self.estimate(current: count, previous: previous, window: window, now: now) >= Double(rule.limit) {
-                return (key, rule)
-            }
-        }
-        return nil
-    }
-
-    /// Whether one more event under `key` would stay within `rule`.
-    public func isAllowed(_ key: String, _ rule: Rule) async throws -> Bool {
-        try await firstRefused([(key, rule)]) == nil
-    }
-
-    /// Counts one event under each of `keys`, in one write transaction.
-    public func record(_ keys: [(String, Rule)]) async throws {
+    /// Takes one event under every one of `keys` before the work they limit, or none of them: throws ``Refusal``
+    /// naming the first key that one more event would put over its rule.
+    ///
+    /// One read of every key's current and previous window turns away a key already over its rule without a write
+    /// (a locked-out guesser costs one query). Then one write transaction increments every key and returns the
+    /// counts; the decision is made on those, so of racing requests only as many as the rule allows get a slot.
+    public func reserve(_ keys: [(String, Rule)]) async throws -> Reservation {
+        guard !keys.isEmpty else { return .none }
         let now = clock.now()
         let windows = keys.map { Self.window($0.1, at: now) }
-        let counts = try await store.write { tx in
-            for ((key, _), window) in zip(keys, windows) {
-                tx.incrementRateCounter(key: key, windowStart: window.start, expiresAt: window.end + window.length)
+        var reads: [RateWindow] = []
+        for ((key, _), window) in zip(keys, windows) {
+            reads += [RateWindow(key: key, start: window.start), RateWindow(key: key, start: window.start - window.length)]
+        }
+        let before = try await store.rateCounters(reads)
+        for (index, (key, rule)) in keys.enumerated()
+        where Self.estimate(current: before[2 * index], previous: before[2 * index + 1], window: windows[index], now: now)
+            >= Double(rule.limit) {
+            throw Refusal(key: key, rule: rule)
+        }
+        let slots = zip(keys, windows).map { Reservation.Slot(key: $0.0.0, windowStart: $0.1.start, expiresAt: $0.1.end + $0.1.length) }
+        // Keys are incremented in one order everywhere, so two transactions on PostgreSQL cannot wait on each other.
+        let order = slots.indices.sorted { slots[$0].key < slots[$1].key }
+        let written = try await store.write { tx in
+            for index in order {
+                tx.incrementRateCounter(key: slots[index].key, windowStart: slots[index].windowStart,
+                                        expiresAt: slots[index].expiresAt)
             }
         }.counts
-        for (((key, rule), window), count) in zip(zip(keys, windows), counts) where count >= rule.limit {
-            block(key, until: window.end)
-        }
-    }
-
-    /// Counts one event under `key`.
-    public func record(_ key: String, _ rule: Rule) async throws {
-        try await record([(key, rule)])
-    }
-
-    /// A slot taken by ``reserve(_:_:)``: given back with ``release(_:)`` when the event turns out not to count.
-    public struct Reservation: Sendable {
-        let key: String
-        let windowStart: Date
-        let expiresAt: Date
-    }
-
-    /// Takes one event under `key` before the work it limits, or `nil` (nothing taken) when that would exceed
-    /// `rule`. Checking first and counting after lets every request that races past the check do the work (sixty
-    /// concurrent password guesses all hashed); a slot counted before is one a racing request cannot also have.
-    public func reserve(_ key: String, _ rule: Rule) async throws -> Reservation? {
-        let now = clock.now()
-        if isBlocked(key, now: now) { return nil }
-        let window = Self.window(rule, at: now)
-        let reservation = Reservation(key: key, windowStart: window.start, expiresAt: window.end + window.length)
-        let count = try await store.incrementRateCounter(key: key, windowStart: window.start,
-                                                         expiresAt: reservation.expiresAt, by: 1)
-        let previous = count > rule.limit ? 0 : try await store.rateCounter(key: key, windowStart: window.start - window.length)
-        // The same test as isAllowed, on the count before this event.
-        guard count <= rule.limit, Self.estimate(current: count - 1, previous: previous, window: window, now: now) < Double(rule.limit)
-        else {
-            try await release(reservation)
-            if count > rule.limit { block(key, until: window.end) }
-            return nil
+        var counts = Array(repeating: 0, count: slots.count)
+        for (position, index) in order.enumerated() { counts[index] = written[position] }
+        let reservation = Reservation(slots: slots, counts: counts)
+        for (index, (key, rule)) in keys.enumerated() {
+            // The same test as the read above, on the count before this event.
+            let previous = before[2 * index + 1]
+            if counts[index] > rule.limit
+                || Self.estimate(current: counts[index] - 1, previous: previous, window: windows[index], now: now) >= Double(rule.limit) {
+                try await release(reservation)
+                throw Refusal(key: key, rule: rule)
+            }
         }
         return reservation
+    }
+
+    /// Gives reserved slots back, in one write transaction.
+    public func release(_ reservation: Reservation) async throws {
+        guard !reservation.slots.isEmpty else { return }
+        let slots = reservation.slots.sorted { $0.key < $1.key }
+        _ = try await store.write { tx in
+            for slot in slots {
+                tx.incrementRateCounter(key: slot.key, windowStart: slot.windowStart, expiresAt: slot.expiresAt, by: -1)
+            }
+        }
     }
 
     /// Whether a refusal under `key` is the first this process has seen in its window (the one to audit).
     public func isFirstRefusal(_ key: String, _ rule: Rule) -> Bool {
         let now = clock.now()
-        let end = Self.window(rule, at: now).end
-        return lock.withLock {
-            if reported.count >= 10_000 { reported = reported.filter { $0.value > now } }
-            if let until = reported[key], until > now { return false }
-            reported[key] = end
-            return true
-        }
-    }
-
-    /// Gives a reserved slot back (the sign-in it held succeeded, so it is not a failure to count).
-    public func release(_ reservation: Reservation) async throws {
-        _ = try await store.incrementRateCounter(key: reservation.key, windowStart: reservation.windowStart,
-                                                 expiresAt: reservation.expiresAt, by: -1)
+        return reported.first(key, until: Self.window(rule, at: now).end, now: now)
     }
 
     /// Events in the last window's length: this window's, plus the previous window's weighed by how much of it
@@ -145,29 +149,24 @@ public final class RateLimiter: @unchecked Sendable {
     }
 
     /// The aligned window of `rule` that contains `now`.
-    static func window(_ rule: Rule, at now: Date) -> (start: Date, end: Date, length: TimeInterval) {
+    public static func window(_ rule: Rule, at now: Date) -> (start: Date, end: Date, length: TimeInterval) {
         let length = max(rule.window.rounded(.up), 1)
         let start = (now.timeIntervalSince1970 / length).rounded(.down) * length
         return (Date(timeIntervalSince1970: start), Date(timeIntervalSince1970: start + length), length)
     }
+}
 
-    private func isBlocked(_ key: String, now: Date) -> Bool {
-        lock.withLock {
-            guard let until = blocked[key] else { return false }
-            if until > now { return true }
-            blocked[key] = nil
-            return false
-        }
-    }
+/// Keys whose refusal was audited in this window: one event per key and window, not one per refused request.
+private final class ReportedRefusals: @unchecked Sendable {
+    private let lock = NSLock()
+    private var until: [String: Date] = [:]
 
-    private func block(_ key: String, until end: Date) {
+    func first(_ key: String, until end: Date, now: Date) -> Bool {
         lock.withLock {
-            // Each entry ends with its own window, so a short rule's sweep never drops a longer rule's entry.
-            if blocked.count >= 10_000 {
-                let now = clock.now()
-                blocked = blocked.filter { $0.value > now }
-            }
-            blocked[key] = end
+            if until.count >= 10_000 { until = until.filter { $0.value > now } }
+            if let known = until[key], known > now { return false }
+            until[key] = end
+            return true
         }
     }
 }

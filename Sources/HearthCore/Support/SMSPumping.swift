@@ -7,8 +7,9 @@ import Foundation
 ///
 /// ```swift
 /// let watch = SMSPumpingWatch(store: store, limiter: limiter, clock: clock, rules: .init())
-/// if let halt = try await watch.halt(covering: "+16505550100", projectID: "demo") { throw … }  // before sending
-/// if let new = try await watch.noteSent(to: "+16505550100", projectID: "demo") { audit(new) }  // after
+/// if let halt = try await watch.halt(covering: "+16505550100", projectID: "demo") { throw … }  // halted already
+/// let slot = try await watch.admit("+16505550100", projectID: "demo")  // counted before sending; throws Halted
+/// if notSent { try await limiter.release(slot) }
 /// ```
 public struct SMSPumpingWatch: Sendable {
     public struct Rules: Sendable, Equatable {
@@ -55,22 +56,36 @@ public struct SMSPumpingWatch: Sendable {
         try await halt(prefix: Self.prefix(of: number), projectID: projectID)
     }
 
-    /// Counts a code sent to `number` (once per number and window) and halts its prefix when that makes too many
-    /// distinct numbers: returns the halt it started, so the caller can audit it (a halt another request started
-    /// is not returned again).
-    public func noteSent(to number: String, projectID: String) async throws -> Halt? {
+    /// Counts `number` towards its prefix before a code is sent to it (once per number and window), as a
+    /// reservation: of racing requests for new numbers, only as many as the rule allows are let through. The one
+    /// that would go over halts the prefix and is refused with ``Halted``, carrying the halt when this call started
+    /// it (so the caller audits it once). Release the returned reservation when the text is not sent after all.
+    public func admit(_ number: String, projectID: String) async throws -> RateLimiter.Reservation {
         let prefix = Self.prefix(of: number)
         let rule = rules.distinctNumbersPerPrefix
         let window = RateLimiter.window(rule, at: clock.now())
-        let seen = try await store.incrementRateCounter(key: "sms-seen:\(projectID)/\(number)", windowStart: window.start,
-                                                        expiresAt: window.end)
-        guard seen == 1 else { return nil }  // this number was counted in this window already
-        let key = "sms-prefix-numbers:\(projectID)/\(prefix)"
-        try await limiter.record(key, rule)
-        guard try await !limiter.isAllowed(key, rule) else { return nil }
+        let seenKey = "sms-seen:\(projectID)/\(number)"
+        let seen = try await store.incrementRateCounter(key: seenKey, windowStart: window.start, expiresAt: window.end)
+        let seenSlot = RateLimiter.Reservation(key: seenKey, windowStart: window.start, expiresAt: window.end, count: seen)
+        guard seen == 1 else { return seenSlot }  // this number was counted in this window already
+        do {
+            return seenSlot.merged(with: try await limiter.reserve([("sms-prefix-numbers:\(projectID)/\(prefix)", rule)]))
+        } catch is RateLimiter.Refusal {
+            try? await limiter.release(seenSlot)
+            throw Halted(started: try await startHalt(prefix: prefix, projectID: projectID))
+        }
+    }
+
+    /// A code refused because its number's prefix is halted.
+    public struct Halted: Error {
+        /// The halt, when this request started it; `nil` when it was in force already.
+        public let started: Halt?
+    }
+
+    /// Stores a halt on `prefix`; returns it, or `nil` when another request or instance halted it first.
+    private func startHalt(prefix: String, projectID: String) async throws -> Halt? {
         let now = clock.now()
-        let count = try await store.rateCounter(key: key, windowStart: window.start)
-        let halt = Halt(prefix: prefix, since: now, until: now + rules.halt, numbers: count)
+        let halt = Halt(prefix: prefix, since: now, until: now + rules.halt, numbers: rules.distinctNumbersPerPrefix.limit)
         let record = PendingRecord(digest: Self.digest(prefix, projectID), projectID: projectID, kind: .smsPrefixHalt,
                                    payload: try RecordCoding.encode(halt), expiresAt: halt.until)
         do {
@@ -85,9 +100,20 @@ public struct SMSPumpingWatch: Sendable {
     }
 
     /// Ends a halt before its time; `false` when none was in force.
+    /// Its distinct numbers start again from none: a lift that left them at the limit would halt at the next text.
     public func lift(prefix: String, projectID: String) async throws -> Bool {
-        guard try await halt(prefix: prefix, projectID: projectID) != nil else { return false }
-        return try await store.consumePending(projectID: projectID, digest: Self.digest(prefix, projectID)) != nil
+        guard try await halt(prefix: prefix, projectID: projectID) != nil,
+              try await store.consumePending(projectID: projectID, digest: Self.digest(prefix, projectID)) != nil
+        else { return false }
+        let window = RateLimiter.window(rules.distinctNumbersPerPrefix, at: clock.now())
+        let key = "sms-prefix-numbers:\(projectID)/\(prefix)"
+        for start in [window.start, window.start - window.length] {
+            let counted = try await store.rateCounter(key: key, windowStart: start)
+            if counted > 0 {
+                try await store.incrementRateCounter(key: key, windowStart: start, expiresAt: start + 2 * window.length, by: -counted)
+            }
+        }
+        return true
     }
 
     /// The audit event a new halt is recorded as, with `prefix`, `numbers` and `until` in its details.

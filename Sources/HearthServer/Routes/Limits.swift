@@ -5,10 +5,11 @@ import Hummingbird
 import Metrics
 import NIOCore
 
-/// An abuse limit of the route table, as middleware: which keys a request counts under, checked before the
-/// handler and counted after it. The keys come from the request's address and, where the rule is per account,
-/// from the body's `email` (collected by ``BodyLimit``, which runs first). Over a limit, the answer is
-/// `TOO_MANY_ATTEMPTS_TRY_LATER` before any work is done (a locked-out guesser costs no scrypt).
+/// An abuse limit of the route table, as middleware: which keys a request counts under, each slot reserved in the
+/// store before the handler runs (``RateLimiter/reserve(_:)``) and given back when the event turns out not to count.
+/// The keys come from the request's address and, where the rule is per account, from the body's `email` (collected
+/// by ``BodyLimit``, which runs first). Over a limit, the answer is `TOO_MANY_ATTEMPTS_TRY_LATER` before any work is
+/// done (a locked-out guesser costs no scrypt).
 struct RateLimited: RouterMiddleware {
     typealias Context = HearthRequestContext
 
@@ -23,7 +24,8 @@ struct RateLimited: RouterMiddleware {
         case consoleSignIns
         /// Redirect sign-ins started per address (`createAuthUri` with a `providerId` stores a session each).
         case redirectSessions
-        /// Passkey sign-ins started per address (`passkeySignIn:start` stores a challenge each, unauthenticated).
+        /// Passkey ceremonies started per address (`passkeySignIn:start` and `passkeyEnrollment:start` store a
+        /// challenge each).
         case passkeyChallenges
     }
 
@@ -38,52 +40,45 @@ struct RateLimited: RouterMiddleware {
         let tenant = body.peek("tenantId").flatMap { $0.isEmpty ? nil : $0 }  // "" is no tenant, as everywhere else
         let address = RateLimitKey.address(
             context.clientAddress(of: request, trustForwardedFor: services.configuration.trustForwardedFor))
+        let check = LimitCheck(services: services, project: context.project)
         switch policy {
-        case .failedSignIns:
+        case .failedSignIns, .consoleSignIns:
             // Per account, and an account lives in its tenant: one tenant's guesser cannot lock another's user out.
-            let account = (tenant.map { "tenant/\($0)/" } ?? "") + RateLimitKey.email(body.peek("email"))
-            let keys = [("signin-failed-email:" + account, limits.failedSignInsPerEmail),
-                        ("signin-failed-address:" + address, limits.failedSignInsPerAddress)]
-            // One password check per account at a time in this process, each checked against the failures before
-            // it: racing guesses cannot all pass before the first is counted. Both keys' windows are read in one
-            // query, and only a failure writes, so a successful sign-in costs the limits one read.
+            // The slot is taken before the password is checked, so racing guesses cannot all be hashed; a sign-in
+            // that is not a wrong guess gives it back.
+            let console = policy == .consoleSignIns
+            let account = (console ? "" : tenant.map { "tenant/\($0)/" } ?? "") + RateLimitKey.email(body.peek("email"))
+            let keys = [((console ? "console-failed-email:" : "signin-failed-email:") + account, limits.failedSignInsPerEmail),
+                        ((console ? "console-failed-address:" : "signin-failed-address:") + address, limits.failedSignInsPerAddress)]
+            // Sign-ins to one account take turns in this process, so right passwords queue rather than being refused.
             return try await services.limiter.turns.inTurn(keys[0].0) {
-                try await enforce(keys, in: context.project)
+                let held = try await check.reserve(keys)
                 do {
-                    return try await next(request, context)
+                    let response = try await next(request, context)
+                    await check.release(held)
+                    return response
                 } catch let failure as AuthFailure
                     where [.invalidPassword, .emailNotFound, .invalidLoginCredentials].contains(failure) {
-                    await count(keys)
-                    throw failure
+                    throw failure  // a wrong guess: the slot stays taken
+                } catch {
+                    await check.release(held)
+                    throw error
                 }
             }
         case .signUps:
             guard body.peek("idToken") == nil else { return try await next(request, context) }
-            let keys = [("signup-address:" + address, limits.signUpsPerAddress)]
-            try await enforce(keys, in: context.project)
-            let response = try await next(request, context)
-            await count(keys)
-            return response
+            // Released when no account was created.
+            return try await check.reserving([("signup-address:" + address, limits.signUpsPerAddress)], keepOnFailure: false) {
+                try await next(request, context)
+            }
         case .redirectSessions:
             guard body.peek("providerId") != nil else { return try await next(request, context) }  // no session stored
-            let keys = [("redirect-session-address:" + address, limits.redirectSessionsPerAddress)]
-            let check = LimitCheck(services: services, project: context.project)
-            _ = try await check.reserve(keys)  // counted whatever the outcome: a refused start costs little, but counts
+            // Counted whatever the outcome: a refused start costs little, but counts.
+            _ = try await check.reserve([("redirect-session-address:" + address, limits.redirectSessionsPerAddress)])
             return try await next(request, context)
         case .passkeyChallenges:
-            let keys = [("passkey-challenge-address:" + address, limits.passkeyChallengesPerAddress)]
-            _ = try await LimitCheck(services: services, project: context.project).reserve(keys)
+            _ = try await check.reserve([("passkey-challenge-address:" + address, limits.passkeyChallengesPerAddress)])
             return try await next(request, context)
-        case .consoleSignIns:
-            let keys = [("console-failed-email:" + RateLimitKey.email(body.peek("email")), limits.failedSignInsPerEmail),
-                        ("console-failed-address:" + address, limits.failedSignInsPerAddress)]
-            try await enforce(keys, in: context.project)
-            do {
-                return try await next(request, context)
-            } catch let failure as AuthFailure where failure == .invalidLoginCredentials {
-                await count(keys)
-                throw failure
-            }
         case .emails:
             // Keyed by the address the email goes to: keyed by an ID token it would start afresh with every
             // refresh, letting one account flood any address it sets as its own. An inbox is one inbox whatever
@@ -101,64 +96,50 @@ struct RateLimited: RouterMiddleware {
             }
             let keys = [("email-recipient:" + RateLimitKey.email(recipient), limits.emailsPerRecipient),
                         ("email-address:" + address, limits.emailsPerAddress)]
-            try await enforce(keys, in: context.project)
-            do {
-                let response = try await next(request, context)
-                await count(keys)
-                return response
-            } catch {
-                await count(keys)
-                throw error
-            }
+            // Refused requests keep their slot too (an unknown address must not be probed for free); only a store
+            // that failed before queueing the message gives it back.
+            return try await check.reserving(keys, keepOnFailure: true) { try await next(request, context) }
         }
     }
-
-    private func enforce(_ keys: [(String, RateLimiter.Rule)], in project: ProjectContext?) async throws {
-        try await LimitCheck(services: services, project: project).enforce(keys)
-    }
-
-    private func count(_ keys: [(String, RateLimiter.Rule)]) async {
-        await LimitCheck(services: services, project: nil).count(keys)
-    }
-
 }
 
-/// Checks and counts keys against their rules: shared by the route table's limits and the SMS limits.
+/// Reserves and releases keys against their rules: shared by the route table's limits and the SMS limits.
 struct LimitCheck {
     let services: HearthServices
     let project: ProjectContext?
 
-    /// Throws `failure` if any of `keys` is over its rule: counted (`hearth_rate_limit_refusals_total{limit}`)
-    /// and audited (`rate-limited`), naming the rule, never the key's value (an email, an address).
-    func enforce(_ keys: [(String, RateLimiter.Rule)], else failure: AuthFailure = .tooManyAttempts) async throws {
-        if let (key, rule) = try await services.limiter.firstRefused(keys) {
-            await refuse(key, rule)
+    /// Takes a slot under every one of `keys` before the work (``RateLimiter/reserve(_:)``), or throws `failure`:
+    /// counted (`hearth_rate_limit_refusals_total{limit}`) and audited (`rate-limited`), naming the rule, never the
+    /// key's value (an email, an address). The caller releases the slots when the event turns out not to count.
+    func reserve(_ keys: [(String, RateLimiter.Rule)], else failure: AuthFailure = .tooManyAttempts) async throws
+        -> RateLimiter.Reservation {
+        do {
+            return try await services.limiter.reserve(keys)
+        } catch let refusal as RateLimiter.Refusal {
+            await refuse(refusal.key, refusal.rule)
             throw failure
         }
     }
 
-    /// As ``enforce(_:else:)``, but each key's slot is taken before the work (``RateLimiter/reserve(_:_:)``), so
-    /// racing requests cannot all pass: the caller releases them when the event turns out not to count.
-    func reserve(_ keys: [(String, RateLimiter.Rule)]) async throws -> [RateLimiter.Reservation] {
-        var taken: [RateLimiter.Reservation] = []
-        for (key, rule) in keys {
-            guard let reservation = try await services.limiter.reserve(key, rule) else {
-                await release(taken)
-                await refuse(key, rule)
-                throw AuthFailure.tooManyAttempts
-            }
-            taken.append(reservation)
+    /// Runs `work` holding a slot under each of `keys`. When `work` throws, the slots are given back unless
+    /// `keepOnFailure` and the failure is the client's (an ``AuthFailure`` or ``APIError``): a store or gateway fault
+    /// never costs a caller their budget.
+    func reserving<T>(_ keys: [(String, RateLimiter.Rule)], keepOnFailure: Bool,
+                      _ work: () async throws -> T) async throws -> T {
+        let held = try await reserve(keys)
+        do {
+            return try await work()
+        } catch {
+            if !(keepOnFailure && (error is AuthFailure || error is APIError)) { await release(held) }
+            throw error
         }
-        return taken
     }
 
-    func release(_ reservations: [RateLimiter.Reservation]) async {
-        for reservation in reservations {
-            do {
-                try await services.limiter.release(reservation)
-            } catch {
-                services.logger.warning("rate-limit slot not given back", metadata: ["error": "\(error)"])
-            }
+    func release(_ reservation: RateLimiter.Reservation) async {
+        do {
+            try await services.limiter.release(reservation)
+        } catch {
+            services.logger.warning("rate-limit slot not given back", metadata: ["error": "\(error)"])
         }
     }
 
@@ -169,17 +150,6 @@ struct LimitCheck {
         guard services.limiter.isFirstRefusal(key, rule) else { return }
         await services.audit.record(kind: "rate-limited", projectID: project?.id ?? services.configuration.projectID,
                                     localID: nil, outcome: .failure, details: ["limit": name])
-    }
-
-    /// Counts the keys. A store that cannot count is logged, not passed on: the request itself went through.
-    func count(_ keys: [(String, RateLimiter.Rule)]) async {
-        do {
-            try await services.limiter.record(keys)
-        } catch {
-            services.logger.warning("rate-limit counter not written",
-                                    metadata: ["limits": .string(keys.map { Self.rule(of: $0.0) }.joined(separator: ",")),
-                                               "error": "\(error)"])
-        }
     }
 
     private static func rule(of key: String) -> String { String(key.prefix(while: { $0 != ":" })) }
@@ -214,6 +184,12 @@ enum RateLimitKey {
 }
 
 extension Call {
+    /// A number from a request, as limits key it and the store keeps it: E.164 (``PhoneNumber/normalized(_:)``) in
+    /// production; as given in emulator mode, whose checks Firebase's emulator defines.
+    func phoneNumber(_ given: String) -> String? {
+        configuration.isEmulator ? (PhoneNumber.isValid(given) ? given : nil) : PhoneNumber.normalized(given)
+    }
+
     /// Verification SMS, per number, per address and per number prefix (`QUOTA_EXCEEDED` beyond them), checked where
     /// the number is known (it comes from the body, a pending credential or an enrolled factor, depending on the
     /// route). A prefix that is being pumped (``SMSPumpingWatch``) is halted: refused until the halt ends or an
@@ -231,31 +207,39 @@ extension Call {
             Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", "sms-prefix-halt")]).increment()
             throw AuthFailure.quotaExceeded
         }
-        if limits.enabled { try await check.enforce(keys, else: .quotaExceeded) }
+        // Every budget's slot, then the number's place among its prefix's distinct numbers, is taken before the
+        // text goes out; a text that is not sent gives both back.
+        var held = limits.enabled ? try await check.reserve(keys, else: .quotaExceeded) : .none
+        if watched {
+            do {
+                held = held.merged(with: try await services.smsPumping.admit(number, projectID: project.id))
+            } catch let halted as SMSPumpingWatch.Halted {
+                await check.release(held)
+                Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", "sms-prefix-halt")]).increment()
+                if let halt = halted.started { await announce(halt, in: project) }
+                throw AuthFailure.quotaExceeded
+            }
+        }
         do {
-            let sessionInfo = try await send()
-            if limits.enabled { await check.count(keys) }
-            if watched { await notePumping(number, in: project) }
-            return sessionInfo
+            return try await send()
         } catch let error as SMSDeliveryFailure {
+            await check.release(held)
             services.logger.error("SMS not sent", metadata: ["error": "\(error.reason)",
                 "hint": "configure sms.webhook or sms.twilio in the config file (see docs/sign-in-methods.md)"])
             throw APIError.smsUnavailable
+        } catch {
+            await check.release(held)
+            throw error
         }
     }
 
-    /// Counts the number towards its prefix; a halt this starts is audited (`sms-prefix-halted`) and logged.
-    private func notePumping(_ number: String, in project: ProjectContext) async {
-        do {
-            guard let halt = try await services.smsPumping.noteSent(to: number, projectID: project.id) else { return }
-            let until = ISO8601DateFormatter().string(from: halt.until)
-            services.logger.warning("SMS to a number prefix halted: many distinct numbers asked for codes", metadata: [
-                "prefix": "\(halt.prefix)", "numbers": "\(halt.numbers)", "until": "\(until)",
-                "hint": "if the traffic is genuine, lift it under SMS halts in the console's Outbox view"])
-            await services.audit.record(kind: SMSPumpingWatch.auditKind, projectID: project.id, localID: nil, outcome: .failure,
-                                        details: ["prefix": halt.prefix, "numbers": String(halt.numbers), "until": until])
-        } catch {
-            services.logger.warning("SMS pumping counter not written", metadata: ["error": "\(error)"])
-        }
+    /// A halt this request started: audited (`sms-prefix-halted`) and logged with what to do.
+    private func announce(_ halt: SMSPumpingWatch.Halt, in project: ProjectContext) async {
+        let until = ISO8601DateFormatter().string(from: halt.until)
+        services.logger.warning("SMS to a number prefix halted: many distinct numbers asked for codes", metadata: [
+            "prefix": "\(halt.prefix)", "numbers": "\(halt.numbers)", "until": "\(until)",
+            "hint": "if the traffic is genuine, lift it under SMS halts in the console's Outbox view"])
+        await services.audit.record(kind: SMSPumpingWatch.auditKind, projectID: project.id, localID: nil, outcome: .failure,
+                                    details: ["prefix": halt.prefix, "numbers": String(halt.numbers), "until": until])
     }
 }

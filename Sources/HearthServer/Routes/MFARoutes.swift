@@ -31,8 +31,8 @@ enum MFARoutes {
             if !user.emailVerified { throw AuthFailure.unverifiedEmail }
             throw AuthFailure.invalidArgument("phoneEnrollmentInfo or totpEnrollmentInfo is required")
         }
-        try accounts.secondFactors.checkPhoneEnrollment(user, number: request.phoneNumber, in: project, session: claims)
-        let number = request.phoneNumber ?? ""
+        let number = request.phoneNumber.flatMap(call.phoneNumber) ?? request.phoneNumber ?? ""
+        try accounts.secondFactors.checkPhoneEnrollment(user, number: number, in: project, session: claims)
         let sessionInfo = try await call.sendingSMS(to: number) {
             try await accounts.phone.sendPhoneCode(to: number, purpose: .enrollment, localID: user.localID, in: project,
                                              locale: call.locale, sender: call.services.sms)
