@@ -480,6 +480,33 @@ public final class PostgresStore: IdentityStore, StoreConnection, @unchecked Sen
         }
     }
 
+    public func deleteUsers(projectID: String, tenantID: String?, localIDs: [String]) async throws -> [String] {
+        guard !localIDs.isEmpty else { return [] }
+        let tenant = RecordCoding.tenantColumn(tenantID)
+        let logger = logger
+        return try await transaction { db in
+            for table in ["refresh_tokens", "user_identities"] {
+                try await db.query(PostgresQuery(unsafeSQL: """
+                    DELETE FROM \(table) WHERE project_id = $1 AND tenant_id = $2 AND local_id = ANY($3)
+                    """, binds: try Self.binds(projectID, tenant, localIDs)), logger: logger)
+            }
+            var deleted: [String] = []
+            for try await id in try await db.query("""
+                DELETE FROM users WHERE project_id = \(projectID) AND tenant_id = \(tenant) AND local_id = ANY(\(localIDs))
+                RETURNING local_id
+                """, logger: logger).decode(String.self) { deleted.append(id) }
+            return deleted
+        }
+    }
+
+    private static func binds(_ projectID: String, _ tenant: String, _ localIDs: [String]) throws -> PostgresBindings {
+        var binds = PostgresBindings()
+        try binds.append(projectID)
+        try binds.append(tenant)
+        try binds.append(localIDs)
+        return binds
+    }
+
     public func deleteAllUsers(projectID: String) async throws -> Int {
         let logger = logger
         return try await transaction { [self] db in
@@ -732,37 +759,51 @@ extension PostgresStore {
         return events
     }
 
+    /// Each purge is a statement and a transaction of its own: one that fails is reported with the database's
+    /// message (``HousekeepingReport/failures``) and leaves the others done.
     public func purge(_ housekeeping: Housekeeping) async throws -> HousekeepingReport {
         let (millis, seconds) = (housekeeping.now.epochMilliseconds, housekeeping.now.epochSeconds)
         let outboxCutoff = housekeeping.outboxCreatedBefore.epochMilliseconds
-        let logger = logger
-        return try await transaction { [self] db in
-            func count(_ query: PostgresQuery) async throws -> Int {
+        var report = HousekeepingReport()
+        func purge(_ what: String, _ query: PostgresQuery) async -> Int {
+            do {
                 var rows = 0
-                for try await _ in try await db.query(query, logger: logger) { rows += 1 }
+                for try await _ in try await run(query, logger: logger) { rows += 1 }
                 return rows
+            } catch {
+                report.failures[what] = Self.databaseMessage(error)
+                return 0
             }
-            var report = HousekeepingReport()
-            // Refresh tokens their user revoked (created a second or more before validSince), or whose user is gone.
-            report.refreshTokens = try await count("""
-                DELETE FROM refresh_tokens AS r WHERE NOT EXISTS (
-                    SELECT 1 FROM users AS u WHERE u.project_id = r.project_id AND u.tenant_id = r.tenant_id
-                      AND u.local_id = r.local_id
-                      AND (r.data::jsonb ->> 'createdAt')::bigint >= ((u.data::jsonb ->> 'validSince')::bigint - 1) * 1000)
-                RETURNING 1
-                """)
-            report.pendingSecrets = try await count("DELETE FROM pending_secrets WHERE expires_at <= \(millis) RETURNING 1")
-            report.assertions = try await count("DELETE FROM used_assertions WHERE expires_at < \(seconds) RETURNING 1")
-            report.outboxMessages = try await count("DELETE FROM outbox WHERE created_at < \(outboxCutoff) RETURNING 1")
-            report.webhookMessages = try await count("""
-                DELETE FROM webhook_messages WHERE created_at < \(outboxCutoff) AND next_attempt_at IS NULL RETURNING 1
-                """)
-            report.rateCounters = try await count("DELETE FROM rate_counters WHERE expires_at <= \(seconds) RETURNING 1")
-            if let cutoff = housekeeping.auditBefore?.epochMicros {
-                report.auditEvents = try await count("DELETE FROM audit_events WHERE at_micros < \(cutoff) RETURNING 1")
-            }
-            return report
         }
+        // Refresh tokens their user revoked (created a second or more before validSince), or whose user is gone.
+        // `createdAt` is fractional milliseconds: compared as a number, never cast to an integer.
+        report.refreshTokens = await purge("refreshTokens", """
+            DELETE FROM refresh_tokens AS r WHERE NOT EXISTS (
+                SELECT 1 FROM users AS u WHERE u.project_id = r.project_id AND u.tenant_id = r.tenant_id
+                  AND u.local_id = r.local_id
+                  AND (r.data::jsonb ->> 'createdAt')::double precision
+                      >= ((u.data::jsonb ->> 'validSince')::double precision - 1) * 1000)
+            RETURNING 1
+            """)
+        report.pendingSecrets = await purge("pendingSecrets", "DELETE FROM pending_secrets WHERE expires_at <= \(millis) RETURNING 1")
+        report.assertions = await purge("assertions", "DELETE FROM used_assertions WHERE expires_at < \(seconds) RETURNING 1")
+        report.outboxMessages = await purge("outboxMessages", "DELETE FROM outbox WHERE created_at < \(outboxCutoff) RETURNING 1")
+        report.webhookMessages = await purge("webhookMessages", """
+            DELETE FROM webhook_messages WHERE created_at < \(outboxCutoff) AND next_attempt_at IS NULL RETURNING 1
+            """)
+        report.rateCounters = await purge("rateCounters", "DELETE FROM rate_counters WHERE expires_at <= \(seconds) RETURNING 1")
+        if let cutoff = housekeeping.auditBefore?.epochMicros {
+            report.auditEvents = await purge("auditEvents", "DELETE FROM audit_events WHERE at_micros < \(cutoff) RETURNING 1")
+        }
+        return report
+    }
+
+    /// What PostgreSQL said (its message and SQLSTATE), not postgres-nio's generic description.
+    static func databaseMessage(_ error: any Error) -> String {
+        if let error = error as? PSQLError, let message = error.serverInfo?[.message] {
+            return message + " (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
+        }
+        return String(reflecting: error)
     }
 }
 

@@ -455,6 +455,20 @@ public final class SQLiteStore: IdentityStore, StoreConnection, @unchecked Senda
         }
     }
 
+    public func deleteUsers(projectID: String, tenantID: String?, localIDs: [String]) async throws -> [String] {
+        guard !localIDs.isEmpty else { return [] }
+        let key: [SQLiteData] = [.text(projectID), .text(RecordCoding.tenantColumn(tenantID))] + localIDs.map { .text($0) }
+        let list = Array(repeating: "?", count: localIDs.count).joined(separator: ",")
+        return try await write { db in
+            for table in ["refresh_tokens", "user_identities"] {
+                _ = try await db.query("DELETE FROM \(table) WHERE project_id = ? AND tenant_id = ? AND local_id IN (\(list))", key)
+            }
+            return try await db.query(
+                "DELETE FROM users WHERE project_id = ? AND tenant_id = ? AND local_id IN (\(list)) RETURNING local_id", key
+            ).compactMap { $0.column("local_id")?.string }
+        }
+    }
+
     public func deleteAllUsers(projectID: String) async throws -> Int {
         try await write { [self] db in
             _ = try await db.query("DELETE FROM refresh_tokens WHERE project_id = ?", [.text(projectID)])
@@ -711,36 +725,43 @@ extension SQLiteStore {
             .map { try codec.decode(AuditEvent.self, from: $0.column("data")?.string ?? "") }
     }
 
+    /// Each purge is a statement and a transaction of its own: one that fails is reported with SQLite's message
+    /// (``HousekeepingReport/failures``) and leaves the others done.
     public func purge(_ housekeeping: Housekeeping) async throws -> HousekeepingReport {
         let now = housekeeping.now
-        return try await write { [self] db in
-            var report = HousekeepingReport()
-            // Refresh tokens their user revoked (created a second or more before validSince), or whose user is gone.
-            report.refreshTokens = try await db.query("""
-                DELETE FROM refresh_tokens WHERE rowid IN (
-                    SELECT r.rowid FROM refresh_tokens AS r LEFT JOIN users AS u
-                      ON u.project_id = r.project_id AND u.tenant_id = r.tenant_id AND u.local_id = r.local_id
-                    WHERE u.local_id IS NULL
-                       OR json_extract(r.data, '$.createdAt') < (json_extract(u.data, '$.validSince') - 1) * 1000)
-                RETURNING 1
-                """).count
-            report.pendingSecrets = try await db.query("DELETE FROM pending_secrets WHERE expires_at <= ? RETURNING 1",
-                                                       [.integer(Int(now.epochMilliseconds))]).count
-            report.assertions = try await db.query("DELETE FROM used_assertions WHERE expires_at < ? RETURNING 1",
-                                                   [.integer(Int(now.epochSeconds))]).count
-            report.outboxMessages = try await db.query("DELETE FROM outbox WHERE created_at < ? RETURNING 1",
-                                                       [.integer(Int(housekeeping.outboxCreatedBefore.epochMilliseconds))]).count
-            report.webhookMessages = try await db.query(
-                "DELETE FROM webhook_messages WHERE created_at < ? AND next_attempt_at IS NULL RETURNING 1",
-                [.integer(Int(housekeeping.outboxCreatedBefore.epochMilliseconds))]).count
-            report.rateCounters = try await db.query("DELETE FROM rate_counters WHERE expires_at <= ? RETURNING 1",
-                                                     [.integer(Int(now.epochSeconds))]).count
-            if let cutoff = housekeeping.auditBefore {
-                report.auditEvents = try await db.query("DELETE FROM audit_events WHERE at_micros < ? RETURNING 1",
-                                                        [.integer(Int(cutoff.epochMicros))]).count
+        let outboxCutoff = SQLiteData.integer(Int(housekeeping.outboxCreatedBefore.epochMilliseconds))
+        var report = HousekeepingReport()
+        func purge(_ what: String, _ sql: String, _ bindings: [SQLiteData] = []) async -> Int {
+            do {
+                return try await write { db in try await db.query(sql, bindings).count }
+            } catch {
+                report.failures[what] = (error as? SQLiteError)?.message ?? String(reflecting: error)
+                return 0
             }
-            return report
         }
+        // Refresh tokens their user revoked (created a second or more before validSince), or whose user is gone.
+        report.refreshTokens = await purge("refreshTokens", """
+            DELETE FROM refresh_tokens WHERE rowid IN (
+                SELECT r.rowid FROM refresh_tokens AS r LEFT JOIN users AS u
+                  ON u.project_id = r.project_id AND u.tenant_id = r.tenant_id AND u.local_id = r.local_id
+                WHERE u.local_id IS NULL
+                   OR json_extract(r.data, '$.createdAt') < (json_extract(u.data, '$.validSince') - 1) * 1000)
+            RETURNING 1
+            """)
+        report.pendingSecrets = await purge("pendingSecrets", "DELETE FROM pending_secrets WHERE expires_at <= ? RETURNING 1",
+                                            [.integer(Int(now.epochMilliseconds))])
+        report.assertions = await purge("assertions", "DELETE FROM used_assertions WHERE expires_at < ? RETURNING 1",
+                                        [.integer(Int(now.epochSeconds))])
+        report.outboxMessages = await purge("outboxMessages", "DELETE FROM outbox WHERE created_at < ? RETURNING 1", [outboxCutoff])
+        report.webhookMessages = await purge("webhookMessages",
+            "DELETE FROM webhook_messages WHERE created_at < ? AND next_attempt_at IS NULL RETURNING 1", [outboxCutoff])
+        report.rateCounters = await purge("rateCounters", "DELETE FROM rate_counters WHERE expires_at <= ? RETURNING 1",
+                                          [.integer(Int(now.epochSeconds))])
+        if let cutoff = housekeeping.auditBefore {
+            report.auditEvents = await purge("auditEvents", "DELETE FROM audit_events WHERE at_micros < ? RETURNING 1",
+                                             [.integer(Int(cutoff.epochMicros))])
+        }
+        return report
     }
 }
 

@@ -61,6 +61,7 @@ struct Users: AsyncParsableCommand {
             let flags = [user.disabled ? "disabled" : nil, user.emailVerified ? "verified" : nil,
                          user.customAttributes.map { "claims \($0)" }].compactMap { $0 }
             let providers = (user.passwordHash == nil ? [] : ["password"]) + user.providers.map(\.providerID)
+                + (user.customAuth == true ? ["custom"] : []) + ((user.passkeys ?? []).isEmpty ? [] : ["passkey"])
             table.append([user.localID, name, user.displayName ?? "", providers.joined(separator: ","), flags.joined(separator: " ")])
         }
         table.print(json: false, whenEmpty: "no users; create one with `hearth users create --email EMAIL --password PASSWORD`")

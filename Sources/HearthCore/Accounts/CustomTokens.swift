@@ -107,14 +107,16 @@ public struct CustomTokens: UseCase {
         guard asserted.tenantID == tenantID else { throw AuthFailure.tenantIDMismatch }
         if let found = try await store.user(projectID: project.id, tenantID: tenantID, localID: asserted.uid) {
             guard !found.disabled else { throw AuthFailure.userDisabled }
-            let stamp = SignInStamp(projectID: project.id, tenantID: found.tenantID, localID: found.localID, at: now,
+            var stamp = SignInStamp(projectID: project.id, tenantID: found.tenantID, localID: found.localID, at: now,
                                     signedIn: true)
+            stamp.customToken = true  // a credential: an anonymous account signed into this way is anonymous no more
             return try await completeSignIn(found, provider: "custom", in: project, now: now, .firstFactor(stamp: stamp),
                                             extraClaims: asserted.claims)
         }
         var user = UserRecord(projectID: project.id, tenantID: tenantID, localID: asserted.uid,
                               validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
         user.tenantID = tenantID
+        user.customAuth = true
         user = try await create(user, origin: .customToken, in: project)
         do {
             return try await completeSignIn(user, provider: "custom", in: project, now: now, .created,

@@ -14,8 +14,10 @@ public struct Operations: UseCase {
     public static let anonymousLifetime: TimeInterval = 30 * 86_400
 
     /// Identity Platform's `autodeleteAnonymousUsers` for one project or tenant (when its setting is on): deletes the
-    /// anonymous accounts whose last sign-in, refresh or creation is older than 30 days, reading the users a page
-    /// of `batch` at a time; each is an audit event (`account-deleted`, `by: autodelete`). Returns how many.
+    /// anonymous accounts (``UserRecord/isAnonymous``) whose last sign-in, refresh or creation is older than 30 days,
+    /// reading the users a page of `batch` at a time and deleting each page's in one transaction, their audit events
+    /// (`account-deleted`, `by: autodelete`) in one more. Short transactions: sign-ins wait for none for long.
+    /// Returns how many.
     public func deleteInactiveAnonymousUsers(in project: ProjectContext, now: Date, batch: Int = 500) async throws -> Int {
         guard project.settings.autodeleteAnonymousUsers == true else { return 0 }
         let cutoff = now - Self.anonymousLifetime
@@ -23,13 +25,24 @@ public struct Operations: UseCase {
         var deleted = 0
         while true {
             let page = try await store.users(projectID: project.id, tenantID: project.tenantID, after: after, limit: batch)
-            for user in page where user.isAnonymous {
-                let lastUsed = [user.createdAt, user.lastLoginAt, user.lastRefreshAt].compactMap { $0 }.max() ?? user.createdAt
-                guard lastUsed < cutoff else { continue }
-                if try await store.deleteUser(projectID: project.id, tenantID: project.tenantID, localID: user.localID) {
-                    deleted += 1
-                    await audit?.record(SecurityEvent(kind: .accountDeleted, projectID: project.id, localID: user.localID,
-                                                      details: ["by": "autodelete"]))
+            let inactive = page.filter { user in
+                user.isAnonymous
+                    && ([user.createdAt, user.lastLoginAt, user.lastRefreshAt].compactMap { $0 }.max() ?? user.createdAt) < cutoff
+            }
+            let gone = try await store.deleteUsers(projectID: project.id, tenantID: project.tenantID,
+                                                   localIDs: inactive.map(\.localID))
+            deleted += gone.count
+            if let audit, !gone.isEmpty {
+                var rows: [AuditEvent] = []
+                for localID in gone {
+                    var event = SecurityEvent(kind: .accountDeleted, projectID: project.id, localID: localID,
+                                              details: ["by": "autodelete"])
+                    event.tenantID = project.tenantID
+                    if let row = audit.row(for: event) { rows.append(row) } else { await audit.record(event) }
+                }
+                if !rows.isEmpty {
+                    _ = try await store.write { tx in for row in rows { tx.insertAuditEvent(row) } }
+                    for row in rows { audit.committed(row) }
                 }
             }
             guard page.count == batch, let last = page.last else { return deleted }

@@ -32,6 +32,7 @@ public struct PasswordAccounts: UseCase {
             // An anonymous account takes no profile at sign-up, as Firebase's: a name comes with an update.
             var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(),
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
+            user.anonymousSignUp = true
             user.enrollments = try MFAEnrollmentInput.resolve(secondFactors, existing: [], now: now, ids: .generated)
             try ProfileLimits.check(user)
             user = try await create(user, origin: .anonymous, in: project)
@@ -49,6 +50,7 @@ public struct PasswordAccounts: UseCase {
             var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(), email: EmailAddress.normalized(email),
                                   displayName: displayName, passwordHash: hash, passwordUpdatedAt: now,
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
+            user.anonymousSignUp = true
             user.enrollments = try MFAEnrollmentInput.resolve(secondFactors, existing: [], now: now, ids: .generated)
             try ProfileLimits.check(user)
             // A taken address is refused before the pipeline's hooks see an account that cannot be stored (the

@@ -41,6 +41,10 @@ public struct UserRecord: Sendable, Codable, Equatable {
     public var mfaEnrollments: [MFAEnrollment]?
     /// Passkeys (`passkeyInfo`), oldest first; `nil` for none.
     public var passkeys: [PasskeyCredential]? = nil
+    /// Set when the account was created by an anonymous sign-up; `nil` otherwise. Read through ``isAnonymous``.
+    public var anonymousSignUp: Bool? = nil
+    /// Signed in with a custom token at least once (Firebase's `customAuth`): a credential, so not anonymous.
+    public var customAuth: Bool? = nil
     /// How many times the stored account has been written (`nil`: never since it was created). Every
     /// ``IdentityStore/updateUser(_:uniqueEmail:revokeRefreshTokens:)`` compares it with the stored one and
     /// moves it on, so a change based on a stale read fails instead of silently undoing another.
@@ -78,9 +82,12 @@ public struct UserRecord: Sendable, Codable, Equatable {
         self.providers = providers
     }
 
-    /// An anonymous account has no email, no password, no phone and no linked provider.
+    /// Anonymous, as Firebase means it: signed up anonymously, and no credential of any kind since (no email or
+    /// password, phone, linked provider, passkey or custom-token sign-in). The one definition auto-delete, the
+    /// console, `hearth users list` and the wire read. A custom-token account is not anonymous: it never was.
     public var isAnonymous: Bool {
-        email == nil && !hasEmailCredential && phoneNumber == nil && providers.isEmpty
+        anonymousSignUp == true && email == nil && !hasEmailCredential && phoneNumber == nil && providers.isEmpty
+            && (passkeys ?? []).isEmpty && customAuth != true
     }
 
     /// The normalized email used for lookups and uniqueness.

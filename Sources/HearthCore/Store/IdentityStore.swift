@@ -94,6 +94,8 @@ public struct SignInStamp: Sendable, Equatable {
     public var rehash: String?
     /// Nothing is written (and `nil` returned) when the account was disabled meanwhile.
     public var refuseDisabled = false
+    /// A custom-token sign-in: marks the account `customAuth`, so it is not anonymous (``UserRecord/isAnonymous``).
+    public var customToken = false
 
     public init(projectID: String, tenantID: String?, localID: String, at: Date, signedIn: Bool,
                 verifiedPasswordHash: String? = nil, rehash: String? = nil) {
@@ -114,6 +116,7 @@ public struct SignInStamp: Sendable, Equatable {
         user.lastRefreshAt = at
         if signedIn { user.lastLoginAt = at }
         if let rehash { user.passwordHash = rehash }
+        if customToken { user.customAuth = true }
         user.version = (user.version ?? 0) + 1
         return true
     }

@@ -230,6 +230,16 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         }
     }
 
+    public func deleteUsers(projectID: String, tenantID: String?, localIDs: [String]) async throws -> [String] {
+        withState { state in
+            localIDs.filter { localID in
+                let key = Key(project: projectID, tenant: tenantID, id: localID)
+                state.dropRefreshTokens(of: key)
+                return state.remove(key)
+            }
+        }
+    }
+
     public func tenant(projectID: String, id: String) async throws -> TenantRecord? {
         withState { $0.tenants[projectID]?[id] }
     }

@@ -18,6 +18,8 @@ public struct AuditEvent: Sendable, Codable, Equatable {
     public var outcome: Outcome
     public var clientAddress: String?
     public var details: [String: String]
+    /// The tenant the event happened in; `nil` for the project's own scope.
+    public var tenantID: String?
 
     public init(id: String = UUID().uuidString, projectID: String, at: Date, kind: String, localID: String?,
                 outcome: Outcome, clientAddress: String?, details: [String: String] = [:]) {
@@ -98,6 +100,9 @@ public struct HousekeepingReport: Sendable, Equatable {
     public var rateCounters = 0
     public var auditEvents = 0
     public var webhookMessages = 0
+    /// Purges that failed, by what they purge (`refreshTokens`, …), each with the database's own message. Each
+    /// purge is a statement of its own: one that fails leaves the others done.
+    public var failures: [String: String] = [:]
 
     public init() {}
 

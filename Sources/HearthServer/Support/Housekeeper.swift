@@ -9,7 +9,7 @@ import Synchronization
 /// sessions (createAuthUri, MFA, SMS), one-time assertion digests, rate-limit windows, outbox messages whose codes
 /// have expired (delivered ones are deleted at delivery, so raw codes never outlive their use), and audit events
 /// past their retention. Each pass also reports the outbox backlog to metrics. Several instances may run it at
-/// once: each pass is one transaction of idempotent deletes.
+/// once: each purge is an idempotent delete in a transaction of its own.
 struct Housekeeper: Service, CustomStringConvertible {
     let store: any IdentityStore
     let clock: any HearthClock
@@ -32,6 +32,8 @@ struct Housekeeper: Service, CustomStringConvertible {
                 return true
             }
         }
+        /// A run that failed: the next pass tries again.
+        func forget() { date.withLock { $0 = nil } }
     }
 
     var description: String { "Housekeeper" }
@@ -50,31 +52,48 @@ struct Housekeeper: Service, CustomStringConvertible {
         }
     }
 
-    /// One pass: purge, then report the backlog. Failures are logged and retried at the next pass.
+    /// One pass: purge, the daily cleanup, then the backlog report. Each step, and each purge within the first,
+    /// is a transaction of its own: one that fails is logged with the database's message and retried at the next
+    /// pass, and cancels none of the others.
     @discardableResult
     func pass() async -> HousekeepingReport? {
         let now = clock.now()
         let retention = auditRetention.map { TimeInterval($0.components.seconds) }
+        var report: HousekeepingReport?
         do {
-            let report = try await store.purge(Housekeeping(
+            let purged = try await store.purge(Housekeeping(
                 now: now, outboxCreatedBefore: now - Self.outboxRetention, auditBefore: retention.map { now - $0 }))
-            if report.total > 0 {
+            if purged.total > 0 {
                 logger.info("housekeeping", metadata: [
-                    "refreshTokens": "\(report.refreshTokens)", "pendingSecrets": "\(report.pendingSecrets)",
-                    "assertions": "\(report.assertions)", "outboxMessages": "\(report.outboxMessages)",
-                    "rateCounters": "\(report.rateCounters)", "auditEvents": "\(report.auditEvents)"])
+                    "refreshTokens": "\(purged.refreshTokens)", "pendingSecrets": "\(purged.pendingSecrets)",
+                    "assertions": "\(purged.assertions)", "outboxMessages": "\(purged.outboxMessages)",
+                    "rateCounters": "\(purged.rateCounters)", "auditEvents": "\(purged.auditEvents)"])
             }
-            if let anonymousCleanup, lastCleanup.claim(now) {
+            for (what, message) in purged.failures.sorted(by: { $0.key < $1.key }) {
+                logger.warning("housekeeping: a purge failed; the others ran, and it is retried at the next pass",
+                               metadata: ["purge": "\(what)", "error": "\(message)"])
+            }
+            report = purged
+        } catch {
+            logger.warning("housekeeping: the purges could not run; retrying at the next pass", metadata: ["error": "\(error)"])
+        }
+        if let anonymousCleanup, lastCleanup.claim(now) {
+            do {
                 let deleted = try await anonymousCleanup(now)
                 if deleted > 0 { logger.info("inactive anonymous accounts deleted (autodeleteAnonymousUsers)", metadata: ["count": "\(deleted)"]) }
+            } catch {
+                logger.warning("housekeeping: deleting inactive anonymous accounts failed; retrying at the next pass",
+                               metadata: ["error": "\(error)"])
+                lastCleanup.forget()
             }
+        }
+        do {
             let backlog = try await store.outboxBacklog()
             Gauge(label: "hearth_outbox_pending").record(backlog.pending)
             Gauge(label: "hearth_outbox_given_up").record(backlog.givenUp)
-            return report
         } catch {
-            logger.warning("housekeeping pass failed; retrying at the next one", metadata: ["error": "\(error)"])
-            return nil
+            logger.warning("housekeeping: the outbox backlog could not be read", metadata: ["error": "\(error)"])
         }
+        return report
     }
 }

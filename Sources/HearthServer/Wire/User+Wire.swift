@@ -49,6 +49,7 @@ extension UserInfo {
         screenName = user.screenName
         initialEmail = user.initialEmail
         emailLinkSignin = user.emailLinkSignin == true ? true : nil
+        customAuth = user.customAuth == true ? true : nil
         let providers = user.providerUserInfo
         providerUserInfo = providers.isEmpty ? nil : providers.map {
             ProviderUserInfoWire(providerId: $0.providerID, rawId: $0.rawID, federatedId: $0.federatedID,

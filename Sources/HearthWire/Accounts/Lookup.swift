@@ -67,6 +67,8 @@ public struct UserInfo: Codable, Sendable, Equatable {
     public var initialEmail: String?
     /// Present (true) once the user has signed in with an email link.
     public var emailLinkSignin: Bool?
+    /// Present (true) once the user has signed in with a custom token ("authenticated by the developer").
+    public var customAuth: Bool?
 
     public init(localId: String) { self.localId = localId }
 

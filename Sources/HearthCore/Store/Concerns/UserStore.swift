@@ -20,6 +20,9 @@ public protocol UserStore: Sendable {
     /// Deletes an account and its refresh tokens; `false` if there was none.
     @discardableResult
     func deleteUser(projectID: String, tenantID: String?, localID: String) async throws -> Bool
+    /// Deletes the accounts of `localIDs` with their refresh tokens and identities, in one transaction; returns the
+    /// ids that were there. The batch form housekeeping deletes in.
+    func deleteUsers(projectID: String, tenantID: String?, localIDs: [String]) async throws -> [String]
     /// Deletes every account of a project (the emulator's reset); returns how many.
     @discardableResult
     func deleteAllUsers(projectID: String) async throws -> Int

@@ -112,7 +112,10 @@ function render(users, caption) {
     const first = cell(row, "");
     const open = document.createElement("a");
     open.className = "open-user";
-    const providers = (user.providerUserInfo || []).map((p) => p.providerId);
+    // Credentials without a providerUserInfo entry are listed too: a custom token ("authenticated by the developer",
+    // customAuth) and passkeys. Anonymous is what is left: no credential of any kind (UserRecord.isAnonymous).
+    const providers = (user.providerUserInfo || []).map((p) => p.providerId)
+      .concat(user.customAuth ? ["custom token"] : [], (user.passkeyInfo || []).length ? ["passkey"] : []);
     const anonymous = !user.email && !user.phoneNumber && providers.length === 0;
     open.textContent = user.email || (anonymous ? "(anonymous)" : "(no email)");
     open.href = "#/users/" + encodeURIComponent(user.localId);
