@@ -11,7 +11,8 @@ import Testing
     static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
 
     /// A tenant user whose uid is also a project user's asks, naming no tenant, to change their email: the code is
-    /// the tenant's, refused in the project, and the project user's email never changes.
+    /// the tenant's, refused where another tenant is named, and run in its own tenant where none is; the project
+    /// user's email never changes.
     @Test func aTenantUsersEmailChangeCodeNeverTouchesTheProjectUserWithTheSameUID() async throws {
         let app = TestApp(protection: false)
         try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "t-a", allowPasswordSignup: true))
@@ -34,13 +35,16 @@ import Testing
             #expect(sent.status == 200, "\(sent.text)")
             let message = try #require(try await app.store.outboxMessages(projectID: "demo-project").last)
             #expect(message.tenantID == "t-a" && message.link.contains("tenantId=t-a"), "the link names the user's tenant: \(message.link)")
+            // Naming the project's scope explicitly ("" is none) or another tenant: refused, as Identity Platform does.
+            try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "t-b", allowPasswordSignup: true))
             for path in [Self.v1 + "/accounts:update", Self.v3 + "/setAccountInfo"] {
-                let applied = try await client.post(path, ["oobCode": message.code])
-                #expect(applied.errorMessage?.hasPrefix("INVALID_OOB_CODE") == true, "\(path): \(applied.text)")
+                let applied = try await client.post(path, ["oobCode": message.code, "tenantId": "t-b"])
+                #expect(applied.errorMessage?.hasPrefix("TENANT_ID_MISMATCH") == true, "\(path): \(applied.text)")
             }
             let project = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: victim))
             #expect(project.email == "victim@example.com", "the project user's email is untouched")
-            let inTenant = try await client.post(Self.v1 + "/accounts:update", ["oobCode": message.code, "tenantId": "t-a"])
+            // Naming none, the code runs in the tenant that sent it: the tenant's user changes, never the project's.
+            let inTenant = try await client.post(Self.v3 + "/setAccountInfo", ["oobCode": message.code])
             #expect(inTenant.status == 200, "the code works in its own tenant: \(inTenant.text)")
             #expect(try await app.store.user(projectID: "demo-project", tenantID: "t-a", localID: victim)?.email == "taken-over@example.com")
             #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: victim)?.email == "victim@example.com")

@@ -151,14 +151,10 @@ extension UseCase {
         } catch {
             throw AuthFailure.invalidIDToken
         }
-        // A call that names a tenant takes only that tenant's tokens; one that names none acts in the token's, and
-        // a disabled tenant's tokens stop working (a call naming the tenant was refused before it got here).
-        if let tenant = project.tenantID, claims.firebase?.tenant != tenant { throw AuthFailure.tenantIDMismatch }
-        if project.tenantID == nil, let tenant = claims.firebase?.tenant,
-           try await store.tenant(projectID: project.id, id: tenant)?.disableAuth != false {
-            throw AuthFailure.projectDisabled
-        }
-        guard let user = try await store.user(projectID: project.id, tenantID: claims.firebase?.tenant,
+        // A token acts only in its own scope: the server puts a call that names no tenant in its token's tenant
+        // before any rule runs (so the tenant's settings apply), and one left in another scope is refused here.
+        guard claims.firebase?.tenant == project.tenantID else { throw AuthFailure.tenantIDMismatch }
+        guard let user = try await store.user(projectID: project.id, tenantID: project.tenantID,
                                               localID: claims.sub)
         else { throw AuthFailure.userNotFound }
         try checkSession(claims, of: user)

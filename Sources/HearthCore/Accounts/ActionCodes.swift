@@ -221,6 +221,15 @@ public struct ActionCodes: UseCase {
         }
     }
 
+    /// The scope a code was sent from (`nil`: the project's own), or `nil` when there is no such code: where a call
+    /// that carries it and names no tenant runs.
+    public func scope(ofCode code: String, in project: ProjectContext) async throws -> String?? {
+        guard !code.isEmpty, code.utf8.count <= 256,
+              let record = try await store.actionCode(projectID: project.id, digest: storageDigest(code))
+        else { return .none }
+        return .some(record.tenantID)
+    }
+
     /// What a code is for, without using it (`resetPassword` with `oobCode` alone, `checkActionCode`).
     public func inspectActionCode(in project: ProjectContext, code: String?) async throws -> ActionCodeRecord {
         guard let code, !code.isEmpty else { throw AuthFailure.missingOobCode }

@@ -69,7 +69,7 @@ public struct PhoneSignIn: UseCase {
             try await beforeSend(OutgoingMessage(.sms(type: type, phoneNumber: number), localID: localID,
                                                  tenantID: project.tenantID), in: project)
         }
-        let sessionInfo = SecureRandom.token(byteCount: 48)
+        let sessionInfo = ScopedSecret.make(tenantID: project.tenantID, byteCount: 48)
         let session = PhoneVerificationSession(phoneNumber: number, codeDigest: Self.codeDigest(session: sessionInfo, code: code),
                                                purpose: purpose, localID: localID, enrollmentID: enrollmentID)
         try await store.insertPending(PendingRecord(
@@ -140,7 +140,7 @@ public struct PhoneSignIn: UseCase {
             if let owner, owner.localID != current.localID {
                 // A proof is answered once; coming back with it, the number is still someone else's.
                 if !(temporaryProof ?? "").isEmpty { throw AuthFailure.phoneNumberExists }
-                let proof = SecureRandom.token(byteCount: 48)
+                let proof = ScopedSecret.make(tenantID: project.tenantID, byteCount: 48)
                 try await store.insertPending(PendingRecord(
                     digest: pendingKey(proof, in: project), projectID: project.id, kind: .phoneVerification,
                     payload: try RecordCoding.encode(PhoneVerificationSession(phoneNumber: number, codeDigest: "",

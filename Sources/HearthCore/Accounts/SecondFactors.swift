@@ -68,7 +68,7 @@ public struct SecondFactors: UseCase {
         try checkEnrollable(user, provider: .totp, in: project, session: claims)
         let now = clock.now()
         let secret = Base32.encode(TOTP.newSecret())
-        let sessionInfo = SecureRandom.token()
+        let sessionInfo = ScopedSecret.make(tenantID: project.tenantID)
         let expires = now + Self.pendingLifetime
         try await store.insertPending(PendingRecord(
             digest: pendingKey(sessionInfo, in: project), projectID: project.id, kind: .totpEnrollment,
@@ -309,7 +309,7 @@ extension UseCase {
     static var pendingLifetime: TimeInterval { 600 }
     func secondFactorRequired(for user: UserRecord, provider: String, extraClaims: String?, in project: ProjectContext,
                               now: Date) async throws -> SecondFactorRequired {
-        let credential = SecureRandom.token()
+        let credential = ScopedSecret.make(tenantID: project.tenantID)
         let payload = MFAPendingSignIn(localID: user.localID, tenantID: user.tenantID, provider: provider,
                                        extraClaims: extraClaims)
         try await store.insertPending(PendingRecord(

@@ -45,3 +45,25 @@ public func constantTimeEquals(_ a: some Collection<UInt8>, _ b: some Collection
     for (x, y) in zip(a, b) { difference |= x ^ y }
     return difference == 0
 }
+
+/// A secret handed to a client for a later call of the same flow (`mfaPendingCredential`, an SMS `sessionInfo`, a
+/// TOTP enrollment's `sessionInfo`, a phone number's temporary proof) that names its tenant: `<random>.<tenant>`.
+/// A call that carries one and names no tenant runs in the secret's tenant (the server's tenant scope reads it with
+/// ``tenant(of:)``). The name is only a pointer: secrets are stored under a key derived from their tenant as well,
+/// so one whose tenant part was changed finds nothing.
+///
+/// ```swift
+/// let sessionInfo = ScopedSecret.make(tenantID: "acme-a1b2c")   // "Jq…Xw.acme-a1b2c"
+/// ScopedSecret.tenant(of: sessionInfo)                           // "acme-a1b2c"
+/// ```
+public enum ScopedSecret {
+    public static func make(tenantID: String?, byteCount: Int = 32) -> String {
+        SecureRandom.token(byteCount: byteCount) + (tenantID.map { "." + $0 } ?? "")
+    }
+
+    /// The tenant a secret names, or `nil` for the project's own (base64url has no dot).
+    public static func tenant(of secret: String) -> String? {
+        guard let dot = secret.lastIndex(of: "."), secret.index(after: dot) < secret.endIndex else { return nil }
+        return String(secret[secret.index(after: dot)...])
+    }
+}

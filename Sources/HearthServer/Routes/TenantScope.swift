@@ -4,33 +4,54 @@ import HearthWire
 import Hummingbird
 import NIOCore
 
-/// Puts a call in the tenant it names: the path's `{tenant}` (the admin API's `…/tenants/{tenant}/accounts`) or the
-/// body's `tenantId` (every client call of a tenant-aware SDK). Handlers then see a ``ProjectContext`` scoped to the
-/// tenant: its users, its switches (which the route's ``RouteRules`` then check). Production refuses a tenant that does not exist (`TENANT_NOT_FOUND`) rather
-/// than acting in the project; emulator mode creates it with every sign-in method on, as Firebase's emulator does.
+/// Puts a call in its tenant, once, before any rule runs: the one the path (`…/tenants/{tenant}/accounts`) or the
+/// body's `tenantId` names, or else the one of the credentials the call carries — an ID token, a pending MFA
+/// credential, an SMS or TOTP `sessionInfo`, a temporary proof (``ScopedSecret``), an `oobCode`. Handlers then see a
+/// ``ProjectContext`` scoped to the tenant: its users and every setting of it (sign-in switches, password policy,
+/// SMS regions, CAPTCHA, MFA, email privacy), which the route's ``RouteRules`` and the core read. A call whose named
+/// tenant and credentials disagree is refused (`TENANT_ID_MISMATCH`), as Identity Platform refuses it. Refresh
+/// tokens carry their tenant in their stored record, which ``Sessions/refresh(in:refreshToken:)`` acts in.
+///
+/// Production refuses a tenant that does not exist (`TENANT_NOT_FOUND`) rather than acting in the project; emulator
+/// mode creates it with every sign-in method on, as Firebase's emulator does.
 enum TenantScope {
     static func apply(to context: inout HearthRequestContext, services: HearthServices) async throws {
         let fromPath = context.parameters.get("tenant")?.removingPercentEncoding
         let body = context.body
         // A `tenantId` that is not a string is refused here: read as absent, it would put the call in the project.
-        // A call that names none but carries a tenant's ID token acts on that token's user, in its tenant; the
-        // token's tenant is checked where the token is verified (`AccountContext.authenticate`).
         let value = (try? body.object.get())?.value("tenantId")
         let named = value.flatMap(WireObject.text)
         if let value, named == nil {
             throw APIError.invalidArgument(.wrongType(path: "/tenantId", expected: "string", got: value.typeName))
         }
         if let fromPath, let named, fromPath != named { throw APIError.business(.tenantIDMismatch) }
-        guard let id = fromPath ?? named, !id.isEmpty else { return }
+        let asked = (fromPath ?? named).flatMap { $0.isEmpty ? nil : $0 }  // "" is no tenant, as everywhere else
         // An Admin SDK on a client path (a bearer, no key): the project its handler would pick.
         var resolved = context.project
         if resolved == nil { resolved = try await adminProject(context, body.peek("targetProjectId"), services) }
         guard let project = resolved else { return }
-        let scoped = try await services.project(project, inTenant: id)
-        if let idToken = body.peek("idToken"), let claims = IDTokenPeek.claims(of: idToken), claims.firebase?.tenant != id {
-            throw APIError.business(.tenantIDMismatch)
+        let carried = try await credentialScopes(of: body, in: project, services: services)
+        if let first = carried.first, carried.contains(where: { $0 != first }) { throw APIError.business(.tenantIDMismatch) }
+        if let asked, let first = carried.first, first != asked { throw APIError.business(.tenantIDMismatch) }
+        guard let id = asked ?? carried.first ?? nil else { return }
+        context.project = try await services.project(project, inTenant: id)
+    }
+
+    /// The scope (a tenant id, or `nil` for the project's own) of each credential in the body. Read without verifying
+    /// them: where each is used it is verified, and checked against the call's scope again.
+    static func credentialScopes(of body: RequestBody, in project: ProjectContext, services: HearthServices)
+        async throws -> [String?] {
+        var scopes: [String?] = []
+        if let idToken = body.peek("idToken"), let claims = IDTokenPeek.claims(of: idToken) {
+            scopes.append(claims.firebase?.tenant)
         }
-        context.project = scoped
+        let secrets = ["mfaPendingCredential", "sessionInfo", "temporaryProof"].compactMap { body.peek($0) }
+            + ["phoneVerificationInfo", "totpVerificationInfo", "phoneSignInInfo"].compactMap { body.nested($0)?.peek("sessionInfo") }
+        for secret in secrets where !secret.isEmpty { scopes.append(ScopedSecret.tenant(of: secret)) }
+        if let code = body.peek("oobCode"), case .some(let scope) = try await services.accounts.actionCodes.scope(ofCode: code, in: project) {
+            scopes.append(scope)
+        }
+        return scopes
     }
 
     static func adminProject(_ context: HearthRequestContext, _ target: String?, _ services: HearthServices)
