@@ -119,8 +119,30 @@ import Testing
         #expect(throws: WireDecodingError.self) { try WireObject(json: Data(text.utf8)) }
     }
 
+    /// One field given twice, by one name or by a name and its aliases, is refused where the body is parsed: readers
+    /// that pick a spelling each would otherwise act on different values of one body.
+    @Test(arguments: [
+        #"{"requestType":"VERIFY_EMAIL","requestType":"PASSWORD_RESET"}"#,
+        #"{"request_type":"VERIFY_EMAIL","_request_type":"PASSWORD_RESET"}"#,
+        #"{"requestType":"VERIFY_EMAIL","request_type":"PASSWORD_RESET"}"#,
+        #"{"phoneEnrollmentInfo":{"recaptchaToken":"a","recaptcha_token":"b"}}"#,
+    ])
+    func fieldsSpelledTwice(_ text: String) {
+        #expect(throws: WireDecodingError.self) { try WireObject(json: Data(text.utf8)) }
+        #expect { try WireObject(json: Data(text.utf8)) } throws: { error in
+            if case .duplicateField = error as? WireDecodingError { true } else { false }
+        }
+    }
+
+    @Test func formFieldsSpelledTwice() {
+        for form in ["email=a&email=b", "grant_type=refresh_token&grantType=password"] {
+            #expect(throws: WireDecodingError.self, "\(form)") { try WireObject(form: Data(form.utf8)) }
+        }
+        #expect((try? WireObject(json: Data(#"{"a_b":1,"c":2}"#.utf8))) != nil, "distinct fields pass")
+    }
+
     @Test func formBodies() throws {
-        let body = WireObject(form: Data("grant_type=refresh_token&refresh_token=a%2Bb%3D&empty=".utf8))
+        let body = try WireObject(form: Data("grant_type=refresh_token&refresh_token=a%2Bb%3D&empty=".utf8))
         #expect(body.peek("grantType") == "refresh_token")
         #expect(body.peek("refreshToken") == "a+b=")
         #expect(body.peek("empty") == "")

@@ -31,6 +31,8 @@ struct BodyLimit: RouterMiddleware {
         }
         var context = context
         context.body = RequestBody(buffer, contentType: request.headers[.contentType])
+        // A field spelled twice is refused before any guard, limit or rule peeks at the body.
+        if case .failure(let error) = context.body.object, case .duplicateField = error { throw error }
         context.strictBodies = strict
         return try await next(request, context)
     }
@@ -50,8 +52,9 @@ final class RequestBody: Sendable {
         self.bytes = bytes
         let data = Data(buffer: bytes, byteTransferStrategy: .noCopy)
         let firstByte = bytes.readableBytesView.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
-        isForm = contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true && firstByte != UInt8(ascii: "{")
-        object = isForm ? .success(WireObject(form: data)) : Result { () throws(WireDecodingError) in try WireObject(json: data) }
+        let isForm = contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true && firstByte != UInt8(ascii: "{")
+        self.isForm = isForm
+        object = Result { () throws(WireDecodingError) in isForm ? try WireObject(form: data) : try WireObject(json: data) }
     }
 
     /// A string field, for middleware that acts before the handler decodes (see ``WireObject/peek(_:)``).

@@ -77,11 +77,16 @@ struct JSONParser {
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw unexpected() }
             position += 1
             skipWhitespace()
-            members[key] = try value()
+            // A field spelled twice is refused where the body is parsed, so every reader sees one value.
+            guard members.updateValue(try value(), forKey: key) == nil else { throw .duplicateField(key) }
             skipWhitespace()
             guard position < bytes.count else { throw unexpected() }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            if bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members) }
+            if bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                try WireObject.refuseAliases(members.keys)
+                return .object(members)
+            }
             throw unexpected()
         }
     }

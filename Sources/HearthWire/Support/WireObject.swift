@@ -18,16 +18,29 @@ public struct WireObject: Sendable {
         fields = object
     }
 
-    /// Reads an `application/x-www-form-urlencoded` body: every value is a string.
-    public init(form data: Data) {
+    /// Reads an `application/x-www-form-urlencoded` body: every value is a string. A field given twice, under one
+    /// name or as a name and its snake_case alias, is refused as in JSON.
+    public init(form data: Data) throws(WireDecodingError) {
         var object: [String: JSONValue] = [:]
         let text = String(decoding: data, as: UTF8.self)
         for pair in text.split(separator: "&") {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let decode = { (s: Substring) in (s.replacingOccurrences(of: "+", with: " ").removingPercentEncoding) ?? String(s) }
-            object[decode(parts[0])] = .string(parts.count > 1 ? decode(parts[1]) : "")
+            let key = decode(parts[0])
+            guard object.updateValue(.string(parts.count > 1 ? decode(parts[1]) : ""), forKey: key) == nil else {
+                throw .duplicateField(key)
+            }
         }
+        try Self.refuseAliases(object.keys)
         fields = object
+    }
+
+    /// Refuses an object whose keys name one field twice (`request_type` and `requestType`, or `_request_type`):
+    /// readers that pick one spelling each would otherwise act on different values of the same body.
+    static func refuseAliases(_ keys: some Collection<String>) throws(WireDecodingError) {
+        guard keys.count > 1, keys.contains(where: hasUnderscore) else { return }
+        var seen = Set<String>()
+        for key in keys where !seen.insert(camelCase(key)).inserted { throw .duplicateField(camelCase(key)) }
     }
 
     public init(_ fields: [String: JSONValue]) { self.fields = fields }
@@ -101,6 +114,8 @@ public enum WireDecodingError: Error, Equatable, Sendable {
     case wrongType(path: String, expected: String, got: String? = nil)
     case unknownField(String)
     case unknownNestedField(String, at: String)
+    /// The object gives one field twice (the same name, or a name and its snake_case alias).
+    case duplicateField(String)
 
     /// Google's message for it.
     public var message: String {
@@ -110,6 +125,7 @@ public enum WireDecodingError: Error, Equatable, Sendable {
         case .unknownField(let name): "Invalid JSON payload received. Unknown name \"\(name)\": Cannot find field."
         case .unknownNestedField(let name, let at):
             "Invalid JSON payload received. Unknown name \"\(name)\" at '\(at)': Cannot find field."
+        case .duplicateField(let name): "Invalid JSON payload received. Duplicate field \"\(name)\"."
         }
     }
 
