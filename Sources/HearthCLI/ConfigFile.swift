@@ -91,13 +91,16 @@ struct ConfigFile: Decodable {
     }
 
     /// The CAPTCHA provider `recaptchaConfig` enforcement asks: `provider` (`turnstile`, `hcaptcha`, `recaptcha`),
-    /// `siteKey`, `secret`, and optionally `verifyURL` and `minScore` (reCAPTCHA v3).
+    /// `siteKey`, `secret`, and optionally `verifyURL`, `minScore` (reCAPTCHA v3), `hostnames` (the sites a
+    /// token must have been solved on) and `action` (the action a v3 or Turnstile token must name).
     struct CaptchaSection: Decodable {
         var provider: String
         var siteKey: String
         var secret: String
         var verifyURL: String?
         var minScore: Double?
+        var hostnames: [String]?
+        var action: String?
 
         func settings() throws -> CaptchaProviderSettings {
             guard let kind = CaptchaProviderSettings.Provider(rawValue: provider) else {
@@ -106,7 +109,11 @@ struct ConfigFile: Decodable {
             if let verifyURL, URL(string: verifyURL)?.scheme.map({ ["http", "https"].contains($0) }) != true {
                 throw ConfigError(message: "captcha.verifyURL: expected an http(s) URL, got \"\(verifyURL)\"")
             }
-            return CaptchaProviderSettings(provider: kind, siteKey: siteKey, secret: secret, verifyURL: verifyURL, minScore: minScore)
+            var settings = CaptchaProviderSettings(provider: kind, siteKey: siteKey, secret: secret, verifyURL: verifyURL,
+                                                   minScore: minScore)
+            settings.hostnames = hostnames
+            settings.action = action
+            return settings
         }
     }
 

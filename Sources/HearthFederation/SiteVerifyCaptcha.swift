@@ -30,15 +30,22 @@ public struct SiteVerifyCaptcha: CaptchaVerifier {
     let secret: String
     let verifyURL: String
     let minScore: Double
+    /// The hosts a token must have been solved on (the answer's `hostname`), when set.
+    let hostnames: Set<String>?
+    /// The action a token must name (the answer's `action`), when set.
+    let action: String?
     let http: HTTPClient
     let timeout: TimeAmount
 
     public init(provider: Provider, secret: String, verifyURL: String? = nil, minScore: Double = 0.5,
+                hostnames: [String]? = nil, action: String? = nil,
                 http: HTTPClient = .shared, timeout: TimeAmount = .seconds(5)) {
         self.provider = provider
         self.secret = secret
         self.verifyURL = verifyURL ?? provider.verifyURL
         self.minScore = minScore
+        self.hostnames = hostnames.map { Set($0.map { $0.lowercased() }) }
+        self.action = action
         self.http = http
         self.timeout = timeout
     }
@@ -60,6 +67,15 @@ public struct SiteVerifyCaptcha: CaptchaVerifier {
         if passed, let score = (reply["score"] as? NSNumber)?.doubleValue, score < minScore {
             passed = false
             reasons.append("score \(score) below \(minScore)")
+        }
+        // A token solved elsewhere (a farm's page) or for another action passes the provider but not this site.
+        if passed, let hostnames, !hostnames.contains(((reply["hostname"] as? String) ?? "").lowercased()) {
+            passed = false
+            reasons.append("hostname \(reply["hostname"] as? String ?? "missing") not configured")
+        }
+        if passed, let action, (reply["action"] as? String) != action {
+            passed = false
+            reasons.append("action \(reply["action"] as? String ?? "missing") is not \(action)")
         }
         return CaptchaVerdict(passed: passed, reasons: reasons)
     }

@@ -213,5 +213,5 @@ func captchaVerifier(_ settings: CaptchaProviderSettings) -> any CaptchaVerifier
     case .recaptcha: .recaptcha
     }
     return SiteVerifyCaptcha(provider: provider, secret: settings.secret, verifyURL: settings.verifyURL,
-                             minScore: settings.minScore ?? 0.5)
+                             minScore: settings.minScore ?? 0.5, hostnames: settings.hostnames, action: settings.action)
 }

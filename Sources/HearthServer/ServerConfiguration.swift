@@ -177,6 +177,11 @@ public struct CaptchaProviderSettings: Sendable, Equatable {
     public var verifyURL: String?
     /// reCAPTCHA v3's lowest passing score (0.5 by default).
     public var minScore: Double?
+    /// When set, a token passes only if the provider says it was solved on one of these hosts (its `hostname`):
+    /// a token farmed on another site fails.
+    public var hostnames: [String]?
+    /// When set, a token passes only if it names this action (reCAPTCHA v3's and Turnstile's `action`).
+    public var action: String?
 
     public init(provider: Provider, siteKey: String, secret: String, verifyURL: String? = nil, minScore: Double? = nil) {
         self.provider = provider

@@ -27,6 +27,12 @@ import Testing
         let data = try #require(body["data"] as? [String: Any])
         #expect(data["uid"] as? String == "u-1" && data["ipAddress"] as? String == "203.0.113.7")
         #expect((data["details"] as? [String: String]) == ["provider": "password"])
+        #expect(data["tenantId"] == nil, "the project's own event names no tenant")
+        var inTenant = event
+        inTenant.tenantID = "acme-a1b2c"
+        let tenantBody = try JSONSerialization.jsonObject(with: try StandardWebhook(event: inTenant, secret: endpoint.secret,
+                                                                                     sentAt: Date()).body) as? [String: Any]
+        #expect((tenantBody?["data"] as? [String: Any])?["tenantId"] as? String == "acme-a1b2c", "a tenant's event names it")
         let headers = Dictionary(uniqueKeysWithValues: signed.headers.map { ($0.name, $0.value) })
         #expect(headers["webhook-id"] == "evt-1" && headers["webhook-timestamp"] == "1800000001")
         let expected = try StandardWebhook.signature(id: "evt-1", timestamp: "1800000001", body: signed.body, secret: endpoint.secret)

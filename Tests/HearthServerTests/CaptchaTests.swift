@@ -16,6 +16,7 @@ import Testing
     /// Runs `body` with a Hearth app whose `captcha` provider is the stand-in (`path` on it: `/siteverify`, or
     /// `/broken`, a provider answering 502).
     static func withProvider(_ provider: CaptchaProviderSettings.Provider = .turnstile, path: String = "/siteverify",
+                             configure: @escaping @Sendable (inout CaptchaProviderSettings) -> Void = { _ in },
                              _ body: @escaping @Sendable (TestApp, ServiceAccountSigner, Client, StandInVerifier) async throws -> Void)
         async throws {
         let verifier = StandInVerifier()
@@ -26,6 +27,7 @@ import Testing
             app.configuration.captcha = CaptchaProviderSettings(
                 provider: provider, siteKey: "site-key-1", secret: "test-secret",
                 verifyURL: "http://127.0.0.1:\(live.port!)\(path)")
+            configure(&app.configuration.captcha!)
             let signer = try await AdminAuthTests.register(app)
             try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "acme-a1b2c", allowPasswordSignup: true))
             let ready = app
@@ -142,6 +144,51 @@ import Testing
         }
     }
 
+    /// With `hostnames` and `action` configured, a token solved on another site or for another action fails, though
+    /// the provider calls it a success; without them, both pass as before.
+    @Test func hostnameAndActionAreComparedWhenConfigured() async throws {
+        let signUp = "\(Self.v1)/accounts:signUp"
+        try await Self.withProvider(configure: { $0.hostnames = ["app.example.com"]; $0.action = "login" }) { app, signer, client, _ in
+            #expect(try await Self.enforce("emailPasswordEnforcementState", "ENFORCE", client, app, signer).errorMessage == nil)
+            for (token, passes) in [("human-1", true), ("farm-1", false), ("signup-1", false)] {
+                let reply = try await client.post(signUp, ["email": "\(token)@example.com", "password": "secret-1",
+                                                           "captchaResponse": token])
+                #expect((reply.status == 200) == passes, "\(token): \(reply.text)")
+                if !passes { #expect(reply.errorMessage == "INVALID_RECAPTCHA_TOKEN", "\(token): \(reply.text)") }
+            }
+        }
+        try await Self.withProvider { app, signer, client, _ in
+            #expect(try await Self.enforce("emailPasswordEnforcementState", "ENFORCE", client, app, signer).errorMessage == nil)
+            for token in ["farm-2", "signup-2"] {
+                let reply = try await client.post(signUp, ["email": "\(token)@example.com", "password": "secret-1",
+                                                           "captchaResponse": token])
+                #expect(reply.status == 200, "not configured, not compared: \(reply.text)")
+            }
+        }
+    }
+
+    /// An anonymous session given an email and password through `accounts:update` passes the rule `signUp`'s link
+    /// passes; a signed-in password user's profile change does not need a token.
+    @Test func anonymousUpgradeThroughUpdateNeedsAToken() async throws {
+        try await Self.withProvider { app, signer, client, _ in
+            #expect(try await Self.enforce("emailPasswordEnforcementState", "ENFORCE", client, app, signer).errorMessage == nil)
+            _ = try await PasswordPolicyTests.admin(client, app, signer, .patch, Self.config + "?updateMask=signIn.anonymous.enabled",
+                                                    ["signIn": ["anonymous": ["enabled": true]]])
+            let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["returnSecureToken": true])
+            let idToken = try #require(anonymous["idToken"] as? String, "\(anonymous.text)")
+            for path in ["\(Self.v1)/accounts:update", "/www.googleapis.com/identitytoolkit/v3/relyingparty/setAccountInfo"] {
+                let refused = try await client.post(path, ["idToken": idToken, "email": "anon@example.com", "password": "secret-1"])
+                #expect(refused.errorMessage == "MISSING_RECAPTCHA_TOKEN", "\(path): \(refused.text)")
+            }
+            let named = try await client.post("\(Self.v1)/accounts:update", ["idToken": idToken, "displayName": "Ada"])
+            #expect(named.status == 200, "no email or password, no token needed: \(named.text)")
+            let linked = try await client.post("\(Self.v1)/accounts:update", ["idToken": idToken, "email": "anon@example.com",
+                                                                             "password": "secret-1", "captchaResponse": "human-9"])
+            #expect(linked.errorMessage != "MISSING_RECAPTCHA_TOKEN" && linked.errorMessage != "INVALID_RECAPTCHA_TOKEN",
+                    "past the check: \(linked.text)")
+        }
+    }
+
     /// A provider that cannot answer: `ENFORCE` says 503 (nothing is let through unchecked), `AUDIT` lets it pass.
     @Test func aProviderThatIsDown() async throws {
         try await Self.withProvider(path: "/broken") { app, signer, client, _ in
@@ -169,8 +216,10 @@ import Testing
     }
 }
 
-/// A CAPTCHA provider's `siteverify`, on loopback: `human-…` tokens pass once (then `timeout-or-duplicate`),
-/// `score-X` pass with score X, anything else fails; a wrong secret fails everything. `/broken` answers 502.
+/// A CAPTCHA provider's `siteverify`, on loopback: `human-…` tokens pass once (then `timeout-or-duplicate`), solved on
+/// `app.example.com` for the action `login`; `farm-…` pass, solved on `farm.example.net`; `signup-…` pass for the
+/// action `signup`; `score-X` pass with score X; anything else fails; a wrong secret fails everything. `/broken`
+/// answers 502.
 final class StandInVerifier: @unchecked Sendable {
     private let lock = NSLock()
     private var used: Set<String> = []
@@ -195,8 +244,11 @@ final class StandInVerifier: @unchecked Sendable {
             guard fields["secret"] == "test-secret" else { return ["success": false, "error-codes": ["invalid-input-secret"]] }
             let token = fields["response"] ?? ""
             if token.hasPrefix("human-") {
-                return used.insert(token).inserted ? ["success": true] : ["success": false, "error-codes": ["timeout-or-duplicate"]]
+                return used.insert(token).inserted ? ["success": true, "hostname": "app.example.com", "action": "login"]
+                    : ["success": false, "error-codes": ["timeout-or-duplicate"]]
             }
+            if token.hasPrefix("farm-") { return ["success": true, "hostname": "farm.example.net", "action": "login"] }
+            if token.hasPrefix("signup-") { return ["success": true, "hostname": "App.Example.com", "action": "signup"] }
             if token.hasPrefix("score-"), let score = Double(token.dropFirst(6)) { return ["success": true, "score": score] }
             return ["success": false, "error-codes": ["invalid-input-response"]]
         }

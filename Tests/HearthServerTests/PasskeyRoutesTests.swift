@@ -44,6 +44,39 @@ import Testing
         }
     }
 
+    /// Names are bounded and printable, an account holds a bounded number of passkeys, and the ceremony's start is
+    /// limited per address in production (each stores a challenge).
+    @Test func namesAndCountsAreBounded() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            let idToken = try #require(try await client.signUp("bounded@example.com")["idToken"] as? String)
+            func enroll(_ id: String, _ name: String) async throws -> Reply {
+                try await client.post("\(Self.v2)/passkeyEnrollment:finalize", [
+                    "idToken": idToken, "authenticatorRegistrationResponse": ["id": id], "name": name])
+            }
+            for name in [String(repeating: "n", count: Passkeys.maximumNameLength + 1), "Key\nAdmin", "Key\u{202E}nimdA"] {
+                let refused = try await enroll("cred-bad", name)
+                #expect(refused.errorMessage?.hasPrefix("INVALID_ARGUMENT") == true, "\(name.debugDescription): \(refused.text)")
+            }
+            #expect((try await enroll("cred-long", String(repeating: "é", count: Passkeys.maximumNameLength))).status == 200)
+            for index in 1..<Passkeys.maximumPerAccount { #expect((try await enroll("cred-\(index)", "Key \(index)")).status == 200) }
+            let full = try await enroll("cred-extra", "One too many")
+            #expect(full.errorMessage?.hasPrefix("INVALID_ARGUMENT") == true && full.text.contains("at most"), "\(full.text)")
+            let start = try await client.post("\(Self.v2)/passkeyEnrollment:start", ["idToken": idToken])
+            #expect(start.errorMessage?.hasPrefix("INVALID_ARGUMENT") == true, "no room for another: \(start.text)")
+            #expect(try await Self.passkeys(client, idToken).count == Passkeys.maximumPerAccount)
+        }
+        var app = TestApp()
+        app.configuration.rateLimits.passkeyChallengesPerAddress = .init(limit: 3, window: 600)
+        try await app.run { client in
+            let idToken = try #require(try await client.signUp("limited@example.com")["idToken"] as? String)
+            var answers: [String] = []
+            for _ in 0..<5 {
+                answers.append(try await client.post("\(Self.v2)/passkeyEnrollment:start", ["idToken": idToken]).errorMessage ?? "ok")
+            }
+            #expect(answers.filter { $0.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") }.count == 2, "\(answers)")
+        }
+    }
+
     /// A credential id belongs to one account: enrolled again, by its owner or another account (even at the same
     /// moment), it is `CREDENTIAL_ALREADY_IN_USE`, and the other account is left as it was.
     @Test func aCredentialIsEnrolledOnceEvenWhenTwoAccountsRace() async throws {

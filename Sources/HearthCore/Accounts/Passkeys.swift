@@ -29,10 +29,29 @@ public struct Passkeys: UseCase {
 
     /// How long a ceremony's challenge stays usable (the options give the authenticator one minute).
     static let challengeLifetime: TimeInterval = 300
+    /// The most passkeys one account holds: each is a row of its record and an entry of every lookup's answer.
+    public static let maximumPerAccount = 20
+    /// The longest passkey name, in characters: names are shown in lists (the console, an app's settings).
+    public static let maximumNameLength = 64
+
+    /// A passkey's name as given, or the reason it is refused: too long, or holding control or formatting characters
+    /// (a newline, a right-to-left override that disguises a name in a list).
+    static func checkedName(_ name: String) throws -> String {
+        guard name.count <= maximumNameLength else {
+            throw AuthFailure.invalidArgument("A passkey name is at most \(maximumNameLength) characters")
+        }
+        guard !name.unicodeScalars.contains(where: { [.control, .format].contains($0.properties.generalCategory) }) else {
+            throw AuthFailure.invalidArgument("A passkey name may not hold control or formatting characters")
+        }
+        return name
+    }
 
     /// `passkeyEnrollment:start`: options for the signed-in user's new credential.
     public func startEnrollment(in project: ProjectContext, idToken: String?) async throws -> PasskeyCreationOptions {
         let (user, _) = try await authenticate(idToken, in: project)
+        guard (user.passkeys ?? []).count < Self.maximumPerAccount else {
+            throw AuthFailure.invalidArgument("An account holds at most \(Self.maximumPerAccount) passkeys; remove one first")
+        }
         let userHandle = Data(user.localID.utf8).base64EncodedString()
         let names = (user.email ?? "user@example.com", user.displayName ?? "User")
         if emulatorRules {
@@ -59,7 +78,7 @@ public struct Passkeys: UseCase {
         guard let given = response.credentialID, !given.isEmpty, given.utf8.count <= 1400 else {
             throw AuthFailure.invalidCredentialID
         }
-        let label = [name, displayName].compactMap { $0 }.first { !$0.isEmpty } ?? "Unnamed Passkey"
+        let label = try Self.checkedName([name, displayName].compactMap { $0 }.first { !$0.isEmpty } ?? "Unnamed Passkey")
         let now = clock.now()
         var credential = PasskeyCredential(credentialID: given, name: label, createdAt: now)
         if !emulatorRules {
@@ -84,6 +103,9 @@ public struct Passkeys: UseCase {
             user = try await modifyUser(stored, in: project, session: claims) { user in
                 if (user.passkeys ?? []).contains(where: { $0.credentialID == credential.credentialID }) {
                     throw AuthFailure.credentialAlreadyInUse
+                }
+                guard (user.passkeys ?? []).count < Self.maximumPerAccount else {
+                    throw AuthFailure.invalidArgument("An account holds at most \(Self.maximumPerAccount) passkeys; remove one first")
                 }
                 user.passkeys = (user.passkeys ?? []) + [credential]
             }

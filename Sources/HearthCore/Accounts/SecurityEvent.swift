@@ -40,6 +40,9 @@ public struct SecurityEvent: Sendable, Equatable {
     public var localID: String?
     /// Event-specific facts, never a secret (no code, token or password).
     public var details: [String: String]
+    /// The tenant the event happened in, where the reporter knows it outside a request (housekeeping); a request's
+    /// events take their tenant from the request's scope.
+    public var tenantID: String?
 
     public init(kind: Kind, projectID: String, localID: String?, details: [String: String] = [:]) {
         self.kind = kind

@@ -133,6 +133,7 @@ public struct StandardWebhook: Sendable {
         guard let type = WebhookEventType(auditKind: event.kind) else { throw WebhookError.notAnEvent(event.kind) }
         var data: [String: Any] = ["projectId": event.projectID, "auditKind": event.kind]
         data["uid"] = event.localID
+        data["tenantId"] = event.tenantID
         data["ipAddress"] = event.clientAddress
         if !event.details.isEmpty { data["details"] = event.details }
         let formatter = ISO8601DateFormatter()

@@ -9,6 +9,8 @@ struct AuditScope: Sendable {
     var clientAddress: String
     /// The service account of an admin call (`owner` for the emulator's `Bearer owner`).
     var actor: String?
+    /// The call's tenant, once ``TenantScope`` has resolved it: its events (and their webhooks) carry it.
+    var tenantID: String?
 
     @TaskLocal static var current: AuditScope?
 }
@@ -70,8 +72,10 @@ struct AuditRecorder: AuditTrail {
 
     /// The stored form of `event`, with the request's client address and admin actor.
     func row(for event: SecurityEvent) -> AuditEvent? {
-        row(kind: event.kind.rawValue, projectID: event.projectID, localID: event.localID,
-            outcome: event.isFailure ? .failure : .success, details: event.details)
+        var row = row(kind: event.kind.rawValue, projectID: event.projectID, localID: event.localID,
+                      outcome: event.isFailure ? .failure : .success, details: event.details)
+        row.tenantID = event.tenantID ?? row.tenantID
+        return row
     }
 
     /// Logs a row that is stored (as part of the change it records).
@@ -91,8 +95,10 @@ struct AuditRecorder: AuditTrail {
         if let actor = scope?.actor { details["actor"] = actor }
         // Values may be typed by anyone (a console sign-in's email): one line each, and a bounded size.
         details = details.mapValues(Self.printable)
-        return AuditEvent(projectID: projectID, at: clock.now(), kind: kind, localID: localID, outcome: outcome,
-                          clientAddress: scope?.clientAddress, details: details)
+        var event = AuditEvent(projectID: projectID, at: clock.now(), kind: kind, localID: localID, outcome: outcome,
+                               clientAddress: scope?.clientAddress, details: details)
+        event.tenantID = scope?.tenantID
+        return event
     }
 
     func record(kind: String, projectID: String, localID: String?, outcome: AuditEvent.Outcome,

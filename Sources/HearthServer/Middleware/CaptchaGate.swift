@@ -21,6 +21,9 @@ enum CaptchaGate {
         case emailPasswordEmails
         /// An SMS code: phone sign-in, second-factor enrolment (not TOTP) and sign-in.
         case phone
+        /// `accounts:update` giving an anonymous session's account an email or password: the same link `signUp`
+        /// makes with an `idToken`, under the same rule (`emailPasswordEnforcementState`).
+        case anonymousUpgrade
     }
 
     static func check(_ scope: Scope, _ context: HearthRequestContext, clientAddress: String,
@@ -76,6 +79,9 @@ enum CaptchaGate {
         case .emailPassword: body.has("email") || body.has("password")
         case .emailPasswordEmails: ["PASSWORD_RESET", "EMAIL_SIGNIN"].contains(body.oobRequestType ?? "")
         case .phone: !body.has("totpEnrollmentInfo")
+        case .anonymousUpgrade:
+            (body.has("email") || body.has("password"))
+                && body.peek("idToken").flatMap(IDTokenPeek.claims)?.firebase?.signInProvider == "anonymous"
         }
     }
 

@@ -60,12 +60,16 @@ final class RouteTable {
                 let serve = {
                     var context = context
                     try await TenantScope.apply(to: &context, services: services)
-                    try rules.check(context, isEmulator: isEmulator)
-                    if let scope = rules.captcha {
-                        try await CaptchaGate.check(scope, context, clientAddress: context.clientAddress(
-                            of: request, trustForwardedFor: services.configuration.trustForwardedFor), services: services)
+                    var audit = AuditScope.current
+                    audit?.tenantID = context.project?.tenantID
+                    return try await AuditScope.$current.withValue(audit) { [context] in
+                        try rules.check(context, isEmulator: isEmulator)
+                        if let scope = rules.captcha {
+                            try await CaptchaGate.check(scope, context, clientAddress: context.clientAddress(
+                                of: request, trustForwardedFor: services.configuration.trustForwardedFor), services: services)
+                        }
+                        return try await handler(Call(request: request, context: context, services: services))
                     }
-                    return try await handler(Call(request: request, context: context, services: services))
                 }
                 guard context.isAdmin, method != .get, !rules.reads else { return try await serve() }
                 return try await Self.audited(request, context, path: path, services: services, serve)

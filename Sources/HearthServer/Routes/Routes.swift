@@ -60,7 +60,8 @@ enum HearthRoutes {
             .on(Endpoints.signInWithPassword, to: AccountRoutes.signInWithPassword)
         client.and(signIns("custom")).on(Endpoints.signInWithCustomToken, to: AccountRoutes.signInWithCustomToken)
         clientOrAdmin.with(.reads).on(Endpoints.lookup, to: RouteTable.either(AccountRoutes.lookup, admin: AdminRoutes.lookup))
-        clientOrAdmin.on(Endpoints.update, to: RouteTable.either(AccountRoutes.update, admin: AdminRoutes.update))
+        clientOrAdmin.with(RouteRules(captcha: .anonymousUpgrade))
+            .on(Endpoints.update, to: RouteTable.either(AccountRoutes.update, admin: AdminRoutes.update))
         clientOrAdmin.on(Endpoints.delete, to: RouteTable.either(AccountRoutes.delete, admin: AdminRoutes.delete))
         clientOrAdmin.and(RateLimited(policy: .emails, services: services))
             .with(RouteRules(needs: .emailLinkWhenRequested, captcha: .emailPasswordEmails))
@@ -87,7 +88,7 @@ enum HearthRoutes {
         client.on(Endpoints.revokeToken, to: FederatedRoutes.revokeToken)
         // Passkeys: WebAuthn verified in production (against passkeyConfig), the emulator's mock in emulator mode.
         let passkeys = client
-        passkeys.on(Endpoints.startPasskeyEnrollment, to: PasskeyRoutes.startEnrollment)
+        passkeys.and(RateLimited(policy: .passkeyChallenges, services: services)).on(Endpoints.startPasskeyEnrollment, to: PasskeyRoutes.startEnrollment)
         passkeys.on(Endpoints.finalizePasskeyEnrollment, to: PasskeyRoutes.finalizeEnrollment)
         passkeys.and(RateLimited(policy: .passkeyChallenges, services: services)).on(Endpoints.startPasskeySignIn, to: PasskeyRoutes.startSignIn)
         passkeys.and(signIns("passkey")).on(Endpoints.finalizePasskeySignIn, to: PasskeyRoutes.finalizeSignIn)
