@@ -40,47 +40,12 @@ extension StoreContract {
             try expect(window.map(\.id) == ["e3", "e2"], "by time, from inclusive, until exclusive: \(window.map(\.id))")
         },
         StoreCheck("housekeeping removes revoked refresh tokens, expired secrets, stale outbox codes and old events") { store in
-            var user = sampleUser("u1", email: "u1@example.com")
-            try await store.insertUser(user, uniqueEmail: true)
-            try await store.insertRefreshToken(token("old", user: "u1"))  // created at epoch
-            var later = token("new", user: "u1")
-            later.createdAt = epoch + 100
-            try await store.insertRefreshToken(later)
-            try await store.insertRefreshToken(token("orphan", user: "gone"))
-            user.validSince = (epoch + 50).epochSeconds  // revokes "old"
-            user = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
-            let now = epoch + 1000
-            try await store.insertPending(PendingRecord(digest: "dead", projectID: "p-one", kind: .mfaPendingCredential,
-                                                        payload: "{}", expiresAt: now - 1), now: epoch)
-            try await store.insertPending(PendingRecord(digest: "live", projectID: "p-one", kind: .mfaPendingCredential,
-                                                        payload: "{}", expiresAt: now + 60), now: epoch)
-            _ = try await store.useAssertionOnce(digest: "jti", expiresAt: now - 1, now: epoch)
-            try await store.enqueueOutboxMessage(OutboxMessage(id: "stale", projectID: "p-one", type: .passwordReset,
-                recipient: "a@example.com", code: "c", link: "l", createdAt: epoch))
-            try await store.enqueueOutboxMessage(OutboxMessage(id: "fresh", projectID: "p-one", type: .passwordReset,
-                recipient: "a@example.com", code: "c", link: "l", createdAt: now))
-            _ = try await store.incrementRateCounter(key: "k", windowStart: epoch, expiresAt: epoch + 600)
-            _ = try await store.incrementRateCounter(key: "k", windowStart: now, expiresAt: now + 600)
-            try await store.insertAuditEvent(AuditEvent(id: "ancient", projectID: "p-one", at: epoch, kind: "sign-in",
-                                                        localID: "u1", outcome: .success, clientAddress: nil))
-            try await store.insertAuditEvent(AuditEvent(id: "recent", projectID: "p-one", at: now, kind: "sign-in",
-                                                        localID: "u1", outcome: .success, clientAddress: nil))
-
-            let report = try await store.purge(Housekeeping(now: now, outboxCreatedBefore: now - 1,
-                                                            auditBefore: now - 1))
-            try expect(report.refreshTokens == 2, "the revoked and the orphaned token: \(report)")
-            try expect(try await store.refreshToken(projectID: "p-one", digest: "new") != nil, "a live token stays")
-            try expect(try await store.refreshToken(projectID: "p-one", digest: "old") == nil, "the revoked one goes")
-            try expect(report.pendingSecrets == 1 && report.assertions == 1, "expired secrets: \(report)")
-            try expect(try await store.pending(projectID: "p-one", digest: "live", now: now) != nil, "a live secret stays")
-            try expect(report.outboxMessages == 1, "stale outbox message: \(report)")
-            try expect(try await store.outboxMessages(projectID: "p-one").map(\.id) == ["fresh"], "fresh message stays")
-            try expect(report.rateCounters == 1, "expired window: \(report)")
-            try expect(try await store.rateCounter(key: "k", windowStart: now) == 1, "the current window stays")
-            try expect(report.auditEvents == 1, "old event: \(report)")
-            try expect(try await store.auditEvents(projectID: "p-one", AuditQuery()).map(\.id) == ["recent"], "recent event stays")
-            let again = try await store.purge(Housekeeping(now: now, outboxCreatedBefore: now - 1, auditBefore: now - 1))
-            try expect(again.total == 0, "a second pass finds nothing: \(again)")
+            try await purgesEverything(store, at: epoch)
+        },
+        // Real clocks give fractional milliseconds (a refresh token's createdAt of 1795890465665.4314 ms): a purge
+        // that cast one to an integer failed on PostgreSQL at every pass, unseen by whole-millisecond tests.
+        StoreCheck("housekeeping purges the same with fractional-millisecond timestamps, just past a second") { store in
+            try await purgesEverything(store, at: Date(timeIntervalSince1970: 1_795_890_465.6654314))
         },
         StoreCheck("the outbox backlog counts pending and given-up messages") { store in
             for id in ["a", "b", "c"] {
@@ -115,4 +80,54 @@ extension StoreContract {
             try expect(retried.nextAttemptAt != nil && retried.lastError == nil, "retried: \(retried)")
         },
     ]
+
+    /// Every purge, around `base`.
+    static func purgesEverything(_ store: any IdentityStore, at base: Date) async throws {
+        var user = sampleUser("u1", email: "u1@example.com", createdAt: base)
+        try await store.insertUser(user, uniqueEmail: true)
+        var old = token("old", user: "u1")
+        old.createdAt = base
+        try await store.insertRefreshToken(old)
+        var later = token("new", user: "u1")
+        later.createdAt = base + 100
+        try await store.insertRefreshToken(later)
+        var orphan = token("orphan", user: "gone")
+        orphan.createdAt = base
+        try await store.insertRefreshToken(orphan)
+        user.validSince = (base + 50).epochSeconds  // revokes "old"
+        user = try await store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
+        let now = base + 1000
+        try await store.insertPending(PendingRecord(digest: "dead", projectID: "p-one", kind: .mfaPendingCredential,
+                                                    payload: "{}", expiresAt: now - 1), now: base)
+        try await store.insertPending(PendingRecord(digest: "live", projectID: "p-one", kind: .mfaPendingCredential,
+                                                    payload: "{}", expiresAt: now + 60), now: base)
+        _ = try await store.useAssertionOnce(digest: "jti", expiresAt: now - 1, now: base)
+        try await store.enqueueOutboxMessage(OutboxMessage(id: "stale", projectID: "p-one", type: .passwordReset,
+            recipient: "a@example.com", code: "c", link: "l", createdAt: base))
+        try await store.enqueueOutboxMessage(OutboxMessage(id: "fresh", projectID: "p-one", type: .passwordReset,
+            recipient: "a@example.com", code: "c", link: "l", createdAt: now))
+        _ = try await store.incrementRateCounter(key: "k", windowStart: base, expiresAt: base + 600)
+        _ = try await store.incrementRateCounter(key: "k", windowStart: now, expiresAt: now + 600)
+        try await store.insertAuditEvent(AuditEvent(id: "ancient", projectID: "p-one", at: base, kind: "sign-in",
+                                                    localID: "u1", outcome: .success, clientAddress: nil))
+        try await store.insertAuditEvent(AuditEvent(id: "recent", projectID: "p-one", at: now, kind: "sign-in",
+                                                    localID: "u1", outcome: .success, clientAddress: nil))
+
+        let report = try await store.purge(Housekeeping(now: now, outboxCreatedBefore: now - 1,
+                                                        auditBefore: now - 1))
+        try expect(report.failures.isEmpty, "every purge ran: \(report.failures)")
+        try expect(report.refreshTokens == 2, "the revoked and the orphaned token: \(report)")
+        try expect(try await store.refreshToken(projectID: "p-one", digest: "new") != nil, "a live token stays")
+        try expect(try await store.refreshToken(projectID: "p-one", digest: "old") == nil, "the revoked one goes")
+        try expect(report.pendingSecrets == 1 && report.assertions == 1, "expired secrets: \(report)")
+        try expect(try await store.pending(projectID: "p-one", digest: "live", now: now) != nil, "a live secret stays")
+        try expect(report.outboxMessages == 1, "stale outbox message: \(report)")
+        try expect(try await store.outboxMessages(projectID: "p-one").map(\.id) == ["fresh"], "fresh message stays")
+        try expect(report.rateCounters == 1, "expired window: \(report)")
+        try expect(try await store.rateCounter(key: "k", windowStart: now) == 1, "the current window stays")
+        try expect(report.auditEvents == 1, "old event: \(report)")
+        try expect(try await store.auditEvents(projectID: "p-one", AuditQuery()).map(\.id) == ["recent"], "recent event stays")
+        let again = try await store.purge(Housekeeping(now: now, outboxCreatedBefore: now - 1, auditBefore: now - 1))
+        try expect(again.total == 0, "a second pass finds nothing: \(again)")
+    }
 }
