@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthServer
 import Testing
 
 /// `accounts:signUp`, `signInWithPassword`, `lookup`, `delete` through the router, pinned against the shapes that
@@ -161,6 +162,38 @@ import Testing
             let open = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
                                              ["email": "nobody@example.com", "password": "secret1"])
             #expect(open.errorMessage == "EMAIL_NOT_FOUND")
+        }
+    }
+}
+
+/// Where a client call's answer is the error Firebase's emulator gives, in its order of checks (issue: answers that
+/// still differed from the emulator's).
+@Suite struct ClientUpdateOrderTests {
+    static let v1 = "/identitytoolkit.googleapis.com/v1"
+
+    @Test(arguments: [ServerConfiguration.Mode.emulator, .production])
+    func updateChecksItsRequestFirstThenItsToken(_ mode: ServerConfiguration.Mode) async throws {
+        try await TestApp(mode: mode).run { client in
+            let idToken = try #require(try await client.signUp("order@example.com")["idToken"] as? String)
+            let update = "\(Self.v1)/accounts:update"
+            let neither = try await client.post(update, ["displayName": "x"])
+            #expect(neither.errorMessage == "INVALID_REQ_TYPE : Unsupported request parameters.", "\(neither.text)")
+            let claims = try await client.post(update, ["idToken": "not-a-token", "customAttributes": #"{"admin":true}"#])
+            #expect(claims.errorMessage == "INSUFFICIENT_PERMISSION", "claims before the token: \(claims.text)")
+            let badToken = try await client.post(update, ["idToken": "not-a-token", "disableUser": true])
+            #expect(badToken.errorMessage == "INVALID_ID_TOKEN", "the token before disableUser: \(badToken.text)")
+            let disable = try await client.post(update, ["idToken": idToken, "disableUser": true])
+            #expect(disable.errorMessage == "OPERATION_NOT_ALLOWED", "\(disable.text)")
+            let looked = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": idToken])
+            #expect(looked.status == 200 && (looked["users"] as? [[String: Any]])?.first?["disabled"] == nil, "not disabled")
+        }
+    }
+
+    @Test func returnOobLinkFromAClientIsABareInsufficientPermission() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            let reply = try await client.post("\(Self.v1)/accounts:sendOobCode",
+                                              ["requestType": "PASSWORD_RESET", "email": "a@example.com", "returnOobLink": true])
+            #expect(reply.errorMessage == "INSUFFICIENT_PERMISSION", "\(reply.text)")
         }
     }
 }

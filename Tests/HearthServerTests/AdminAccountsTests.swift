@@ -211,6 +211,10 @@ import Testing
                 #expect(try await call(["idToken": idToken, "validDuration": duration]).errorMessage?.hasPrefix("INVALID_DURATION") == true)
             }
             #expect(try await call(["idToken": "not-a-jwt", "validDuration": "600"]).errorMessage == "INVALID_ID_TOKEN")
+            // No duration: the longest, two weeks, as Firebase's emulator gives.
+            let longest = try await call(["idToken": idToken])
+            let longestClaims = try decodeJWT(try #require(longest["sessionCookie"] as? String, "\(longest.text)"))
+            #expect((longestClaims["exp"] as! Int) - (longestClaims["iat"] as! Int) == 14 * 86_400)
         }
     }
 

@@ -115,6 +115,7 @@ import Testing
                 ("empty uid", try await signer.customToken(uid: ""),
                  "INVALID_CUSTOM_TOKEN : The uid must be a non-empty string of at most 128 characters"),
                 ("not a JWT", "not-a-jwt", "INVALID_CUSTOM_TOKEN : Invalid assertion format"),
+                ("no uid", try await signer.customToken(uid: nil), "INVALID_CUSTOM_TOKEN : The custom token has no uid"),
             ]
             for (why, token, message) in cases {
                 let reply = try await client.post(Self.customToken, ["token": token])
@@ -129,6 +130,11 @@ import Testing
             #expect(forged.errorMessage == "INVALID_CUSTOM_TOKEN : The custom token's signature does not verify")
             #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: "u") == nil,
                     "no refused token created an account")
+            // An ID token is named as one (its audience), before any signature check, as Firebase's emulator does.
+            let idToken = try #require(try await client.signUp("idtoken@example.com")["idToken"] as? String)
+            let mistaken = try await client.post(Self.customToken, ["token": idToken])
+            #expect(mistaken.errorMessage == "INVALID_CUSTOM_TOKEN : ((Invalid aud (audience): demo-project Note: Firebase ID Tokens / third-party tokens cannot be used with signInWithCustomToken.))",
+                    "\(mistaken.text)")
         }
     }
 

@@ -144,6 +144,24 @@ import Testing
         }
     }
 
+    /// Verifying a code sends no SMS, so phone enforcement asks no token there (the SDKs' reCAPTCHA Enterprise flows
+    /// send one with `sendVerificationCode` only): by either name, a code sent under enforcement signs in.
+    @Test func verifyingAPhoneCodeNeedsNoToken() async throws {
+        try await Self.withProvider { app, signer, client, _ in
+            _ = try await PasswordPolicyTests.admin(client, app, signer, .patch,
+                                                    Self.config + "?updateMask=signIn.phoneNumber.enabled,signIn.phoneNumber.testPhoneNumbers",
+                                                    ["signIn": ["phoneNumber": ["enabled": true, "testPhoneNumbers": ["+15555551000": "123456"]]]])
+            #expect(try await Self.enforce("phoneEnforcementState", "ENFORCE", client, app, signer).errorMessage == nil)
+            for path in ["\(Self.v1)/accounts:signInWithPhoneNumber", "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyPhoneNumber"] {
+                let sent = try await client.post("\(Self.v1)/accounts:sendVerificationCode",
+                                                 ["phoneNumber": "+15555551000", "captchaResponse": "human-\(path.count)"])
+                let session = try #require(sent["sessionInfo"] as? String, "\(sent.text)")
+                let signedIn = try await client.post(path, ["sessionInfo": session, "code": "123456"])
+                #expect(signedIn["idToken"] != nil, "\(path): \(signedIn.text)")
+            }
+        }
+    }
+
     /// With `hostnames` and `action` configured, a token solved on another site or for another action fails, though
     /// the provider calls it a success; without them, both pass as before.
     @Test func hostnameAndActionAreComparedWhenConfigured() async throws {

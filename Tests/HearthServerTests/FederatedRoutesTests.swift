@@ -199,6 +199,20 @@ import Testing
 @Suite struct EmulatorFakeCredentialTests {
     static let v1 = "/identitytoolkit.googleapis.com/v1"
 
+    /// Linking Google to a password session: the new ID token's `firebase.sign_in_provider` is `google.com`, the
+    /// provider just linked, as Firebase sets it.
+    @Test func aLinkedProviderIsTheNewSessionsProvider() async throws {
+        try await TestApp(mode: .emulator).run { client in
+            let idToken = try #require(try await client.signUp("linker@example.com")["idToken"] as? String)
+            let linked = try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+                "requestUri": "http://localhost", "returnSecureToken": true, "idToken": idToken,
+                "postBody": "providerId=google.com&id_token=\(FormEncoding.escape(#"{"sub":"g-linker","email":"linker@example.com"}"#))"])
+            let token = try #require(linked["idToken"] as? String, "\(linked.text)")
+            let firebase = try TenantRoutesTests.claims(token)["firebase"] as? [String: Any]
+            #expect(firebase?["sign_in_provider"] as? String == "google.com", "\(firebase ?? [:])")
+        }
+    }
+
     @Test func claimsComeFromTheAccessTokenTooAndAnyProviderWorks() async throws {
         try await TestApp(mode: .emulator).run { client in
             // The JS SDK's TwitterAuthProvider.credential(token, secret) sends only these two.

@@ -38,7 +38,7 @@ struct ServiceAccountSigner: Sendable {
     }
 
     /// A custom token as `createCustomToken` makes it.
-    func customToken(uid: String, claims: [String: String]? = nil, audience: String = CustomToken.audience,
+    func customToken(uid: String?, claims: [String: String]? = nil, audience: String = CustomToken.audience,
                      now: Date = Date(), lifetime: Int = 3600) async throws -> String {
         let iat = Int(now.timeIntervalSince1970)
         return try await keys.sign(Payload(iss: email, sub: email, aud: audience, iat: iat, exp: iat + lifetime,

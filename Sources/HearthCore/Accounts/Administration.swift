@@ -93,9 +93,9 @@ public struct Administration: UseCase {
         -> String
     {
         guard let idToken, !idToken.isEmpty else { throw AuthFailure.missingIDToken }  // first, as Firebase
-        guard let validDuration, SessionCookie.allowedDuration.contains(validDuration) else {
-            throw AuthFailure.invalidDuration
-        }
+        // Without a duration (or with 0) the cookie lives the longest allowed, two weeks, as Firebase's emulator has it.
+        let validDuration = validDuration.flatMap { $0 == 0 ? nil : $0 } ?? SessionCookie.allowedDuration.upperBound
+        guard SessionCookie.allowedDuration.contains(validDuration) else { throw AuthFailure.invalidDuration }
         _ = try await authenticate(idToken, in: project)
         guard let payload = try? JWS.verify(idToken, keys: project.keys),
               var claims = try? JSONSerialization.jsonObject(with: payload) as? [String: Any]

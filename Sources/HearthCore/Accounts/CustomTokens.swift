@@ -31,7 +31,15 @@ public enum CustomToken {
             guard let object = try? JSONSerialization.jsonObject(with: Data(token.utf8)) as? [String: Any] else {
                 throw AuthFailure.invalidCustomToken("((Auth Emulator only accepts strict JSON or JWTs as fake custom tokens.))")
             }
-            return try asserted(object)
+            return try asserted(object, allowUnsigned: true)
+        }
+        // A token for another audience (an ID token, a third party's) is named as such before its signature is
+        // checked, as Firebase's emulator orders it: its claims are read only to choose the error.
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 3,
+           let claims = Base64URL.decode(String(parts[1])).flatMap({ try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }),
+           let audience = claims["aud"] as? String, audience != Self.audience {
+            throw AuthFailure.invalidCustomToken(Self.wrongAudience(audience))
         }
         let payload: Data
         if allowUnsigned, let unsigned = ServiceAccountJWT.unsignedPayload(token) {
@@ -54,7 +62,7 @@ public enum CustomToken {
         }
         let audience = object["aud"] as? String ?? ""
         guard audience == Self.audience else {
-            throw AuthFailure.invalidCustomToken("((Invalid aud (audience): \(audience) Note: Firebase ID Tokens / third-party tokens cannot be used with signInWithCustomToken.))")
+            throw AuthFailure.invalidCustomToken(Self.wrongAudience(audience))
         }
         // The emulator's unsigned tokens are not time-checked (Firebase's emulator does not check them either).
         if !(allowUnsigned && ServiceAccountJWT.unsignedPayload(token) != nil) {
@@ -67,13 +75,21 @@ public enum CustomToken {
                 throw AuthFailure.invalidCustomToken("The custom token's lifetime is longer than one hour")
             }
         }
-        return try asserted(object)
+        return try asserted(object, allowUnsigned: allowUnsigned)
+    }
+
+    static func wrongAudience(_ audience: String) -> String {
+        "((Invalid aud (audience): \(audience) Note: Firebase ID Tokens / third-party tokens cannot be used with signInWithCustomToken.))"
     }
 
     /// The uid (`uid`, or the emulator's `user_id`; a number counts as its text), claims and tenant of a payload.
-    static func asserted(_ object: [String: Any]) throws -> CustomTokenClaims {
+    /// A token without one is `MISSING_IDENTIFIER` in emulator mode (Firebase's emulator) and `INVALID_CUSTOM_TOKEN`
+    /// in production (Firebase's answer).
+    static func asserted(_ object: [String: Any], allowUnsigned: Bool) throws -> CustomTokenClaims {
         let given = object["uid"] ?? object["user_id"]
-        guard let given, !(given is NSNull) else { throw AuthFailure.missingIdentifier }
+        guard let given, !(given is NSNull) else {
+            throw allowUnsigned ? AuthFailure.missingIdentifier : AuthFailure.invalidCustomToken("The custom token has no uid")
+        }
         let text = (given as? String) ?? ((given as? NSNumber).map { "\($0)" })
         guard let uid = text, !uid.isEmpty, uid.count <= 128 else {
             throw AuthFailure.invalidCustomToken("The uid must be a non-empty string of at most 128 characters")

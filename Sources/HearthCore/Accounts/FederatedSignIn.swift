@@ -143,9 +143,8 @@ extension FederatedSignIn {
             } catch AuthFailure.federatedUserIDAlreadyLinked {  // linked elsewhere a moment ago
                 return try conflict(.federatedUserIDAlreadyLinked, "FEDERATED_USER_ID_ALREADY_LINKED")
             }
-            let provider = claims.firebase?.signInProvider ?? assertion.providerID
-            return .signedIn(try await completeSignIn(user, provider: provider == "anonymous" ? assertion.providerID : provider,
-                                                      in: project, now: now,
+            // The new session is the provider just linked, as Firebase sets `firebase.sign_in_provider` after a link.
+            return .signedIn(try await completeSignIn(user, provider: assertion.providerID, in: project, now: now,
                                                       .reissued(secondFactor: nil, secondFactorID: nil)).signedIn())
         }
 

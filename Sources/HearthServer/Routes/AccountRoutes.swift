@@ -66,6 +66,11 @@ enum AccountRoutes {
     }
 
     static func update(_ call: Call, _ request: UpdateAccountRequest) async throws -> any ResponseGenerator {
+        // Firebase's order for a client: a request with neither a token nor a code, then custom claims (admin only).
+        if request.idToken == nil, request.oobCode == nil {
+            throw APIError.business(.invalidRequestType, "Unsupported request parameters.")
+        }
+        if request.customAttributes != nil { throw APIError.business(.insufficientPermission) }
         if let code = request.oobCode {
             let project = try call.clientProject
             let (user, record, notice) = try await call.services.accounts.actionCodes.applyActionCode(
@@ -76,9 +81,13 @@ enum AccountRoutes {
             return response
         }
         // Admin-only fields need admin credentials (`projects/{id}/accounts:update`), as Firebase answers.
-        if request.localId != nil || request.customAttributes != nil || request.disableUser != nil
-            || request.emailVerified != nil || request.validSince != nil || request.phoneNumber != nil {
+        if request.localId != nil || request.emailVerified != nil || request.validSince != nil || request.phoneNumber != nil {
             throw APIError.business(.insufficientPermission)
+        }
+        // Disabling: the token is checked first, then the field refused, as Firebase's emulator orders it.
+        if request.disableUser != nil {
+            _ = try await call.services.accounts.sessions.lookup(in: try call.clientProject, idToken: request.idToken)
+            throw APIError.business(.operationNotAllowed)
         }
         if let link = request.linkProviderUserInfo {
             // An identity nobody vouches for: administrators only, except in emulator mode (docs/modes.md).

@@ -9,7 +9,7 @@ enum OobCodeRoutes {
     static func sendOobCode(_ call: Call, _ request: SendOobCodeRequest) async throws -> any ResponseGenerator {
         guard let type = request.requestType else { throw AuthFailure.missingRequestType }
         if request.returnOobLink == true {
-            throw APIError.business(.insufficientPermission, "returnOobLink requires admin credentials")
+            throw APIError.business(.insufficientPermission)  // bare, as both of Firebase's servers answer it
         }
         let project = try call.clientProject
         let sent = try await call.services.accounts.actionCodes.sendActionCode(

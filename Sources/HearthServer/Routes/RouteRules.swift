@@ -27,6 +27,13 @@ struct RouteRules: Sendable, Hashable, CustomStringConvertible {
     static func needs(_ method: SignInMethod) -> RouteRules { RouteRules(needs: method) }
     static let reads = RouteRules(reads: true)
 
+    /// The same rules, with a CAPTCHA check.
+    func captcha(_ scope: CaptchaGate.Scope) -> RouteRules {
+        var rules = self
+        rules.captcha = scope
+        return rules
+    }
+
     var description: String {
         [needs.map { "needs \($0)" }, reads ? "reads" : nil, emulatorRefusesInTenant ? "emulator refuses in tenant" : nil,
          emulatorOnly == nil ? nil : "emulator only", captcha.map { "captcha \($0)" }]

@@ -76,8 +76,9 @@ enum HearthRoutes {
         client.on(Endpoints.recaptchaConfig, to: PasswordPolicyRoutes.recaptchaConfig)
         // Phone as a first factor, and multi-factor (v2). SMS are limited per number where the number is known;
         // `captcha` names what `recaptchaConfig` enforcement covers.
-        let phone = RouteRules(needs: .phone, emulatorRefusesInTenant: true, captcha: .phone)
-        client.with(phone).on(Endpoints.sendVerificationCode, to: PhoneRoutes.sendVerificationCode)
+        // Verifying a code sends no SMS, so it needs no CAPTCHA (the SDKs send a token with sendVerificationCode only).
+        let phone = RouteRules(needs: .phone, emulatorRefusesInTenant: true)
+        client.with(phone.captcha(.phone)).on(Endpoints.sendVerificationCode, to: PhoneRoutes.sendVerificationCode)
         client.and(signIns("phone")).with(phone).on(Endpoints.signInWithPhoneNumber, to: PhoneRoutes.signInWithPhoneNumber)
         let mfa = client.with(.needs(.tenantMFA)), mfaSMS = client.with(RouteRules(needs: .tenantMFA, captcha: .phone))
         mfaSMS.on(Endpoints.startMFAEnrollment, to: MFARoutes.startEnrollment)

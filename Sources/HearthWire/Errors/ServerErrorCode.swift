@@ -36,6 +36,8 @@ public enum ServerErrorCode: String, Sendable, CaseIterable {
     case missingOobCode = "MISSING_OOB_CODE"
     case expiredOobCode = "EXPIRED_OOB_CODE"
     case missingRequestType = "MISSING_REQ_TYPE"
+    /// A client `accounts:update` with neither an ID token nor a code.
+    case invalidRequestType = "INVALID_REQ_TYPE"
     case missingNewEmail = "MISSING_NEW_EMAIL"
     case unauthorizedDomain = "UNAUTHORIZED_DOMAIN"
     case invalidHostingLinkDomain = "INVALID_HOSTING_LINK_DOMAIN"
