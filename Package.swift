@@ -128,6 +128,7 @@ let package = Package(
         .target(name: "HearthFederation", dependencies: [
             "HearthCore",
             server("AsyncHTTPClient", "async-http-client"),
+            server("Logging", "swift-log"),
             server("JWTKit", "jwt-kit"),
             server("Crypto", "swift-crypto"),
             server("CryptoExtras", "swift-crypto"),

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HearthCore
+import Logging
 import NIOCore
 import NIOFoundationCompat
 
@@ -17,14 +18,15 @@ import NIOFoundationCompat
 /// accounts.hooks.append(BlockingFunctionCaller(issuerPrefix: "https://securetoken.google.com/", clock: SystemClock()))
 /// ```
 public struct BlockingFunctionCaller: AccountHook {
-    let http: HTTPClient
+    let target: OutboundTarget
     let issuerPrefix: String
     let clock: any HearthClock
     let timeout: TimeAmount
 
-    public init(issuerPrefix: String, clock: any HearthClock, httpClient: HTTPClient = .toAppServices,
+    /// `timeout` bounds each whole call, waiting for a connection included (``OutboundTarget``).
+    public init(issuerPrefix: String, clock: any HearthClock, target: OutboundTarget = .functions,
                 timeout: TimeAmount = .seconds(7)) {
-        http = httpClient
+        self.target = target
         self.issuerPrefix = issuerPrefix
         self.clock = clock
         self.timeout = timeout
@@ -78,13 +80,17 @@ public struct BlockingFunctionCaller: AccountHook {
         request.body = .bytes(ByteBuffer(data: try JSONSerialization.data(withJSONObject: ["data": ["jwt": jwt]])))
         let response: HTTPClientResponse
         let body: ByteBuffer
+        // The client hears which function failed, never its URL (an internal address); the log has it.
         do {
-            response = try await http.execute(request, timeout: timeout)
-            body = try await response.body.collect(upTo: 1 << 20)
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout {
-            throw AuthFailure.blockingFunctionError("((Deadline exceeded making request to \(uri).))")
+            (response, body) = try await target.call(request, timeout: timeout)
+        } catch is OutboundDeadlineExceeded {
+            log.warning("blocking function did not answer in time", metadata: ["event": "\(eventType)", "url": "\(uri)",
+                "hint": "the call is refused (fail closed); make the function answer within 7 seconds"])
+            throw AuthFailure.blockingFunctionError("((Deadline exceeded making request to the \(eventType) function.))")
         } catch {
-            throw AuthFailure.blockingFunctionError("((Failed to make request to \(uri).))")
+            log.warning("blocking function not reachable", metadata: ["event": "\(eventType)", "url": "\(uri)",
+                                                                      "error": "\(error)"])
+            throw AuthFailure.blockingFunctionError("((Failed to make request to the \(eventType) function.))")
         }
         let data = Data(buffer: body)
         guard (200..<300).contains(response.status.code) else {
@@ -92,6 +98,8 @@ public struct BlockingFunctionCaller: AccountHook {
         }
         return try BlockingFunctionReply(body: data, event: eventType)
     }
+
+    private var log: Logger { Logger(label: "hearth.functions") }
 
     /// The message of a function's error, as firebase-functions writes it (`{"error": {"message": …}}`).
     static func message(_ body: Data) -> String? {

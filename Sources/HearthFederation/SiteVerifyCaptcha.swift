@@ -34,19 +34,19 @@ public struct SiteVerifyCaptcha: CaptchaVerifier {
     let hostnames: Set<String>?
     /// The action a token must name (the answer's `action`), when set.
     let action: String?
-    let http: HTTPClient
+    let target: OutboundTarget
     let timeout: TimeAmount
 
     public init(provider: Provider, secret: String, verifyURL: String? = nil, minScore: Double = 0.5,
                 hostnames: [String]? = nil, action: String? = nil,
-                http: HTTPClient = .shared, timeout: TimeAmount = .seconds(5)) {
+                target: OutboundTarget = .captcha, timeout: TimeAmount = .seconds(5)) {
         self.provider = provider
         self.secret = secret
         self.verifyURL = verifyURL ?? provider.verifyURL
         self.minScore = minScore
         self.hostnames = hostnames.map { Set($0.map { $0.lowercased() }) }
         self.action = action
-        self.http = http
+        self.target = target
         self.timeout = timeout
     }
 
@@ -57,8 +57,7 @@ public struct SiteVerifyCaptcha: CaptchaVerifier {
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
         request.body = .bytes(ByteBuffer(string: FormEncoding.encode(fields)))
-        let response = try await http.execute(request, timeout: timeout)
-        let body = try await response.body.collect(upTo: 64 << 10)
+        let (response, body) = try await target.call(request, timeout: timeout, maximumBody: 64 << 10)
         guard (200..<300).contains(response.status.code),
               let reply = try? JSONSerialization.jsonObject(with: Data(buffer: body)) as? [String: Any]
         else { throw CaptchaProviderError(status: Int(response.status.code)) }

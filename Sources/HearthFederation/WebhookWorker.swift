@@ -18,7 +18,7 @@ import NIOFoundationCompat
 public struct WebhookWorker: Sendable {
     let store: any IdentityStore
     let clock: any HearthClock
-    let http: HTTPClient
+    let target: OutboundTarget
     let retry: RetryPolicy
     let logger: Logger
     let pollInterval: Duration
@@ -28,12 +28,12 @@ public struct WebhookWorker: Sendable {
     let lease: TimeInterval = 60
     private let loop = DeliveryLoop()
 
-    public init(store: any IdentityStore, clock: any HearthClock, httpClient: HTTPClient = .toAppServices,
+    public init(store: any IdentityStore, clock: any HearthClock, target: OutboundTarget = .webhooks,
                 retry: RetryPolicy = .webhooks, logger: Logger = Logger(label: "hearth.webhooks"),
                 pollInterval: Duration = .seconds(5), timeout: TimeAmount = .seconds(15)) {
         self.store = store
         self.clock = clock
-        http = httpClient
+        self.target = target
         self.retry = retry
         self.logger = logger
         self.pollInterval = pollInterval
@@ -82,8 +82,7 @@ public struct WebhookWorker: Sendable {
             request.headers.add(name: "User-Agent", value: "Hearth-Webhooks")
             for header in signed.headers { request.headers.add(name: header.name, value: header.value) }
             request.body = .bytes(ByteBuffer(data: signed.body))
-            let response = try await http.execute(request, timeout: timeout)
-            _ = try? await response.body.collect(upTo: 64 << 10)
+            let (response, _) = try await target.call(request, timeout: timeout, maximumBody: 64 << 10)
             guard (200..<300).contains(response.status.code) else {
                 permanent = response.status.code == 410  // the receiver says it is gone for good
                 throw Problem("HTTP \(response.status.code)")

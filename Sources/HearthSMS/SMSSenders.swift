@@ -26,14 +26,30 @@ public struct HTTPSMSSender: SMSSender {
     public let appName: String
     let http: HTTPClient
     let timeout: TimeAmount
+    let inFlight: InFlightCap
 
-    public init(provider: SMSProvider, appName: String, httpClient: HTTPClient = .shared,
-                timeout: TimeAmount = .seconds(10)) {
+    /// `timeout` bounds each whole send, waiting for a connection included; at most `inFlight.limit` sends are in
+    /// flight to the gateway at once, and one more fails at once (answered 503) rather than queueing.
+    public init(provider: SMSProvider, appName: String, httpClient: HTTPClient = Self.gateway,
+                timeout: TimeAmount = .seconds(10), inFlight: InFlightCap = Self.sends) {
         self.provider = provider
         self.appName = appName
         self.http = httpClient
         self.timeout = timeout
+        self.inFlight = inFlight
     }
+
+    /// The gateway's own pool (a slow gateway holds no other service's connections), no redirects followed (a code
+    /// is never posted anywhere but the configured URL), no connection retried until the deadline. The same
+    /// settings as HearthFederation's outbound clients, written here because this module imports no other.
+    public static let gateway: HTTPClient = {
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow)
+        configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128)
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(3)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+    public static let sends = InFlightCap(limit: 128)
 
     public func send(_ message: SMSMessage) async throws {
         let text = SMSText.message(code: message.code, appName: appName, locale: message.locale)
@@ -61,11 +77,16 @@ public struct HTTPSMSSender: SMSSender {
         request.body = .bytes(ByteBuffer(data: body))
         let response: HTTPClientResponse
         do {
-            response = try await http.execute(request, timeout: timeout)
+            response = try await inFlight.run(InFlightCap.host(of: request.url)) { [http, timeout, request] in
+                try await withDeadline(.nanoseconds(timeout.nanoseconds)) {
+                    let response = try await http.execute(request, timeout: timeout)
+                    _ = try? await response.body.collect(upTo: 64 * 1024)
+                    return response
+                }
+            }
         } catch {
             throw SMSDeliveryFailure(reason: "cannot reach the SMS provider: \(error)")
         }
-        _ = try? await response.body.collect(upTo: 64 * 1024)
         guard (200..<300).contains(response.status.code) else {
             throw SMSDeliveryFailure(reason: "the SMS provider answered \(response.status.code)")
         }
