@@ -92,6 +92,46 @@ import Testing
         }
     }
 
+    @Test(arguments: Backend.allCases)
+    func fiftyCodesToOneBlockStopAtItsHourlyBudget(_ backend: Backend) async throws {
+        try await Self.on(backend, configure: { $0.rateLimits.smsPerPrefix = .init(limit: 30, window: 3600) }) { servers in
+            // Ten numbers of one block, five times each: under the per-number and pumping limits, over the block's 30.
+            let replies = try await servers.burst(50) { index in
+                ("accounts:sendVerificationCode", ["phoneNumber": "+1650555\(2000 + index % 10)"])
+            }
+            #expect(replies.passed == 30 && servers.sms.count == 30, "passed \(replies.passed), texts \(servers.sms.count)")
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aHundredAndTwentyEmailsFromOneAddressSendItsHundred(_ backend: Backend) async throws {
+        try await Self.on(backend) { servers in
+            // Unknown inboxes: refused, but each refusal keeps its slot (an address cannot probe for free).
+            let replies = try await servers.burst(120) { index in
+                ("accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody\(index)@example.com"])
+            }
+            #expect(replies.refused("TOO_MANY_ATTEMPTS_TRY_LATER") == 20, "\(replies.messages)")
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func aHundredAndTwentyGuessesFromOneAddressHashAHundred(_ backend: Backend) async throws {
+        try await Self.on(backend) { servers in
+            let replies = try await servers.burst(120) { index in
+                ("accounts:signInWithPassword", ["email": "guess\(index)@example.com", "password": "wrong-pass"])
+            }
+            #expect(replies.refused("TOO_MANY_ATTEMPTS_TRY_LATER") == 20, "\(replies.messages)")
+        }
+    }
+
+    @Test(arguments: Backend.allCases)
+    func eightyPasskeyCeremoniesFromOneAddressStartSixty(_ backend: Backend) async throws {
+        try await Self.on(backend) { servers in
+            let replies = try await servers.burst(80) { _ in ("/identitytoolkit.googleapis.com/v2/accounts/passkeySignIn:start", [:]) }
+            #expect(replies.refused("TOO_MANY_ATTEMPTS_TRY_LATER") == 20, "\(replies.messages)")
+        }
+    }
+
     /// Successful sign-ins give their slots back, and sign-ins to one account queue in each instance: a burst of right
     /// passwords is never limited as failures (two instances hold at most two slots at once, of ten).
     @Test(arguments: Backend.allCases)
@@ -136,8 +176,8 @@ extension RateLimitedBurstTests {
         let session: URLSession
 
         func call(_ instance: Int, _ verb: String, _ body: [String: Any]) async throws -> [String: Any] {
-            var request = URLRequest(url: URL(string: bases[instance % bases.count]
-                                              + "/identitytoolkit.googleapis.com/v1/\(verb)?key=\(RateLimitedBurstTests.apiKey)")!)
+            let path = verb.hasPrefix("/") ? verb : "/identitytoolkit.googleapis.com/v1/\(verb)"
+            var request = URLRequest(url: URL(string: bases[instance % bases.count] + path + "?key=\(RateLimitedBurstTests.apiKey)")!)
             request.httpMethod = "POST"
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
             request.httpBody = try JSONSerialization.data(withJSONObject: body)
@@ -165,7 +205,8 @@ extension RateLimitedBurstTests {
 
     /// Runs `body` against one server on a fresh SQLite file, or two on a fresh PostgreSQL schema (skipped, and
     /// said, where PostgreSQL is unavailable).
-    static func on(_ backend: Backend, _ body: @escaping @Sendable (Servers) async throws -> Void) async throws {
+    static func on(_ backend: Backend, configure: (inout ServerConfiguration) -> Void = { _ in },
+                   _ body: @escaping @Sendable (Servers) async throws -> Void) async throws {
         let clock = ManualClock(Date(timeIntervalSince1970: 1_800_001_234.5678))  // mid-window, fractional ms
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-burst-\(UUID().uuidString)")
         let stores: [any IdentityStore]
@@ -185,6 +226,7 @@ extension RateLimitedBurstTests {
         var configuration = ServerConfiguration(mode: .production, port: 0, projectID: "burst-project",
                                                 emailEnumerationProtection: false, initialAPIKey: apiKey)
         configuration.phoneSignIn = true
+        configure(&configuration)
         let sms = CountingSMS()
         let apps = try await stores.asyncMap { store in
             try await buildApplication(configuration: configuration, store: store, clock: clock, hashing: InlineWorkRunner(),
