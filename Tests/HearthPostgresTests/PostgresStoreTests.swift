@@ -114,7 +114,8 @@ struct PostgresSchemaUpgradeTests {
 }
 
 /// `autodeleteAnonymousUsers` on PostgreSQL, at scale: 5,000 stale anonymous accounts among 1,000 others go in batched
-/// transactions, each with its audit row, while sign-in reads keep answering. The rate is printed for the closing
+/// transactions, each with its audit row, while sign-in reads keep answering; two instances cleaning at once delete
+/// each account once. The rate is printed for the closing
 /// figures (it is a measurement, not a bound: machines differ); before batching it was about 112 a second.
 @Suite struct PostgresAnonymousCleanupTests {
     @Test(.enabled(if: TemporaryPostgres.skipReason == nil, "PostgreSQL unavailable: \(TemporaryPostgres.skipReason ?? "")"))
@@ -152,9 +153,15 @@ struct PostgresSchemaUpgradeTests {
             }
             return reads
         }
+        // Two instances run their daily cleanup at once, each on its own connection pool: each account goes once.
+        let other = try PostgresStore(url: url)
+        let second = AccountContext(store: other, clock: clock, hashing: InlineWorkRunner())
         let started = ContinuousClock.now
-        let deleted = try await accounts.operations.deleteInactiveAnonymousUsers(in: project, now: now)
+        async let mine = accounts.operations.deleteInactiveAnonymousUsers(in: project, now: now)
+        async let theirs = second.operations.deleteInactiveAnonymousUsers(in: project, now: now)
+        let deleted = try await mine + theirs
         let elapsed = ContinuousClock.now - started
+        try await other.close()
         reading.cancel()
         let reads = (try? await reading.value) ?? 0
         #expect(deleted == 5_000)

@@ -111,6 +111,23 @@ import Testing
         }
     }
 
+    /// The tenant's sign-in switches apply to a call that carries its token: linking an email and password to an
+    /// anonymous user of a tenant where password sign-up is off is refused, named or not.
+    @Test func theTokensTenantsSwitchesApply() async throws {
+        try await Self.seeded { app, client, _ in
+            try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "nopass-t5e6f", allowPasswordSignup: false,
+                                                          enableAnonymousUser: true))
+            let anonymous = try await client.post(Self.v1 + "/accounts:signUp", ["tenantId": "nopass-t5e6f", "returnSecureToken": true])
+            let idToken = try #require(anonymous["idToken"] as? String, "\(anonymous.text)")
+            for named in [nil, "nopass-t5e6f"] as [String?] {
+                var body: [String: Any] = ["idToken": idToken, "email": "nopass@example.com", "password": "long-enough-pass"]
+                body["tenantId"] = named
+                let refused = try await client.post(Self.v1 + "/accounts:signUp", body)
+                #expect(refused.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED") == true, "\(named ?? "none"): \(refused.text)")
+            }
+        }
+    }
+
     /// A tenant's events carry it, into the audit log and the webhooks built from it.
     @Test func eventsNameTheirTenant() async throws {
         try await Self.seeded { app, client, _ in
