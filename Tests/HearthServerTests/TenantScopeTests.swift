@@ -140,6 +140,18 @@ import Testing
         }
     }
 
+    /// The byte-level peek at a token's tenant reads what a full parse reads.
+    @Test func aTokensTenantIsReadWithoutVerifyingIt() throws {
+        func token(_ claims: String) -> String { "e30." + Base64URL.encode(Array(claims.utf8)) + ".sig" }
+        #expect(IDTokenPeek.tenant(of: token(#"{"sub":"u","firebase":{"tenant":"acme-a1b2c"}}"#)) == .some("acme-a1b2c"))
+        #expect(IDTokenPeek.tenant(of: token(#"{"sub":"u","firebase":{"sign_in_provider":"password"}}"#)) == .some(nil))
+        #expect(IDTokenPeek.tenant(of: token(#"{"sub":"u","tenant":"claimed","firebase":{}}"#)) == .some(nil),
+                "a custom claim named tenant is not the token's tenant")
+        #expect(IDTokenPeek.tenant(of: "not-a-token") == nil)
+        #expect(IDTokenPeek.tenant(of: "a.!!!.b") == nil)
+        #expect(IDTokenPeek.mentionsTenant(Data(#"x"tenant""#.utf8)) && !IDTokenPeek.mentionsTenant(Data(#""tenan""#.utf8)))
+    }
+
     /// Credentials of two tenants in one call are refused, whichever the body names.
     @Test func credentialsOfTwoTenantsAreRefused() async throws {
         try await Self.seeded { app, client, _ in
