@@ -128,6 +128,25 @@ import Testing
         }
     }
 
+    /// The tenant's email privacy applies to a call that carries its token: the project has it on (a new production
+    /// project's default), so an email change there needs a verification email; the tenant has it off, so its user's
+    /// change is made in place, named or not.
+    @Test func theTokensTenantsEmailPrivacyApplies() async throws {
+        try await Self.seeded { app, client, _ in
+            try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "open-mail-t7g8h", allowPasswordSignup: true))
+            let projectToken = try #require(try await client.signUp("plain@example.com")["idToken"] as? String)
+            let refused = try await client.post(Self.v1 + "/accounts:update", ["idToken": projectToken, "email": "plain2@example.com"])
+            #expect(refused.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED") == true, "the project's privacy is on: \(refused.text)")
+            for (index, named) in ([nil, "open-mail-t7g8h"] as [String?]).enumerated() {
+                let idToken = try await Self.user(app, client, in: "open-mail-t7g8h", "mail\(index)@example.com")
+                var body: [String: Any] = ["idToken": idToken, "email": "changed\(index)@example.com"]
+                body["tenantId"] = named
+                let changed = try await client.post(Self.v1 + "/accounts:update", body)
+                #expect(changed.status == 200, "\(named ?? "none"): \(changed.text)")
+            }
+        }
+    }
+
     /// A tenant's events carry it, into the audit log and the webhooks built from it.
     @Test func eventsNameTheirTenant() async throws {
         try await Self.seeded { app, client, _ in
