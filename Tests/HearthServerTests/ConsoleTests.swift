@@ -352,3 +352,27 @@ extension ConsoleTests {
         }
     }
 }
+
+/// Console sign-ins under a burst: 50 wrong passwords for the operator at once, against the failed-sign-in budget of 10,
+/// are 10 refusals of the password and 40 of the limit (the reservation is taken before the password is hashed), and
+/// the operator is locked out for the window, the right password included.
+@Suite struct ConsoleSignInBurstTests {
+    @Test func fiftyWrongPasswordsAtOnceAreTenGuesses() async throws {
+        let app = try await ConsoleTests.app()
+        try await app.run { client in
+            let answers = try await withThrowingTaskGroup(of: String.self) { group in
+                for index in 0..<50 {
+                    group.addTask {
+                        try await ConsoleTests.post(client, ["email": ConsoleTests.operatorEmail, "password": "wrong-\(index)",
+                                                             "code": "000000"]).errorMessage ?? "ok"
+                    }
+                }
+                return try await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(answers.filter { $0.hasPrefix("INVALID_LOGIN_CREDENTIALS") }.count == 10, "\(Set(answers))")
+            #expect(answers.filter { $0.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") }.count == 40, "\(Set(answers))")
+            let right = try await ConsoleTests.signIn(client, app)
+            #expect(right.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true, "locked for the window: \(right.text)")
+        }
+    }
+}
