@@ -70,9 +70,22 @@ import Testing
                 functions.triggers["beforeCreate"] = .init(functionURI: "http://127.0.0.1:\(live.port!)\(path)", updatedAt: Date())
                 project.settings.blockingFunctions = functions
             }
-            try await ready.run { client in
-                try await body(function, "http://127.0.0.1:\(client.client.port!)", client, ready)
+            // Hashing on threads of its own, as a server does: inline, 180 sign-ups would hold the test process's
+            // cooperative threads, which the suites running alongside need.
+            let hashing = ThreadPoolWorkRunner(threads: 2, queueLimit: 1_000)
+            let built = try await buildApplication(
+                configuration: ready.configuration, store: ready.store, clock: ready.clock, hashing: hashing,
+                hashParameters: { .generate(memoryCost: 10) }, sms: ready.sms)
+            do {
+                try await built.test(.live) { live in
+                    let client = Client(client: live)
+                    try await body(function, "http://127.0.0.1:\(live.port!)", client, ready)
+                }
+            } catch {
+                try? await hashing.shutdown()
+                throw error
             }
+            try await hashing.shutdown()
         }
     }
 
