@@ -129,20 +129,28 @@ with open(path, "w") as out:
 PY
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["breachedPasswords"]=sys.argv[2]; json.dump(c, open(sys.argv[3], "w"))' \
   "$WORK/config.json" "$WORK/pwned.txt" "$WORK/config-breach.json"
-declare -A BREACH_RATES=([without]=0 [with]=0)
-for round in 1 2; do
-  for side in without with; do
-    kill $SERVER; wait $SERVER 2>/dev/null || true
-    if [ $side = with ]; then CONFIG="$WORK/config-breach.json" start_server; else start_server; fi
-    rate_now=$(BODY="" wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s Benchmarks/load/signup.lua \
-      "$BASE/identitytoolkit.googleapis.com/v1/accounts:signUp?key=$KEY" | awk '/Requests\/sec/ {print $2}')
-    printf "round %d %-8s %10s sign-ups/s\n" "$round" "$side" "$rate_now"
-    BREACH_RATES[$side]=$(python3 -c "print(${BREACH_RATES[$side]} + $rate_now)")
+# interleaved_ratio CONFIG LUA PATH UNIT: sets RATIO to req/s with CONFIG over req/s without it, run interleaved
+# (without, with, without, with) so drift on a busy machine falls on both sides; prints each round. Not called in a
+# subshell: it restarts the server (SERVER) as it was.
+interleaved_ratio() {
+  local config=$1 lua=$2 path=$3 unit=$4 round side rate_now
+  local -A rates=([without]=0 [with]=0)
+  for round in 1 2; do
+    for side in without with; do
+      kill $SERVER; wait $SERVER 2>/dev/null || true
+      if [ $side = with ]; then CONFIG="$config" start_server; else start_server; fi
+      rate_now=$(BODY="" USERS=$USERS wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "Benchmarks/load/$lua" \
+        "$BASE$path?key=$KEY" | awk '/Requests\/sec/ {print $2}')
+      printf "round %d %-8s %10s %s\n" "$round" "$side" "$rate_now" "$unit"
+      rates[$side]=$(python3 -c "print(${rates[$side]} + $rate_now)")
+    done
   done
-done
-BREACH_RATIO=$(python3 -c "print(${BREACH_RATES[with]} / ${BREACH_RATES[without]})")
-kill $SERVER; wait $SERVER 2>/dev/null || true
-start_server
+  kill $SERVER; wait $SERVER 2>/dev/null || true
+  start_server
+  RATIO=$(python3 -c "print(${rates[with]} / ${rates[without]})")
+}
+interleaved_ratio "$WORK/config-breach.json" signup.lua /identitytoolkit.googleapis.com/v1/accounts:signUp sign-ups/s
+BREACH_RATIO=$RATIO
 
 # Sign-ins with the abuse limits on against off, interleaved as above: each correct-password sign-in then reserves its
 # failed-sign-in slots (per account and per address) before hashing and gives them back after, in the store. Many
@@ -150,20 +158,9 @@ start_server
 echo "== sign-ins with the abuse limits on against off ($USERS accounts; wrk -c$CONNECTIONS -d${DURATION}s, twice each)"
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["rateLimits"]=True; json.dump(c, open(sys.argv[2], "w"))' \
   "$WORK/config.json" "$WORK/config-limits.json"
-declare -A LIMIT_RATES=([off]=0 [on]=0)
-for round in 1 2; do
-  for side in off on; do
-    kill $SERVER; wait $SERVER 2>/dev/null || true
-    if [ $side = on ]; then CONFIG="$WORK/config-limits.json" start_server; else start_server; fi
-    rate_now=$(USERS=$USERS wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s Benchmarks/load/signin-many.lua \
-      "$BASE/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=$KEY" | awk '/Requests\/sec/ {print $2}')
-    printf "round %d limits %-4s %10s sign-ins/s\n" "$round" "$side" "$rate_now"
-    LIMIT_RATES[$side]=$(python3 -c "print(${LIMIT_RATES[$side]} + $rate_now)")
-  done
-done
-LIMITS_RATIO=$(python3 -c "print(${LIMIT_RATES[on]} / ${LIMIT_RATES[off]})")
-kill $SERVER; wait $SERVER 2>/dev/null || true
-start_server
+interleaved_ratio "$WORK/config-limits.json" signin-many.lua /identitytoolkit.googleapis.com/v1/accounts:signInWithPassword \
+  "sign-ins/s (with: limits on)"
+LIMITS_RATIO=$RATIO
 
 # Emulator mode against Firebase's own emulator (rebuilt by ../shared/peer, in memory as Hearth's emulator mode is by
 # default): sign-ups and sign-ins, each server alone on the machine in turn. Skipped when the peer is not built.
