@@ -279,12 +279,18 @@ public func connectToLoopback(port: Int, receiveTimeout: Int = 30) throws -> Int
 /// A TCP port nothing listens on right now (for servers whose address must be known before they start), and never
 /// one this process handed out before: tests run in parallel, and a port released by one `freePort()` may come back
 /// from the next before its server binds it (two servers on one port: one test talks to the other's server).
+///
+/// The port comes from below the kernel's ephemeral range, never from `bind(0)`: a server that binds port 0 (the
+/// live test servers) or an outgoing connection's source port is drawn from that range, and could otherwise take
+/// the port between this answer and the bind of the server it was meant for.
 public func freePort() throws -> Int {
-    for _ in 0..<100 {
-        let port = try unusedPort()
+    let candidates = reservablePorts
+    for _ in 0..<500 {
+        let port = Int.random(in: candidates)
+        guard handedOutPorts.withLock({ !$0.contains(port) }), canBind(port) else { continue }
         if handedOutPorts.withLock({ $0.insert(port).inserted }) { return port }
     }
-    throw BrowserError("no port left that was not handed out before")
+    throw BrowserError("no free port below the ephemeral range (\(candidates))")
 }
 
 private let handedOutPorts = LockedPorts()
@@ -295,22 +301,24 @@ private final class LockedPorts: @unchecked Sendable {
     func withLock<T>(_ body: (inout Set<Int>) -> T) -> T { lock.withLock { body(&ports) } }
 }
 
-private func unusedPort() throws -> Int {
+/// Ports between 10000 and the start of the ephemeral range (Linux's `ip_local_port_range`; 32768 where it cannot
+/// be read, below both Linux's and macOS's defaults).
+private let reservablePorts: ClosedRange<Int> = {
+    let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+    let low = text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+    return 10000...max(low - 1, 20000)
+}()
+
+private func canBind(_ port: Int) -> Bool {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    guard fd >= 0 else { throw BrowserError("socket() failed") }
+    guard fd >= 0 else { return false }
     defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
-    address.sin_port = 0
+    address.sin_port = UInt16(port).bigEndian
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     let bound = withUnsafePointer(to: &address) {
         $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
     }
-    guard bound == 0 else { throw BrowserError("bind() failed") }
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let named = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-    }
-    guard named == 0 else { throw BrowserError("getsockname() failed") }
-    return Int(UInt16(bigEndian: address.sin_port))
+    return bound == 0
 }

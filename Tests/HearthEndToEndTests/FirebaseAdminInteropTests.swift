@@ -350,8 +350,11 @@ token = auth.create_custom_token("prod-user", {"plan": "pro"}).decode()
 request = urllib.request.Request(
     os.environ["HEARTH_URL"] + "/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken?key=interop-key",
     data=json.dumps({"token": token, "returnSecureToken": True}).encode(), headers={"Content-Type": "application/json"})
-with urllib.request.urlopen(request) as response:
-    body = json.load(response)
+try:
+    with urllib.request.urlopen(request) as response:
+        body = json.load(response)
+except urllib.error.HTTPError as error:
+    raise SystemExit(f"HTTP {error.code}: {error.read().decode()}")
 print(json.dumps({"isNewUser": body["isNewUser"], "idToken": body["idToken"]}))
 """#
 
