@@ -85,12 +85,14 @@ let package = Package(
         .target(name: "HearthWire", swiftSettings: swiftSettings),
         // The SQL schema and its runner, written once for both SQL stores (dialect differences as data).
         .target(name: "HearthSchema", swiftSettings: swiftSettings),
+        // Every SQL statement, written once for both dialects; SQLite and PostgreSQL are thin drivers under it.
+        .target(name: "HearthSQL", dependencies: ["HearthCore", "HearthSchema"], swiftSettings: swiftSettings),
         .target(name: "HearthSQLite", dependencies: [
-            "HearthCore", "HearthSchema", server("SQLiteNIO", "sqlite-nio"),
+            "HearthCore", "HearthSchema", "HearthSQL", server("SQLiteNIO", "sqlite-nio"),
             server("NIOConcurrencyHelpers", "swift-nio"),
         ], swiftSettings: swiftSettings),
         .target(name: "HearthPostgres", dependencies: [
-            "HearthCore", "HearthSchema", server("PostgresNIO", "postgres-nio"),
+            "HearthCore", "HearthSchema", "HearthSQL", server("PostgresNIO", "postgres-nio"),
             server("NIOSSL", "swift-nio-ssl"),
         ], swiftSettings: swiftSettings),
         // The storage contract suite, a library linked only by test targets.
@@ -190,16 +192,16 @@ let package = Package(
             server("HTTPTypes", "swift-http-types"),
         ]),
         .testTarget(name: "HearthSQLiteTests", dependencies: [
-            "HearthSQLite", "HearthSchema", "HearthStoreContract", server("SQLiteNIO", "sqlite-nio"),
+            "HearthSQLite", "HearthSQL", "HearthSchema", "HearthStoreContract", server("SQLiteNIO", "sqlite-nio"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "HearthPostgresTests", dependencies: [
-            "HearthPostgres", "HearthSchema", "HearthStoreContract", "HearthPostgresTestSupport",
+            "HearthPostgres", "HearthSQL", "HearthSchema", "HearthStoreContract", "HearthPostgresTestSupport",
             server("PostgresNIO", "postgres-nio"),
         ]),
         .testTarget(name: "HearthEndToEndTests", dependencies: [
             "HearthServer", "HearthSQLite", "HearthPostgres", "HearthCore", "HearthMail", "HearthTestSupport",
             "HearthPostgresTestSupport", "HearthStoreContract",
-            server("HummingbirdTesting", "hummingbird"),
+            server("HummingbirdTesting", "hummingbird"), server("PostgresNIO", "postgres-nio"),
         ]),
         .testTarget(name: "HearthAdminTests", dependencies: [
             "HearthAdmin", "HearthServer", "HearthSQLite", "HearthCore", "HearthWire",

@@ -3,7 +3,9 @@
 #   HearthCore   imports no other Hearth target, no NIO, HTTP or database driver.
 #   HearthWire   imports Foundation only.
 #   HearthSchema imports Foundation only.
-#   backends     import HearthCore and HearthSchema only (never each other, the server or the wire types).
+#   HearthSQL    (the statements, once for every SQL backend) imports HearthCore and HearthSchema only: no driver.
+#   backends     import HearthCore, HearthSchema, HearthSQL and their driver only (never each other, the server or
+#                the wire types).
 #   HearthMail   imports HearthCore, Mustache and NIO only.
 #   HearthServer never imports a backend or a driver.
 #   HearthStoreContract imports HearthCore only.
@@ -39,10 +41,12 @@ allow Sources/HearthCore "HearthCore imports no other Hearth target and no NIO/H
   $platform Crypto CryptoExtras X509 SwiftASN1
 allow Sources/HearthWire "HearthWire imports Foundation only" $platform
 allow Sources/HearthSchema "the schema imports Foundation only" $platform
-allow Sources/HearthSQLite "a backend imports HearthCore and its driver only" \
-  $platform HearthCore HearthSchema SQLiteNIO NIOCore NIOPosix NIOConcurrencyHelpers Logging
-allow Sources/HearthPostgres "a backend imports HearthCore and its driver only" \
-  $platform HearthCore HearthSchema PostgresNIO NIOSSL NIOCore Logging
+allow Sources/HearthSQL "the statement layer imports HearthCore and the schema only, no driver" \
+  $platform HearthCore HearthSchema
+allow Sources/HearthSQLite "a backend imports HearthCore, the statement layer and its driver only" \
+  $platform HearthCore HearthSchema HearthSQL SQLiteNIO NIOCore NIOPosix NIOConcurrencyHelpers Logging
+allow Sources/HearthPostgres "a backend imports HearthCore, the statement layer and its driver only" \
+  $platform HearthCore HearthSchema HearthSQL PostgresNIO NIOSSL NIOCore Logging
 allow Sources/HearthStoreContract "the contract suite imports HearthCore only" $platform HearthCore
 allow Sources/HearthMail "mail imports HearthCore, templates and NIO only (no backend, no server)" \
   $platform HearthCore Mustache NIOCore NIOPosix NIOSSL Logging

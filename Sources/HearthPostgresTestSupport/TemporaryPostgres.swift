@@ -61,6 +61,31 @@ public enum TemporaryPostgres {
         }
     }
 
+    /// What PostgreSQL itself counts for the database of `url`, read from the shared server's own database (so
+    /// reading adds nothing to it): the transactions committed and rolled back and the sessions ever opened
+    /// (`pg_stat_database`; opening a session is itself one transaction), and the connections open now
+    /// (`pg_stat_activity`). A backend reports its counts when it ends, or up to seconds later while it lives: close
+    /// a store's connections, wait for `connections == 0`, then read.
+    public static func activity(ofDatabaseIn url: String) async throws -> (transactions: Int, sessions: Int, connections: Int) {
+        let name = String((URLComponents(string: url)?.path ?? "").dropFirst())
+        let components = URLComponents(string: try await sharedURL())!
+        let configuration = PostgresClient.Configuration(
+            host: components.host!, port: components.port ?? 5432, username: components.user ?? "postgres",
+            password: components.password, database: String(components.path.dropFirst()), tls: .disable)
+        let client = PostgresClient(configuration: configuration)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            var result = (transactions: 0, sessions: 0, connections: 0)
+            for try await (transactions, sessions, connections) in try await client.query("""
+                SELECT (SELECT coalesce(sum(xact_commit + xact_rollback), 0)::bigint FROM pg_stat_database WHERE datname = \(name)),
+                       (SELECT coalesce(sum(sessions), 0)::bigint FROM pg_stat_database WHERE datname = \(name)),
+                       (SELECT count(*) FROM pg_stat_activity WHERE datname = \(name))
+                """).decode((Int, Int, Int).self) { result = (transactions, sessions, connections) }
+            return result
+        }
+    }
+
     /// Why the PostgreSQL tests skip, decided without starting anything (test traits are evaluated on the concurrency
     /// pool); nil when a server is given or can be made. A cluster that then fails to start fails its tests, saying why.
     public static var skipReason: String? {

@@ -88,11 +88,53 @@ public enum Schema {
         Migration("0009_tenants", Steps.tenants),
         Migration("0010_users_by_creation", Steps.usersByCreation),
         Migration("0011_webhooks", Steps.webhooks),
+        // What statements compare, out of the JSON: read from it once here, written beside it from now on.
+        Migration("0012_compared_columns", Steps.comparedColumns, [
+            .sqlite: [
+                """
+                UPDATE users SET version = coalesce(json_extract(data, '$.version'), 0),
+                    valid_since = coalesce(json_extract(data, '$.validSince'), 0),
+                    last_login_at = CAST(json_extract(data, '$.lastLoginAt') AS INTEGER)
+                """,
+                "UPDATE projects SET version = coalesce(json_extract(data, '$.version'), 0)",
+                "UPDATE refresh_tokens SET created_micros = CAST(json_extract(data, '$.createdAt') * 1000 AS INTEGER)",
+            ],
+            .postgres: [
+                """
+                UPDATE users SET version = coalesce((data::jsonb ->> 'version')::bigint, 0),
+                    valid_since = coalesce((data::jsonb ->> 'validSince')::double precision, 0)::bigint,
+                    last_login_at = floor((data::jsonb ->> 'lastLoginAt')::double precision)::bigint
+                """,
+                "UPDATE projects SET version = coalesce((data::jsonb ->> 'version')::bigint, 0)",
+                """
+                UPDATE refresh_tokens
+                SET created_micros = floor((data::jsonb ->> 'createdAt')::double precision * 1000)::bigint
+                """,
+            ],
+        ]),
+        Migration("0013_job_leases", Steps.jobLeases),
     ]
 }
 
 /// The statements of the steps written the same in both dialects.
 enum Steps {
+    /// 0013: who runs a periodic job (housekeeping, the daily cleanup) until when, so that of several instances
+    /// one runs it per period.
+    static let jobLeases = [
+        "CREATE TABLE job_leases (job TEXT PRIMARY KEY, holder TEXT NOT NULL, until_micros BIGINT NOT NULL)",
+    ]
+
+    /// 0012: the values statements compare, as integers: versions (compare-and-set), `valid_since` (seconds) and
+    /// `last_login_at` (milliseconds) of users, a refresh token's creation (microseconds, for pruning and purges).
+    static let comparedColumns = [
+        "ALTER TABLE users ADD COLUMN version BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE users ADD COLUMN valid_since BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE users ADD COLUMN last_login_at BIGINT",
+        "ALTER TABLE projects ADD COLUMN version BIGINT NOT NULL DEFAULT 0",
+        "ALTER TABLE refresh_tokens ADD COLUMN created_micros BIGINT NOT NULL DEFAULT 0",
+        "CREATE INDEX users_last_login ON users (project_id, tenant_id, last_login_at, local_id)",
+    ]
+
     /// 0002: email action codes (by digest) and the outbox of messages to deliver.
     static let actionCodesAndOutbox = [
         """

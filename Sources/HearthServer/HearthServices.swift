@@ -108,7 +108,8 @@ public struct HearthServices: Sendable {
         // Where Firebase's emulator is weaker than production and its tests depend on it (docs/modes.md).
         accounts.emulatorRules = configuration.isEmulator
         var audit = AuditRecorder(store: store, clock: clock, logger: .hearth("hearth.audit"))
-        if let webhooks { audit.eventStored = { webhooks.ring() } }
+        // Woken only when the event can have queued something: with no endpoint, a sign-in costs the sender nothing.
+        if let webhooks { audit.eventStored = { [store] in if !store.knowsNoWebhookEndpoints { webhooks.ring() } } }
         accounts.audit = audit
         accounts.sessionsPerUser = configuration.sessionsPerUser
         accounts.hooks = hooks

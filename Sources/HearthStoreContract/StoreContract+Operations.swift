@@ -4,6 +4,19 @@ import HearthCore
 extension StoreContract {
     /// Shared rate-limit windows, the audit log and housekeeping.
     public static let operations: [StoreCheck] = [
+        StoreCheck("a job's lease is held by one holder until it runs out, then by whoever takes it next") { store in
+            try expect(try await store.takeLease(job: "purge", holder: "a", until: epoch + 600, now: epoch), "free: taken")
+            try expect(try await !store.takeLease(job: "purge", holder: "b", until: epoch + 600.001, now: epoch + 0.001),
+                       "held by another")
+            try expect(try await !store.takeLease(job: "purge", holder: "a", until: epoch + 1200, now: epoch + 599.999),
+                       "held, even by its own holder, until it runs out")
+            try expect(try await store.takeLease(job: "other", holder: "b", until: epoch + 600, now: epoch), "jobs are apart")
+            try expect(try await store.takeLease(job: "purge", holder: "b", until: epoch + 1200, now: epoch + 600), "run out: taken")
+            try await store.releaseLease(job: "purge", holder: "a")  // not a's any more: nothing happens
+            try expect(try await !store.takeLease(job: "purge", holder: "a", until: epoch + 1200, now: epoch + 601), "still b's")
+            try await store.releaseLease(job: "purge", holder: "b")
+            try expect(try await store.takeLease(job: "purge", holder: "a", until: epoch + 1200, now: epoch + 601), "released: taken")
+        },
         StoreCheck("rate counters count per key and window, atomically across concurrent increments") { store in
             let start = epoch, end = epoch + 600
             try expect(try await store.rateCounter(key: "k", windowStart: start) == 0, "no window yet")

@@ -13,6 +13,8 @@ import HearthCore
 public struct StoreCheck: Sendable, CustomStringConvertible {
     public let name: String
     let body: @Sendable (any IdentityStore) async throws -> Void
+    /// The instant the check's records are made around (``StoreContract/epoch``).
+    var epoch = StoreContract.wholeSecond
 
     public init(_ name: String, _ body: @escaping @Sendable (any IdentityStore) async throws -> Void) {
         self.name = name
@@ -22,7 +24,7 @@ public struct StoreCheck: Sendable, CustomStringConvertible {
     /// Migrates `store` and runs the check on it; throws ``ContractViolation`` on failure.
     public func run(on store: any IdentityStore) async throws {
         try await store.migrate()
-        try await body(store)
+        try await StoreContract.$epoch.withValue(epoch) { try await body(store) }
     }
 
     /// Runs the check, then closes `store` whether it passed or not.
@@ -36,7 +38,9 @@ public struct StoreCheck: Sendable, CustomStringConvertible {
         try await store.close()
     }
 
-    public var description: String { name }
+    public var description: String {
+        epoch == StoreContract.wholeSecond ? name : name + " (at \(epoch.timeIntervalSince1970))"
+    }
 }
 
 /// A check that did not hold, with what was expected.
@@ -60,12 +64,25 @@ func expectThrows(_ expected: StoreError, _ body: () async throws -> Void, line:
 
 /// The checks, grouped as the protocol is.
 public enum StoreContract {
+    /// Every check, at a whole second and again at a real clock's instant: fractional milliseconds, half a
+    /// millisecond before a second ends (a statement that truncates, rounds or casts an instant differently from
+    /// the others shows there).
     public static var all: [StoreCheck] {
-        projects + users + paging + admin + refreshTokens + actionCodes + operations + races + tenants + unitOfWork + batches
-            + webhooks
+        let checks = projects + users + paging + admin + refreshTokens + actionCodes + operations + races + tenants
+            + unitOfWork + batches + webhooks
+        return [wholeSecond, realClock].flatMap { epoch in
+            checks.map { check in
+                var check = check
+                check.epoch = epoch
+                return check
+            }
+        }
     }
 
-    static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
+    static let wholeSecond = Date(timeIntervalSince1970: 1_700_000_000)
+    static let realClock = Date(timeIntervalSince1970: 1_795_890_465.9995314)
+    /// The instant a check's records are made around; set per run by ``StoreCheck/run(on:)``.
+    @TaskLocal static var epoch = wholeSecond
 
     static func sampleUser(_ id: String, email: String? = nil, project: String = "p-one", createdAt: Date = epoch)
         -> UserRecord

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 @testable import HearthPostgres
+import HearthSQL
 import HearthSchema
 import HearthStoreContract
 import HearthPostgresTestSupport
@@ -24,7 +25,7 @@ import Testing
         let store = try PostgresStore(url: url)
         try await store.migrate()
         try await store.migrate()
-        #expect(try await store.appliedMigrations() == ["0001_initial", "0002_action_codes_outbox", "0003_outbox_delivery", "0004_phone_assertions", "0005_pending_secrets", "0006_user_identities", "0007_operations", "0008_identity_emails", "0009_tenants", "0010_users_by_creation", "0011_webhooks"])
+        #expect(try await store.appliedMigrations() == ["0001_initial", "0002_action_codes_outbox", "0003_outbox_delivery", "0004_phone_assertions", "0005_pending_secrets", "0006_user_identities", "0007_operations", "0008_identity_emails", "0009_tenants", "0010_users_by_creation", "0011_webhooks", "0012_compared_columns", "0013_job_leases"])
         try await store.close()
     }
 
@@ -83,19 +84,16 @@ struct PostgresSchemaUpgradeTests {
     @Test func aDatabaseAtAnOlderStepMigratesTheRestOfTheWayKeepingEveryUser() async throws {
         let url = try #require(try await TemporaryPostgres.freshSchemaURL())
         let store = try PostgresStore(url: url)
-        try await MigrationRunner(dialect: .postgres).migrate(PostgresMigrations(store: store), through: "0005_pending_secrets")
-        let logger = store.logger
+        try await MigrationRunner(dialect: .postgres).migrate(PostgresStore.Migrations(store: store), through: "0005_pending_secrets")
         for index in 0..<200 {
             var user = UserRecord(projectID: "p-old", localID: String(format: "u%03d", index), email: "u\(index)@example.com",
                                   validSince: 0, createdAt: Date(timeIntervalSince1970: 1_600_000_000 + Double(index)))
             if index % 10 == 0 { user.providers = [ProviderUserInfo(providerID: "google.com", rawID: "g-\(index)", email: "G\(index)@Example.com")] }
             let (id, email, created, data) = (user.localID, user.email!, user.createdAt.epochMilliseconds, try RecordCoding.encode(user))
-            try await store.transaction { db in
-                try await db.query("""
-                    INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, created_at, data)
-                    VALUES ('p-old', '', \(id), \(email), \(email), \(created), \(data))
-                    """, logger: logger)
-            }
+            try await store.execute("""
+                INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, created_at, data)
+                VALUES ('p-old', '', \(id), \(email), \(email), \(created), \(data))
+                """)
         }
         try await store.migrate()
         #expect(try await store.appliedMigrations() == Schema.migrations.map(\.id))

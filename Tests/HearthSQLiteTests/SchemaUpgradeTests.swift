@@ -3,6 +3,7 @@ import HearthCore
 import HearthSchema
 import SQLiteNIO
 @testable import HearthSQLite
+import HearthSQL
 import Testing
 
 /// Upgrades keep every user: a database written by the last release (0.9.0, `Fixtures/hearth-0.9.0.sqlite`, made by
@@ -60,9 +61,7 @@ import Testing
         var failure: (any Error)?
         do {
             try await store.migrate()
-            _ = try await store.write { db in
-                try await db.query("INSERT INTO hearth_migrations (id, applied_at) VALUES ('9999_from_the_future', 99999999999)")
-            }
+            try await store.execute("INSERT INTO hearth_migrations (id, applied_at) VALUES ('9999_from_the_future', 99999999999)")
             do {
                 try await store.migrate()
                 Issue.record("a newer schema was migrated over")
@@ -81,20 +80,16 @@ import Testing
         var failure: (any Error)?
         do {
             // The schema as a release before linked identities (step 0006) left it, and its users as it wrote them.
-            try await MigrationRunner(dialect: .sqlite).migrate(SQLiteMigrations(store: store), through: "0005_pending_secrets")
+            try await MigrationRunner(dialect: .sqlite).migrate(SQLiteStore.Migrations(store: store), through: "0005_pending_secrets")
             for index in 0..<200 {
                 var user = UserRecord(projectID: "p-old", localID: String(format: "u%03d", index), email: "u\(index)@example.com",
                                       validSince: 0, createdAt: Date(timeIntervalSince1970: 1_600_000_000 + Double(index)))
                 if index % 10 == 0 { user.providers = [ProviderUserInfo(providerID: "google.com", rawID: "g-\(index)", email: "G\(index)@Example.com")] }
-                let binds: [SQLiteData] = [.text(user.projectID), .text(user.localID), .text(user.email!), .text(user.email!),
-                                           .integer(Int(user.createdAt.timeIntervalSince1970 * 1000)),
-                                           .text(try RecordCoding.encode(user))]
-                _ = try await store.write { db in
-                    try await db.query("""
-                        INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
-                        VALUES (?, '', ?, ?, ?, NULL, ?, ?)
-                        """, binds)
-                }
+                let (createdAt, data) = (Int64(user.createdAt.timeIntervalSince1970 * 1000), try RecordCoding.encode(user))
+                try await store.execute("""
+                    INSERT INTO users (project_id, tenant_id, local_id, email, email_unique, phone_number, created_at, data)
+                    VALUES (\(user.projectID), '', \(user.localID), \(user.email!), \(user.email!), NULL, \(createdAt), \(data))
+                    """)
             }
             try await store.migrate()
             #expect(try await store.appliedMigrations() == Schema.migrations.map(\.id))

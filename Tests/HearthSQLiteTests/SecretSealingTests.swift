@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 @testable import HearthSQLite
+import HearthSQL
 import HearthStoreContract
 import Testing
 
@@ -40,7 +41,7 @@ import Testing
 
     /// A row's JSON as it lies in the file ("" when there is none).
     func raw(_ store: SQLiteStore, _ table: String, _ condition: String) async throws -> String {
-        try await store.read("SELECT data FROM \(table) WHERE \(condition)").first?.column("data")?.string ?? ""
+        try await store.read(SQL(raw: "SELECT data FROM \(table) WHERE \(condition)")).first?[0].string ?? ""
     }
 
     @Test func secretsAreSealedAtRestAndOpenOnlyWithTheirKeyAndRecord() async throws {

@@ -264,15 +264,25 @@ extension UseCase {
             return audit?.row(for: SecurityEvent(kind: kind, projectID: project.id, localID: user.localID, details: details))
         }
         var signedIn = user
+        // The request's rate-limit slots that success gives back go in this unit (see HeldSlots).
+        let held = RateLimiter.heldUntilSuccess
+        let released = held?.claim()
         do {
-            let done = try await store.write { tx in
-                if isNew { tx.insertUser(user, uniqueEmail: !project.settings.allowDuplicateEmails) }
-                if var stamp {
-                    stamp.refuseDisabled = true
-                    tx.stampSignIn(stamp)
+            let done: UnitOfWork.Outcome
+            do {
+                done = try await store.write { tx in
+                    if isNew { tx.insertUser(user, uniqueEmail: !project.settings.allowDuplicateEmails) }
+                    if var stamp {
+                        stamp.refuseDisabled = true
+                        tx.stampSignIn(stamp)
+                    }
+                    tx.insertRefreshToken(record, keepingLatest: sessionsPerUser)
+                    if let row { tx.insertAuditEvent(row) }
+                    if let released { RateLimiter.release(released, in: &tx) }
                 }
-                tx.insertRefreshToken(record, keepingLatest: sessionsPerUser)
-                if let row { tx.insertAuditEvent(row) }
+            } catch {
+                if released != nil { held?.unclaim() }
+                throw error
             }
             if let stamped = done.stamped { signedIn = stamped }
         } catch StoreError.emailExists {
@@ -280,7 +290,7 @@ extension UseCase {
         } catch StoreError.identityLinked {
             throw AuthFailure.federatedUserIDAlreadyLinked
         } catch StoreError.stale {
-            throw try await staleStamp(of: user, verifiedPassword: stamp?.verifiedPasswordHash != nil, in: project)
+            throw try await staleStamp(of: user, stamp: stamp, in: project)
         }
         if let row { audit?.committed(row) }
         let result = SignInResult(user: signedIn, tokens: Tokens(idToken: idToken, refreshToken: refreshToken,
@@ -293,17 +303,25 @@ extension UseCase {
         var stamp = stamp
         stamp.refuseDisabled = true
         guard try await store.stampSignIn(stamp) != nil else {
-            throw try await staleStamp(of: user, verifiedPassword: stamp.verifiedPasswordHash != nil, in: project)
+            throw try await staleStamp(of: user, stamp: stamp, in: project)
         }
     }
 
     /// Why a stamp found the account changed: disabled meanwhile, or its password changed while this sign-in
     /// hashed the old one (the sign-in fails as a wrong password would), or gone.
-    private func staleStamp(of user: UserRecord, verifiedPassword: Bool, in project: ProjectContext) async throws -> AuthFailure {
+    private func staleStamp(of user: UserRecord, stamp: SignInStamp?, in project: ProjectContext) async throws -> AuthFailure {
         let now = try await store.user(projectID: user.projectID, tenantID: user.tenantID, localID: user.localID)
         if now?.disabled == true { return .userDisabled }
+        if let counter = stamp?.passkeyCounter, let now {
+            // Another assertion with this counter value (or a later one) signed in first, or the passkey is gone.
+            guard let passkey = now.passkeys?.first(where: { $0.credentialID == counter.credentialID }) else {
+                return .passkeyCredentialNotFound
+            }
+            return .invalidAuthenticatorResponse(
+                WebAuthnError.counterWentBackwards(stored: passkey.signCount ?? 0, given: counter.count).description)
+        }
         // A password sign-in fails as a wrong password would, whatever happened: it tells nothing about the account.
-        guard verifiedPassword else { return .userNotFound }
+        guard stamp?.verifiedPasswordHash != nil else { return .userNotFound }
         return project.settings.enableImprovedEmailPrivacy ? .invalidLoginCredentials : .invalidPassword
     }
 }

@@ -181,19 +181,11 @@ public struct Passkeys: UseCase {
                                          storedCount: passkey.signCount ?? 0)
         }
         guard !stored.disabled else { throw AuthFailure.userDisabled }
-        // The counter is stored compare-and-set: of two assertions racing with one counter value, one signs in.
-        let user = try await modifyUser(stored, in: project) { user in
-            guard let index = user.passkeys?.firstIndex(where: { $0.credentialID == credentialID }) else {
-                throw AuthFailure.passkeyCredentialNotFound
-            }
-            let current = user.passkeys?[index].signCount ?? 0
-            if count != 0 || current != 0, count <= current {
-                throw AuthFailure.invalidAuthenticatorResponse(
-                    WebAuthnError.counterWentBackwards(stored: current, given: count).description)
-            }
-            user.passkeys?[index].signCount = count
-        }
-        let stamp = SignInStamp(projectID: project.id, tenantID: user.tenantID, localID: user.localID, at: now, signedIn: true)
+        // The counter is written by the sign-in's own stamp, compare-and-set: of two assertions racing with one
+        // counter value, one signs in (SignInStamp.passkeyCounter).
+        var stamp = SignInStamp(projectID: project.id, tenantID: stored.tenantID, localID: stored.localID, at: now, signedIn: true)
+        stamp.passkeyCounter = .init(credentialID: credentialID, count: count)
+        let user = stored
         return try await completeSignIn(user, provider: PasskeyCredential.providerID, in: project, now: now,
                                         .firstFactor(stamp: stamp))
     }

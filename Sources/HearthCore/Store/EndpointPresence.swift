@@ -21,6 +21,9 @@ public final class EndpointPresence: Sendable {
         return exists
     }
 
+    /// Whether the last reading found no endpoint (so a stored event queued nothing to deliver).
+    public var knownAbsent: Bool { known.withLock { $0 == false } }
+
     /// What a fresh reading (or an endpoint just added) says.
     public func update(_ exists: Bool) { known.withLock { $0 = exists } }
 }

@@ -96,6 +96,18 @@ public struct SignInStamp: Sendable, Equatable {
     public var refuseDisabled = false
     /// A custom-token sign-in: marks the account `customAuth`, so it is not anonymous (``UserRecord/isAnonymous``).
     public var customToken = false
+    /// A passkey sign-in: the credential's new signature counter, written only when it is past the stored one (or
+    /// both are 0, an authenticator that keeps none), so of two assertions racing with one counter value one signs in.
+    public var passkeyCounter: PasskeyCounter?
+
+    public struct PasskeyCounter: Sendable, Equatable {
+        public var credentialID: String
+        public var count: UInt32
+        public init(credentialID: String, count: UInt32) {
+            self.credentialID = credentialID
+            self.count = count
+        }
+    }
 
     public init(projectID: String, tenantID: String?, localID: String, at: Date, signedIn: Bool,
                 verifiedPasswordHash: String? = nil, rehash: String? = nil) {
@@ -113,6 +125,12 @@ public struct SignInStamp: Sendable, Equatable {
     public func apply(to user: inout UserRecord) -> Bool {
         if let verified = verifiedPasswordHash, user.passwordHash != verified { return false }
         if refuseDisabled, user.disabled { return false }
+        if let counter = passkeyCounter {
+            guard let index = user.passkeys?.firstIndex(where: { $0.credentialID == counter.credentialID }) else { return false }
+            let current = user.passkeys?[index].signCount ?? 0
+            if counter.count != 0 || current != 0, counter.count <= current { return false }
+            user.passkeys?[index].signCount = counter.count
+        }
         user.lastRefreshAt = at
         if signedIn { user.lastLoginAt = at }
         if let rehash { user.passwordHash = rehash }

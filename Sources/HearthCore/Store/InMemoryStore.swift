@@ -39,6 +39,7 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
         var pending: [String: PendingRecord] = [:]
         /// Rate-limit windows by key and window start: count and expiry.
         var counters: [String: (count: Int, expiresAt: Date)] = [:]
+        var leases: [String: (holder: String, until: Date)] = [:]
         var audit: [AuditEvent] = []
         var webhookEndpoints: [WebhookEndpoint] = []
         /// Webhook messages in the order queued, with the user whose events they keep in order.
@@ -197,6 +198,10 @@ public final class InMemoryStore: IdentityStore, @unchecked Sendable {
                         state.counters[slot] = (count, expiresAt)
                         undo.append { $0.counters[slot] = before }
                         outcome.counts.append(count)
+                    case .readRateCounters(let windows):
+                        outcome.read += windows.map { state.counters[$0.key + "@" + String($0.start.epochSeconds)]?.count ?? 0 }
+                    case .require(let condition):
+                        try condition(outcome)
                     }
                 }
             } catch {
@@ -438,6 +443,18 @@ extension InMemoryStore {
                 .prefix(query.limit)
                 .map { $0 }
         }
+    }
+
+    public func takeLease(job: String, holder: String, until: Date, now: Date) async throws -> Bool {
+        withState { state in
+            if let lease = state.leases[job], lease.until > now { return false }
+            state.leases[job] = (holder, until)
+            return true
+        }
+    }
+
+    public func releaseLease(job: String, holder: String) async throws {
+        withState { state in if state.leases[job]?.holder == holder { state.leases[job] = nil } }
     }
 
     public func purge(_ housekeeping: Housekeeping) async throws -> HousekeepingReport {

@@ -27,6 +27,10 @@ public struct UnitOfWork: Sendable {
         case insertAuditEvent(AuditEvent)
         /// As ``IdentityStore/incrementRateCounter(key:windowStart:expiresAt:by:)``.
         case incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by: Int)
+        /// Reads rate counters inside the unit (into ``Outcome/read``), as ``IdentityStore/rateCounters(_:)``.
+        case readRateCounters([RateWindow])
+        /// A condition on what the unit did so far: throwing undoes the whole unit and is rethrown as it was.
+        case require(@Sendable (Outcome) throws -> Void)
     }
 
     public private(set) var changes: [Change] = []
@@ -44,6 +48,11 @@ public struct UnitOfWork: Sendable {
     public mutating func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date, by delta: Int = 1) {
         changes.append(.incrementRateCounter(key: key, windowStart: windowStart, expiresAt: expiresAt, by: delta))
     }
+    public mutating func readRateCounters(_ windows: [RateWindow]) { changes.append(.readRateCounters(windows)) }
+    /// Undoes the unit when `condition` throws on what it did so far (the counts it read and wrote, the stamp).
+    public mutating func require(_ condition: @escaping @Sendable (Outcome) throws -> Void) {
+        changes.append(.require(condition))
+    }
 
     /// Whether the unit stores an audit event webhooks take: only then may a SQL store need its endpoints.
     public var storesWebhookEvent: Bool {
@@ -56,9 +65,12 @@ public struct UnitOfWork: Sendable {
         public var stamped: UserRecord?
         /// The counts of the unit's rate counters after it, in order.
         public var counts: [Int] = []
-        public init(stamped: UserRecord? = nil, counts: [Int] = []) {
+        /// The counts its ``Change/readRateCounters(_:)`` read, in order.
+        public var read: [Int] = []
+        public init(stamped: UserRecord? = nil, counts: [Int] = [], read: [Int] = []) {
             self.stamped = stamped
             self.counts = counts
+            self.read = read
         }
     }
 }

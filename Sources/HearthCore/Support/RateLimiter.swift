@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Counts events per key in windows kept in the store, so every instance on one database enforces one limit: the
 /// basis of Hearth's abuse limits. A window's count is weighed with the previous window's share of the last
@@ -82,55 +83,50 @@ public struct RateLimiter: Sendable {
     /// Takes one event under every one of `keys` before the work they limit, or none of them: throws ``Refusal``
     /// naming the first key that one more event would put over its rule.
     ///
-    /// One read of every key's current and previous window turns away a key already over its rule without a write
-    /// (a locked-out guesser costs one query). Then one write transaction increments every key and returns the
-    /// counts; the decision is made on those, so of racing requests only as many as the rule allows get a slot.
+    /// One write transaction: it reads each key's previous window, increments every key's current one (sorted, so
+    /// two PostgreSQL transactions cannot wait on each other) and decides on the counts it gets back. A refusal
+    /// undoes the increments in the same transaction, so of racing requests only as many as the rule allows get
+    /// a slot, and a refused request leaves nothing behind.
     public func reserve(_ keys: [(String, Rule)]) async throws -> Reservation {
         guard !keys.isEmpty else { return .none }
         let now = clock.now()
         let windows = keys.map { Self.window($0.1, at: now) }
-        var reads: [RateWindow] = []
-        for ((key, _), window) in zip(keys, windows) {
-            reads += [RateWindow(key: key, start: window.start), RateWindow(key: key, start: window.start - window.length)]
-        }
-        let before = try await store.rateCounters(reads)
-        for (index, (key, rule)) in keys.enumerated()
-        where Self.estimate(current: before[2 * index], previous: before[2 * index + 1], window: windows[index], now: now)
-            >= Double(rule.limit) {
-            throw Refusal(key: key, rule: rule)
-        }
         let slots = zip(keys, windows).map { Reservation.Slot(key: $0.0.0, windowStart: $0.1.start, expiresAt: $0.1.end + $0.1.length) }
-        // Keys are incremented in one order everywhere, so two transactions on PostgreSQL cannot wait on each other.
         let order = slots.indices.sorted { slots[$0].key < slots[$1].key }
+        // Where each key's count lands in the outcome.
+        let position = slots.indices.map { index in order.firstIndex(of: index) ?? 0 }
+        let previous = order.map { RateWindow(key: slots[$0].key, start: windows[$0].start - windows[$0].length) }
         let written = try await store.write { tx in
+            tx.readRateCounters(previous)
             for index in order {
                 tx.incrementRateCounter(key: slots[index].key, windowStart: slots[index].windowStart,
                                         expiresAt: slots[index].expiresAt)
             }
-        }.counts
-        var counts = Array(repeating: 0, count: slots.count)
-        for (position, index) in order.enumerated() { counts[index] = written[position] }
-        let reservation = Reservation(slots: slots, counts: counts)
-        for (index, (key, rule)) in keys.enumerated() {
-            // The same test as the read above, on the count before this event.
-            let previous = before[2 * index + 1]
-            if counts[index] > rule.limit
-                || Self.estimate(current: counts[index] - 1, previous: previous, window: windows[index], now: now) >= Double(rule.limit) {
-                try await release(reservation)
-                throw Refusal(key: key, rule: rule)
+            tx.require { outcome in
+                for (index, (key, rule)) in keys.enumerated() {
+                    // Over when this event passes the limit, or when the events before it already fill the
+                    // sliding window (this window's, plus the previous one's share of it).
+                    let count = outcome.counts[position[index]]
+                    if count > rule.limit || Self.estimate(current: count - 1, previous: outcome.read[position[index]],
+                                                           window: windows[index], now: now) >= Double(rule.limit) {
+                        throw Refusal(key: key, rule: rule)
+                    }
+                }
             }
-        }
-        return reservation
+        }.counts
+        return Reservation(slots: slots, counts: slots.indices.map { written[position[$0]] })
     }
 
     /// Gives reserved slots back, in one write transaction.
     public func release(_ reservation: Reservation) async throws {
         guard !reservation.slots.isEmpty else { return }
-        let slots = reservation.slots.sorted { $0.key < $1.key }
-        _ = try await store.write { tx in
-            for slot in slots {
-                tx.incrementRateCounter(key: slot.key, windowStart: slot.windowStart, expiresAt: slot.expiresAt, by: -1)
-            }
+        _ = try await store.write { tx in Self.release(reservation, in: &tx) }
+    }
+
+    /// Gives reserved slots back within a unit of work (the one that records the event that made them not count).
+    public static func release(_ reservation: Reservation, in tx: inout UnitOfWork) {
+        for slot in reservation.slots.sorted(by: { $0.key < $1.key }) {
+            tx.incrementRateCounter(key: slot.key, windowStart: slot.windowStart, expiresAt: slot.expiresAt, by: -1)
         }
     }
 
@@ -169,4 +165,34 @@ private final class ReportedRefusals: @unchecked Sendable {
             return true
         }
     }
+}
+
+/// Slots a request holds that its success gives back, carried to the success's own unit of work: the middleware
+/// that reserved them sets ``RateLimiter/heldUntilSuccess`` around the handler, the sign-in's unit of work releases
+/// them (``RateLimiter/release(_:in:)``), and success costs no transaction of its own for it. The middleware gives
+/// them back itself only when no unit did.
+public final class HeldSlots: Sendable {
+    private let state: Mutex<(reservation: RateLimiter.Reservation, released: Bool)>
+
+    public init(_ reservation: RateLimiter.Reservation) { state = Mutex((reservation, false)) }
+
+    /// The slots, for one unit of work to release; nil once claimed.
+    func claim() -> RateLimiter.Reservation? {
+        state.withLock { held in
+            guard !held.released else { return nil }
+            held.released = true
+            return held.reservation
+        }
+    }
+
+    /// The unit that claimed the slots did not commit: they are held again.
+    func unclaim() { state.withLock { $0.released = false } }
+
+    /// Whether a committed unit of work gave the slots back.
+    public var isReleased: Bool { state.withLock { $0.released } }
+}
+
+extension RateLimiter {
+    /// The slots the current request gives back when it succeeds (see ``HeldSlots``).
+    @TaskLocal public static var heldUntilSuccess: HeldSlots?
 }

@@ -51,17 +51,19 @@ struct RateLimited: RouterMiddleware {
             let keys = [((console ? "console-failed-email:" : "signin-failed-email:") + account, limits.failedSignInsPerEmail),
                         ((console ? "console-failed-address:" : "signin-failed-address:") + address, limits.failedSignInsPerAddress)]
             // Sign-ins to one account take turns in this process, so right passwords queue rather than being refused.
+            // A sign-in that succeeds gives the slots back in its own unit of work (HeldSlots), else here.
             return try await services.limiter.turns.inTurn(keys[0].0) {
                 let held = try await check.reserve(keys)
+                let slots = HeldSlots(held)
                 do {
-                    let response = try await next(request, context)
-                    await check.release(held)
+                    let response = try await RateLimiter.$heldUntilSuccess.withValue(slots) { try await next(request, context) }
+                    if !slots.isReleased { await check.release(held) }
                     return response
                 } catch let failure as AuthFailure
                     where [.invalidPassword, .emailNotFound, .invalidLoginCredentials].contains(failure) {
                     throw failure  // a wrong guess: the slot stays taken
                 } catch {
-                    await check.release(held)
+                    if !slots.isReleased { await check.release(held) }
                     throw error
                 }
             }

@@ -20,4 +20,11 @@ public protocol WebhookStore: Sendable {
     func replayWebhookEvents(projectID: String, since: Date, endpointID: String?, now: Date) async throws -> Int
     /// The project's newest messages, newest first, at most `limit`, each with its event.
     func webhookMessages(projectID: String, limit: Int) async throws -> [WebhookMessage]
+    /// Whether the store last found no endpoint at all, so the events it stores queue nothing: the sender need not
+    /// wake for them (its poll still notices endpoints other instances add).
+    var knowsNoWebhookEndpoints: Bool { get }
+}
+
+extension WebhookStore {
+    public var knowsNoWebhookEndpoints: Bool { false }
 }
