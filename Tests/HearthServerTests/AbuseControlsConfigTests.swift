@@ -1,6 +1,8 @@
 import Foundation
 import HearthCore
 @testable import HearthServer
+import Logging
+import Synchronization
 import Testing
 
 /// Abuse controls as Identity Platform has them, through the config and a tenant: `autodeleteAnonymousUsers` (the cleanup
@@ -25,12 +27,29 @@ import Testing
         }
     }
 
-    @Test func theCleanupRunsOnceADay() {
-        let last = Housekeeper.LastRun()
-        let start = Date(timeIntervalSince1970: 1_800_000_000)
-        #expect(last.claim(start))
-        #expect(!last.claim(start + 600) && !last.claim(start + 86_399))
-        #expect(last.claim(start + 86_400))
+    /// Two instances on one store: each interval one of them purges, and the daily cleanup runs once a day.
+    @Test func theCleanupRunsOnceADayAcrossInstances() async throws {
+        let store = InMemoryStore()
+        let clock = ManualClock(Date(timeIntervalSince1970: 1_800_000_000.5))
+        let runs = Mutex(0)
+        func instance() -> Housekeeper {
+            var housekeeper = Housekeeper(store: store, clock: clock, interval: .seconds(600), auditRetention: nil,
+                                          logger: Logger(label: "test"))
+            housekeeper.anonymousCleanup = { _ in runs.withLock { $0 += 1 }; return 0 }
+            return housekeeper
+        }
+        let (a, b) = (instance(), instance())
+        for step in 0..<5 {
+            async let first = a.pass()
+            async let second = b.pass()
+            let purged = [await first, await second].compactMap { $0 }
+            #expect(purged.count == 1, "step \(step): one instance purges per interval")
+            clock.advance(by: 600)
+        }
+        #expect(runs.withLock { $0 } == 1, "once in the first day")
+        clock.advance(by: 86_400)
+        _ = await (a.pass(), b.pass())
+        #expect(runs.withLock { $0 } == 2, "and once in the next")
     }
 
     /// `smsRegionConfig` on the project and a tenant: a code for a number outside it is refused with Firebase's
