@@ -195,7 +195,7 @@ let package = Package(
             "HearthSQLite", "HearthSQL", "HearthSchema", "HearthStoreContract", server("SQLiteNIO", "sqlite-nio"),
         ], exclude: ["Fixtures"]),
         .testTarget(name: "HearthPostgresTests", dependencies: [
-            "HearthPostgres", "HearthSQL", "HearthSchema", "HearthStoreContract", "HearthPostgresTestSupport",
+            "HearthPostgres", "HearthSQL", "HearthSQLite", "HearthSchema", "HearthStoreContract", "HearthPostgresTestSupport",
             server("PostgresNIO", "postgres-nio"),
         ]),
         .testTarget(name: "HearthEndToEndTests", dependencies: [

@@ -196,6 +196,30 @@ else
   echo "== emulator mode against Firebase's emulator: skipped ($PEER_START is missing; build it with ../shared/peer/build-emulator.sh)"
 fi
 
+# The in-memory store against SQLite with its file in RAM (/dev/shm), both in emulator mode, each alone in turn:
+# what serving `memory:` and the tests from SQLite would cost sign-ups and sign-ins (docs/performance.md).
+RAM=${RAM_DIR:-/dev/shm}
+MEMORY_VS_SQLITE=nan
+if [ -d "$RAM" ] && [ -w "$RAM" ]; then
+  echo "== emulator mode: the in-memory store against SQLite in RAM ($RAM)"
+  kill $SERVER 2>/dev/null || true; wait $SERVER 2>/dev/null || true
+  STORE_PORT=$((PORT + 2)); RAM_FILE=$(mktemp -d "$RAM/hearth-load-XXXXXX")
+  declare -A STORE_RATES
+  for store in memory: "sqlite:$RAM_FILE/hearth.sqlite"; do
+    "$BIN" serve --emulator --project-id load-test --store "$store" --port "$STORE_PORT" --config "$WORK/config.json" \
+      > "$WORK/store-choice.log" 2>&1 &
+    SERVER=$!
+    STORE_RATES[$store]=$(emulator_rates "http://127.0.0.1:$STORE_PORT")
+    kill $SERVER; wait $SERVER 2>/dev/null || true
+  done
+  rm -rf "$RAM_FILE"
+  read -r MEM_UP MEM_IN <<< "${STORE_RATES[memory:]}"
+  read -r LITE_UP LITE_IN <<< "${STORE_RATES[sqlite:$RAM_FILE/hearth.sqlite]}"
+  printf "%-28s %10s %10s\n" "" "signUp/s" "signIn/s" "memory:" "$MEM_UP" "$MEM_IN" "SQLite in RAM" "$LITE_UP" "$LITE_IN"
+  MEMORY_VS_SQLITE=$(python3 -c "print(min($LITE_UP / $MEM_UP, $LITE_IN / $MEM_IN))")
+  echo "SQLite in RAM / memory store (the lower of sign-up and sign-in): $MEMORY_VS_SQLITE"
+fi
+
 python3 - "$SCRYPT" "$RS256" "${RPS[lookup]}" "${RPS[refresh]}" "${RPS[signInWithPassword]}" "$IDLE_RSS_KB" \
   "$FIRST_READY" "$SECOND_READY" "$LOOKUP_P99" "$EMULATOR_SIGNUP" "$EMULATOR_SIGNIN" "${RPS[healthz]}" "$BREACH_RATIO" \
   "$LIMITS_RATIO" <<'PY'

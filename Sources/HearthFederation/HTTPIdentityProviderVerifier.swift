@@ -21,12 +21,12 @@ import NIOFoundationCompat
 /// ```
 public struct HTTPIdentityProviderVerifier: IdentityProviderVerifier {
     let http: HTTPClient
-    let store: any IdentityStore
+    let store: any SecretStore
     let clock: any HearthClock
     let timeout: TimeAmount
     let keys: OIDCKeys
 
-    public init(store: any IdentityStore, clock: any HearthClock, httpClient: HTTPClient = .shared,
+    public init(store: any SecretStore, clock: any HearthClock, httpClient: HTTPClient = .shared,
                 timeout: TimeAmount = .seconds(10)) {
         self.http = httpClient
         self.store = store

@@ -16,7 +16,7 @@ import NIOFoundationCompat
 /// worker.ring()                 // an event was queued: deliver now instead of at the next poll
 /// ```
 public struct WebhookWorker: Sendable {
-    let store: any IdentityStore
+    let store: any WebhookStore
     let clock: any HearthClock
     let target: OutboundTarget
     let retry: RetryPolicy
@@ -28,7 +28,7 @@ public struct WebhookWorker: Sendable {
     let lease: TimeInterval = 60
     private let loop = DeliveryLoop()
 
-    public init(store: any IdentityStore, clock: any HearthClock, target: OutboundTarget = .webhooks,
+    public init(store: any WebhookStore, clock: any HearthClock, target: OutboundTarget = .webhooks,
                 retry: RetryPolicy = .webhooks, logger: Logger = Logger(label: "hearth.webhooks"),
                 pollInterval: Duration = .seconds(5), timeout: TimeAmount = .seconds(15)) {
         self.store = store

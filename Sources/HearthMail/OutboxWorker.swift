@@ -77,7 +77,7 @@ public struct ProjectMailer: Sendable {
 /// try await worker.run()   // until the task is cancelled
 /// ```
 public struct OutboxWorker: Sendable {
-    public let store: any IdentityStore
+    public let store: any OutboxStore
     public let mailers: [String: ProjectMailer]
     public let clock: any HearthClock
     public let retry: RetryPolicy
@@ -88,7 +88,7 @@ public struct OutboxWorker: Sendable {
     public let lease: TimeInterval
     private let loop = DeliveryLoop()
 
-    public init(store: any IdentityStore, mailers: [String: ProjectMailer], clock: any HearthClock = SystemClock(),
+    public init(store: any OutboxStore, mailers: [String: ProjectMailer], clock: any HearthClock = SystemClock(),
                 retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "hearth.mail"),
                 pollInterval: Duration = .seconds(5), batchSize: Int = 20, lease: TimeInterval = 300) {
         self.store = store

@@ -141,7 +141,7 @@ public enum TemporaryPostgres {
                 return .failure(Failure(reason: "running as root and no 'postgres' or 'nobody' user to run initdb as"))
             }
             let cluster = Cluster(url: "postgres://postgres@127.0.0.1:\(port)/postgres", pgctl: bindir + "/pg_ctl", data: data,
-                                  options: "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off",
+                                  options: "-p \(port) -k \(folder.path) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=500",
                                   log: folder.path + "/log", user: runAs)
             do {
                 try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)

@@ -32,7 +32,9 @@ struct SignInTransactionCountTests {
         configuration.webhookPollInterval = .seconds(3600)
         configuration.housekeepingInterval = .seconds(3600)
         #expect(configuration.rateLimits.enabled, "counted with the failed-sign-in limit on")
-        let app = try await buildApplication(configuration: configuration, store: store,
+        // A clock that stands still: the project's cached settings (read again every 5 s of the clock) do not
+        // expire mid-count however slow a busy machine makes the sign-ins.
+        let app = try await buildApplication(configuration: configuration, store: store, clock: ManualClock(Date()),
                                              hashing: ThreadPoolWorkRunner(threads: 1),
                                              hashParameters: { .generate(memoryCost: 10) }, mailPollInterval: .seconds(3600))
         do {
@@ -71,13 +73,22 @@ struct SignInTransactionCountTests {
         try await store.close()
     }
 
-    /// The database's counts once every connection the store had has ended (and so reported them).
+    /// The database's counts once the server is quiet (its background passes at start done: the store's own
+    /// counter has not moved for half a second) and every connection the store had has ended (and so reported them).
     static func settledTransactions(_ url: String, _ store: PostgresStore) async throws -> (transactions: Int, sessions: Int) {
+        let counter = try #require(store.statementCounter)
+        var last = counter.current, quiet = 0
+        while quiet < 5 {
+            try await Task.sleep(for: .milliseconds(100))
+            let now = counter.current
+            quiet = now == last ? quiet + 1 : 0
+            last = now
+        }
         await store.reconnect()  // the old connections end; the new pool connects when next used
         while true {
             let now = try await TemporaryPostgres.activity(ofDatabaseIn: url)
             if now.connections == 0 { return (now.transactions, now.sessions) }
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 @testable import HearthPostgres
 import HearthSQL
+import HearthSQLite
 import HearthSchema
 import HearthStoreContract
 import HearthPostgresTestSupport
@@ -81,6 +82,68 @@ import Testing
 /// backfilling what later steps add (the same schema and runner as SQLite's, in PostgreSQL's dialect).
 @Suite(.enabled(if: TemporaryPostgres.skipReason == nil, "needs PostgreSQL: \(TemporaryPostgres.skipReason ?? "")"))
 struct PostgresSchemaUpgradeTests {
+    /// The last release's database (`HearthSQLiteTests/Fixtures/hearth-0.9.0.sqlite`, made by its binary: 40
+    /// password accounts, 3 Google accounts, 1 anonymous, their sessions), laid into PostgreSQL at that release's
+    /// schema step row for row, then migrated by this one: every password account signs in, identities and
+    /// sessions are kept, and what later steps moved out of the JSON matches the JSON.
+    @Test func theLastReleasesDatabaseMigratesAndEveryAccountSignsIn() async throws {
+        let url = try #require(try await TemporaryPostgres.freshSchemaURL())
+        let store = try PostgresStore(url: url)
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../HearthSQLiteTests/Fixtures/hearth-0.9.0.sqlite").standardized
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-pg-upgrade-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: fixture, to: folder.appendingPathComponent("hearth.sqlite"))
+        let release = try await SQLiteStore.open(path: folder.appendingPathComponent("hearth.sqlite").path)
+        var failure: (any Error)?
+        do {
+            let steps = try await release.appliedMigrations()
+            #expect(steps.last == "0010_users_by_creation", "the fixture's schema: \(steps)")
+            try await MigrationRunner(dialect: .postgres).migrate(PostgresStore.Migrations(store: store), through: steps.last)
+            var copied = 0
+            for table in try await release.read("SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'hearth_migrations' ORDER BY name")
+                .compactMap({ $0[0].string }) {
+                let columns = try await release.read(SQL(raw: "SELECT name FROM pragma_table_info('\(table)') ORDER BY cid"))
+                    .compactMap { $0[0].string }
+                for row in try await release.read(SQL(raw: "SELECT \(columns.joined(separator: ", ")) FROM \(table)")) {
+                    let values = SQL.joined(row.values.map { "\($0)" }, separator: ", ")
+                    try await store.execute("INSERT INTO \(raw: table) (\(raw: columns.joined(separator: ", "))) VALUES (\(values))")
+                    copied += 1
+                }
+            }
+            #expect(copied > 88, "users, identities, sessions, the project: \(copied) rows")
+            try await store.migrate()
+            #expect(try await store.appliedMigrations() == Schema.migrations.map(\.id))
+
+            let directory = ProjectDirectory(store: store, clock: SystemClock(),
+                                             defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) })
+            let project = try #require(try await directory.context(for: "release-fixture"))
+            let accounts = AccountContext(store: store, clock: SystemClock(), hashing: InlineWorkRunner())
+            var signedIn = 0
+            for index in 1...40 {
+                let outcome = try await accounts.passwords.signInWithPassword(
+                    in: project, email: "user\(index)@example.com", password: "password-\(index)").signedIn()
+                if outcome.user.displayName == "User \(index)" { signedIn += 1 }
+            }
+            #expect(signedIn == 40, "every password account signs in: \(signedIn)")
+            #expect(try await store.user(projectID: "release-fixture", tenantID: nil, providerID: "google.com", rawID: "g-2")?
+                .email == "g2@gmail.com", "identities kept")
+            // 0012's columns agree with the records they were read from.
+            let users = try await store.queryUsers(projectID: "release-fixture", UserQuery(sortBy: .lastLoginAt, limit: 100))
+            #expect(users.count == 44)
+            let drift = try await store.read("""
+                SELECT count(*) FROM users WHERE version <> coalesce((data::jsonb ->> 'version')::bigint, 0)
+                  OR valid_since <> coalesce((data::jsonb ->> 'validSince')::double precision, 0)::bigint
+                """)
+            #expect(drift.first?[0].int == 0, "versions and validSince backfilled")
+            let sessions = try await store.read("SELECT count(*) FROM refresh_tokens WHERE created_micros <= 0")
+            #expect(sessions.first?[0].int == 0, "every session's creation backfilled")
+        } catch { failure = error }
+        try? await release.close()
+        try await store.close()
+        if let failure { throw failure }
+    }
+
     @Test func aDatabaseAtAnOlderStepMigratesTheRestOfTheWayKeepingEveryUser() async throws {
         let url = try #require(try await TemporaryPostgres.freshSchemaURL())
         let store = try PostgresStore(url: url)

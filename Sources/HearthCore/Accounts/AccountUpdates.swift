@@ -23,6 +23,9 @@ public struct AccountChanges: Sendable, Equatable {
 /// A signed-in user's changes to their own account (`accounts:update`).
 public struct AccountUpdates: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any SecretStore { context.store }
     public init(context: AccountContext) { self.context = context }
     /// The profile, email and password parts of an update, shared by the user's own update and the admin's:
     /// checked and hashed once, before the write (``PreparedChanges/apply(to:now:)`` may run again on a

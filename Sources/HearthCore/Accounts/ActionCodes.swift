@@ -64,6 +64,9 @@ public struct ActionLinkBase: Sendable, Equatable {
 /// Email action codes: verification, password reset, email change and recovery, sign-in by link.
 public struct ActionCodes: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any UserStore & SecretStore & OutboxStore & ConfigStore { context.store }
     public init(context: AccountContext) { self.context = context }
     /// `accounts:sendOobCode`: creates a single-use code (only its hash is stored) and queues the email in the outbox.
     ///

@@ -31,6 +31,9 @@ public enum SessionCookie {
 /// What an administrator does to accounts (Admin SDKs, the console): create, update, delete in batches, session cookies.
 public struct Administration: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any UserStore & SecretStore { context.store }
     public init(context: AccountContext) { self.context = context }
     /// Creates an account as an administrator: no sign-in, no tokens, the profile as given.
     public func adminCreate(in project: ProjectContext, _ new: AdminNewUser) async throws -> UserRecord {

@@ -12,6 +12,9 @@ import Foundation
 /// ```
 public struct ConsoleOperators: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any SecretStore { context.store }
     public init(context: AccountContext) { self.context = context }
     public static let consoleSessionLifetime: TimeInterval = 8 * 3600
 

@@ -111,6 +111,9 @@ public enum CustomToken {
 /// Sign-in with a custom token minted by the app's server.
 public struct CustomTokens: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any UserStore { context.store }
     public init(context: AccountContext) { self.context = context }
     /// `accounts:signInWithCustomToken`: signs in the token's `uid`, creating the account on first use. The token's
     /// claims go into this session's ID tokens (refreshes included), not onto the user.

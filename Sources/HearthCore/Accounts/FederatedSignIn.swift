@@ -72,6 +72,9 @@ public enum FederatedOutcome: Sendable {
 /// Identity providers: sign-in and linking with a provider's credential, the redirect flow, unlinking.
 public struct FederatedSignIn: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any UserStore & SecretStore { context.store }
     public init(context: AccountContext) { self.context = context }
     /// Keeps a verified assertion for a later `signInWithIdp` with `pendingToken` (after `needConfirmation` or a
     /// conflict the app resolves), since the IdP's own credential is single use. 10 minutes, single use.

@@ -138,6 +138,9 @@ public struct ImportRejection: Sendable, Equatable {
 /// Bulk import of users with their password hashes (`accounts:batchCreate`, `hearth auth:import`).
 public struct Importer: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any UserStore { context.store }
     public init(context: AccountContext) { self.context = context }
     /// The most users one import call takes (Firebase's limit).
     public static let importBatchLimit = 1000

@@ -22,6 +22,9 @@ public struct PasskeyCreationOptions: Sendable, Equatable {
 /// that records the credential id it is given and checks no signature and no challenge.
 public struct Passkeys: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any UserStore & SecretStore { context.store }
     public init(context: AccountContext) { self.context = context }
 
     /// The emulator's relying party.

@@ -7,6 +7,9 @@ import Foundation
 /// ```
 public struct PasswordAccounts: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any UserStore { context.store }
     public init(context: AccountContext) { self.context = context }
 
     // MARK: Sign-up

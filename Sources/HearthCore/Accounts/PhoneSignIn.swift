@@ -38,6 +38,9 @@ public enum PhoneOperation: String, Sendable {
 /// Phone numbers as a first factor: sending the code, signing in or linking with it.
 public struct PhoneSignIn: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any UserStore & SecretStore { context.store }
     public init(context: AccountContext) { self.context = context }
     static func codeDigest(session: String, code: String) -> String { storageDigest(session + ":" + code) }
 

@@ -69,7 +69,7 @@ extension ProjectContext {
 /// Contexts are cached for `cacheLifetime` seconds so that settings changed by another instance sharing the
 /// same PostgreSQL are seen soon, while the hot path parses no keys.
 public final class ProjectDirectory: @unchecked Sendable {
-    private let store: any IdentityStore
+    private let store: any ConfigStore
     private let clock: any HearthClock
     private let cacheLifetime: TimeInterval
     private let defaults: @Sendable (String) -> ProjectSettings
@@ -80,7 +80,7 @@ public final class ProjectDirectory: @unchecked Sendable {
     /// - Parameters:
     ///   - defaults: settings for a project created on first use.
     ///   - hashParameters: Firebase-scrypt parameters for a new project (tests choose cheaper ones).
-    public init(store: any IdentityStore, clock: any HearthClock, cacheLifetime: TimeInterval = 5,
+    public init(store: any ConfigStore, clock: any HearthClock, cacheLifetime: TimeInterval = 5,
                 defaults: @escaping @Sendable (String) -> ProjectSettings,
                 hashParameters: @escaping @Sendable () -> FirebaseScryptParameters = { .generate() }) {
         self.store = store

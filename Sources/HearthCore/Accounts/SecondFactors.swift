@@ -37,6 +37,9 @@ public enum SecondFactorProof: Sendable {
 /// Second factors (SMS and TOTP): enrolment, withdrawal, and the second step of a sign-in.
 public struct SecondFactors: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any UserStore & SecretStore { context.store }
     public init(context: AccountContext) { self.context = context }
     /// Wrong codes allowed per pending secret; the next one destroys it.
 

@@ -7,6 +7,9 @@ import Foundation
 /// ```
 public struct Sessions: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any UserStore & SecretStore & ConfigStore & UnitOfWorkStore { context.store }
     public init(context: AccountContext) { self.context = context }
 
     /// `accounts:lookup` with an ID token: the signed-in user's record.

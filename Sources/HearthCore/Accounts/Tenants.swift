@@ -7,6 +7,9 @@ import Foundation
 /// ```
 public struct Tenants: UseCase {
     public let context: AccountContext
+    /// The store concerns this use case reads and writes itself (the shared pipeline, `completeSignIn` and
+    /// `create`, takes its own).
+    var store: any ConfigStore { context.store }
     public init(context: AccountContext) { self.context = context }
 
     public func tenant(_ id: String, in project: ProjectContext) async throws -> TenantRecord? {

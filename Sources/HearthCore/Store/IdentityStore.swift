@@ -13,19 +13,12 @@ import Foundation
 /// try await store.insertUser(user)          // throws StoreError.emailExists on a taken email
 /// let found = try await store.user(projectID: "demo", tenantID: nil, email: "a@b.c")
 /// ```
-public protocol IdentityStore: UserStore, SecretStore, ConfigStore, OutboxStore, OperationsStore, WebhookStore {
+public protocol IdentityStore: UserStore, SecretStore, ConfigStore, OutboxStore, OperationsStore, WebhookStore,
+    UnitOfWorkStore {
     /// Brings the schema up to date; forward-only, each step recorded in the database.
     func migrate() async throws
     /// Releases connections. The store cannot be used afterwards.
     func close() async throws
-    /// Commits a ``UnitOfWork`` in one write transaction: every change or none. `insertUser` throws
-    /// ``StoreError/emailExists`` when `uniqueEmail` is set and another account of the project has the email (or,
-    /// `uniqueEmail` unset, when it and another account with the email both have a password),
-    /// ``StoreError/duplicateLocalID`` when the id is taken, ``StoreError/identityLinked`` when one of its linked
-    /// identities belongs to another account (each identity has one owner, enforced by the store, so two
-    /// simultaneous first sign-ins cannot both create an account for it); a stamp that fails its condition throws
-    /// ``StoreError/stale``. A refused change leaves nothing of the unit behind.
-    func commit(_ work: UnitOfWork) async throws -> UnitOfWork.Outcome
     /// Counts reads and write transactions, where the store keeps count (SQL stores).
     var statementCounter: StatementCounter? { get }
     /// The circuit every call of the store passes (SQL stores): an outage answers at once instead of queueing.
@@ -140,7 +133,7 @@ public struct SignInStamp: Sendable, Equatable {
     }
 }
 
-extension IdentityStore {
+extension UnitOfWorkStore {
     /// Counts one event: ``incrementRateCounter(key:windowStart:expiresAt:by:)`` by one.
     @discardableResult
     public func incrementRateCounter(key: String, windowStart: Date, expiresAt: Date) async throws -> Int {
@@ -148,7 +141,7 @@ extension IdentityStore {
     }
 }
 
-extension IdentityStore {
+extension ConfigStore {
     /// Applies `change` to the project as stored now and writes it compare-and-set; a write that lost a race reads
     /// again and applies `change` again, so racing changes (requests, instances, `hearth` commands) all land. Returns
     /// what is stored; a `change` that leaves the record as it was writes nothing.

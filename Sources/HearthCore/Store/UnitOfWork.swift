@@ -100,7 +100,7 @@ public final class StatementCounter: Sendable {
     public func reset() { counts.withLock { $0 = (0, 0) } }
 }
 
-extension IdentityStore {
+extension UnitOfWorkStore {
     /// Builds a ``UnitOfWork`` and commits it in one write transaction.
     @discardableResult
     public func write(_ build: (inout UnitOfWork) throws -> Void) async throws -> UnitOfWork.Outcome {
@@ -141,6 +141,9 @@ extension IdentityStore {
             .counts.first ?? delta
     }
 
+}
+
+extension OperationsStore {
     /// The count under `key` in the window that starts at `windowStart` (0 if none).
     public func rateCounter(key: String, windowStart: Date) async throws -> Int {
         try await rateCounters([RateWindow(key: key, start: windowStart)]).first ?? 0

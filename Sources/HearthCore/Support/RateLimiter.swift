@@ -67,7 +67,7 @@ public struct RateLimiter: Sendable {
         }
     }
 
-    private let store: any IdentityStore
+    private let store: any UnitOfWorkStore
     private let clock: any HearthClock
     /// Turns per key in this process (see ``KeyedGate``): concurrent sign-ins to one account queue for their
     /// reservation instead of being refused while others hold the account's slots.
@@ -75,7 +75,7 @@ public struct RateLimiter: Sendable {
     /// Refusals already audited, one per key and window (see ``isFirstRefusal(_:_:)``).
     private let reported = ReportedRefusals()
 
-    public init(store: any IdentityStore, clock: any HearthClock) {
+    public init(store: any UnitOfWorkStore, clock: any HearthClock) {
         self.store = store
         self.clock = clock
     }

@@ -33,12 +33,12 @@ public struct SMSPumpingWatch: Sendable {
         public var numbers: Int
     }
 
-    let store: any IdentityStore
+    let store: any SecretStore & OperationsStore & UnitOfWorkStore
     let limiter: RateLimiter
     let clock: any HearthClock
     public let rules: Rules
 
-    public init(store: any IdentityStore, limiter: RateLimiter, clock: any HearthClock, rules: Rules) {
+    public init(store: any SecretStore & OperationsStore & UnitOfWorkStore, limiter: RateLimiter, clock: any HearthClock, rules: Rules) {
         self.store = store
         self.limiter = limiter
         self.clock = clock

@@ -37,7 +37,7 @@ struct AuditScopeMiddleware: RouterMiddleware {
 /// Storing is bookkeeping: if the store refuses the event, the request that caused it still succeeds (a sign-in
 /// is not refused because its audit row could not be written) and the failure is logged as an error.
 struct AuditRecorder: AuditTrail {
-    let store: any IdentityStore
+    let store: any UnitOfWorkStore
     let clock: any HearthClock
     let logger: Logger
     /// Called once an event that webhooks take is stored (the store queued it for the endpoints): wakes the sender.
@@ -57,7 +57,7 @@ struct AuditRecorder: AuditTrail {
         return String(out)
     }
 
-    init(store: any IdentityStore, clock: any HearthClock, logger: Logger) {
+    init(store: any UnitOfWorkStore, clock: any HearthClock, logger: Logger) {
         self.store = store
         self.clock = clock
         var audit = logger

@@ -13,7 +13,7 @@ import Synchronization
 /// Several instances share the work through leases in the store (``OperationsStore/takeLease(job:holder:until:now:)``):
 /// of the instances on one database, one purges per interval and one runs the daily cleanup per day.
 struct Housekeeper: Service, CustomStringConvertible {
-    let store: any IdentityStore
+    let store: any OperationsStore & OutboxStore
     let clock: any HearthClock
     let interval: Duration
     let auditRetention: Duration?
