@@ -141,3 +141,14 @@ public enum AuthFailure: Error, Equatable, Sendable {
     case missingRawID
     case invalidPhoneNumber
 }
+
+extension AuthFailure {
+    /// Whether the failure is a wrong guess at a credential (no such email, a wrong password): the failed-sign-in
+    /// limit keeps the slot such a request reserved; every other failure gives it back.
+    public var isFailedGuess: Bool {
+        switch self {
+        case .invalidPassword, .emailNotFound, .invalidLoginCredentials: true
+        default: false
+        }
+    }
+}

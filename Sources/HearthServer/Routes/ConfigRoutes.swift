@@ -27,19 +27,9 @@ enum ConfigRoutes {
             throw APIError.business(.invalidArgument, "\(named) cannot be changed here: "
                 + (named == "authorizedDomains" ? "set authorizedDomains in the server configuration (hearth.json)" : "it is fixed when the project is created"))
         }
-        var mask: Set<String>
-        if let given = call.request.uri.queryParameters["updateMask"], !given.isEmpty {
-            mask = []
-            for path in given.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-                let named = ProjectConfigPatch.expand(path)
-                if named.isEmpty && !emulator {
-                    throw APIError.business(.invalidArgument, "updateMask names \(path), which Hearth cannot change (writable: \(ProjectConfigPatch.writablePaths.sorted().joined(separator: ", ")))")
-                }
-                mask.formUnion(named)
-            }
-        } else {
-            mask = emulator ? patch.presentPaths.union(ProjectConfigPatch.emulatorPaths) : patch.presentPaths
-        }
+        let mask = try UpdateMask(call).resolved(expand: ProjectConfigPatch.expand, writable: ProjectConfigPatch.writablePaths,
+                                                 lenient: emulator)
+            ?? (emulator ? patch.presentPaths.union(ProjectConfigPatch.emulatorPaths) : patch.presentPaths)
         let now = call.services.accounts.clock.now()
         let updated = try await call.services.projects.modify(project.id) { record in
             let policyPaths = mask.filter { $0.hasPrefix("passwordPolicyConfig.") }.map { String($0.dropFirst("passwordPolicyConfig.".count)) }

@@ -121,7 +121,7 @@ enum IdpConfigRoutes {
     static func patch(_ call: Call) async throws -> Response {
         let collection = try collection(call)
         let id = call.parameter("idp") ?? ""
-        let mask = call.request.uri.queryParameters["updateMask"].map { Set($0.split(separator: ",").map(String.init)) }
+        let mask = UpdateMask(call).paths.map(Set.init)  // each provider change checks its own paths
         let saml = collection == .saml ? try call.decode(SAMLConfigResource.self) : nil
         let oauth = collection == .saml ? nil : try call.decode(IdpConfigResource.self)
         let owner = try await write(call) { providers in

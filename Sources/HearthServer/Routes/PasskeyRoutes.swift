@@ -58,13 +58,9 @@ enum PasskeyRoutes {
     /// Sets the fields `updateMask` names (all the body has without one); the result must be a whole, valid config.
     static func patchConfig(_ call: Call) async throws -> Response {
         let patch = try call.decode(PasskeyConfigResource.self)
-        var paths = Set(patch.presentPaths)
-        if let mask = call.request.uri.queryParameters["updateMask"], !mask.isEmpty {
-            paths = Set(mask.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            if let unknown = paths.first(where: { !PasskeyConfigResource.paths.contains($0) }) {
-                throw APIError.business(.invalidArgument, "updateMask names \(unknown); passkeyConfig has rpId, expectedOrigins, requireUserVerification")
-            }
-        }
+        let writable = Set(PasskeyConfigResource.paths)
+        let paths = try UpdateMask(call).resolved(expand: { writable.contains($0) ? [$0] : [] }, writable: writable, lenient: false)
+            ?? Set(patch.presentPaths)
         func apply(_ current: PasskeyConfig?) throws -> PasskeyConfig {
             var config = current ?? PasskeyConfig(rpID: "", expectedOrigins: [])
             if paths.contains("rpId") { config.rpID = patch.rpId ?? "" }

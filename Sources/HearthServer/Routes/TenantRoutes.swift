@@ -55,17 +55,9 @@ enum TenantRoutes {
     static func patch(_ call: Call, _ patch: TenantPatch) async throws -> any ResponseGenerator {
         // No mask: the fields present; in emulator mode a full update, absent fields back to production's defaults,
         // as Firebase's emulator does.
-        var paths = call.configuration.isEmulator ? TenantPatch.writablePaths : patch.presentPaths
-        if let given = call.request.uri.queryParameters["updateMask"], !given.isEmpty {
-            paths = []
-            for path in given.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-                let named = TenantPatch.expand(path)
-                if named.isEmpty && !call.configuration.isEmulator {
-                    throw APIError.business(.invalidArgument, "updateMask names \(path), which Hearth cannot change (writable: \(TenantPatch.writablePaths.sorted().joined(separator: ", ")))")
-                }
-                paths.formUnion(named)
-            }
-        }
+        let paths = try UpdateMask(call).resolved(expand: TenantPatch.expand, writable: TenantPatch.writablePaths,
+                                                  lenient: call.configuration.isEmulator)
+            ?? (call.configuration.isEmulator ? TenantPatch.writablePaths : patch.presentPaths)
         let project = try await call.adminProject(nil)
         let emulator = call.configuration.isEmulator
         guard let id = call.parameter("tenantID"),

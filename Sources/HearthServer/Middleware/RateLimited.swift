@@ -59,8 +59,7 @@ struct RateLimited: RouterMiddleware {
                     let response = try await RateLimiter.$heldUntilSuccess.withValue(slots) { try await next(request, context) }
                     if !slots.isReleased { await check.release(held) }
                     return response
-                } catch let failure as AuthFailure
-                    where [.invalidPassword, .emailNotFound, .invalidLoginCredentials].contains(failure) {
+                } catch let failure as AuthFailure where failure.isFailedGuess {
                     throw failure  // a wrong guess: the slot stays taken
                 } catch {
                     if !slots.isReleased { await check.release(held) }
