@@ -151,12 +151,12 @@ extension HearthServices {
     /// `autodeleteAnonymousUsers`, for the project and each of its tenants that has it on (housekeeping, daily).
     func deleteInactiveAnonymousUsers(now: Date) async throws -> Int {
         let project = try await defaultProject()
-        var deleted = try await accounts.operations.deleteInactiveAnonymousUsers(in: project, now: now)
+        var deleted = try await accounts.operatorTools.deleteInactiveAnonymousUsers(in: project, now: now)
         var after: String?
         while true {
             let page = try await store.tenants(projectID: project.id, after: after, limit: 100)
             for tenant in page where tenant.autodeleteAnonymousUsers {
-                deleted += try await accounts.operations.deleteInactiveAnonymousUsers(in: project.scoped(to: tenant), now: now)
+                deleted += try await accounts.operatorTools.deleteInactiveAnonymousUsers(in: project.scoped(to: tenant), now: now)
             }
             guard page.count == 100, let last = page.last else { return deleted }
             after = last.id

@@ -46,13 +46,13 @@ import Testing
         try await store.insertUser(user("named", created: old, email: "ada@example.com"), uniqueEmail: true)
         try await store.insertUser(user("tenant-stale", created: old, tenant: "acme-a1b2c"), uniqueEmail: true)
 
-        #expect(try await accounts.operations.deleteInactiveAnonymousUsers(in: project, now: now, batch: 3) == 0, "off by default")
+        #expect(try await accounts.operatorTools.deleteInactiveAnonymousUsers(in: project, now: now, batch: 3) == 0, "off by default")
         var record = project.record
         record.settings.autodeleteAnonymousUsers = true
         try await store.updateProject(record)
         project = try await ProjectDirectory(store: store, clock: ManualClock(now), defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) })
             .contextCreatingIfNeeded(for: "cleanup")
-        let deleted = try await accounts.operations.deleteInactiveAnonymousUsers(in: project, now: now, batch: 3)
+        let deleted = try await accounts.operatorTools.deleteInactiveAnonymousUsers(in: project, now: now, batch: 3)
         #expect(deleted == 7)
         let left = try await store.users(projectID: "cleanup", after: nil, limit: 50).map(\.localID).sorted()
         #expect(left == ["admin-created", "custom-token", "named", "new", "passkey", "refreshed"])

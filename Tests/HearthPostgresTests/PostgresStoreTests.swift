@@ -218,8 +218,8 @@ struct PostgresSchemaUpgradeTests {
         let other = try PostgresStore(url: url)
         let second = AccountContext(store: other, clock: clock, hashing: InlineWorkRunner())
         let started = ContinuousClock.now
-        async let mine = accounts.operations.deleteInactiveAnonymousUsers(in: project, now: now)
-        async let theirs = second.operations.deleteInactiveAnonymousUsers(in: project, now: now)
+        async let mine = accounts.operatorTools.deleteInactiveAnonymousUsers(in: project, now: now)
+        async let theirs = second.operatorTools.deleteInactiveAnonymousUsers(in: project, now: now)
         let deleted = try await mine + theirs
         let elapsed = ContinuousClock.now - started
         try await other.close()

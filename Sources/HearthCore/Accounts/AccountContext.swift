@@ -101,7 +101,7 @@ public struct AccountContext: Sendable {
     public var importer: Importer { Importer(context: self) }
     public var console: ConsoleOperators { ConsoleOperators(context: self) }
     public var tenants: Tenants { Tenants(context: self) }
-    public var operations: Operations { Operations(context: self) }
+    public var operatorTools: OperatorTools { OperatorTools(context: self) }
 }
 
 /// A use case over the shared ``AccountContext``: what every use case reads (store, clock, hashing, issuer, rules)

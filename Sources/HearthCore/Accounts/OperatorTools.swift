@@ -4,9 +4,9 @@ import Foundation
 /// the audit log, and whether the store answers.
 ///
 /// ```swift
-/// let waiting = try await accounts.operations.outbox(in: project, limit: 100)
+/// let waiting = try await accounts.operatorTools.outbox(in: project, limit: 100)
 /// ```
-public struct Operations: UseCase {
+public struct OperatorTools: UseCase {
     public let context: AccountContext
     public init(context: AccountContext) { self.context = context }
 

@@ -47,3 +47,8 @@ extension Date {
     /// Whole milliseconds since 1970, as Firebase's `createdAt` and `lastLoginAt` use them.
     public var epochMilliseconds: Int64 { Int64((timeIntervalSince1970 * 1000).rounded(.down)) }
 }
+
+extension Date {
+    /// Microseconds since 1970: the audit log's order key.
+    public var epochMicros: Int64 { Int64((timeIntervalSince1970 * 1_000_000).rounded(.down)) }
+}

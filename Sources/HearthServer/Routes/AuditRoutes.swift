@@ -28,7 +28,7 @@ enum AuditRoutes {
             guard let cursor = AuditCursor(token: token) else { throw APIError.business(.invalidArgument, "invalid pageToken") }
             query.after = cursor
         }
-        let events = try await call.services.accounts.operations.auditEvents(in: project, query)
+        let events = try await call.services.accounts.operatorTools.auditEvents(in: project, query)
         let next = events.count == query.limit ? events.last.map { AuditCursor($0).token } : nil
         return json(AuditEventsResponse(events: events.map(AuditEventWire.init), nextPageToken: next))
     }
@@ -66,7 +66,7 @@ extension AuditRoutes {
         var seen = 0
         let limit = 200_000
         while seen < limit {
-            let events = try await call.services.accounts.operations.auditEvents(in: project, query)
+            let events = try await call.services.accounts.operatorTools.auditEvents(in: project, query)
             for event in events {
                 let index = calendar.dateComponents([.day], from: start, to: event.at).day ?? -1
                 guard counts.indices.contains(index) else { continue }

@@ -18,7 +18,7 @@ enum HealthRoutes {
         let id = services.configuration.projectID
         let timeout = services.configuration.storeTimeout
         do {
-            let project = try await withDeadline(timeout) { try await services.accounts.operations.storedProject(id) }
+            let project = try await withDeadline(timeout) { try await services.accounts.operatorTools.storedProject(id) }
             guard let project, !project.signingKeys.isEmpty else {
                 return text("not ready: no signing keys loaded\n", status: .serviceUnavailable, for: call)
             }

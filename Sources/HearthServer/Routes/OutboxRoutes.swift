@@ -23,7 +23,7 @@ enum OutboxRoutes {
     static func list(_ call: Call) async throws -> Response {
         let project = try await call.adminProject(nil)
         let formatter = ISO8601DateFormatter()
-        let entries = try await call.services.accounts.operations.outbox(in: project, limit: 500)
+        let entries = try await call.services.accounts.operatorTools.outbox(in: project, limit: 500)
         return json(Listed(messages: entries.map { entry in
             .init(id: entry.message.id, type: entry.message.type.rawValue, recipient: entry.message.recipient,
                   createTime: formatter.string(from: entry.message.createdAt), attempts: entry.attempts,
@@ -36,7 +36,7 @@ enum OutboxRoutes {
     static func retry(_ call: Call) async throws -> Response {
         let project = try await call.adminProject(nil)
         guard let raw = call.parameter("message"), raw.hasSuffix(":retry"),
-              let queued = try await call.services.accounts.operations.retry(String(raw.dropLast(6)), in: project,
+              let queued = try await call.services.accounts.operatorTools.retry(String(raw.dropLast(6)), in: project,
                                                                              links: call.actionLinks(project))
         else { throw APIError.notFound }
         call.services.emailQueued(queued)

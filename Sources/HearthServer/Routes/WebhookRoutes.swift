@@ -31,7 +31,7 @@ enum WebhookRoutes {
 
     static func list(_ call: Call) async throws -> Response {
         let project = try await call.adminProject(nil)
-        let operations = call.services.accounts.operations
+        let operations = call.services.accounts.operatorTools
         let formatter = ISO8601DateFormatter()
         let endpoints = try await operations.webhookEndpoints(in: project)
         let deliveries = try await operations.webhookDeliveries(in: project, limit: 100)
