@@ -57,15 +57,6 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
         try await Self.rows(client.query(Self.query(statement), logger: logger))
     }
 
-    /// One transaction: one snapshot, and one transaction in `pg_stat_database` however many statements.
-    public func readTogether(_ statements: [SQL]) async throws -> [[SQLRow]] {
-        try await transaction { db in
-            var results: [[SQLRow]] = []
-            for statement in statements { results.append(try await db.query(statement)) }
-            return results
-        }
-    }
-
     public func execute(_ statement: SQL) async throws -> [SQLRow] {
         try await read(statement)  // outside a transaction, a statement is a transaction of its own
     }

@@ -9,8 +9,6 @@ public protocol SQLDriver: StoreConnection {
     var dialect: SQLDialect { get }
     /// One statement that only reads, outside any transaction (a reader connection where there are several).
     func read(_ statement: SQL) async throws -> [SQLRow]
-    /// Statements that only read, from one snapshot of the database (one transaction for PostgreSQL).
-    func readTogether(_ statements: [SQL]) async throws -> [[SQLRow]]
     /// One statement that writes, as a transaction of its own.
     func execute(_ statement: SQL) async throws -> [SQLRow]
     /// `body` in one write transaction: committed when it returns, rolled back when it throws (and what it threw

@@ -113,6 +113,7 @@ extension SQLStore {
                         refused[index] = idTaken ? .duplicateLocalID : .emailExists
                         continue
                     }
+                    guard !users[index].indexedIdentities.isEmpty else { continue }  // a new row has none to replace
                     do {
                         try await Self.writeIdentities(users[index], db)
                     } catch StoreError.identityLinked {

@@ -51,13 +51,6 @@ public final class SQLStore<Driver: SQLDriver>: IdentityStore, StoreConnection, 
         return try await breaker.call(function, isRead: true, on: driver) { try await driver.read(statement) }
     }
 
-    /// Reads from one snapshot, counted as one read.
-    package func readTogether(_ statements: [SQL], function: String = #function) async throws -> [[SQLRow]] {
-        self.statements.read()
-        let driver = driver
-        return try await breaker.call(function, isRead: true, on: driver) { try await driver.readTogether(statements) }
-    }
-
     @discardableResult
     package func execute(_ statement: SQL, function: String = #function) async throws -> [SQLRow] {
         statements.write()

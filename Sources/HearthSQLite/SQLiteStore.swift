@@ -53,14 +53,6 @@ public final class SQLiteDriver: SQLDriver, @unchecked Sendable {
         try await Self.query(statement, on: reader)
     }
 
-    /// One reader, in turn (each statement sees the latest commit; WAL readers never wait for the writer).
-    public func readTogether(_ statements: [SQL]) async throws -> [[SQLRow]] {
-        let reader = reader
-        var results: [[SQLRow]] = []
-        for statement in statements { results.append(try await Self.query(statement, on: reader)) }
-        return results
-    }
-
     public func execute(_ statement: SQL) async throws -> [SQLRow] {
         try await transaction { db in try await db.query(statement) }
     }
