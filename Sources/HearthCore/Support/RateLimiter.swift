@@ -67,15 +67,18 @@ public struct RateLimiter: Sendable {
         }
     }
 
-    private let store: any UnitOfWorkStore
+    private let store: any UnitOfWorkStore & OperationsStore
     private let clock: any HearthClock
     /// Turns per key in this process (see ``KeyedGate``): concurrent sign-ins to one account queue for their
     /// reservation instead of being refused while others hold the account's slots.
     public let turns = KeyedGate()
     /// Refusals already audited, one per key and window (see ``isFirstRefusal(_:_:)``).
     private let reported = ReportedRefusals()
+    /// Keys this process saw refused, until their window ends: a request under one is checked by a read first, so
+    /// a flood against a locked-out key costs reads, not write transactions (SQLite's single writer stays free).
+    private let refusedKeys = ReportedRefusals()
 
-    public init(store: any UnitOfWorkStore, clock: any HearthClock) {
+    public init(store: any UnitOfWorkStore & OperationsStore, clock: any HearthClock) {
         self.store = store
         self.clock = clock
     }
@@ -96,7 +99,31 @@ public struct RateLimiter: Sendable {
         // Where each key's count lands in the outcome.
         let position = slots.indices.map { index in order.firstIndex(of: index) ?? 0 }
         let previous = order.map { RateWindow(key: slots[$0].key, start: windows[$0].start - windows[$0].length) }
-        let written = try await store.write { tx in
+        if keys.contains(where: { refusedKeys.holds($0.0, now: now) }) {
+            // Refused here before in this window: still over is answered by a read alone.
+            let counts = try await store.rateCounters(order.map { RateWindow(key: slots[$0].key, start: windows[$0].start) } + previous)
+            for (index, (key, rule)) in keys.enumerated()
+            where Self.estimate(current: counts[position[index]], previous: counts[order.count + position[index]],
+                                window: windows[index], now: now) >= Double(rule.limit) {
+                throw Refusal(key: key, rule: rule)
+            }
+        }
+        let written: [Int]
+        do {
+            written = try await reserving(slots, order: order, previous: previous, keys: keys, position: position,
+                                          windows: windows, now: now)
+        } catch let refusal as Refusal {
+            _ = refusedKeys.first(refusal.key, until: windows[keys.firstIndex { $0.0 == refusal.key } ?? 0].end, now: now)
+            throw refusal
+        }
+        return Reservation(slots: slots, counts: slots.indices.map { written[position[$0]] })
+    }
+
+    /// The reservation's one write transaction; its counts in `order`.
+    private func reserving(_ slots: [Reservation.Slot], order: [Int], previous: [RateWindow], keys: [(String, Rule)],
+                           position: [Int], windows: [(start: Date, end: Date, length: TimeInterval)], now: Date)
+        async throws -> [Int] {
+        try await store.write { tx in
             tx.readRateCounters(previous)
             for index in order {
                 tx.incrementRateCounter(key: slots[index].key, windowStart: slots[index].windowStart,
@@ -114,7 +141,6 @@ public struct RateLimiter: Sendable {
                 }
             }
         }.counts
-        return Reservation(slots: slots, counts: slots.indices.map { written[position[$0]] })
     }
 
     /// Gives reserved slots back, in one write transaction.
@@ -156,6 +182,9 @@ public struct RateLimiter: Sendable {
 private final class ReportedRefusals: @unchecked Sendable {
     private let lock = NSLock()
     private var until: [String: Date] = [:]
+
+    /// Whether `key` is noted and its time has not run out.
+    func holds(_ key: String, now: Date) -> Bool { lock.withLock { until[key].map { $0 > now } ?? false } }
 
     func first(_ key: String, until end: Date, now: Date) -> Bool {
         lock.withLock {
