@@ -199,7 +199,7 @@ let package = Package(
             server("PostgresNIO", "postgres-nio"),
         ]),
         .testTarget(name: "HearthEndToEndTests", dependencies: [
-            "HearthServer", "HearthSQLite", "HearthPostgres", "HearthCore", "HearthMail", "HearthTestSupport",
+            "HearthServer", "HearthSQLite", "HearthPostgres", "HearthSQL", "HearthCore", "HearthMail", "HearthTestSupport",
             "HearthPostgresTestSupport", "HearthStoreContract",
             server("HummingbirdTesting", "hummingbird"), server("PostgresNIO", "postgres-nio"),
         ]),
