@@ -34,7 +34,7 @@ import Testing
                                              logger: logs.logger, hashParameters: { .generate(memoryCost: 10) })
         try await app.test(.router) { client in
             let user = try await Self.firstSignUp(client, "pg@example.com")
-            #expect(user.status == .ok, "\(user.text)")
+            #expect(user.status == .ok, "\(user.text); logged: \(logs.lines.suffix(5))")
             let idToken = try #require(user.json["idToken"] as? String)
 
             try await blocking { try cluster.stop() }

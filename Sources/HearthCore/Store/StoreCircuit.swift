@@ -28,7 +28,10 @@ extension StoreConnection {
 ///   has not answered within the configured timeout, throws ``StoreError/unavailable(_:)`` (the server answers
 ///   503 `UNAVAILABLE`);
 /// - then the circuit opens: for `probeInterval` every call fails at once instead of queueing behind a dead
-///   connection, and the store is asked to ``StoreConnection/reconnect()``;
+///   connection, and the store is asked to ``StoreConnection/reconnect()``. After a refused connection that is
+///   every time; after a call that only ran out of time, at most once per `timeoutReconnectSpacing`: a database
+///   that is merely slow would otherwise lose each fresh pool, with the connections it was still opening, to the
+///   next slow call, and never come back while the load lasts;
 /// - after that one call at a time goes through as a probe; the first that succeeds closes the circuit.
 ///
 /// ```swift
@@ -46,6 +49,8 @@ public final class StoreCircuit: Sendable {
         /// Applies only to connections whose calls can hang (``StoreConnection/needsDeadline``).
         public var timeout: Duration?
         public var probeInterval: Duration = .milliseconds(500)
+        /// The least time between two reconnects caused by timeouts; by default three timeouts.
+        public var timeoutReconnectSpacing: Duration?
         /// Per-call latency, for metrics: operation, duration, whether it failed.
         public var onCall: (@Sendable (String, Duration, Bool) -> Void)?
         public var onEvent: @Sendable (Event) -> Void = { _ in }
@@ -63,14 +68,21 @@ public final class StoreCircuit: Sendable {
         var reason = ""
         /// The store cannot write but can read (a full disk): reads go through while the circuit is open.
         var readsServed = false
+        /// When a timeout last replaced the connections.
+        var reconnectedAfterTimeout: ContinuousClock.Instant?
     }
 
     public init() {}
 
     public func configure(timeout: Duration?, probeInterval: Duration = .milliseconds(500),
+                          timeoutReconnectSpacing: Duration? = nil,
                           onCall: (@Sendable (String, Duration, Bool) -> Void)? = nil,
                           onEvent: @escaping @Sendable (Event) -> Void = { _ in }) {
-        settings.withLock { $0 = Settings(timeout: timeout, probeInterval: probeInterval, onCall: onCall, onEvent: onEvent) }
+        settings.withLock {
+            $0 = Settings(timeout: timeout, probeInterval: probeInterval,
+                          timeoutReconnectSpacing: timeoutReconnectSpacing ?? timeout.map { $0 * 3 },
+                          onCall: onCall, onEvent: onEvent)
+        }
     }
 
     /// A metric label for a store method: its name, and for the user lookups the key it looks up by
@@ -117,7 +129,7 @@ public final class StoreCircuit: Sendable {
         } catch is DeadlineExceeded {
             report(true)
             let reason = "no answer within \(timeout ?? .zero)"
-            await openCircuit(reason, sparesReads: false, connection, settings)
+            await openCircuit(reason, sparesReads: false, timedOut: true, connection, settings)
             throw StoreError.unavailable(reason)
         } catch where connection.isUnavailable(error) {
             report(true)
@@ -132,27 +144,32 @@ public final class StoreCircuit: Sendable {
         }
     }
 
-    private func openCircuit(_ reason: String, sparesReads: Bool, _ connection: some StoreConnection,
-                             _ settings: Settings) async {
+    private func openCircuit(_ reason: String, sparesReads: Bool, timedOut: Bool = false,
+                             _ connection: some StoreConnection, _ settings: Settings) async {
         let now = ContinuousClock.now
-        let opened = state.withLock { circuit in
+        let (opened, reconnects) = state.withLock { circuit in
             let first = circuit.openedAt == nil
             circuit.readsServed = first ? sparesReads : circuit.readsServed && sparesReads
             circuit.openedAt = circuit.openedAt ?? now
             circuit.openUntil = now + settings.probeInterval
             circuit.reason = reason
-            return first
+            guard timedOut else { return (first, true) }
+            if let last = circuit.reconnectedAfterTimeout, now - last < settings.timeoutReconnectSpacing ?? .zero {
+                return (first, false)  // the fresh connections may still be opening: let them finish
+            }
+            circuit.reconnectedAfterTimeout = now
+            return (first, true)
         }
         open.store(true, ordering: .relaxed)
         if opened { settings.onEvent(.unavailable(reason: reason)) }
-        await connection.reconnect()
+        if reconnects { await connection.reconnect() }
     }
 
     /// A read that succeeded proves nothing while only writes fail: then only a write closes the circuit.
     private func closeCircuit(byRead: Bool, _ settings: Settings) {
         let since: ContinuousClock.Instant? = state.withLock { circuit in
             guard let opened = circuit.openedAt, !(byRead && circuit.readsServed) else { return nil }
-            circuit = Circuit()
+            circuit = Circuit(reconnectedAfterTimeout: circuit.reconnectedAfterTimeout)  // spacing outlives one outage
             open.store(false, ordering: .relaxed)
             return opened
         }
