@@ -210,6 +210,19 @@ struct ConsoleBrowserTests {
                 let anonymous = try await call("signUp", [:])
                 #expect((anonymous["error"] as? [String: Any])?["message"] as? String != nil && anonymous["idToken"] == nil,
                         "anonymous sign-in is off: \(anonymous)")
+                // User actions: with sign-up off, an end user's sign-up is the administrator's alone; then back on.
+                _ = try await browser.evaluate("document.querySelector('#status').textContent = '';")  // the last save said the same
+                try await browser.click("#set-user-signup")
+                try await browser.click("#save-settings")
+                #expect(try await Self.waitForText("#status", containing: "Sign-in methods saved", browser))
+                let refusedSignUp = try await call("signUp", ["email": "late@example.com", "password": "secret1"])
+                #expect((refusedSignUp["error"] as? [String: Any])?["message"] as? String == "ADMIN_ONLY_OPERATION", "\(refusedSignUp)")
+                #expect(try await store.project(id: "console-project")?.settings.declared.bool(.disabledUserSignup) == true)
+                _ = try await browser.evaluate("document.querySelector('#status').textContent = '';")  // the last save said the same
+                try await browser.click("#set-user-signup")
+                try await browser.click("#save-settings")
+                #expect(try await Self.waitForText("#status", containing: "Sign-in methods saved", browser))
+                #expect(try await store.project(id: "console-project")?.settings.declared.bool(.disabledUserSignup) == false)
                 // A password policy from the console: a weak sign-up is then refused with what it lacks.
                 try await browser.evaluate("""
                     document.querySelector('#set-policy').checked = true;

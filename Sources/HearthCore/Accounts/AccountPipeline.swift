@@ -3,6 +3,10 @@ import Foundation
 /// The way an account came to be: each path that creates one names itself to ``AccountContext/create(_:origin:in:)``.
 public enum AccountOrigin: String, Sendable, CaseIterable {
     case password, anonymous, federated, gameCenter, phone, emailLink, customToken, admin, `import`
+
+    /// Whether an end user made the account themselves: what `disabledUserSignup` refuses. A custom token's account
+    /// is the administrator's doing (their server minted the token), as are created and imported ones.
+    public var isEndUserSignUp: Bool { ![.customToken, .admin, .import].contains(self) }
 }
 
 /// A rule that acts on every new account and every completed sign-in, whichever way it came: blocking functions,
@@ -146,9 +150,13 @@ enum SignInKind: Sendable {
 }
 
 extension UseCase {
-    /// The one step every new account passes through, before it is stored: the hooks' `beforeCreate`.
+    /// The one step every new account passes through, before it is stored: `client.permissions.disabledUserSignup`,
+    /// then the hooks' `beforeCreate`.
     func create(_ user: UserRecord, origin: AccountOrigin, in project: ProjectContext, event: AccountEvent? = nil)
         async throws -> UserRecord {
+        if origin.isEndUserSignUp, project.settings.declared.bool(.disabledUserSignup) {
+            throw AuthFailure.adminOnlyOperation
+        }
         var user = user
         var event = event ?? AccountEvent(signInMethod: AccountEvent.signInMethod(of: origin))
         event.isNewUser = true

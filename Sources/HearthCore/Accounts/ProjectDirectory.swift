@@ -46,6 +46,7 @@ public struct ProjectContext: Sendable {
             copy.settings.smsRegions = tenant.smsRegions ?? record.settings.smsRegions
             copy.settings.captcha = tenant.captcha ?? record.settings.captcha
             copy.settings.passkeys = tenant.passkeys ?? record.settings.passkeys
+            copy.settings.declared = .inForce(project: record.settings.declared, tenant: tenant.declared)
         }
         return copy
     }

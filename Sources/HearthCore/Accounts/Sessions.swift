@@ -17,9 +17,11 @@ public struct Sessions: UseCase {
         try await authenticate(idToken, in: project).user
     }
 
-    /// `accounts:delete` with an ID token; needs a recent interactive sign-in.
+    /// `accounts:delete` with an ID token; needs a recent interactive sign-in, and is the administrator's alone under
+    /// `client.permissions.disabledUserDeletion`.
     public func deleteAccount(in project: ProjectContext, idToken: String?) async throws {
         let (user, claims) = try await authenticate(idToken, in: project)
+        guard !project.settings.declared.bool(.disabledUserDeletion) else { throw AuthFailure.adminOnlyOperation }
         try requireRecentLogin(claims, for: .deleteAccount)
         if try await store.deleteUser(projectID: project.id, tenantID: user.tenantID, localID: user.localID) {
             await audit?.record(SecurityEvent(kind: .accountDeleted, projectID: project.id, localID: user.localID,

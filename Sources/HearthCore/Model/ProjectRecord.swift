@@ -94,6 +94,13 @@ public struct ProjectSettings: Sendable, Codable, Equatable {
     public var captcha: CaptchaSettings?
     /// `passkeyConfig`: the relying party of the project's passkeys (`nil`: production refuses passkey calls).
     public var passkeys: PasskeyConfig?
+    /// The settings declared in ``SignInSetting/all`` that the project has set.
+    public var declared: DeclaredSettings {
+        get { declaredValues ?? DeclaredSettings() }
+        set { declaredValues = newValue.isEmpty ? nil : newValue }
+    }
+    /// Optional in storage, so records written before it existed still decode.
+    private var declaredValues: DeclaredSettings?
 
     public init(allowDuplicateEmails: Bool = false, enableImprovedEmailPrivacy: Bool,
                 passwordSignInEnabled: Bool = true, anonymousSignInEnabled: Bool = true) {

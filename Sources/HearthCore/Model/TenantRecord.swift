@@ -40,6 +40,8 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     public var captcha: CaptchaSettings?
     /// The tenant's own `passkeyConfig`; without one, the project's applies.
     public var passkeys: PasskeyConfig?
+    /// The settings declared in ``SignInSetting/all`` that the tenant has set.
+    public var declared = DeclaredSettings()
     /// Bumped by each write: an update names the version it read, so two racing updates cannot lose either.
     public var version: Int
 
@@ -62,7 +64,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
     enum CodingKeys: String, CodingKey {
         case projectID, id, displayName, allowPasswordSignup, enableEmailLinkSignin, enableAnonymousUser, disableAuth,
              mfa, testPhoneNumbers, identityProviders, inheritsEmailSending, enableImprovedEmailPrivacy, mfaProvidersAsGiven,
-             passwordPolicy, autodeleteAnonymousUsers, smsRegions, captcha, passkeys, version
+             passwordPolicy, autodeleteAnonymousUsers, smsRegions, captcha, passkeys, declared, version
     }
 
     /// Reads records written before a field existed (each later field has its default).
@@ -87,6 +89,7 @@ public struct TenantRecord: Sendable, Codable, Equatable {
         smsRegions = try container.decodeIfPresent(SMSRegionPolicy.self, forKey: .smsRegions)
         captcha = try container.decodeIfPresent(CaptchaSettings.self, forKey: .captcha)
         passkeys = try container.decodeIfPresent(PasskeyConfig.self, forKey: .passkeys)
+        declared = try container.decodeIfPresent(DeclaredSettings.self, forKey: .declared) ?? DeclaredSettings()
         version = try container.decode(Int.self, forKey: .version)
     }
 

@@ -101,7 +101,9 @@ struct WireRequestDecoder: RequestDecoder {
         }
         if !context.isAdmin, object.has("targetProjectId") { throw .adminNeedsCredentials }
         do throws(WireDecodingError) {
-            return try WireDecoder(strict: strict, alsoIgnoring: ["tenantId"]).decode(type, from: object)
+            // A config or tenant patch leaves its declared settings to `DeclaredSettingsPatch`, which checks them.
+            let declared = T.self is any CarriesDeclaredSettings.Type ? DeclaredSettingsPatch.roots : []
+            return try WireDecoder(strict: strict, alsoIgnoring: ["tenantId"] + declared).decode(type, from: object)
         } catch { throw .invalidArgument(error) }
     }
 }

@@ -8,12 +8,15 @@ enum ConfigRoutes {
     /// Emulator mode answers in the emulator's shape (``ProjectConfigResource/emulatorView``) unless asked for
     /// Hearth's whole view (`?view=full`, what the console asks for: it sets every switch).
     static func get(_ call: Call) async throws -> Response {
-        json(shown(ProjectConfigResource(try await call.adminProject(nil), authorizedDomains: call.configuration.authorizedDomains), to: call))
+        shown(try await call.adminProject(nil), to: call)
     }
 
-    static func shown(_ config: ProjectConfigResource, to call: Call) -> ProjectConfigResource {
+    /// The config with the declared settings the project has set.
+    static func shown(_ project: ProjectContext, to call: Call) -> Response {
+        let config = ProjectConfigResource(project, authorizedDomains: call.configuration.authorizedDomains)
         let full = call.request.uri.queryParameters["view"] == "full"
-        return call.configuration.isEmulator && !full ? config.emulatorView : config
+        let view = call.configuration.isEmulator && !full ? config.emulatorView : config
+        return json(presented(view, declaring: project.record.settings.declared, in: .project))
     }
 
     /// Applies the fields named by `updateMask`; a parent (`emailPrivacyConfig`) names every field under it. In
@@ -27,9 +30,11 @@ enum ConfigRoutes {
             throw APIError.business(.invalidArgument, "\(named) cannot be changed here: "
                 + (named == "authorizedDomains" ? "set authorizedDomains in the server configuration (hearth.json)" : "it is fixed when the project is created"))
         }
-        let mask = try UpdateMask(call).resolved(expand: ProjectConfigPatch.expand, writable: ProjectConfigPatch.writablePaths,
-                                                 lenient: emulator)
-            ?? (emulator ? patch.presentPaths.union(ProjectConfigPatch.emulatorPaths) : patch.presentPaths)
+        let declared = try DeclaredSettingsPatch(call, scope: .project)
+        let mask = try UpdateMask(call).resolved(
+            expand: { ProjectConfigPatch.expand($0) + DeclaredSettingsPatch.expand($0, in: .project) },
+            writable: ProjectConfigPatch.writablePaths.union(DeclaredSettingsPatch.paths(in: .project)), lenient: emulator)
+            ?? (emulator ? patch.presentPaths.union(ProjectConfigPatch.emulatorPaths) : patch.presentPaths).union(declared.presentPaths)
         let now = call.services.accounts.clock.now()
         let updated = try await call.services.projects.modify(project.id) { record in
             let policyPaths = mask.filter { $0.hasPrefix("passwordPolicyConfig.") }.map { String($0.dropFirst("passwordPolicyConfig.".count)) }
@@ -80,9 +85,10 @@ enum ConfigRoutes {
                 default: break
                 }
             }
+            declared.apply(mask, to: &record.settings.declared)
             if record.settings.blockingFunctions == BlockingFunctions() { record.settings.blockingFunctions = nil }
         }
-        return shown(ProjectConfigResource(updated, authorizedDomains: call.configuration.authorizedDomains), to: call)
+        return shown(updated, to: call)
     }
 }
 

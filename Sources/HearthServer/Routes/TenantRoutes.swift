@@ -10,27 +10,29 @@ enum TenantRoutes {
         var tenant = TenantRecord(projectID: project.id, id: TenantRecord.newID(displayName: patch.displayName))
         // Email-enumeration protection starts as the project has it; the body may say otherwise.
         tenant.enableImprovedEmailPrivacy = project.record.settings.enableImprovedEmailPrivacy
+        let declared = try DeclaredSettingsPatch(call, scope: .tenant)
         try apply(patch, paths: patch.presentPaths, to: &tenant, emulator: call.configuration.isEmulator,
                   captchaProvider: call.services.captcha != nil)
+        declared.apply(declared.presentPaths, to: &tenant.declared)
         // A new id on the (unlikely) collision of the random suffix.
         guard let created = try await call.services.accounts.tenants.create(
             tenant, newID: { TenantRecord.newID(displayName: patch.displayName) })
         else { throw APIError.internalError }
-        return TenantResource(created)
+        return json(created.wire)
     }
 
     /// Emulator mode makes a tenant it is asked for, as Firebase's emulator does, except one deleted through this
     /// API (the Admin SDKs read `TENANT_NOT_FOUND` back after a delete); production answers `TENANT_NOT_FOUND`.
     static func get(_ call: Call) async throws -> Response {
         guard call.configuration.isEmulator, let id = call.parameter("tenantID") else {
-            return json(TenantResource(try await tenant(call)))
+            return json(try await tenant(call).wire)
         }
         let project = try await call.adminProject(nil)
         if call.services.deletedTenants.contains(id, in: project.id),
            try await call.services.accounts.tenants.tenant(id, in: project) == nil {
             throw APIError.business(.tenantNotFound)
         }
-        return json(TenantResource(try await call.services.tenant(id, in: project)))
+        return json(try await call.services.tenant(id, in: project).wire)
     }
 
     /// `pageSize` (20 by default, at most 1000) tenants in id order after `pageToken`.
@@ -46,8 +48,9 @@ enum TenantRoutes {
                                                                  limit: size)
         let shown = Array(page.prefix(size))
         // A full page carries a token, as Google's list calls do (the next page may be empty).
-        return json(ListTenantsResponse(tenants: shown.map(TenantResource.init),
-                                        nextPageToken: shown.count == size ? shown.last?.id : nil))
+        var list: [String: JSONValue] = ["tenants": .array(shown.map(\.wire))]
+        if shown.count == size, let last = shown.last { list["nextPageToken"] = .string(last.id) }
+        return json(JSONValue.object(list))
     }
 
     /// Applies the fields `updateMask` names (the fields present without one). The write is compare-and-set:
@@ -55,17 +58,20 @@ enum TenantRoutes {
     static func patch(_ call: Call, _ patch: TenantPatch) async throws -> any ResponseGenerator {
         // No mask: the fields present; in emulator mode a full update, absent fields back to production's defaults,
         // as Firebase's emulator does.
-        let paths = try UpdateMask(call).resolved(expand: TenantPatch.expand, writable: TenantPatch.writablePaths,
-                                                  lenient: call.configuration.isEmulator)
-            ?? (call.configuration.isEmulator ? TenantPatch.writablePaths : patch.presentPaths)
+        let declared = try DeclaredSettingsPatch(call, scope: .tenant)
+        let writable = TenantPatch.writablePaths.union(DeclaredSettingsPatch.paths(in: .tenant))
+        let paths = try UpdateMask(call).resolved(expand: { TenantPatch.expand($0) + DeclaredSettingsPatch.expand($0, in: .tenant) },
+                                                  writable: writable, lenient: call.configuration.isEmulator)
+            ?? (call.configuration.isEmulator ? writable : patch.presentPaths.union(declared.presentPaths))
         let project = try await call.adminProject(nil)
         let emulator = call.configuration.isEmulator
         guard let id = call.parameter("tenantID"),
               let tenant = try await call.services.accounts.tenants.modify(id, in: project, { tenant in
                   try apply(patch, paths: paths, to: &tenant, emulator: emulator, captchaProvider: call.services.captcha != nil)
+                  declared.apply(paths, to: &tenant.declared)
               })
         else { throw APIError.business(.tenantNotFound) }
-        return TenantResource(tenant)
+        return json(tenant.wire)
     }
 
     static func delete(_ call: Call) async throws -> Response {

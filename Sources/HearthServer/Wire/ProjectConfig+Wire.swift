@@ -71,6 +71,11 @@ extension ProjectConfigResource.MFA {
     }
 }
 
+extension TenantRecord {
+    /// The tenant as the admin API shows it: its resource and the declared settings it has set.
+    var wire: JSONValue { presented(TenantResource(self), declaring: declared, in: .tenant) }
+}
+
 extension TenantResource {
     init(_ tenant: TenantRecord) {
         let mfa = ProjectConfigResource.MFA(tenant.mfa)

@@ -11,7 +11,6 @@ extension CreateAuthUriResponse: ResponseEncodable {}
 extension CreateSessionCookieResponse: ResponseEncodable {}
 extension DeleteAccountResponse: ResponseEncodable {}
 extension GetProjectConfigResponse: ResponseEncodable {}
-extension ListTenantsResponse: ResponseEncodable {}
 extension LookupResponse: ResponseEncodable {}
 extension MFATokensResponse: ResponseEncodable {}
 extension PasskeyTokensResponse: ResponseEncodable {}
@@ -32,7 +31,6 @@ extension StartMFAEnrollmentResponse: ResponseEncodable {}
 extension StartMFASignInResponse: ResponseEncodable {}
 extension StartPasskeyEnrollmentResponse: ResponseEncodable {}
 extension StartPasskeySignInResponse: ResponseEncodable {}
-extension TenantResource: ResponseEncodable {}
 extension TokenResponse: ResponseEncodable {}
 extension UpdateAccountResponse: ResponseEncodable {}
 extension NoBody: ResponseEncodable {}

@@ -82,7 +82,7 @@ public struct TenantPatch: Codable, Sendable, Equatable, IgnoresWireFields {
         "inheritance.emailSendingConfig", "emailPrivacyConfig.enableImprovedEmailPrivacy", "autodeleteAnonymousUsers", "smsRegionConfig",
     ]).union(PasswordPolicyConfigWire.paths.map { "passwordPolicyConfig." + $0 })
         .union(RecaptchaConfigWire.paths.map { "recaptchaConfig." + $0 })
-    public static let ignoredWireFields = ["name", "tenantId", "hashConfig", "client", "passkeyConfig",
+    public static let ignoredWireFields = ["name", "tenantId", "hashConfig", "passkeyConfig",
                                            "monitoring", "emailLinkSignin"]
     public var displayName: String?
     public var allowPasswordSignup: Bool?

@@ -400,6 +400,9 @@ async function loadSettings() {
   $("#set-email").checked = !!(current.signIn && current.signIn.email && current.signIn.email.enabled);
   $("#set-anonymous").checked = !!(current.signIn && current.signIn.anonymous && current.signIn.anonymous.enabled);
   $("#set-privacy").checked = !!(current.emailPrivacyConfig && current.emailPrivacyConfig.enableImprovedEmailPrivacy);
+  const permissions = (current.client && current.client.permissions) || {};
+  $("#set-user-signup").checked = !permissions.disabledUserSignup;
+  $("#set-user-deletion").checked = !permissions.disabledUserDeletion;
   $("#redirect-uri").textContent = location.origin + "/__/auth/handler";
   const factors = (current.mfa && current.mfa.state === "ENABLED") ? (current.mfa.enabledProviders || []) : [];
   const totp = ((current.mfa && current.mfa.providerConfigs) || []).some((c) => c.state === "ENABLED" && c.totpProviderConfig);
@@ -666,9 +669,12 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#audit-form").addEventListener("submit", (event) => { event.preventDefault(); run(() => listAudit("")); });
   $("#audit-more").addEventListener("click", () => run(() => listAudit(state.auditNext)));
   $("#save-settings").addEventListener("click", () => run(async () => {
-    await api("PATCH", config() + "/config?updateMask=signIn.email.enabled,signIn.anonymous.enabled,emailPrivacyConfig.enableImprovedEmailPrivacy", {
+    await api("PATCH", config() + "/config?updateMask=signIn.email.enabled,signIn.anonymous.enabled,"
+      + "emailPrivacyConfig.enableImprovedEmailPrivacy,client.permissions", {
       signIn: { email: { enabled: $("#set-email").checked }, anonymous: { enabled: $("#set-anonymous").checked } },
-      emailPrivacyConfig: { enableImprovedEmailPrivacy: $("#set-privacy").checked } });
+      emailPrivacyConfig: { enableImprovedEmailPrivacy: $("#set-privacy").checked },
+      client: { permissions: { disabledUserSignup: !$("#set-user-signup").checked,
+                               disabledUserDeletion: !$("#set-user-deletion").checked } } });
     await loadSettings();
     say("Sign-in methods saved.");
   }));
