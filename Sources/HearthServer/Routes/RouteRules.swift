@@ -2,9 +2,9 @@ import Foundation
 import HearthCore
 import NIOCore
 
-/// What a route line declares besides its guards: the sign-in method it needs, whether an admin call on it only
-/// reads, and what Firebase's emulator refuses in a tenant. ``RouteTable`` checks them for every name a line
-/// registers (the v1 name, the legacy v3 name), so no alias can skip one.
+/// What a route line declares besides its guards: the sign-in method it needs, its CAPTCHA check, and what
+/// Firebase's emulator refuses in a tenant. `Guarded.with(_:)` places them on the line as middleware
+/// (``SignInSwitch``, ``CaptchaChecked``), so every name a line registers (the v1 name, the legacy v3 name) has them.
 ///
 /// ```swift
 /// client.with(.needs(.password)).post("\(v1)/accounts:signInWithPassword", "\(v3)/verifyPassword", to: …)
@@ -13,8 +13,6 @@ struct RouteRules: Sendable, Hashable, CustomStringConvertible {
     /// The sign-in method that must be on in the project, or the tenant, the call acts in. Admin calls are exempt:
     /// switches govern what clients may do.
     var needs: SignInMethod?
-    /// An admin call that only reads: not audited as a change.
-    var reads = false
     /// Firebase's emulator refuses the call in a tenant (`UNSUPPORTED_TENANT_OPERATION`), and its tests expect it;
     /// emulator mode does the same, production serves it.
     var emulatorRefusesInTenant = false
@@ -25,7 +23,6 @@ struct RouteRules: Sendable, Hashable, CustomStringConvertible {
 
     static let none = RouteRules()
     static func needs(_ method: SignInMethod) -> RouteRules { RouteRules(needs: method) }
-    static let reads = RouteRules(reads: true)
 
     /// The same rules, with a CAPTCHA check.
     func captcha(_ scope: CaptchaGate.Scope) -> RouteRules {
@@ -35,7 +32,7 @@ struct RouteRules: Sendable, Hashable, CustomStringConvertible {
     }
 
     var description: String {
-        [needs.map { "needs \($0)" }, reads ? "reads" : nil, emulatorRefusesInTenant ? "emulator refuses in tenant" : nil,
+        [needs.map { "needs \($0)" }, emulatorRefusesInTenant ? "emulator refuses in tenant" : nil,
          emulatorOnly == nil ? nil : "emulator only", captcha.map { "captcha \($0)" }]
             .compactMap { $0 }.joined(separator: ", ")
     }

@@ -49,47 +49,16 @@ final class RouteTable {
         }
     }
 
+    /// Registers `handler` under each of `paths`, inside the line's middleware: nothing else runs for it.
     fileprivate func register(_ method: HTTPRequest.Method, _ paths: [String], on guarded: Guarded,
                               _ handler: @escaping RouteHandler) {
-        let (rules, isEmulator) = (guarded.rules, services.configuration.isEmulator)
         for path in paths {
             if methods[path] == nil { order.append(path) }
             methods[path, default: []].insert(method)
-            entries.append(Entry(method: method, path: path, guards: guarded.guards, rules: rules))
+            entries.append(Entry(method: method, path: path, guards: guarded.guards, rules: guarded.rules))
             guarded.routes.on(RouterPath(path), method: method) { [services] request, context in
-                let serve = {
-                    var context = context
-                    try await TenantScope.apply(to: &context, services: services)
-                    var audit = AuditScope.current
-                    audit?.tenantID = context.project?.tenantID
-                    return try await AuditScope.$current.withValue(audit) { [context] in
-                        try rules.check(context, isEmulator: isEmulator)
-                        if let scope = rules.captcha {
-                            try await CaptchaGate.check(scope, context, clientAddress: context.clientAddress(
-                                of: request, trustForwardedFor: services.configuration.trustForwardedFor), services: services)
-                        }
-                        return try await handler(Call(request: request, context: context, services: services))
-                    }
-                }
-                guard context.isAdmin, method != .get, !rules.reads else { return try await serve() }
-                return try await Self.audited(request, context, path: path, services: services, serve)
+                try await handler(Call(request: request, context: context, services: services))
             }
-        }
-    }
-
-    /// Every change made with admin credentials is audited with its route, actor (``AuditScope``) and outcome.
-    private static func audited(_ request: Request, _ context: HearthRequestContext, path: String, services: HearthServices,
-                                _ serve: () async throws -> Response) async throws -> Response {
-        let projectID = context.project?.id ?? services.configuration.projectID  // v3 names: the body names it
-        let details = ["route": context.endpointPath ?? path, "method": request.method.rawValue]
-        do {
-            let response = try await serve()
-            await services.audit.record(kind: "admin-call", projectID: projectID, localID: nil,
-                                        outcome: response.status.code < 400 ? .success : .failure, details: details)
-            return response
-        } catch {
-            await services.audit.record(kind: "admin-call", projectID: projectID, localID: nil, outcome: .failure, details: details)
-            throw error
         }
     }
 
@@ -127,9 +96,14 @@ final class RouteTable {
                     guards: guards + [RouteTable.label(middleware)], rules: rules)
         }
 
-        /// The same routes under `rules` (a sign-in switch, say).
+        /// The same routes under `rules`: their sign-in switch (``SignInSwitch``), then their CAPTCHA check
+        /// (``CaptchaChecked``), as middleware after what the line has so far.
         func with(_ rules: RouteRules) -> Guarded {
             var copy = self
+            if rules.needs != nil || rules.emulatorRefusesInTenant || rules.emulatorOnly != nil {
+                copy = copy.and(SignInSwitch(rules: rules, isEmulator: table.services.configuration.isEmulator))
+            }
+            if let scope = rules.captcha { copy = copy.and(CaptchaChecked(scope: scope, services: table.services)) }
             copy.rules = rules
             return copy
         }

@@ -5,11 +5,13 @@ import Hummingbird
 /// segment, as Firebase's emulator serves them, so SDKs pointed at Hearth with `useEmulator` (or a custom
 /// endpoint) reach the same names.
 ///
-/// Every request passes, outermost first: CORS, the request log, metrics, the error envelope, the audit scope; then its route's
-/// guards — `client` (API key), `admin` (bearer credential), `clientOrAdmin` (either: Admin SDKs call some client
-/// paths with a bearer) or `open` — and the body limit, then any rate limit; then its tenant (``TenantScope``) and
-/// its rules (``RouteRules``: the sign-in switch it needs, `reads` for admin calls that change nothing). A line with
-/// several paths gives each the same guards and rules: the v3 names cannot skip what the v1 names check.
+/// Every request passes, outermost first: CORS, the request log, metrics, the error envelope, the audit scope; then its
+/// line's middleware, in the order the line shows. A group below starts it: `client` (API key), `admin` (bearer
+/// credential), `clientOrAdmin` (either: Admin SDKs call some client paths with a bearer) or `open`, each with the body
+/// limit, the admin audit where admin calls change things (`adminReads` and `clientOrAdminReads` only read) and the
+/// tenant (``TenantScoped``). Then the line's own: rate limits and counters (`.and`), its sign-in switch and CAPTCHA
+/// check (`.with`, ``RouteRules``). A line with several paths gives each the same middleware: the v3 names cannot skip
+/// what the v1 names check. ``RouteTable`` only registers.
 enum HearthRoutes {
     static let v1 = "/identitytoolkit.googleapis.com/v1"
     static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
@@ -36,11 +38,14 @@ enum HearthRoutes {
         let table = RouteTable(router: router, services: services)
         let body = BodyLimit(limit: services.configuration.maxBodySize, strict: !services.configuration.isEmulator,
                              logger: services.logger)
-        let client = table.guarded(by: APIKeyGuard(services: services), body)
+        let (tenant, audited) = (TenantScoped(services: services), AdminAudited(services: services))
+        let client = table.guarded(by: APIKeyGuard(services: services), body, tenant)
         // Client paths an Admin SDK may call with a bearer and no key; the project may be in the body, read first.
-        let clientOrAdmin = table.guarded(by: body, APIKeyOrAdminGuard(services: services))
-        let admin = table.guarded(by: AdminGuard(services: services), body)
-        let open = table.guarded(by: body)
+        let clientOrAdmin = table.guarded(by: body, APIKeyOrAdminGuard(services: services), audited, tenant)
+        let clientOrAdminReads = table.guarded(by: body, APIKeyOrAdminGuard(services: services), tenant)
+        let admin = table.guarded(by: AdminGuard(services: services), body, audited, tenant)
+        let adminReads = table.guarded(by: AdminGuard(services: services), body, tenant)
+        let open = table.guarded(by: body, tenant)
         func signIns(_ provider: String) -> any MiddlewareProtocol<Request, Response, HearthRequestContext> {
             CountsSignIns(label: "hearth_sign_ins_total", provider: provider)
         }
@@ -59,7 +64,7 @@ enum HearthRoutes {
             .with(RouteRules(needs: .password, captcha: .emailPassword))
             .on(Endpoints.signInWithPassword, to: AccountRoutes.signInWithPassword)
         client.and(signIns("custom")).on(Endpoints.signInWithCustomToken, to: AccountRoutes.signInWithCustomToken)
-        clientOrAdmin.with(.reads).on(Endpoints.lookup, to: RouteTable.either(AccountRoutes.lookup, admin: AdminRoutes.lookup))
+        clientOrAdminReads.on(Endpoints.lookup, to: RouteTable.either(AccountRoutes.lookup, admin: AdminRoutes.lookup))
         clientOrAdmin.with(RouteRules(captcha: .anonymousUpgrade))
             .on(Endpoints.update, to: RouteTable.either(AccountRoutes.update, admin: AdminRoutes.update))
         clientOrAdmin.on(Endpoints.delete, to: RouteTable.either(AccountRoutes.delete, admin: AdminRoutes.delete))
@@ -96,17 +101,17 @@ enum HearthRoutes {
         // Admin API: the path's {project}, or the body's targetProjectId for the v3 names; each call on the
         // project's users also on a tenant's, /projects/{project}/tenants/{tenant}/… (TenantScope reads {tenant}).
         admin.on(Endpoints.adminCreate, withTenants: true, to: AdminRoutes.create)
-        admin.with(.reads).on(Endpoints.adminLookup, withTenants: true, to: AdminRoutes.lookup)
+        adminReads.on(Endpoints.adminLookup, withTenants: true, to: AdminRoutes.lookup)
         admin.on(Endpoints.adminUpdate, withTenants: true, to: AdminRoutes.update)
         admin.on(Endpoints.adminDelete, withTenants: true, to: AdminRoutes.delete)
-        admin.on(Endpoints.batchGet, withTenants: true, to: AdminRoutes.batchGet)
-        admin.with(.reads).on(Endpoints.query, withTenants: true, to: AdminRoutes.query)
+        adminReads.on(Endpoints.batchGet, withTenants: true, to: AdminRoutes.batchGet)
+        adminReads.on(Endpoints.query, withTenants: true, to: AdminRoutes.query)
         admin.on(Endpoints.batchDelete, withTenants: true, to: AdminRoutes.batchDelete)
         admin.on(Endpoints.batchCreate, withTenants: true, to: AdminRoutes.batchCreate)
         admin.on(Endpoints.adminSendOobCode, withTenants: true, to: AdminRoutes.sendOobCode)
         admin.on(Endpoints.createSessionCookie, withTenants: true, to: AdminRoutes.createSessionCookie)
         admin.on(Endpoints.uploadAccount, to: AdminRoutes.batchCreate)
-        admin.with(.reads).on(Endpoints.downloadAccount, to: AdminRoutes.downloadAccount)
+        adminReads.on(Endpoints.downloadAccount, to: AdminRoutes.downloadAccount)
         admin.get("\(v1)/projects/{project}/auditEvents", to: AuditRoutes.list)
         admin.get("\(v1)/projects/{project}/auditStats", to: AuditRoutes.stats)
         admin.post("\(v1)/projects/{project}/emailTemplates:preview", to: MessagingRoutes.preview)
@@ -121,7 +126,7 @@ enum HearthRoutes {
         admin.post("\(v1)/projects/{project}/serviceAccounts", to: ServiceAccountRoutes.create)
         admin.on(.delete, "\(v1)/projects/{project}/serviceAccounts/{name}", to: ServiceAccountRoutes.delete)
         for owner in ["\(v2)/projects/{project}", "\(v2)/projects/{project}/tenants/{tenantID}"] {
-            admin.with(.reads).get("\(owner)/passkeyConfig", to: PasskeyRoutes.getConfig)
+            adminReads.get("\(owner)/passkeyConfig", to: PasskeyRoutes.getConfig)
             admin.on(.patch, "\(owner)/passkeyConfig", to: PasskeyRoutes.patchConfig)
         }
         admin.on(Endpoints.getConfig, to: ConfigRoutes.get)
