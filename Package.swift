@@ -177,7 +177,7 @@ let package = Package(
         .testTarget(name: "HearthCoreTests", dependencies: ["HearthCore", "HearthStoreContract", "HearthTestSupport",
                                                          server("Crypto", "swift-crypto")]),
         .testTarget(name: "HearthWireTests", dependencies: ["HearthWire"]),
-        .testTarget(name: "HearthAuthTests", dependencies: ["HearthAuth", "HearthWire"]),
+        .testTarget(name: "HearthAuthTests", dependencies: ["HearthAuth", "HearthWire", "HearthTestSupport"]),
         .testTarget(name: "HearthAuthEndToEndTests", dependencies: [
             "HearthAuth", "SeedExamples", "HearthServer", "HearthSQLite", "HearthCore", "HearthMail", "HearthTestSupport",
             "HearthAdmin", "HearthWire", server("Hummingbird", "hummingbird"),
@@ -204,7 +204,7 @@ let package = Package(
             server("HummingbirdTesting", "hummingbird"), server("PostgresNIO", "postgres-nio"),
         ]),
         .testTarget(name: "HearthAdminTests", dependencies: [
-            "HearthAdmin", "HearthServer", "HearthSQLite", "HearthCore", "HearthWire",
+            "HearthAdmin", "HearthServer", "HearthSQLite", "HearthCore", "HearthWire", "HearthTestSupport",
             server("Hummingbird", "hummingbird"),
             server("HummingbirdTesting", "hummingbird"),
             server("AsyncHTTPClient", "async-http-client"),

@@ -1,6 +1,7 @@
 import Foundation
 @testable import HearthAdmin
 import HearthCore
+import HearthTestSupport
 import HearthWire
 import Testing
 
@@ -35,7 +36,8 @@ import Testing
             await #expect(throws: HearthAdminError.self) { try await admin.verifyIDToken(cookie) }
             await #expect(throws: HearthAdminError.self) { try await admin.verifyIDToken(custom) }
 
-            try await Task.sleep(for: .seconds(1.1))  // revocation is to the second, as Firebase's
+            let nextSecond = nextWholeSecond(after: Date())  // revocation is to the second, as Firebase's
+            await eventually { Date() >= nextSecond }
             try await admin.revokeRefreshTokens(uid: "sdk-user")
             _ = try await admin.verifyIDToken(idToken)  // still a valid signature without the check
             await #expect(throws: HearthAdminError.tokenRevoked) { try await admin.verifyIDToken(idToken, checkRevoked: true) }

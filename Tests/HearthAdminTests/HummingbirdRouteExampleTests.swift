@@ -2,6 +2,7 @@ import Foundation
 import HearthAdmin
 import Hummingbird
 import HummingbirdTesting
+import HearthTestSupport
 import Testing
 
 // The README's example: a Hummingbird API whose `/api/*` routes need a valid Hearth ID token.
@@ -68,7 +69,8 @@ func exampleRouter(admin: HearthAdmin) -> Router<APIContext> {
                 try await client.execute(uri: "/api/me", method: .get, headers: [.authorization: "Bearer not-a-token"]) { response in
                     #expect(response.status == .unauthorized)
                 }
-                try await Task.sleep(for: .seconds(1.1))
+                let nextSecond = nextWholeSecond(after: Date())  // revocation is to the second, as Firebase's
+                await eventually { Date() >= nextSecond }
                 try await admin.revokeRefreshTokens(uid: "api-user")
                 try await client.execute(uri: "/api/me", method: .get, headers: [.authorization: "Bearer \(idToken)"]) { response in
                     #expect(response.status == .unauthorized, "a revoked session is refused")

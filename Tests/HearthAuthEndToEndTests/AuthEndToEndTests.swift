@@ -38,7 +38,8 @@ struct AuthEndToEndTests {
             #expect(user.isEmailVerified)
 
             // A refresh issues a new token but keeps the time of sign-in (claims are whole seconds).
-            try await Task.sleep(nanoseconds: 1_100_000_000)
+            let nextSecond = nextWholeSecond(after: Date())
+            await eventually { Date() >= nextSecond }
             let refreshed = try await user.getIDTokenResult(forcingRefresh: true)
             #expect(refreshed.authDate == first.authDate && refreshed.issuedAtDate > first.issuedAtDate)
             #expect(refreshed.token != first.token)
@@ -71,7 +72,8 @@ struct AuthEndToEndTests {
             #expect(info.operation == .verifyAndChangeEmail && info.email == "ada3@example.com" && info.previousEmail == "ada2@example.com")
             // Applying the change ends the sessions issued before it (one second apart, so the ID token is older):
             // the SDK notices at its next call and signs the user out, as FirebaseAuth does.
-            try await Task.sleep(nanoseconds: 1_100_000_000)
+            let changeSecond = nextWholeSecond(after: Date())
+            await eventually { Date() >= changeSecond }
             try await auth.applyActionCode(move)
             #expect(auth.currentUser == nil, "the revoked session was signed out")
             await #expect { try await signedIn.reload() } throws: { Self.code($0) == AuthErrorCode.userTokenExpired.rawValue }

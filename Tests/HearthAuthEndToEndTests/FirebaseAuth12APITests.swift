@@ -13,9 +13,9 @@ struct FirebaseAuth12APITests {
         private(set) var values: [String?] = []
         func append(_ value: String?) { values.append(value) }
 
-        /// Waits until `count` values have arrived, or 30 s (then the expectations report what did).
+        /// Waits until `count` values have arrived (or gives up; then the expectations report what did).
         func wait(for count: Int) async {
-            for _ in 0..<3000 where values.count < count { try? await Task.sleep(nanoseconds: 10_000_000) }
+            await eventually { values.count >= count }
         }
     }
 

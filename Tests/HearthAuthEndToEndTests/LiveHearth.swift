@@ -109,11 +109,8 @@ struct LiveHearth: Sendable {
     }
 
     static func waitUntilListening(_ base: String) async throws {
-        for _ in 0..<100 {
-            if (try? await URLSession.shared.data(from: URL(string: base + "/__/auth/action")!)) != nil { return }
-            try await Task.sleep(nanoseconds: 100_000_000)
-        }
-        throw TestFailure("Hearth did not start at \(base)")
+        let listening = await eventually { (try? await URLSession.shared.data(from: URL(string: base + "/__/auth/action")!)) != nil }
+        if !listening { throw TestFailure("Hearth did not start at \(base)") }
     }
 
     var options: AuthOptions {
@@ -134,19 +131,17 @@ struct LiveHearth: Sendable {
 
     /// The `oobCode` of the `nth` email to `address` (1-based), waiting for it to arrive over SMTP.
     func oobCode(to address: String, nth: Int) async throws -> String {
-        let deadline = Date().addingTimeInterval(120)  // a net against a hang; a loaded machine is only slower
-        while Date() < deadline {
-            let received = try mail.messages().filter { $0.recipients.contains(address) }
-            if received.count >= nth {
-                let text = received[nth - 1].text ?? received[nth - 1].html ?? ""
-                guard let range = text.range(of: #"oobCode=[A-Za-z0-9_\-]+"#, options: .regularExpression) else {
-                    throw TestFailure("no action link in the email to \(address): \(text)")
-                }
-                return String(text[range].dropFirst("oobCode=".count))
-            }
-            try await Task.sleep(nanoseconds: 100_000_000)
+        var received: [SMTPSink.Received] = []
+        await eventually {
+            received = (try? mail.messages().filter { $0.recipients.contains(address) }) ?? []
+            return received.count >= nth
         }
-        throw TestFailure("no email #\(nth) to \(address)")
+        guard received.count >= nth else { throw TestFailure("no email #\(nth) to \(address)") }
+        let text = received[nth - 1].text ?? received[nth - 1].html ?? ""
+        guard let range = text.range(of: #"oobCode=[A-Za-z0-9_\-]+"#, options: .regularExpression) else {
+            throw TestFailure("no action link in the email to \(address): \(text)")
+        }
+        return String(text[range].dropFirst("oobCode=".count))
     }
 
     /// A TOTP code for `secret`, `offset` seconds from now, computed by pyotp.

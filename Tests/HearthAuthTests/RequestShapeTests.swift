@@ -1,5 +1,6 @@
 import Foundation
 @testable import HearthAuth
+import HearthTestSupport
 import Testing
 
 /// Every call the SDK makes, checked against the Identity Toolkit / Secure Token shapes (path, key, body fields).
@@ -271,12 +272,9 @@ final class RecordingOpener: AuthUIDelegate, @unchecked Sendable {
 
     func open(_ url: URL) async throws { lock.withLock { opened.append(url.absoluteString) } }
 
-    /// The first URL opened, waiting up to five seconds for it.
+    /// The first URL opened, once there is one.
     func first() async throws -> String? {
-        for _ in 0..<100 {
-            if let url = urls.first { return url }
-            try await Task.sleep(nanoseconds: 50_000_000)
-        }
-        return nil
+        await eventually { !urls.isEmpty }
+        return urls.first
     }
 }

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 @testable import HearthAuth
 import HearthWire
+import HearthTestSupport
 import Testing
 
 /// Tokens, listeners and persistence.
@@ -92,6 +93,7 @@ import Testing
     @MainActor final class Calls {
         var state: [String?] = []
         var token: [String?] = []
+        var sentinel: [String?] = []
     }
 
     @Test func listenersHearSignInRefreshAndSignOut() async throws {
@@ -103,13 +105,17 @@ import Testing
         let user = try await auth.signIn(withEmail: "ada@example.com", password: "pw").user
         _ = try await user.getIDToken(forcingRefresh: true)
         try auth.signOut()
-        try await Task.sleep(nanoseconds: 300_000_000)
+        await eventually { await calls.state.count >= 3 }
+        await eventually { await calls.token.count >= 4 }
         #expect(await calls.state == [nil, "uid-1", nil], "registration, sign-in, sign-out — not the refresh")
         #expect(await calls.token == [nil, "uid-1", "uid-1", nil], "registration, sign-in, refresh, sign-out")
         auth.removeStateDidChangeListener(stateHandle)
         auth.removeIDTokenDidChangeListener(tokenHandle)
+        // A listener added after the removals is the signal: once it has heard the sign-in, the removed ones would have.
+        let sentinel = auth.addStateDidChangeListener { _, user in calls.sentinel.append(user?.uid) }
         _ = try await auth.signIn(withEmail: "ada@example.com", password: "pw")
-        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(await eventually { await calls.sentinel.contains("uid-1") })
+        auth.removeStateDidChangeListener(sentinel)
         let counts = await (calls.state.count, calls.token.count)
         #expect(counts == (3, 4), "removed listeners are not called")
     }
@@ -235,7 +241,7 @@ import Testing
         // A timeout far beyond the bound, so that "closing ended it" and "it timed out" stay apart on a loaded
         // machine (5 s was exceeded under load while closing still worked).
         let never = Task { try await abandoned.waitForCallback(timeout: 300) }
-        try await Task.sleep(nanoseconds: 100_000_000)
+        await eventually { abandoned.listeningThread != nil }  // waiting has begun
         abandoned.close()
         await #expect(throws: NSError.self) { try await never.value }
         #expect(Date().timeIntervalSince(started) < 60, "closing ends the wait, long before its timeout")
@@ -307,7 +313,7 @@ import Testing
                 receiver.startWaiting(timeout: 60) { continuation.resume(returning: $0) }
             }
             Task {
-                while receiver.listeningThread == nil { try await Task.sleep(nanoseconds: 10_000_000) }
+                await eventually { receiver.listeningThread != nil }
                 for _ in 0..<10 {
                     // Signalled under the lock the thread's exit takes: never a thread that has ended. One that has
                     // ended shows in the outcome (a starved machine can also outlast the timeout: another attempt).
@@ -443,6 +449,6 @@ final class RefreshWaits: @unchecked Sendable {
             while !Task.isCancelled { try? await Task.sleep(nanoseconds: 1_000_000_000_000) }
             return
         }
-        while !lock.withLock({ opened }) && !Task.isCancelled { try? await Task.sleep(nanoseconds: 1_000_000) }
+        await eventually { lock.withLock { opened } || Task.isCancelled }
     }
 }

@@ -50,11 +50,8 @@ struct ActionPageBrowserTests {
     }
 
     static func waitUntilListening(_ base: String) async throws {
-        for _ in 0..<200 {
-            if (try? await URLSession.shared.data(from: URL(string: base + "/.well-known/jwks.json")!)) != nil { return }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw BrowserError("Hearth did not start")
+        let listening = await eventually { (try? await URLSession.shared.data(from: URL(string: base + "/.well-known/jwks.json")!)) != nil }
+        if !listening { throw BrowserError("Hearth did not start") }
     }
 
     static func call(_ base: String, _ endpoint: String, _ body: [String: Any], locale: String? = nil) async throws
@@ -130,9 +127,7 @@ struct ActionPageBrowserTests {
             try await browser.open(try Self.link(in: mail))
             #expect(try await browser.text(of: "h1") == "メールアドレスを確認しました")
             try await browser.click("#continue")
-            for _ in 0..<100 where try await browser.currentURL() != base + "/.well-known/jwks.json" {
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            await eventually { (try? await browser.currentURL()) == base + "/.well-known/jwks.json" }
             #expect(try await browser.currentURL() == base + "/.well-known/jwks.json")
             let lookup = try await Self.call(base, "accounts:lookup", ["idToken": user.json["idToken"]!])
             #expect(((lookup.json["users"] as? [[String: Any]])?.first?["emailVerified"] as? Bool) == true)

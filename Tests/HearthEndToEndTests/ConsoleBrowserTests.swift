@@ -128,8 +128,11 @@ struct ConsoleBrowserTests {
                     """) as? [String]
                 #expect(unlabeled == [], "fields without a label: \(unlabeled ?? [])")
                 try await browser.setWindowSize(width: 360, height: 780)
-                try await Task.sleep(nanoseconds: 300_000_000)
-                let width = try await browser.evaluate("return document.documentElement.scrollWidth") as? Int
+                var width: Int?
+                await eventually {  // the page lays itself out again for the new size
+                    width = try? await browser.evaluate("return document.documentElement.scrollWidth") as? Int
+                    return (width ?? 999) <= 360
+                }
                 #expect((width ?? 999) <= 360, "no sideways scrolling at 360 px: \(width ?? -1)")
                 try await picture("phone")
                 try await browser.setWindowSize(width: 1280, height: 900)
@@ -201,7 +204,7 @@ struct ConsoleBrowserTests {
                 // Settings: anonymous sign-in off (then refused), a tenant made.
                 try await browser.click("nav button[data-view=settings]")
                 #expect(try await Self.waitForText("#redirect-uri", containing: "/__/auth/handler", browser))
-                try await Task.sleep(nanoseconds: 300_000_000)  // the form is filled from the config
+                // The form is filled from the config in the same step that shows the redirect URI, waited for above.
                 if (try await browser.evaluate("return document.querySelector('#set-anonymous').checked") as? Bool) == true {
                     try await browser.click("#set-anonymous")
                 }
@@ -407,11 +410,7 @@ struct ConsoleBrowserTests {
 
     /// Waits until the element's text contains `expected` (the console updates asynchronously).
     static func waitForText(_ selector: String, containing expected: String, _ browser: Browser) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(120)  // a net against a hang; a loaded machine is only slower
-        while Date() < deadline {
-            if let text = try? await browser.text(of: selector, timeout: 1), text.contains(expected) { return true }
-            try await Task.sleep(nanoseconds: 200_000_000)
-        }
+        if await eventually({ (try? await browser.text(of: selector, timeout: 1))?.contains(expected) == true }) { return true }
         Issue.record("\(selector) never showed \(expected): \(try await browser.text(of: "#status", timeout: 1))")
         return false
     }

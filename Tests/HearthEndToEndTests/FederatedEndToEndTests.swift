@@ -364,11 +364,9 @@ struct AuthHandlerBrowserTests {
             defer { browser.stop() }
             try await browser.open(start)
             var current = ""
-            let deadline = Date().addingTimeInterval(120)  // a net against a hang; a loaded machine is only slower
-            while Date() < deadline {
-                current = try await browser.currentURL()
-                if current.hasPrefix(landing) { break }
-                try await Task.sleep(for: .milliseconds(100))
+            await eventually {
+                current = (try? await browser.currentURL()) ?? current
+                return current.hasPrefix(landing)
             }
             #expect(current.hasPrefix(landing), "the browser came back to the app: \(current)")
             let link = try #require(URLComponents(string: current)?.queryItems?.first { $0.name == "link" }?.value)
@@ -442,10 +440,9 @@ struct AuthHandlerBrowserTests {
             try await browser.open("\(base)/__/auth/handler?apiKey=\(FederatedEndToEndTests.apiKey)&providerId=twitter.com"
                 + "&sessionId=\(storageDigest(rawSession))&eventId=T1&redirectUrl=\(landing.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
             var current = ""
-            for _ in 0..<200 {
-                current = try await browser.currentURL()
-                if current.hasPrefix(landing) { break }
-                try await Task.sleep(for: .milliseconds(100))
+            await eventually {
+                current = (try? await browser.currentURL()) ?? current
+                return current.hasPrefix(landing)
             }
             let link = try #require(URLComponents(string: current)?.queryItems?.first { $0.name == "link" }?.value, "\(current)")
             #expect(link.contains("oauth_verifier="))
@@ -508,10 +505,9 @@ struct EmulatorIdPBrowserTests {
             try await browser.type("Octo Cat", into: "#displayName")
             try await browser.click("#sign-in")
             var current = ""
-            for _ in 0..<100 {
-                current = try await browser.currentURL()
-                if current.hasPrefix(landing) { break }
-                try await Task.sleep(for: .milliseconds(100))
+            await eventually {
+                current = (try? await browser.currentURL()) ?? current
+                return current.hasPrefix(landing)
             }
             let link = try #require(URLComponents(string: current)?.queryItems?.first { $0.name == "link" }?.value, "\(current)")
             let response = try await client.execute(

@@ -58,7 +58,7 @@ struct MailDeliveryTests {
                                                              ["requestType": "PASSWORD_RESET", "email": "later@example.com"],
                                                              locale: "ko")
             #expect(sent.status == 200, "the request succeeds although mail is down: the outbox holds the email")
-            for _ in 0..<600 where down.drops() == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            await eventually { down.drops() > 0 }
             #expect(down.drops() >= 1, "the worker tried")
             // Stopping now may catch the worker recording the failure: it finishes that write all the same.
         }
@@ -76,10 +76,10 @@ struct MailDeliveryTests {
             // The worker removes a message once the server accepted it: wait for that before stopping (stopping
             // earlier would leave it to be sent again after the next start — at-least-once delivery).
             let reader = try await SQLiteStore.open(path: file)
-            var left = try await reader.outboxMessages(projectID: "mail-project").count
-            for _ in 0..<100 where left > 0 {
-                try await Task.sleep(for: .milliseconds(100))
-                left = try await reader.outboxMessages(projectID: "mail-project").count
+            var left = -1
+            await eventually {
+                left = (try? await reader.outboxMessages(projectID: "mail-project").count) ?? left
+                return left == 0
             }
             try await reader.close()
             #expect(left == 0, "delivered, so removed")

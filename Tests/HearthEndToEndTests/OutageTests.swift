@@ -52,12 +52,8 @@ import Testing
             try await blocking { try cluster.restart() }
             // Back with the database, not after the pool's back-off (which grows towards a minute): the poll gives up
             // long before that, and a busy machine's slowness only makes it poll more.
-            var recovered = false
-            for _ in 0..<150 where !recovered {
-                recovered = try await Self.post(client, Self.lookup, ["idToken": idToken]).status == .ok
-                if !recovered { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            #expect(recovered, "service resumes once the database is back")
+            #expect(await eventually(within: .seconds(30)) { (try? await Self.post(client, Self.lookup, ["idToken": idToken]))?.status == .ok },
+                    "service resumes once the database is back")
             #expect(logs.contains(level: .notice, "store available again"))
         }
         try await store.close()
@@ -66,15 +62,14 @@ import Testing
 
     /// The server over a store that has just migrated: on a loaded machine a cluster just started may keep the first
     /// calls waiting past the 2 s store timeout (start-up, not the outage under test), so building is tried again.
-    static func application(_ store: PostgresStore, _ logs: CapturedLogs) async throws -> some ApplicationProtocol {
-        for _ in 0..<20 {
-            do {
-                return try await buildApplication(configuration: configuration(), store: store, hashing: InlineWorkRunner(),
-                                                  logger: logs.logger, hashParameters: { .generate(memoryCost: 10) })
-            } catch StoreError.unavailable {
-                try await Task.sleep(for: .milliseconds(500))  // past the circuit's probe interval
-            }
+    static func application(_ store: PostgresStore, _ logs: CapturedLogs) async throws -> any ApplicationProtocol {
+        var built: (any ApplicationProtocol)?
+        await eventually {
+            built = try? await buildApplication(configuration: configuration(), store: store, hashing: InlineWorkRunner(),
+                                                logger: logs.logger, hashParameters: { .generate(memoryCost: 10) })
+            return built != nil
         }
+        if let built { return built }
         return try await buildApplication(configuration: configuration(), store: store, hashing: InlineWorkRunner(),
                                           logger: logs.logger, hashParameters: { .generate(memoryCost: 10) })
     }
@@ -92,27 +87,32 @@ import Testing
             let user = try await Self.firstSignUp(client, "load@example.com")
             let idToken = try #require(user.json["idToken"] as? String)
             let outage = OutageFlag()
-            // 12 clients, each sending lookups one after another, 120 rounds each: across the stop and the restart.
+            // 12 clients, each sending lookups one after another until the scenario ends: some answers before the
+            // stop, some during the outage, some after the restart. Each phase ends on a count of answers, not a clock.
             let before = circuit.answeredWithoutDatabase
             let answers = try await withThrowingTaskGroup(of: [(UInt, Bool)].self) { group in
                 for _ in 0..<12 {
                     group.addTask {
                         var seen: [(UInt, Bool)] = []
-                        for _ in 0..<120 {
+                        while !outage.finished {
+                            let down = outage.value
                             let reply = try await Self.post(client, Self.lookup, ["idToken": idToken])
-                            seen.append((UInt(reply.status.code), outage.value))
-                            try await Task.sleep(for: .milliseconds(20))  // paces the load; nothing waits on it
+                            seen.append((UInt(reply.status.code), down && outage.value))
+                            outage.answered(during: down)
+                            await Task.yield()
                         }
                         return seen
                     }
                 }
                 group.addTask {
-                    try await Task.sleep(for: .milliseconds(300))
+                    await eventually { outage.answers.before >= 24 }
                     outage.value = true
                     try await blocking { try cluster.stop() }
-                    try await Task.sleep(for: .seconds(2))
+                    await eventually { outage.answers.during >= 48 }
                     try await blocking { try cluster.restart() }
                     outage.value = false
+                    await eventually { (try? await Self.post(client, Self.lookup, ["idToken": idToken]))?.status == .ok }
+                    outage.finished = true
                     return []
                 }
                 return try await group.reduce(into: []) { $0 += $1 }
@@ -125,12 +125,8 @@ import Testing
             #expect(circuit.answeredWithoutDatabase - before >= refused / 2,
                     "at least half of the \(refused) refusals came from the open circuit")
             // Back once the database is: polled, so a busy machine is given the time it needs.
-            var recovered = false
-            for _ in 0..<150 where !recovered {
-                recovered = try await Self.post(client, Self.lookup, ["idToken": idToken]).status == .ok
-                if !recovered { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            #expect(recovered, "service resumes once the database is back")
+            #expect(await eventually(within: .seconds(30)) { (try? await Self.post(client, Self.lookup, ["idToken": idToken]))?.status == .ok },
+                    "service resumes once the database is back")
         }
         try await store.close()
         try? await blocking { try cluster.stop() }
@@ -176,9 +172,10 @@ import Testing
 
             try await disk.free(store)
             var retry = try await Self.post(client, Self.signUp, ["email": email, "password": "secret1"])
-            for _ in 0..<100 where retry.status == .serviceUnavailable {  // until the circuit's next probe
-                try await Task.sleep(for: .milliseconds(100))
-                retry = try await Self.post(client, Self.signUp, ["email": email, "password": "secret1"])
+            await eventually {  // until the circuit's next probe
+                if retry.status != .serviceUnavailable { return true }
+                retry = (try? await Self.post(client, Self.signUp, ["email": email, "password": "secret1"])) ?? retry
+                return retry.status != .serviceUnavailable
             }
             #expect(retry.status == .ok, "nothing of the refused sign-up was left behind: \(retry.text)")
             #expect(logs.contains(level: .notice, "store available again"))
@@ -190,15 +187,16 @@ import Testing
     /// waiting past the store timeout on a loaded machine (503); that is start-up, not the outage under test. A
     /// sign-up answered 503 after its commit landed is completed by signing in.
     static func firstSignUp(_ client: some TestClientProtocol, _ email: String) async throws -> Reply {
-        for _ in 0..<100 {
-            let reply = try await post(client, signUp, ["email": email, "password": "secret1"])
-            if reply.text.contains("EMAIL_EXISTS") {
-                return try await post(client, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=outage-key",
-                                      ["email": email, "password": "secret1"])
-            }
-            guard reply.status == .serviceUnavailable else { return reply }
-            try await Task.sleep(for: .milliseconds(200))
+        var reply: Reply?
+        await eventually {
+            reply = try? await post(client, signUp, ["email": email, "password": "secret1"])
+            return reply.map { $0.status != .serviceUnavailable } ?? false
         }
+        if let existing = reply, existing.text.contains("EMAIL_EXISTS") {
+            return try await post(client, "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=outage-key",
+                                  ["email": email, "password": "secret1"])
+        }
+        if let reply { return reply }
         return try await post(client, signUp, ["email": email, "password": "secret1"])
     }
 
@@ -294,11 +292,23 @@ final class CapturedLogs: @unchecked Sendable {
 }
 
 /// Whether the database is down right now, as the outage task sets it and the clients read it.
+/// The outage scenario's state, shared by its clients and its controller: whether the database is down, how many
+/// answers came before and during it, and whether the scenario is over.
 final class OutageFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var down = false
+    private var over = false
+    private var counts = (before: 0, during: 0)
     var value: Bool {
         get { lock.withLock { down } }
         set { lock.withLock { down = newValue } }
+    }
+    var finished: Bool {
+        get { lock.withLock { over } }
+        set { lock.withLock { over = newValue } }
+    }
+    var answers: (before: Int, during: Int) { lock.withLock { counts } }
+    func answered(during outage: Bool) {
+        lock.withLock { if outage { counts.during += 1 } else { counts.before += 1 } }
     }
 }

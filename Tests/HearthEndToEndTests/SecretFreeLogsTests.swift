@@ -60,7 +60,9 @@ struct SecretFreeLogsTests {
         scrape.setValue("Bearer \(metricsToken)", forHTTPHeaderField: "Authorization")
         let (metrics, _) = try await URLSession.shared.data(for: scrape)
         #expect(String(decoding: metrics, as: UTF8.self).contains("hearth_sign_ins_total"))
-        try await Task.sleep(for: .milliseconds(300))  // let the last lines reach the file
+        // The last request's line has reached the file (the log is written as requests finish).
+        #expect(await eventually { (try? String(contentsOf: log, encoding: .utf8))?.contains(#""path":"\/metrics""#) == true
+                                   || (try? String(contentsOf: log, encoding: .utf8))?.contains(#""path":"/metrics""#) == true })
         stop()
 
         let text = try String(contentsOf: log, encoding: .utf8)

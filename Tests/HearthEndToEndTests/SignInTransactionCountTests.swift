@@ -95,10 +95,12 @@ struct SignInTransactionCountTests {
             last = now
         }
         await store.reconnect()  // the old connections end; the new pool connects when next used
-        while true {
-            let now = try await TemporaryPostgres.activity(ofDatabaseIn: url)
-            if now.connections == 0 { return (now.transactions, now.sessions) }
-            try await Task.sleep(for: .milliseconds(100))
+        var settled: (transactions: Int, sessions: Int)?
+        await eventually {
+            guard let now = try? await TemporaryPostgres.activity(ofDatabaseIn: url), now.connections == 0 else { return false }
+            settled = (now.transactions, now.sessions)
+            return true
         }
+        return try #require(settled, "every connection ended")
     }
 }

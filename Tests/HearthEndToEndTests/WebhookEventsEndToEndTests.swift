@@ -19,14 +19,12 @@ struct WebhookEventsEndToEndTests {
     static let apiKey = "events-key"
     static let v1 = "/identitytoolkit.googleapis.com/v1"
 
-    /// Waits, polling, until `condition` holds; fails after a generous number of tries (a count, not a clock).
-    static func eventually(_ what: String, tries: Int = 6000, _ condition: () async throws -> Bool) async throws {
-        for _ in 0..<tries {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(50))
+    /// Waits until `condition` holds (``HearthTestSupport/eventually(within:_:)``); records what never happened.
+    static func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
+        guard try await HearthTestSupport.eventually(within: .seconds(300), condition) else {
+            Issue.record("never happened: \(what)")
+            throw CancellationError()
         }
-        Issue.record("never happened: \(what)")
-        throw CancellationError()
     }
 
     @Test func eventsReachTheAppSignedInOrderAfterAnOutageAndAgainOnReplay() async throws {

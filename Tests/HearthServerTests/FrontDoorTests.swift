@@ -80,7 +80,7 @@ import Testing
         let gate = Gate()
         async let first: Void = runner.run { gate.wait() }
         async let second: Void = runner.run { gate.wait() }
-        try await Task.sleep(for: .milliseconds(200))  // both admitted: one running, one queued
+        #expect(await eventually { runner.depth == 2 }, "both admitted: one running, one queued")
         await #expect(throws: WorkQueueFull.self) { try await runner.run { () } }
         gate.open()
         _ = try await (first, second)
@@ -95,9 +95,9 @@ import Testing
         let gate = Gate()
         let started = Gate()
         let running = Task { try await runner.run { started.open(); gate.wait() } }
-        while !started.isOpen { try await Task.sleep(for: .milliseconds(10)) }  // the hash is running
+        #expect(await eventually { started.isOpen }, "the hash is running")
         let queued = Task { try await runner.run { () } }
-        try await Task.sleep(for: .milliseconds(200))  // queued behind it
+        #expect(await eventually { runner.depth == 2 }, "queued behind it")
         try await runner.shutdown()
         await #expect(throws: WorkStopped.self) { try await queued.value }
         await #expect(throws: WorkStopped.self) { try await runner.run { () } }

@@ -6,6 +6,7 @@ import HearthCore
 @testable import HearthServer
 import Hummingbird
 import HummingbirdTesting
+import HearthTestSupport
 import NIOCore
 import Synchronization
 import Testing
@@ -137,7 +138,7 @@ import Testing
                 }
             }
             // Every hanging call has reached the function before the others start.
-            while function.hanging.withLock({ $0 }) < 100 { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(await eventually { function.hanging.withLock { $0 } >= 100 })
             let loaded = try await Self.timed(session, base, count: 40) { index in
                 index % 2 == 0 ? ("accounts:signUp", ["email": "loaded\(index)@example.com", "password": "secret-1"])
                     : ("accounts:signInWithPassword", ["email": "warm\(index % 4)@example.com", "password": "secret-1"])

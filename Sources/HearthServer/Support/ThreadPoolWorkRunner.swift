@@ -48,6 +48,9 @@ public final class ThreadPoolWorkRunner: BlockingWorkRunner {
 
     public func stopAcceptingWork() { stopping.store(true, ordering: .relaxed) }
 
+    /// Hashes admitted and not finished, running or waiting: what `hearth_hash_queue_depth` reports.
+    public var depth: Int { inFlight.load(ordering: .relaxed) }
+
     private func report(_ depth: Int) {
         Gauge(label: "hearth_hash_queue_depth").record(max(depth, 0))
     }
