@@ -9,16 +9,16 @@ import Testing
 /// runs at most once a day, however often housekeeping does) and `smsRegionConfig`.
 @Suite struct AbuseControlsConfigTests {
     @Test func theSwitchRoundTripsOnTheProjectAndATenant() async throws {
-        let app = AdminAuthTests.productionApp()
-        let signer = try await AdminAuthTests.register(app)
+        let app = CredentialGuardsTests.productionApp()
+        let signer = try await CredentialGuardsTests.register(app)
         try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "acme-a1b2c", allowPasswordSignup: true))
         try await app.run { client in
             let config = "/identitytoolkit.googleapis.com/v2/projects/demo-project/config"
-            let on = try await PasswordPolicyTests.admin(client, app, signer, .patch, config + "?updateMask=autodeleteAnonymousUsers",
+            let on = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, config + "?updateMask=autodeleteAnonymousUsers",
                                                          ["autodeleteAnonymousUsers": true])
             #expect(on["autodeleteAnonymousUsers"] as? Bool == true, "\(on.text)")
             #expect(try await app.store.project(id: "demo-project")?.settings.autodeleteAnonymousUsers == true)
-            let tenant = try await PasswordPolicyTests.admin(client, app, signer, .patch,
+            let tenant = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch,
                                                              config.replacingOccurrences(of: "/config", with: "/tenants/acme-a1b2c")
                                                                  + "?updateMask=autodeleteAnonymousUsers",
                                                              ["autodeleteAnonymousUsers": true])
@@ -55,12 +55,12 @@ import Testing
     /// `smsRegionConfig` on the project and a tenant: a code for a number outside it is refused with Firebase's
     /// words and nothing is sent; the second factors' codes follow it too (one path sends every code).
     @Test func smsRegionsHoldPhoneCodes() async throws {
-        let app = AdminAuthTests.productionApp()
-        let signer = try await AdminAuthTests.register(app)
+        let app = CredentialGuardsTests.productionApp()
+        let signer = try await CredentialGuardsTests.register(app)
         try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "acme-a1b2c", allowPasswordSignup: true))
         try await app.run { client in
             let config = "/identitytoolkit.googleapis.com/v2/projects/demo-project/config"
-            let set = try await PasswordPolicyTests.admin(client, app, signer, .patch, config + "?updateMask=smsRegionConfig",
+            let set = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, config + "?updateMask=smsRegionConfig",
                                                           ["smsRegionConfig": ["allowlistOnly": ["allowedRegions": ["us"]]]])
             #expect((set["smsRegionConfig"] as? [String: Any])?["allowlistOnly"] as? [String: [String]] == ["allowedRegions": ["US"]],
                     "\(set.text)")
@@ -73,14 +73,14 @@ import Testing
             #expect(app.sms.messages.map(\.phoneNumber) == ["+16505550100"], "nothing sent to Canada")
 
             let tenant = config.replacingOccurrences(of: "/config", with: "/tenants/acme-a1b2c")
-            _ = try await PasswordPolicyTests.admin(client, app, signer, .patch, tenant + "?updateMask=smsRegionConfig",
+            _ = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, tenant + "?updateMask=smsRegionConfig",
                                                     ["smsRegionConfig": ["allowByDefault": ["disallowedRegions": ["US"]]]])
             let tenantUS = try await client.post(send, ["phoneNumber": "+16505550101", "tenantId": "acme-a1b2c"])
             #expect(tenantUS.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED") == true, "the tenant's own list: \(tenantUS.text)")
             let tenantCA = try await client.post(send, ["phoneNumber": "+14165550101", "tenantId": "acme-a1b2c"])
             #expect(tenantCA["sessionInfo"] != nil, "\(tenantCA.text)")
 
-            let both = try await PasswordPolicyTests.admin(client, app, signer, .patch, config + "?updateMask=smsRegionConfig",
+            let both = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, config + "?updateMask=smsRegionConfig",
                                                            ["smsRegionConfig": ["allowByDefault": [:], "allowlistOnly": [:]]])
             #expect(both.errorMessage?.hasPrefix("INVALID_CONFIG") == true, "\(both.text)")
         }

@@ -184,15 +184,15 @@ import Testing
     }
 
     @Test func sessionCookiesCarryTheIDTokenClaimsUnderTheirOwnIssuerAndLifetime() async throws {
-        let app = AdminAuthTests.productionApp()
-        let signer = try await AdminAuthTests.register(app)
+        let app = CredentialGuardsTests.productionApp()
+        let signer = try await CredentialGuardsTests.register(app)
         try await app.run { client in
             let user = try await client.signUp("cookie@example.com")
             let idToken = user["idToken"] as! String
             let path = "\(Self.base):createSessionCookie"
             func call(_ body: [String: Any]) async throws -> Reply {
                 try await client.post(path, body, key: nil,
-                                      headers: AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience, now: app.clock.now())))
+                                      headers: CredentialGuardsTests.bearer(try await signer.assertion(audience: CredentialGuardsTests.audience, now: app.clock.now())))
             }
             let reply = try await call(["idToken": idToken, "validDuration": "604800"])
             #expect(reply.status == 200, "\(reply.text)")
@@ -284,12 +284,12 @@ import Testing
             #expect((full["blockingFunctions"] as? [String: Any])?.isEmpty == true
                     && (full["emailPrivacyConfig"] as? [String: Bool])?["enableImprovedEmailPrivacy"] == false, "\(full.text)")
         }
-        let app = AdminAuthTests.productionApp()
-        let signer = try await AdminAuthTests.register(app)
+        let app = CredentialGuardsTests.productionApp()
+        let signer = try await CredentialGuardsTests.register(app)
         try await app.run { client in
-            let token = try await signer.assertion(audience: AdminAuthTests.audience, now: app.clock.now())
+            let token = try await signer.assertion(audience: CredentialGuardsTests.audience, now: app.clock.now())
             let readOnly = try await client.send(.patch, path + "?updateMask=signIn.hashConfig", ["signIn": ["hashConfig": ["rounds": 1]]],
-                                                 key: nil, headers: AdminAuthTests.bearer(token))
+                                                 key: nil, headers: CredentialGuardsTests.bearer(token))
             #expect(readOnly.status == 400 && readOnly.errorMessage?.contains("signIn.hashConfig") == true, "\(readOnly.text)")
         }
     }

@@ -9,9 +9,9 @@ import Testing
     static let events = "\(v1)/projects/demo-project/auditEvents"
 
     @Test func signInsPasswordChangesAndAdminChangesAreKeptWithAddressAndActor() async throws {
-        var app = AdminAuthTests.productionApp()
+        var app = CredentialGuardsTests.productionApp()
         app.configuration.trustForwardedFor = true
-        let signer = try await AdminAuthTests.register(app)
+        let signer = try await CredentialGuardsTests.register(app)
         let clock = app.clock
         try await app.run { client in
             let from = ["X-Forwarded-For": "198.51.100.7"]
@@ -31,11 +31,11 @@ import Testing
             clock.advance(by: 1)
             let disable = try await client.post("\(Self.v1)/projects/demo-project/accounts:update",
                                                 ["localId": localID, "disableUser": true], key: nil,
-                                                headers: AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience, now: clock.now())))
+                                                headers: CredentialGuardsTests.bearer(try await signer.assertion(audience: CredentialGuardsTests.audience, now: clock.now())))
             #expect(disable.status == 200, "\(disable.text)")
 
             let listed = try await client.send(.get, Self.events, key: nil,
-                                               headers: AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience, now: clock.now())))
+                                               headers: CredentialGuardsTests.bearer(try await signer.assertion(audience: CredentialGuardsTests.audience, now: clock.now())))
             #expect(listed.status == 200, "\(listed.text)")
             let events = try #require(try listed.object()["events"] as? [[String: Any]])
             let types = events.compactMap { $0["type"] as? String }

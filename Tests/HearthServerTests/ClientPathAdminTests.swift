@@ -43,12 +43,12 @@ import Testing
     }
 
     @Test func productionNeedsAServiceAccountAndStaysInItsProject() async throws {
-        var app = AdminAuthTests.productionApp()
+        var app = CredentialGuardsTests.productionApp()
         app.configuration.rateLimits = .init(enabled: true, signUpsPerAddress: .init(limit: 1, window: 3600))
-        let signer = try await AdminAuthTests.register(app)
+        let signer = try await CredentialGuardsTests.register(app)
         let clock = app.clock
         try await app.run { client in
-            func bearer() async throws -> HTTPFields { AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience, now: clock.now())) }
+            func bearer() async throws -> HTTPFields { CredentialGuardsTests.bearer(try await signer.assertion(audience: CredentialGuardsTests.audience, now: clock.now())) }
             let owner = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["x"]], key: nil,
                                               headers: [.authorization: "Bearer owner"])
             #expect(owner.status == 401, "owner is emulator-only: \(owner.text)")
@@ -112,7 +112,7 @@ import Testing
                 #expect(reply.status == 200, "\(credential): \(reply.text)")
             }
         }
-        var production = AdminAuthTests.productionApp()
+        var production = CredentialGuardsTests.productionApp()
         production.configuration.rateLimits.enabled = false
         try await production.run { client in
             let reply = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["nobody"]], key: nil,

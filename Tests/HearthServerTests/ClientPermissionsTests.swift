@@ -15,8 +15,8 @@ import Testing
     static let delete = Endpoints.delete.path
 
     static func app() async throws -> (TestApp, ServiceAccountSigner) {
-        let app = AdminAuthTests.productionApp()
-        let signer = try await AdminAuthTests.register(app)
+        let app = CredentialGuardsTests.productionApp()
+        let signer = try await CredentialGuardsTests.register(app)
         try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: tenantID, allowPasswordSignup: true,
                                                       enableAnonymousUser: true))
         return (app, signer)
@@ -30,12 +30,12 @@ import Testing
         let (app, signer) = try await Self.app()
         try await app.run { client in
             _ = try await client.signUp("before@example.com")
-            let set = try await PasswordPolicyTests.admin(client, app, signer, .patch,
+            let set = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch,
                                                           Self.config + "?updateMask=client.permissions.disabledUserSignup",
                                                           ["client": ["permissions": ["disabledUserSignup": true]]])
             #expect(Self.permissions(set) == ["disabledUserSignup": true], "\(set.text)")
             #expect(try await app.store.project(id: "demo-project")?.settings.declared.bool(.disabledUserSignup) == true)
-            let read = try await PasswordPolicyTests.admin(client, app, signer, .get, Self.config, nil)
+            let read = try await PasswordPolicyRoutesTests.admin(client, app, signer, .get, Self.config, nil)
             #expect(Self.permissions(read) == ["disabledUserSignup": true], "\(read.text)")
 
             let password = try await client.post(Self.signUp, ["email": "new@example.com", "password": "secret1"])
@@ -49,25 +49,25 @@ import Testing
             let signIn = try await client.post(Endpoints.signInWithPassword.path,
                                                ["email": "before@example.com", "password": "secret1"])
             #expect(signIn.status == 200, "\(signIn.text)")
-            let created = try await PasswordPolicyTests.admin(client, app, signer, .post,
+            let created = try await PasswordPolicyRoutesTests.admin(client, app, signer, .post,
                                                               Endpoints.adminCreate.path(["project": "demo-project"]),
                                                               ["email": "by-admin@example.com", "password": "secret1"])
             #expect(created.status == 200, "\(created.text)")
-            let custom = try await client.post(AdminAuthTests.customToken, ["token": try await signer.customToken(uid: "minted-1")])
+            let custom = try await client.post(CredentialGuardsTests.customToken, ["token": try await signer.customToken(uid: "minted-1")])
             #expect(custom.status == 200, "a custom token is the administrator's doing: \(custom.text)")
 
             // A tenant holds its own: the project's switch does not reach it until the tenant sets it.
             let tenantUser = try await client.post(Self.signUp, ["email": "t@acme.example", "password": "secret1",
                                                                  "tenantId": Self.tenantID])
             #expect(tenantUser.status == 200, "\(tenantUser.text)")
-            let tenantSet = try await PasswordPolicyTests.admin(client, app, signer, .patch, Self.tenant + "?updateMask=client.permissions",
+            let tenantSet = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, Self.tenant + "?updateMask=client.permissions",
                                                                 ["client": ["permissions": ["disabledUserSignup": true]]])
             #expect(Self.permissions(tenantSet) == ["disabledUserSignup": true], "a parent path names the fields under it: \(tenantSet.text)")
             let tenantAnonymous = try await client.post(Self.signUp, ["tenantId": Self.tenantID])
             #expect(tenantAnonymous.errorMessage == "ADMIN_ONLY_OPERATION", "\(tenantAnonymous.text)")
 
             // Named in the mask, absent from the body: back to the default, and no longer shown.
-            let cleared = try await PasswordPolicyTests.admin(client, app, signer, .patch,
+            let cleared = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch,
                                                               Self.config + "?updateMask=client.permissions.disabledUserSignup",
                                                               [String: Any]())
             #expect(Self.permissions(cleared) == nil, "\(cleared.text)")
@@ -83,7 +83,7 @@ import Testing
     @Test func disabledUserDeletionHoldsATenantsUsersWithOrWithoutTenantId() async throws {
         let (app, signer) = try await Self.app()
         try await app.run { client in
-            let set = try await PasswordPolicyTests.admin(client, app, signer, .patch,
+            let set = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch,
                                                           Self.tenant + "?updateMask=client.permissions.disabledUserDeletion",
                                                           ["client": ["permissions": ["disabledUserDeletion": true]]])
             #expect(Self.permissions(set) == ["disabledUserDeletion": true], "\(set.text)")
@@ -103,7 +103,7 @@ import Testing
             let ownDelete = try await client.post(Self.delete, ["idToken": try #require(own["idToken"] as? String)])
             #expect(ownDelete.status == 200, "the project's users are not held by the tenant's switch: \(ownDelete.text)")
 
-            let byAdmin = try await PasswordPolicyTests.admin(
+            let byAdmin = try await PasswordPolicyRoutesTests.admin(
                 client, app, signer, .post, Endpoints.adminDelete.path(["project": "demo-project", "tenant": Self.tenantID]),
                 ["localId": localID])
             #expect(byAdmin.status == 200, "\(byAdmin.text)")
@@ -115,24 +115,24 @@ import Testing
     @Test func aPatchNamesOnlyDeclaredSettingsOfTheirKind() async throws {
         let (app, signer) = try await Self.app()
         try await app.run { client in
-            let typoMask = try await PasswordPolicyTests.admin(client, app, signer, .patch,
+            let typoMask = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch,
                                                                Self.config + "?updateMask=client.permissions.disabledUserSingup",
                                                                ["client": ["permissions": ["disabledUserSignup": true]]])
             #expect(typoMask.status == 400 && typoMask.text.contains("disabledUserSingup"), "\(typoMask.text)")
-            let typoBody = try await PasswordPolicyTests.admin(client, app, signer, .patch, Self.tenant,
+            let typoBody = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, Self.tenant,
                                                                ["client": ["permissions": ["disabledUserSingup": true]]])
             #expect(typoBody.status == 400 && typoBody.text.contains("client.permissions.disabledUserSingup"), "\(typoBody.text)")
-            let wrongType = try await PasswordPolicyTests.admin(client, app, signer, .patch, Self.config,
+            let wrongType = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, Self.config,
                                                                 ["client": ["permissions": ["disabledUserSignup": "yes"]]])
             #expect(wrongType.status == 400 && wrongType.text.contains("must be a boolean"), "\(wrongType.text)")
             #expect(try await app.store.project(id: "demo-project")?.settings.declared == DeclaredSettings())
             #expect(try await app.store.tenant(projectID: "demo-project", id: Self.tenantID)?.declared == DeclaredSettings())
 
             // No mask: the fields present change, and only they.
-            let present = try await PasswordPolicyTests.admin(client, app, signer, .patch, Self.tenant,
+            let present = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, Self.tenant,
                                                               ["client": ["permissions": ["disabledUserDeletion": true]]])
             #expect(Self.permissions(present) == ["disabledUserDeletion": true], "\(present.text)")
-            let listed = try await PasswordPolicyTests.admin(client, app, signer, .get,
+            let listed = try await PasswordPolicyRoutesTests.admin(client, app, signer, .get,
                                                              Endpoints.listTenants.path(["project": "demo-project"]), nil)
             let first = try #require((listed["tenants"] as? [[String: Any]])?.first, "\(listed.text)")
             #expect(((first["client"] as? [String: Any])?["permissions"] as? [String: Bool]) == ["disabledUserDeletion": true])

@@ -226,8 +226,8 @@ extension OobCodeRoutesTests {
     /// `linkDomain` must be a domain that serves the project's links, never a default hosting one.
     @Test func continueURLsAreEchoedAsSentAndLinkDomainsAreChecked() async throws {
         for mode in [ServerConfiguration.Mode.emulator, .production] {
-            let app = mode == .emulator ? TestApp(mode: .emulator) : AdminAuthTests.productionApp()
-            let signer = mode == .emulator ? nil : try await AdminAuthTests.register(app)
+            let app = mode == .emulator ? TestApp(mode: .emulator) : CredentialGuardsTests.productionApp()
+            let signer = mode == .emulator ? nil : try await CredentialGuardsTests.register(app)
             try await app.run { client in
                 _ = try await client.signUp("link@example.com")
                 func link(_ body: [String: Any]) async throws -> Reply {
@@ -236,7 +236,7 @@ extension OobCodeRoutesTests {
                     body["email"] = "link@example.com"
                     body["returnOobLink"] = true
                     let headers = if let signer {
-                        AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience, now: app.clock.now()))
+                        CredentialGuardsTests.bearer(try await signer.assertion(audience: CredentialGuardsTests.audience, now: app.clock.now()))
                     } else {
                         IdpConfigRoutesTests.owner
                     }

@@ -65,7 +65,7 @@ import Testing
             app.live = true
             app.configuration.rateLimits.enabled = false
             let ready = app
-            _ = try await AdminAuthTests.register(ready)
+            _ = try await CredentialGuardsTests.register(ready)
             try await ready.store.modifyProject("demo-project") { project in
                 var functions = BlockingFunctions()
                 functions.triggers["beforeCreate"] = .init(functionURI: "http://127.0.0.1:\(live.port!)\(path)", updatedAt: Date())

@@ -15,11 +15,11 @@ struct PasskeyVerificationTests {
     /// A production app with `example.com` as its relying party, and a signed-up user.
     static func withUser(_ body: @escaping @Sendable (TestApp, ServiceAccountSigner, Client, _ idToken: String, _ localID: String) async throws -> Void)
         async throws {
-        let app = AdminAuthTests.productionApp()
-        let signer = try await AdminAuthTests.register(app)
+        let app = CredentialGuardsTests.productionApp()
+        let signer = try await CredentialGuardsTests.register(app)
         try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "acme-a1b2c", allowPasswordSignup: true))
         try await app.run { client in
-            let set = try await PasswordPolicyTests.admin(client, app, signer, .patch, Self.config,
+            let set = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, Self.config,
                                                           ["rpId": "example.com", "expectedOrigins": [Self.origin]])
             #expect(set["rpId"] as? String == "example.com", "\(set.text)")
             let user = try await client.signUp("pk@example.com")
@@ -178,7 +178,7 @@ struct PasskeyVerificationTests {
     /// User verification as the relying party says; a tenant's own relying party; Apple's standard base64 ids.
     @Test func policyTenantsAndAppleEncodings() async throws {
         try await Self.withUser { app, signer, client, idToken, _ in
-            _ = try await PasswordPolicyTests.admin(client, app, signer, .patch, Self.config + "?updateMask=requireUserVerification",
+            _ = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, Self.config + "?updateMask=requireUserVerification",
                                                     ["requireUserVerification": false])
             let authenticator = try SoftwareAuthenticator()
             let (enrolled, made) = try await Self.enroll(client, authenticator, idToken, ["userVerified": false])
@@ -199,24 +199,24 @@ struct PasskeyVerificationTests {
             // A tenant with its own relying party (its id kept in one spelling: lower case, as it is hashed); an origin
             // outside the rp id is refused as config.
             let tenantConfig = Self.config.replacingOccurrences(of: "/passkeyConfig", with: "/tenants/acme-a1b2c/passkeyConfig")
-            let bad = try await PasswordPolicyTests.admin(client, app, signer, .patch, tenantConfig,
+            let bad = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, tenantConfig,
                                                           ["rpId": "acme.example", "expectedOrigins": ["https://evil.example"]])
             #expect(bad.errorMessage?.hasPrefix("INVALID_CONFIG") == true, "\(bad.text)")
             // A browser reads this one's host as evil.example (Foundation as acme.example): refused too.
-            let tricked = try await PasswordPolicyTests.admin(client, app, signer, .patch, tenantConfig,
+            let tricked = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, tenantConfig,
                                                               ["rpId": "acme.example", "expectedOrigins": [#"https://evil.example\@login.acme.example"#]])
             #expect(tricked.errorMessage?.hasPrefix("INVALID_CONFIG") == true, "\(tricked.text)")
-            let good = try await PasswordPolicyTests.admin(client, app, signer, .patch, tenantConfig,
+            let good = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, tenantConfig,
                                                            ["rpId": "ACME.example", "expectedOrigins": ["HTTPS://Login.acme.example:443"]])
             #expect(good["name"] as? String == "projects/demo-project/tenants/acme-a1b2c/passkeyConfig", "\(good.text)")
             let tenantStart = try await client.post("\(Self.v2)/passkeySignIn:start", ["tenantId": "acme-a1b2c"])
             #expect((tenantStart["credentialRequestOptions"] as? [String: Any])?["rpId"] as? String == "acme.example", "\(tenantStart.text)")
-            let read = try await PasswordPolicyTests.admin(client, app, signer, .get, Self.config, nil)
+            let read = try await PasswordPolicyRoutesTests.admin(client, app, signer, .get, Self.config, nil)
             #expect(read["rpId"] as? String == "example.com" && read["requireUserVerification"] as? Bool == false, "\(read.text)")
-            let whole = try await PasswordPolicyTests.admin(client, app, signer, .get,
+            let whole = try await PasswordPolicyRoutesTests.admin(client, app, signer, .get,
                                                             Self.config.replacingOccurrences(of: "/passkeyConfig", with: "/config"), nil)
             #expect((whole["passkeyConfig"] as? [String: Any])?["rpId"] as? String == "example.com", "the config shows it: \(whole.text)")
-            let tenant = try await PasswordPolicyTests.admin(client, app, signer, .get,
+            let tenant = try await PasswordPolicyRoutesTests.admin(client, app, signer, .get,
                                                              tenantConfig.replacingOccurrences(of: "/passkeyConfig", with: ""), nil)
             #expect((tenant["passkeyConfig"] as? [String: Any])?["rpId"] as? String == "acme.example", "and the tenant: \(tenant.text)")
             #expect((tenant["passkeyConfig"] as? [String: Any])?["expectedOrigins"] as? [String] == ["https://login.acme.example"],

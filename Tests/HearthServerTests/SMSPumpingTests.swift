@@ -10,7 +10,7 @@ import Testing
     static let halts = "/identitytoolkit.googleapis.com/v1/projects/demo-project/smsHalts"
 
     static func app(distinct: Int = 3, perPrefix: Int = 100) -> TestApp {
-        var app = AdminAuthTests.productionApp()
+        var app = CredentialGuardsTests.productionApp()
         app.configuration.rateLimits.smsPumping = .init(distinctNumbersPerPrefix: .init(limit: distinct, window: 600), halt: 3600)
         app.configuration.rateLimits.smsPerPrefix = .init(limit: perPrefix, window: 3600)
         return app
@@ -18,7 +18,7 @@ import Testing
 
     @Test func manyNumbersOfOnePrefixHaltItUntilLifted() async throws {
         let app = Self.app()
-        let signer = try await AdminAuthTests.register(app)
+        let signer = try await CredentialGuardsTests.register(app)
         try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "acme-a1b2c", allowPasswordSignup: true))
         try await app.run { client in
             for number in ["+16505550101", "+16505550102", "+16505550102", "+16505550103"] {
@@ -39,17 +39,17 @@ import Testing
                                                           AuditQuery(kinds: [SMSPumpingWatch.auditKind], limit: 10))
             #expect(audited.count == 1 && audited.first?.details["prefix"] == "+1650555" && audited.first?.details["numbers"] == "3",
                     "\(audited)")
-            let listed = try await PasswordPolicyTests.admin(client, app, signer, .get, Self.halts, nil)
+            let listed = try await PasswordPolicyRoutesTests.admin(client, app, signer, .get, Self.halts, nil)
             let halts = try #require(listed["halts"] as? [[String: Any]], "\(listed.text)")
             #expect(halts.count == 1 && halts.first?["prefix"] as? String == "+1650555" && halts.first?["numbers"] as? Int == 3)
             let anonymous = try await client.send(.get, Self.halts, nil, key: TestApp.apiKey)
             #expect(anonymous.errorMessage?.hasPrefix("INSUFFICIENT_PERMISSION") == true, "admin only: \(anonymous.text)")
 
-            let lifted = try await PasswordPolicyTests.admin(client, app, signer, .delete, Self.halts + "/1650555", nil)
+            let lifted = try await PasswordPolicyRoutesTests.admin(client, app, signer, .delete, Self.halts + "/1650555", nil)
             #expect(lifted.status == 200, "\(lifted.text)")
-            let again = try await PasswordPolicyTests.admin(client, app, signer, .delete, Self.halts + "/1650555", nil)
+            let again = try await PasswordPolicyRoutesTests.admin(client, app, signer, .delete, Self.halts + "/1650555", nil)
             #expect(again.status == 404, "nothing left to lift")
-            let bad = try await PasswordPolicyTests.admin(client, app, signer, .delete, Self.halts + "/16%2F50", nil)
+            let bad = try await PasswordPolicyRoutesTests.admin(client, app, signer, .delete, Self.halts + "/16%2F50", nil)
             #expect(bad.status == 404)
             let resumed = try await client.post(Self.send, ["phoneNumber": "+16505550106"])
             #expect(resumed["sessionInfo"] != nil, "sent again after the lift: \(resumed.text)")
@@ -60,7 +60,7 @@ import Testing
 
     @Test func aHaltEndsByItself() async throws {
         let app = Self.app(distinct: 2)
-        _ = try await AdminAuthTests.register(app)
+        _ = try await CredentialGuardsTests.register(app)
         try await app.run { client in
             for number in ["+447700900101", "+447700900102"] { _ = try await client.post(Self.send, ["phoneNumber": number]) }
             #expect(try await client.post(Self.send, ["phoneNumber": "+447700900103"]).errorMessage == "QUOTA_EXCEEDED")
@@ -76,7 +76,7 @@ import Testing
         var configured = Self.app(distinct: 100)
         configured.configuration.rateLimits.smsPerNumber = .init(limit: 1, window: 3600)
         let app = configured
-        _ = try await AdminAuthTests.register(app)
+        _ = try await CredentialGuardsTests.register(app)
         try await app.run { client in
             let first = try await client.post(Self.send, ["phoneNumber": "+44 07700 900123"])
             #expect(first["sessionInfo"] != nil, "\(first.text)")
@@ -89,10 +89,10 @@ import Testing
     /// The hourly budget per prefix holds however the numbers are spread; test numbers count towards nothing.
     @Test func aPrefixHasAnHourlyBudget() async throws {
         let app = Self.app(distinct: 100, perPrefix: 3)
-        let signer = try await AdminAuthTests.register(app)
+        let signer = try await CredentialGuardsTests.register(app)
         try await app.run { client in
             let config = "/identitytoolkit.googleapis.com/v2/projects/demo-project/config"
-            _ = try await PasswordPolicyTests.admin(client, app, signer, .patch, config + "?updateMask=signIn.phoneNumber.testPhoneNumbers",
+            _ = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, config + "?updateMask=signIn.phoneNumber.testPhoneNumbers",
                                                     ["signIn": ["phoneNumber": ["testPhoneNumbers": ["+16505550199": "123456"]]]])
             for _ in 0..<5 { #expect(try await client.post(Self.send, ["phoneNumber": "+16505550199"])["sessionInfo"] != nil) }
             for number in ["+16505550101", "+16505550102", "+16505550103"] {

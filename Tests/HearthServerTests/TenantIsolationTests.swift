@@ -6,6 +6,7 @@ import Testing
 /// What a tenant hands out works only in that tenant: email codes, the hosted action page that applies them, and
 /// pending sessions (an SMS session here; MFA and redirect sessions share the same key).
 @Suite struct TenantIsolationTests {
+    static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
     static let v1 = "/identitytoolkit.googleapis.com/v1"
 
     static func seed(_ app: TestApp) async throws {
@@ -184,6 +185,47 @@ extension TenantIsolationTests {
             let tenantList = try await client.send(.get, codes + "/tenants/t-a/verificationCodes", key: nil)
             #expect(tenantList.status == 200 && (tenantList["verificationCodes"] as? [[String: Any]] ?? []).isEmpty,
                     "the tenant's list holds none of the project's codes: \(tenantList.text)")
+        }
+    }
+
+    /// A tenant user whose uid is also a project user's asks, naming no tenant, to change their email: the code is
+    /// the tenant's, refused where another tenant is named, and run in its own tenant where none is; the project
+    /// user's email never changes.
+    @Test func aTenantUsersEmailChangeCodeNeverTouchesTheProjectUserWithTheSameUID() async throws {
+        let app = TestApp(protection: false)
+        try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "t-a", allowPasswordSignup: true))
+        try await app.run { client in
+            let victim = try #require(try await client.signUp("victim@example.com")["localId"] as? String)
+            _ = try await client.post(Self.v1 + "/accounts:signUp",
+                                      ["email": "attacker@example.com", "password": "secret1", "tenantId": "t-a"])
+            // The attacker's tenant account takes the victim's uid (as an import or a custom token could give it).
+            var mine = try #require(try await app.store.user(projectID: "demo-project", tenantID: "t-a", email: "attacker@example.com"))
+            try await app.store.deleteUser(projectID: "demo-project", tenantID: "t-a", localID: mine.localID)
+            mine.localID = victim
+            mine.version = nil
+            try await app.store.insertUser(mine, uniqueEmail: true)
+            let signIn = try await client.post(Self.v1 + "/accounts:signInWithPassword",
+                                               ["email": "attacker@example.com", "password": "secret1", "tenantId": "t-a"])
+            let idToken = try #require(signIn["idToken"] as? String, "\(signIn.text)")
+
+            let sent = try await client.post(Self.v1 + "/accounts:sendOobCode", [
+                "requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": idToken, "newEmail": "taken-over@example.com"])
+            #expect(sent.status == 200, "\(sent.text)")
+            let message = try #require(try await app.store.outboxMessages(projectID: "demo-project").last)
+            #expect(message.tenantID == "t-a" && message.link.contains("tenantId=t-a"), "the link names the user's tenant: \(message.link)")
+            // Naming the project's scope explicitly ("" is none) or another tenant: refused, as Identity Platform does.
+            try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "t-b", allowPasswordSignup: true))
+            for path in [Self.v1 + "/accounts:update", Self.v3 + "/setAccountInfo"] {
+                let applied = try await client.post(path, ["oobCode": message.code, "tenantId": "t-b"])
+                #expect(applied.errorMessage?.hasPrefix("TENANT_ID_MISMATCH") == true, "\(path): \(applied.text)")
+            }
+            let project = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: victim))
+            #expect(project.email == "victim@example.com", "the project user's email is untouched")
+            // Naming none, the code runs in the tenant that sent it: the tenant's user changes, never the project's.
+            let inTenant = try await client.post(Self.v3 + "/setAccountInfo", ["oobCode": message.code])
+            #expect(inTenant.status == 200, "the code works in its own tenant: \(inTenant.text)")
+            #expect(try await app.store.user(projectID: "demo-project", tenantID: "t-a", localID: victim)?.email == "taken-over@example.com")
+            #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: victim)?.email == "victim@example.com")
         }
     }
 }

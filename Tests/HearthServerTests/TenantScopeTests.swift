@@ -16,7 +16,7 @@ import Testing
     /// The project allows everything (phone, MFA by SMS, any region, no CAPTCHA, no policy). Tenant `strict` has a
     /// password policy and MFA off; tenant `open` has MFA on, an SMS allowlist of GB and phone CAPTCHA enforced.
     static func seeded(_ body: @escaping @Sendable (TestApp, Client, StandInVerifier) async throws -> Void) async throws {
-        try await CaptchaTests.withProvider { app, _, client, verifier in
+        try await CaptchaGateTests.withProvider { app, _, client, verifier in
             var project = try #require(try await app.store.project(id: "demo-project"))
             project.settings.mfa = MFASettings(state: .enabled, providers: [.phoneSMS])
             _ = try await app.store.updateProject(project)

@@ -4,7 +4,7 @@ import HTTPTypes
 import Testing
 
 /// Multi-factor (SMS and TOTP) and phone sign-in through the router, against the emulator's captures.
-@Suite struct MFATests {
+@Suite struct MFARoutesTests {
     static let v1 = "/identitytoolkit.googleapis.com/v1"
     static let v2 = "/identitytoolkit.googleapis.com/v2"
     static let owner: HTTPFields = [.authorization: "Bearer owner"]
@@ -231,8 +231,8 @@ import Testing
     }
 
     @Test func productionNeedsMFAEnabledAndLimitsSMS() async throws {
-        let app = AdminAuthTests.productionApp()
-        let signer = try await AdminAuthTests.register(app)
+        let app = CredentialGuardsTests.productionApp()
+        let signer = try await CredentialGuardsTests.register(app)
         try await app.run { client in
             let user = try await client.signUp("prod-mfa@example.com")
             let disabled = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start",
@@ -241,7 +241,7 @@ import Testing
             let patch = try await client.send(.patch, "\(Self.v2)/projects/demo-project/config?updateMask=mfa.state,mfa.enabledProviders,signIn.phoneNumber.testPhoneNumbers",
                                               ["mfa": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]],
                                                "signIn": ["phoneNumber": ["testPhoneNumbers": ["+15555550999": "123456"]]]],
-                                              key: nil, headers: AdminAuthTests.bearer(try await signer.assertion(audience: AdminAuthTests.audience, now: app.clock.now())))
+                                              key: nil, headers: CredentialGuardsTests.bearer(try await signer.assertion(audience: CredentialGuardsTests.audience, now: app.clock.now())))
             #expect(patch.status == 200, "\(patch.text)")
             #expect((patch["mfa"] as? [String: Any])?["state"] as? String == "ENABLED")
 
@@ -384,7 +384,7 @@ import Testing
     }
 }
 
-extension MFATests {
+extension MFARoutesTests {
     /// Firebase's first-factor rules around SMS second factors, and the emulator's code list: a used code leaves
     /// it; a phone session cannot enrol a second factor; a number cannot be linked to (or, in emulator mode, sign
     /// in to) an account with second factors; a temporary proof for a taken number is answered once.

@@ -8,7 +8,7 @@ import Testing
 
 /// The console's front: its page (strict CSP, small), the operator's sign-in (password and TOTP, lockout, cookie
 /// flags, audit) and the session the admin API accepts only with its CSRF token.
-@Suite struct ConsoleTests {
+@Suite struct ConsoleRoutesTests {
     static let operatorEmail = "ops@example.com"
     static let password = "correct horse battery"
     static let secret = TOTP.newSecret()
@@ -206,7 +206,7 @@ import Testing
     }
 }
 
-extension ConsoleTests {
+extension ConsoleRoutesTests {
     /// `v1/projects/{p}/serviceAccounts`: the console's way to make and drop keys; the key file comes back once and
     /// its private key is never listed.
     @Test func serviceAccountsAreCreatedListedAndDeleted() async throws {
@@ -231,7 +231,7 @@ extension ConsoleTests {
     }
 }
 
-extension ConsoleTests {
+extension ConsoleRoutesTests {
     /// The console's settings tools: an email previewed with the real engine (a draft too, a broken one refused),
     /// and test messages through the configured SMTP server (a real one here) and SMS provider.
     @Test(.enabled(if: SMTPSink.unavailableReason() == nil, "needs aiosmtpd"))
@@ -273,7 +273,7 @@ extension ConsoleTests {
     }
 }
 
-extension ConsoleTests {
+extension ConsoleRoutesTests {
     /// A given-up email keeps no code; retrying it sends a new code that works, and the discarded one never does.
     @Test func aGivenUpEmailIsRetriedWithANewCode() async throws {
         let app = try await Self.app()
@@ -322,7 +322,7 @@ extension ConsoleTests {
     }
 }
 
-extension ConsoleTests {
+extension ConsoleRoutesTests {
     /// The admin calls behind the console refuse bad input with Firebase-style errors, never a 500.
     @Test func theConsolesAdminCallsRefuseBadInput() async throws {
         let app = try await Self.app()
@@ -358,12 +358,12 @@ extension ConsoleTests {
 /// the operator is locked out for the window, the right password included.
 @Suite struct ConsoleSignInBurstTests {
     @Test func fiftyWrongPasswordsAtOnceAreTenGuesses() async throws {
-        let app = try await ConsoleTests.app()
+        let app = try await ConsoleRoutesTests.app()
         try await app.run { client in
             let answers = try await withThrowingTaskGroup(of: String.self) { group in
                 for index in 0..<50 {
                     group.addTask {
-                        try await ConsoleTests.post(client, ["email": ConsoleTests.operatorEmail, "password": "wrong-\(index)",
+                        try await ConsoleRoutesTests.post(client, ["email": ConsoleRoutesTests.operatorEmail, "password": "wrong-\(index)",
                                                              "code": "000000"]).errorMessage ?? "ok"
                     }
                 }
@@ -371,7 +371,7 @@ extension ConsoleTests {
             }
             #expect(answers.filter { $0.hasPrefix("INVALID_LOGIN_CREDENTIALS") }.count == 10, "\(Set(answers))")
             #expect(answers.filter { $0.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") }.count == 40, "\(Set(answers))")
-            let right = try await ConsoleTests.signIn(client, app)
+            let right = try await ConsoleRoutesTests.signIn(client, app)
             #expect(right.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true, "locked for the window: \(right.text)")
         }
     }

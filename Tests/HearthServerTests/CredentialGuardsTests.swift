@@ -4,7 +4,7 @@ import HTTPTypes
 import Testing
 
 /// Production admin credentials: service-account JWTs (audience, lifetime, single use), and custom tokens.
-@Suite struct AdminAuthTests {
+@Suite struct CredentialGuardsTests {
     static let audience = "https://auth.example.test"
     static let lookup = "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:lookup"
     static let customToken = "/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken"

@@ -8,7 +8,7 @@ import Testing
 
 /// `recaptchaConfig` enforcement with a CAPTCHA provider, against a stand-in `siteverify` on loopback that answers as
 /// Turnstile, hCaptcha and reCAPTCHA do: tokens are single use, a wrong secret fails, v3 tokens carry a score.
-@Suite struct CaptchaTests {
+@Suite struct CaptchaGateTests {
     static let v1 = "/identitytoolkit.googleapis.com/v1"
     static let config = "/identitytoolkit.googleapis.com/v2/projects/demo-project/config"
     static let tenant = "/identitytoolkit.googleapis.com/v2/projects/demo-project/tenants/acme-a1b2c"
@@ -23,12 +23,12 @@ import Testing
         let standIn = Application(router: verifier.router(),
                                   configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await standIn.test(.live) { live in
-            var app = AdminAuthTests.productionApp()
+            var app = CredentialGuardsTests.productionApp()
             app.configuration.captcha = CaptchaProviderSettings(
                 provider: provider, siteKey: "site-key-1", secret: "test-secret",
                 verifyURL: "http://127.0.0.1:\(live.port!)\(path)")
             configure(&app.configuration.captcha!)
-            let signer = try await AdminAuthTests.register(app)
+            let signer = try await CredentialGuardsTests.register(app)
             try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "acme-a1b2c", allowPasswordSignup: true))
             let ready = app
             try await ready.run { client in try await body(ready, signer, client, verifier) }
@@ -37,13 +37,13 @@ import Testing
 
     static func enforce(_ field: String, _ state: String, at path: String = config, _ client: Client, _ app: TestApp,
                         _ signer: ServiceAccountSigner) async throws -> Reply {
-        try await PasswordPolicyTests.admin(client, app, signer, .patch, path + "?updateMask=recaptchaConfig.\(field)",
+        try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, path + "?updateMask=recaptchaConfig.\(field)",
                                             ["recaptchaConfig": [field: state]])
     }
 
     @Test func enforcementNeedsAProvider() async throws {
-        let app = AdminAuthTests.productionApp()
-        let signer = try await AdminAuthTests.register(app)
+        let app = CredentialGuardsTests.productionApp()
+        let signer = try await CredentialGuardsTests.register(app)
         try await app.run { client in
             let refused = try await Self.enforce("emailPasswordEnforcementState", "ENFORCE", client, app, signer)
             #expect(refused.errorMessage?.hasPrefix("INVALID_CONFIG") == true && refused.text.contains("captcha"), "\(refused.text)")
@@ -96,7 +96,7 @@ import Testing
             #expect(try await client.post(oob, ["requestType": "VERIFY_EMAIL", "idToken": idToken])["email"] != nil,
                     "a signed-in user's verification email needs none")
             #expect(try await client.post(signUp, ["returnSecureToken": true])["idToken"] != nil, "anonymous sign-up needs none")
-            let admin = try await PasswordPolicyTests.admin(client, app, signer, .post,
+            let admin = try await PasswordPolicyRoutesTests.admin(client, app, signer, .post,
                                                             "\(Self.v1)/projects/demo-project/accounts", ["email": "eve@example.com"])
             #expect(admin["localId"] != nil, "admin calls are exempt: \(admin.text)")
 
@@ -110,7 +110,7 @@ import Testing
     /// second factors included (the token inside `phoneEnrollmentInfo`), TOTP enrolment is not.
     @Test func phoneEnforcementAndAuditInATenant() async throws {
         try await Self.withProvider { app, signer, client, verifier in
-            _ = try await PasswordPolicyTests.admin(client, app, signer, .patch,
+            _ = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch,
                                                     Self.config + "?updateMask=signIn.phoneNumber.enabled",
                                                     ["signIn": ["phoneNumber": ["enabled": true]]])
             #expect(try await Self.enforce("phoneEnforcementState", "ENFORCE", client, app, signer).errorMessage == nil)
@@ -148,7 +148,7 @@ import Testing
     /// send one with `sendVerificationCode` only): by either name, a code sent under enforcement signs in.
     @Test func verifyingAPhoneCodeNeedsNoToken() async throws {
         try await Self.withProvider { app, signer, client, _ in
-            _ = try await PasswordPolicyTests.admin(client, app, signer, .patch,
+            _ = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch,
                                                     Self.config + "?updateMask=signIn.phoneNumber.enabled,signIn.phoneNumber.testPhoneNumbers",
                                                     ["signIn": ["phoneNumber": ["enabled": true, "testPhoneNumbers": ["+15555551000": "123456"]]]])
             #expect(try await Self.enforce("phoneEnforcementState", "ENFORCE", client, app, signer).errorMessage == nil)
@@ -190,7 +190,7 @@ import Testing
     @Test func anonymousUpgradeThroughUpdateNeedsAToken() async throws {
         try await Self.withProvider { app, signer, client, _ in
             #expect(try await Self.enforce("emailPasswordEnforcementState", "ENFORCE", client, app, signer).errorMessage == nil)
-            _ = try await PasswordPolicyTests.admin(client, app, signer, .patch, Self.config + "?updateMask=signIn.anonymous.enabled",
+            _ = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, Self.config + "?updateMask=signIn.anonymous.enabled",
                                                     ["signIn": ["anonymous": ["enabled": true]]])
             let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["returnSecureToken": true])
             let idToken = try #require(anonymous["idToken"] as? String, "\(anonymous.text)")

@@ -8,7 +8,7 @@ import Testing
 /// A password policy as Identity Platform has it: set through the config (and a tenant), shown to the SDKs by
 /// `GET v2/passwordPolicy`, held against every new password (sign-up, change, reset) with Firebase's
 /// `PASSWORD_DOES_NOT_MEET_REQUIREMENTS`, and against sign-in with `forceUpgradeOnSignin`.
-@Suite struct PasswordPolicyTests {
+@Suite struct PasswordPolicyRoutesTests {
     static let config = "/identitytoolkit.googleapis.com/v2/projects/demo-project/config"
     static let policy = "/identitytoolkit.googleapis.com/v2/passwordPolicy"
     static let v1 = "/identitytoolkit.googleapis.com/v1"
@@ -21,13 +21,13 @@ import Testing
     /// An admin call with a fresh service-account assertion.
     static func admin(_ client: Client, _ app: TestApp, _ signer: ServiceAccountSigner, _ method: HTTPRequest.Method,
                       _ path: String, _ body: Any?) async throws -> Reply {
-        let token = try await signer.assertion(audience: AdminAuthTests.audience, now: app.clock.now())
-        return try await client.send(method, path, body, key: nil, headers: AdminAuthTests.bearer(token))
+        let token = try await signer.assertion(audience: CredentialGuardsTests.audience, now: app.clock.now())
+        return try await client.send(method, path, body, key: nil, headers: CredentialGuardsTests.bearer(token))
     }
 
     @Test func anEnforcedPolicyHoldsEveryNewPasswordAndTheSDKsSeeIt() async throws {
-        let app = AdminAuthTests.productionApp()
-        let signer = try await AdminAuthTests.register(app)
+        let app = CredentialGuardsTests.productionApp()
+        let signer = try await CredentialGuardsTests.register(app)
         try await app.run { client in
             let before = try await client.send(.get, Self.policy)
             #expect(before["enforcementState"] as? String == "OFF" && before["schemaVersion"] as? Int == 1, "\(before.text)")
@@ -98,8 +98,8 @@ import Testing
     /// A tenant's own policy holds its users and is what the SDKs get with its `tenantId`; the project's users keep
     /// the project's.
     @Test func aTenantHasItsOwnPolicy() async throws {
-        let app = AdminAuthTests.productionApp()
-        let signer = try await AdminAuthTests.register(app)
+        let app = CredentialGuardsTests.productionApp()
+        let signer = try await CredentialGuardsTests.register(app)
         try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "acme-a1b2c", allowPasswordSignup: true))
         try await app.run { client in
             let tenant = "/identitytoolkit.googleapis.com/v2/projects/demo-project/tenants/acme-a1b2c"
