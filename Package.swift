@@ -200,7 +200,7 @@ let package = Package(
         ]),
         .testTarget(name: "HearthEndToEndTests", dependencies: [
             "HearthServer", "HearthSQLite", "HearthPostgres", "HearthSQL", "HearthCore", "HearthMail", "HearthTestSupport",
-            "HearthPostgresTestSupport", "HearthStoreContract",
+            "HearthPostgresTestSupport", "HearthStoreContract", "HearthWire",
             server("HummingbirdTesting", "hummingbird"), server("PostgresNIO", "postgres-nio"),
         ]),
         .testTarget(name: "HearthAdminTests", dependencies: [

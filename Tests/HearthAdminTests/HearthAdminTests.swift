@@ -17,7 +17,7 @@ import Testing
             #expect(created.localId == "sdk-user" && created.email == "sdk@example.com")
 
             let custom = try await admin.createCustomToken(uid: "sdk-user", claims: ["plan": .string("pro")])
-            let signedIn = try await hearth.client("\(Self.v1)/accounts:signInWithCustomToken", ["token": custom])
+            let signedIn = try await hearth.client(Endpoints.signInWithCustomToken.path, ["token": custom])
             let idToken = try #require(signedIn["idToken"] as? String, "\(signedIn)")
             let verified = try await admin.verifyIDToken(idToken, checkRevoked: true)
             #expect(verified.uid == "sdk-user" && verified.signInProvider == "custom")
@@ -46,7 +46,7 @@ import Testing
             let disabled = try await admin.updateUser(uid: "sdk-user", UserChanges(displayName: "Off", disabled: true))
             #expect(disabled.disabled == true && disabled.displayName == "Off")
             let fresh = try await admin.createCustomToken(uid: "other-user")
-            let other = try await hearth.client("\(Self.v1)/accounts:signInWithCustomToken", ["token": fresh])
+            let other = try await hearth.client(Endpoints.signInWithCustomToken.path, ["token": fresh])
             #expect(other["idToken"] is String)
             await #expect(throws: HearthAdminError.userDisabled) {
                 try await admin.verifyIDToken(try #require(signedIn["idToken"] as? String), checkRevoked: true)
@@ -96,7 +96,7 @@ import Testing
             let clock = TestClock()
             let admin = HearthAdmin(baseURL: hearth.baseURL, credentials: try ServiceAccountCredentials(keyFile: hearth.keyFile),
                                     now: { clock.now() })
-            let signIn = try await hearth.client("\(Self.v1)/accounts:signInWithCustomToken",
+            let signIn = try await hearth.client(Endpoints.signInWithCustomToken.path,
                                                  ["token": try await admin.createCustomToken(uid: "cache-user")])
             let idToken = try #require(signIn["idToken"] as? String)
             for _ in 0..<3 { _ = try await admin.verifyIDToken(idToken) }
@@ -119,7 +119,7 @@ import Testing
     @Test func tokensLongerThanTheirKindAreRefused() async throws {
         try await LiveHearth.run { hearth in
             let admin = HearthAdmin(baseURL: hearth.baseURL, credentials: try ServiceAccountCredentials(keyFile: hearth.keyFile))
-            let signIn = try await hearth.client("\(Self.v1)/accounts:signInWithCustomToken",
+            let signIn = try await hearth.client(Endpoints.signInWithCustomToken.path,
                                                  ["token": try await admin.createCustomToken(uid: "long-user")])
             _ = try await admin.verifyIDToken(try #require(signIn["idToken"] as? String))
             let record = try #require(try await hearth.store.project(id: LiveHearth.projectID))

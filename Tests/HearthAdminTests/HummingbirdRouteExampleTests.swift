@@ -3,6 +3,7 @@ import HearthAdmin
 import Hummingbird
 import HummingbirdTesting
 import HearthTestSupport
+import HearthWire
 import Testing
 
 // The README's example: a Hummingbird API whose `/api/*` routes need a valid Hearth ID token.
@@ -53,7 +54,7 @@ func exampleRouter(admin: HearthAdmin) -> Router<APIContext> {
             let admin = HearthAdmin(baseURL: hearth.baseURL, credentials: try ServiceAccountCredentials(keyFile: hearth.keyFile))
             _ = try await admin.createUser(.init(localId: "api-user"))
             try await admin.setCustomUserClaims(uid: "api-user", claims: ["role": .string("editor")])
-            let signedIn = try await hearth.client("/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken",
+            let signedIn = try await hearth.client(Endpoints.signInWithCustomToken.path,
                                                    ["token": try await admin.createCustomToken(uid: "api-user")])
             let idToken = try #require(signedIn["idToken"] as? String)
 

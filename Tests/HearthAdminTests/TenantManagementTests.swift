@@ -28,7 +28,7 @@ import Testing
             #expect(try await admin.listUsers().users.map { $0.tenantId } == [nil], "the project's list is its own")
 
             let custom = try await acmeUsers.createCustomToken(uid: "ada")
-            let signedIn = try await hearth.client("/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken",
+            let signedIn = try await hearth.client(Endpoints.signInWithCustomToken.path,
                                                    ["token": custom, "tenantId": acme.tenantId])
             let idToken = try #require(signedIn["idToken"] as? String, "\(signedIn)")
             #expect(try await acmeUsers.verifyIDToken(idToken, checkRevoked: true).uid == "ada")
@@ -38,7 +38,7 @@ import Testing
             await #expect(throws: HearthAdminError.tenantMismatch(expected: globex.tenantId, found: acme.tenantId)) {
                 try await admin.forTenant(globex.tenantId).verifyIDToken(idToken)
             }
-            let elsewhere = try await hearth.client("/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken",
+            let elsewhere = try await hearth.client(Endpoints.signInWithCustomToken.path,
                                                     ["token": custom, "tenantId": globex.tenantId])
             #expect("\(elsewhere)".contains("TENANT_ID_MISMATCH"), "\(elsewhere)")
 

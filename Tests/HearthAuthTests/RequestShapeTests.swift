@@ -1,6 +1,7 @@
 import Foundation
 @testable import HearthAuth
 import HearthTestSupport
+import HearthWire
 import Testing
 
 /// Every call the SDK makes, checked against the Identity Toolkit / Secure Token shapes (path, key, body fields).
@@ -10,7 +11,7 @@ import Testing
         let auth = makeAuth(transport)
         let created = try await auth.createUser(withEmail: "ada@example.com", password: "s3cret!")
         #expect(created.additionalUserInfo?.isNewUser == true && created.additionalUserInfo?.providerID == "password")
-        let signUp = try #require(transport.requests(to: "/identitytoolkit.googleapis.com/v1/accounts:signUp").first)
+        let signUp = try #require(transport.requests(to: Endpoints.signUp.path).first)
         #expect(signUp.request.url.query == "key=test-key")
         #expect(signUp.body["email"] as? String == "ada@example.com" && signUp.body["password"] as? String == "s3cret!")
         #expect(signUp.body["returnSecureToken"] as? Bool == true)

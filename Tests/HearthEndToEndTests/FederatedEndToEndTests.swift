@@ -5,6 +5,7 @@ import HearthSQLite
 import HearthTestSupport
 import Hummingbird
 import HummingbirdTesting
+import HearthWire
 import Testing
 
 /// `signInWithIdp` in production against an identity provider we did not write the crypto of (authlib keys and
@@ -182,7 +183,7 @@ struct FederatedEndToEndTests {
                 let reply = try await live.post(v2, body)
                 #expect(Self.error(reply)?.hasPrefix(code) == true, "\(body): \(reply)")
             }
-            let other = try await live.post("\(Self.v1)/accounts:signUp", ["email": "no-apple@example.com", "password": "secret123"])
+            let other = try await live.post(Endpoints.signUp.path, ["email": "no-apple@example.com", "password": "secret123"])
             let notLinked = try await live.post(v2, ["idToken": other["idToken"] as? String ?? "", "providerId": "apple.com",
                                                      "tokenType": "CODE", "token": "apple-code-3"])
             #expect(Self.error(notLinked) == "INVALID_ARGUMENT : the user has not signed in with apple.com", "\(notLinked)")
@@ -232,7 +233,7 @@ struct FederatedEndToEndTests {
     @Test func conflictsHandBackAPendingTokenThatCompletesTheMerge() async throws {
         try await withLive { live in
             // Dana has a password account; her IdP email is unverified: needConfirmation, then sign in and link.
-            let dana = try await live.post("\(Self.v1)/accounts:signUp", ["email": "dana@example.com", "password": "secret123"])
+            let dana = try await live.post(Endpoints.signUp.path, ["email": "dana@example.com", "password": "secret123"])
             let confirm = try await live.signIn("id_token=\(try await live.idToken(["sub": "g-dana", "email": "dana@example.com", "email_verified": false]))&providerId=google.com")
             #expect(confirm["needConfirmation"] as? Bool == true && confirm["idToken"] == nil)
             #expect(confirm["localId"] == nil, "production does not name the other account")
@@ -243,7 +244,7 @@ struct FederatedEndToEndTests {
             #expect(Self.error(reused)?.contains("INVALID_PENDING_TOKEN") == true, "a pending token is single use")
 
             // g-dana is now Dana's; another user linking it gets the credential back and merges by signing in with it.
-            let other = try await live.post("\(Self.v1)/accounts:signUp", ["email": "other@example.com", "password": "secret123"])
+            let other = try await live.post(Endpoints.signUp.path, ["email": "other@example.com", "password": "secret123"])
             let taken = try await live.signIn("id_token=\(try await live.idToken(["sub": "g-dana"]))&providerId=google.com",
                                               idToken: other["idToken"] as? String, returnIdpCredential: true)
             #expect(taken["errorMessage"] as? String == "FEDERATED_USER_ID_ALREADY_LINKED")
@@ -257,16 +258,16 @@ struct FederatedEndToEndTests {
     /// password. A trusted take-over of an unverified account ends the password set before.
     @Test func onlyAProviderThatHostsTheAddressMaySignInToAnExistingAccountByEmail() async throws {
         try await withLive { live in
-            let erin = try await live.post("\(Self.v1)/accounts:signUp", ["email": "erin@example.com", "password": "secret123"])
+            let erin = try await live.post(Endpoints.signUp.path, ["email": "erin@example.com", "password": "secret123"])
             let claimed = try await live.signIn("id_token=\(try await live.idToken(["sub": "g-erin", "email": "erin@example.com", "email_verified": true]))&providerId=google.com")
             #expect(claimed["needConfirmation"] as? Bool == true && claimed["idToken"] == nil && claimed["localId"] == nil, "\(claimed)")
-            let still = try await live.post("\(Self.v1)/accounts:signInWithPassword", ["email": "erin@example.com", "password": "secret123"])
+            let still = try await live.post(Endpoints.signInWithPassword.path, ["email": "erin@example.com", "password": "secret123"])
             #expect(still["localId"] as? String == erin["localId"] as? String, "erin's password still works")
 
-            let squatted = try await live.post("\(Self.v1)/accounts:signUp", ["email": "fay@gmail.com", "password": "squatter1"])
+            let squatted = try await live.post(Endpoints.signUp.path, ["email": "fay@gmail.com", "password": "squatter1"])
             let owner = try await live.signIn("id_token=\(try await live.idToken(["sub": "g-fay", "email": "fay@gmail.com", "email_verified": true]))&providerId=google.com")
             #expect(owner["localId"] as? String == squatted["localId"] as? String && owner["idToken"] is String, "\(owner)")
-            let squatter = try await live.post("\(Self.v1)/accounts:signInWithPassword", ["email": "fay@gmail.com", "password": "squatter1"])
+            let squatter = try await live.post(Endpoints.signInWithPassword.path, ["email": "fay@gmail.com", "password": "squatter1"])
             #expect(squatter["idToken"] == nil, "the squatter's password ended with the take-over")
         }
     }
@@ -277,7 +278,7 @@ struct FederatedEndToEndTests {
         try await withLive { live in
             let posted = try await live.signIn("providerId=saml.acme&SAMLResponse=PHNhbWw%2B")
             #expect(Self.error(posted)?.hasPrefix("OPERATION_NOT_ALLOWED : SAML sign-in is not supported") == true, "\(posted)")
-            let started = try await live.post("\(Self.v1)/accounts:createAuthUri", [
+            let started = try await live.post(Endpoints.createAuthUri.path, [
                 "providerId": "saml.acme", "continueUri": "http://localhost/done"])
             #expect(Self.error(started)?.hasPrefix("OPERATION_NOT_ALLOWED : SAML sign-in is not supported") == true, "\(started)")
             #expect(try await live.store.users(projectID: "idp-project", after: nil, limit: 10).isEmpty)
@@ -307,7 +308,7 @@ struct RedirectFlowEndToEndTests {
     @Test func authorizationCodeWithPKCEStateAndSingleUseSessions() async throws {
         try await FederatedEndToEndTests().withLive(clientSecret: TestIdentityProvider.clientSecret) { live in
             let v1 = FederatedEndToEndTests.v1
-            let start = try await live.post("\(v1)/accounts:createAuthUri", [
+            let start = try await live.post(Endpoints.createAuthUri.path, [
                 "providerId": "oidc.acme", "continueUri": "http://localhost/__/auth/handler",
                 "customParameter": ["login_hint": "rita", "lang": "fr"], "oauthScope": "openid,email"])
             let authURI = try #require(start["authUri"] as? String, "\(start)")
@@ -319,26 +320,26 @@ struct RedirectFlowEndToEndTests {
 
             let returned = try await live.idp.authorize(authURI)
             let tampered = returned.replacingOccurrences(of: "state=", with: "state=x")
-            let wrongState = try await live.post("\(v1)/accounts:signInWithIdp",
+            let wrongState = try await live.post(Endpoints.signInWithIdp.path,
                                                  ["requestUri": tampered, "sessionId": sessionID, "returnSecureToken": true])
             #expect(FederatedEndToEndTests.error(wrongState)?.contains("state") == true, "\(wrongState)")
             // The session was used up by the refused attempt: a state mismatch cannot be retried.
-            let again = try await live.post("\(v1)/accounts:signInWithIdp",
+            let again = try await live.post(Endpoints.signInWithIdp.path,
                                             ["requestUri": returned, "sessionId": sessionID, "returnSecureToken": true])
             #expect(FederatedEndToEndTests.error(again)?.contains("sessionId") == true)
 
             // A fresh flow completes.
-            let second = try await live.post("\(v1)/accounts:createAuthUri", [
+            let second = try await live.post(Endpoints.createAuthUri.path, [
                 "providerId": "oidc.acme", "continueUri": "http://localhost/__/auth/handler", "customParameter": ["login_hint": "rita"]])
             let landed = try await live.idp.authorize(try #require(second["authUri"] as? String))
-            let signedIn = try await live.post("\(v1)/accounts:signInWithIdp", [
+            let signedIn = try await live.post(Endpoints.signInWithIdp.path, [
                 "requestUri": landed, "sessionId": second["sessionId"]!, "returnSecureToken": true, "returnIdpCredential": true])
             #expect(signedIn["isNewUser"] as? Bool == true)
             #expect(signedIn["email"] as? String == "rita@idp.example", "\(signedIn)")
             #expect(signedIn["oauthAccessToken"] is String && signedIn["oauthRefreshToken"] is String)
             #expect(signedIn["providerId"] as? String == "oidc.acme")
 
-            let unauthorized = try await live.post("\(v1)/accounts:createAuthUri", [
+            let unauthorized = try await live.post(Endpoints.createAuthUri.path, [
                 "providerId": "oidc.acme", "continueUri": "https://evil.example/steal"])
             #expect(FederatedEndToEndTests.error(unauthorized)?.hasPrefix("UNAUTHORIZED_DOMAIN") == true,
                     "codes are only ever sent back to authorized domains")

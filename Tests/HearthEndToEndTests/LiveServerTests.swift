@@ -7,6 +7,7 @@ import HearthServer
 import HearthSQLite
 import Hummingbird
 import HummingbirdTesting
+import HearthWire
 import Testing
 
 /// A real server on an ephemeral loopback port, on a real SQLite file, driven over HTTP.
@@ -44,23 +45,23 @@ import Testing
     @Test func signUpSignInRefreshLookupDelete() async throws {
         try await withServer { client, store in
             let v1 = "/identitytoolkit.googleapis.com/v1"
-            let signUp = try await Self.post(client, "\(v1)/accounts:signUp",
+            let signUp = try await Self.post(client, Endpoints.signUp.path,
                                              ["email": "e2e@example.com", "password": "secret123"])
             #expect(signUp.status == 200)
             let localID = try #require(signUp.json["localId"] as? String)
             let stored = try #require(try await store.user(projectID: "e2e-project", tenantID: nil, localID: localID))
             #expect(stored.passwordHash?.hasPrefix("$fbscrypt$v=1,n=4096,r=8,p=1,") == true, "hash at rest, never the password")
 
-            let signIn = try await Self.post(client, "\(v1)/accounts:signInWithPassword",
+            let signIn = try await Self.post(client, Endpoints.signInWithPassword.path,
                                              ["email": "E2E@example.com", "password": "secret123"])
             #expect(signIn.status == 200)
             let refresh = try await Self.post(client, "/securetoken.googleapis.com/v1/token",
                                               ["grant_type": "refresh_token", "refresh_token": signIn.json["refreshToken"]!])
             #expect(refresh.status == 200)
             #expect(refresh.json["user_id"] as? String == localID)
-            let lookup = try await Self.post(client, "\(v1)/accounts:lookup", ["idToken": refresh.json["id_token"]!])
+            let lookup = try await Self.post(client, Endpoints.lookup.path, ["idToken": refresh.json["id_token"]!])
             #expect((lookup.json["users"] as? [[String: Any]])?.first?["localId"] as? String == localID)
-            let delete = try await Self.post(client, "\(v1)/accounts:delete", ["idToken": signIn.json["idToken"]!])
+            let delete = try await Self.post(client, Endpoints.delete.path, ["idToken": signIn.json["idToken"]!])
             #expect(delete.status == 200)
             #expect(try await store.user(projectID: "e2e-project", tenantID: nil, localID: localID) == nil)
             let afterDelete = try await Self.post(client, "/securetoken.googleapis.com/v1/token",

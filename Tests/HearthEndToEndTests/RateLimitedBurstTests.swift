@@ -9,6 +9,7 @@ import HearthServer
 import HearthSQLite
 import HearthStoreContract
 import HummingbirdTesting
+import HearthWire
 import Testing
 
 /// Every budget under a burst, as attackers send one: 50 or more concurrent requests released together by a barrier,
@@ -127,7 +128,7 @@ import Testing
     @Test(arguments: Backend.allCases)
     func eightyPasskeyCeremoniesFromOneAddressStartSixty(_ backend: Backend) async throws {
         try await Self.on(backend) { servers in
-            let replies = try await servers.burst(80) { _ in ("/identitytoolkit.googleapis.com/v2/accounts/passkeySignIn:start", [:]) }
+            let replies = try await servers.burst(80) { _ in (Endpoints.startPasskeySignIn.path, [:]) }
             #expect(replies.refused("TOO_MANY_ATTEMPTS_TRY_LATER") == 20, "\(replies.messages)")
         }
     }

@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import HearthTestSupport
+import HearthWire
 import Testing
 
 /// The logs of a real `hearth serve` at trace level, in JSON lines, while it runs the flows that handle secrets:
@@ -70,7 +71,7 @@ struct SecretFreeLogsTests {
         #expect(lines.count > 20, "trace level logs plenty: \(lines.count) lines")
         let requests = lines.compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: String] }
             .filter { $0["message"] == "request" }
-        #expect(requests.contains { $0["route"] == "/identitytoolkit.googleapis.com/v1/accounts:signUp" && $0["status"] == "200"
+        #expect(requests.contains { $0["route"] == Endpoints.signUp.path && $0["status"] == "200"
             && $0["hb.request.id"] != nil && $0["ms"] != nil }, "one JSON line per request with route, status, latency, id")
         let settingReads = lines.filter { $0.contains("setting read") }
         #expect(settingReads.contains { $0.contains("sms.webhook.secret") && $0.contains("<REDACTED>") },

@@ -3,6 +3,7 @@ import HearthCore
 import HearthTestSupport
 import Hummingbird
 import HummingbirdTesting
+import HearthWire
 import Testing
 
 /// Tenants sign in with their own identity providers, as in Identity Platform: the project's are not theirs, nor
@@ -29,7 +30,7 @@ struct TenantFederationEndToEndTests {
                 var body: [String: Any] = ["requestUri": "http://localhost", "returnSecureToken": true,
                                            "postBody": "id_token=\(token)&providerId=\(provider)"]
                 if let tenant { body["tenantId"] = tenant }
-                return try await live.post("\(Self.v1)/accounts:signInWithIdp", body)
+                return try await live.post(Endpoints.signInWithIdp.path, body)
             }
             let signedIn = try await signIn("oidc.partner", tenant: "t-idp")
             #expect(signedIn["tenantId"] as? String == "t-idp" && signedIn["idToken"] is String, "\(signedIn)")
@@ -68,11 +69,11 @@ struct TenantFederationEndToEndTests {
             for elsewhere in [nil, "t-other"] as [String?] {
                 var body: [String: Any] = ["requestUri": link, "sessionId": rawSession, "returnSecureToken": true]
                 if let elsewhere { body["tenantId"] = elsewhere }
-                let refused = try await live.post("\(Self.v1)/accounts:signInWithIdp", body)
+                let refused = try await live.post(Endpoints.signInWithIdp.path, body)
                 #expect(FederatedEndToEndTests.error(refused)?.hasPrefix("INVALID_IDP_RESPONSE") == true,
                         "\(elsewhere ?? "the project"): \(refused)")
             }
-            let signedIn = try await live.post("\(Self.v1)/accounts:signInWithIdp", [
+            let signedIn = try await live.post(Endpoints.signInWithIdp.path, [
                 "requestUri": link, "sessionId": rawSession, "returnSecureToken": true, "tenantId": "t-idp"])
             #expect(signedIn["tenantId"] as? String == "t-idp" && signedIn["email"] as? String == "tenant-user@idp.example",
                     "\(signedIn)")

@@ -3,6 +3,7 @@ import HearthCore
 @testable import HearthServer
 import Logging
 import Synchronization
+import HearthWire
 import Testing
 
 /// Abuse controls as Identity Platform has them, through the config and a tenant: `autodeleteAnonymousUsers` (the cleanup
@@ -64,7 +65,7 @@ import Testing
                                                           ["smsRegionConfig": ["allowlistOnly": ["allowedRegions": ["us"]]]])
             #expect((set["smsRegionConfig"] as? [String: Any])?["allowlistOnly"] as? [String: [String]] == ["allowedRegions": ["US"]],
                     "\(set.text)")
-            let send = "/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode"
+            let send = Endpoints.sendVerificationCode.path
             let canada = try await client.post(send, ["phoneNumber": "+14165550100"])
             #expect(canada.errorMessage == "OPERATION_NOT_ALLOWED : SMS unable to be sent until this region enabled by the app developer.",
                     "\(canada.text)")

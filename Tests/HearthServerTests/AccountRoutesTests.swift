@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthServer
+import HearthWire
 import Testing
 
 /// `accounts:signUp`, `signInWithPassword`, `lookup`, `delete` through the router, pinned against the shapes that
@@ -11,7 +12,7 @@ import Testing
 
     @Test func signUpMatchesFirebaseShape() async throws {
         try await TestApp().run { client in
-            let reply = try await client.post("\(Self.v1)/accounts:signUp",
+            let reply = try await client.post(Endpoints.signUp.path,
                                               ["email": "alice@example.com", "password": "secret123", "returnSecureToken": true])
             let fixture = try Fixture("signUp-email-password")
             #expect(reply.status == fixture.status)
@@ -24,11 +25,11 @@ import Testing
 
     @Test func anonymousSignUpAndUpgradeKeepTheLocalID() async throws {
         try await TestApp().run { client in
-            let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["returnSecureToken": true])
+            let anonymous = try await client.post(Endpoints.signUp.path, ["returnSecureToken": true])
             expectSameShape(try anonymous.object(), try Fixture("signUp-anonymous").body)
-            let lookup = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": anonymous["idToken"]!])
+            let lookup = try await client.post(Endpoints.lookup.path, ["idToken": anonymous["idToken"]!])
             expectSameShape(try lookup.object(), try Fixture("lookup-anonymous-user").body)
-            let upgraded = try await client.post("\(Self.v1)/accounts:signUp", [
+            let upgraded = try await client.post(Endpoints.signUp.path, [
                 "idToken": anonymous["idToken"]!, "email": "up@example.com", "password": "secret123",
             ])
             expectSameShape(try upgraded.object(), try Fixture("signUp-upgrade-anonymous-via-idToken").body)
@@ -38,16 +39,16 @@ import Testing
 
     @Test func signInLookupAndDelete() async throws {
         try await TestApp().run { client in
-            _ = try await client.post("\(Self.v1)/accounts:signUp",
+            _ = try await client.post(Endpoints.signUp.path,
                                       ["email": "alice@example.com", "password": "secret123", "displayName": "Alice"])
-            let signIn = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+            let signIn = try await client.post(Endpoints.signInWithPassword.path,
                                                ["email": "alice@example.com", "password": "secret123",
                                                 "returnSecureToken": true])
             #expect(signIn.status == 200)
             expectSameShape(try signIn.object(), try Fixture("signInWithPassword-ok").body, ignoring: ["displayName"])
             #expect(signIn["registered"] as? Bool == true)
 
-            let lookup = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": signIn["idToken"]!])
+            let lookup = try await client.post(Endpoints.lookup.path, ["idToken": signIn["idToken"]!])
             // Production redacts the hash and sends no salt; the emulator shows both.
             expectSameShape(try lookup.object(), try Fixture("lookup-password-user").body, ignoring: ["salt"])
             let user = try #require((lookup["users"] as? [[String: Any]])?.first)
@@ -55,9 +56,9 @@ import Testing
             #expect(user["email"] as? String == "alice@example.com")
             #expect(user["displayName"] as? String == "Alice")
 
-            let deleted = try await client.post("\(Self.v1)/accounts:delete", ["idToken": signIn["idToken"]!])
+            let deleted = try await client.post(Endpoints.delete.path, ["idToken": signIn["idToken"]!])
             expectSameShape(try deleted.object(), try Fixture("delete-account").body)
-            let gone = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": signIn["idToken"]!])
+            let gone = try await client.post(Endpoints.lookup.path, ["idToken": signIn["idToken"]!])
             #expect(gone.status == 400)
             #expect(gone.errorMessage == "USER_NOT_FOUND")
         }
@@ -110,7 +111,7 @@ import Testing
             _ = try await client.signUp("taken@example.com")
             for body in [["email": "taken@example.com", "password": "wrong!!"],
                          ["email": "nobody@example.com", "password": "secret1"]] {
-                let reply = try await client.post("\(Self.v1)/accounts:signInWithPassword", body)
+                let reply = try await client.post(Endpoints.signInWithPassword.path, body)
                 #expect(reply.errorMessage == "INVALID_LOGIN_CREDENTIALS")
             }
         }
@@ -124,7 +125,7 @@ import Testing
                                                              localID: created["localId"] as! String))
             user.disabled = true
             try await app.store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
-            let reply = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+            let reply = try await client.post(Endpoints.signInWithPassword.path,
                                               ["email": "off@example.com", "password": "secret1"])
             #expect(reply.errorMessage == "USER_DISABLED")
         }
@@ -135,10 +136,10 @@ import Testing
         try await app.run { client in
             let created = try await client.signUp("old@example.com")
             app.clock.advance(by: 301)
-            let reply = try await client.post("\(Self.v1)/accounts:delete", ["idToken": created["idToken"]!])
+            let reply = try await client.post(Endpoints.delete.path, ["idToken": created["idToken"]!])
             #expect(reply.errorMessage == "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
             app.clock.advance(by: 3600)
-            let expired = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": created["idToken"]!])
+            let expired = try await client.post(Endpoints.lookup.path, ["idToken": created["idToken"]!])
             #expect(expired.errorMessage == "TOKEN_EXPIRED")
         }
     }
@@ -152,14 +153,14 @@ import Testing
         let firstApp = TestAppOn(app: first, store: store)
         try await firstApp.run { client in
             _ = try await client.signUp("a@example.com")
-            let hidden = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+            let hidden = try await client.post(Endpoints.signInWithPassword.path,
                                                ["email": "nobody@example.com", "password": "secret1"])
             #expect(hidden.errorMessage == "INVALID_LOGIN_CREDENTIALS")
         }
         var second = TestApp()
         second.configuration.emailEnumerationProtection = false
         try await TestAppOn(app: second, store: store).run { client in
-            let open = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+            let open = try await client.post(Endpoints.signInWithPassword.path,
                                              ["email": "nobody@example.com", "password": "secret1"])
             #expect(open.errorMessage == "EMAIL_NOT_FOUND")
         }
@@ -175,7 +176,7 @@ import Testing
     func updateChecksItsRequestFirstThenItsToken(_ mode: ServerConfiguration.Mode) async throws {
         try await TestApp(mode: mode).run { client in
             let idToken = try #require(try await client.signUp("order@example.com")["idToken"] as? String)
-            let update = "\(Self.v1)/accounts:update"
+            let update = Endpoints.update.path
             let neither = try await client.post(update, ["displayName": "x"])
             #expect(neither.errorMessage == "INVALID_REQ_TYPE : Unsupported request parameters.", "\(neither.text)")
             let claims = try await client.post(update, ["idToken": "not-a-token", "customAttributes": #"{"admin":true}"#])
@@ -184,14 +185,14 @@ import Testing
             #expect(badToken.errorMessage == "INVALID_ID_TOKEN", "the token before disableUser: \(badToken.text)")
             let disable = try await client.post(update, ["idToken": idToken, "disableUser": true])
             #expect(disable.errorMessage == "OPERATION_NOT_ALLOWED", "\(disable.text)")
-            let looked = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": idToken])
+            let looked = try await client.post(Endpoints.lookup.path, ["idToken": idToken])
             #expect(looked.status == 200 && (looked["users"] as? [[String: Any]])?.first?["disabled"] == nil, "not disabled")
         }
     }
 
     @Test func returnOobLinkFromAClientIsABareInsufficientPermission() async throws {
         try await TestApp(mode: .emulator).run { client in
-            let reply = try await client.post("\(Self.v1)/accounts:sendOobCode",
+            let reply = try await client.post(Endpoints.sendOobCode.path,
                                               ["requestType": "PASSWORD_RESET", "email": "a@example.com", "returnOobLink": true])
             #expect(reply.errorMessage == "INSUFFICIENT_PERMISSION", "\(reply.text)")
         }

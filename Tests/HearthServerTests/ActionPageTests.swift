@@ -1,13 +1,14 @@
 import Foundation
 import HearthCore
 import HTTPTypes
+import HearthWire
 import Testing
 
 /// The hosted action page at router level: headers, CSRF, modes, no open redirect. The browser flow is in
 /// HearthEndToEndTests (headless Chromium).
 @Suite struct ActionPageTests {
-    static let send = "/identitytoolkit.googleapis.com/v1/accounts:sendOobCode"
-    static let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword"
+    static let send = Endpoints.sendOobCode.path
+    static let signIn = Endpoints.signInWithPassword.path
 
     static func page(_ message: OutboxMessage) -> String {
         "/__/auth/action?" + message.link.split(separator: "?", maxSplits: 1)[1]
@@ -94,7 +95,7 @@ import Testing
             #expect(verified.status == 200 && verified.text.contains("Your email has been verified"))
             #expect(verified.text.contains("href=\"http://localhost/done\""))
 
-            _ = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:update",
+            _ = try await client.post(Endpoints.update.path,
                                       ["idToken": user["idToken"]!, "email": "moved@example.com"])
             let notice = try #require(try await app.store.outboxMessages(projectID: "demo-project").last)
             #expect(notice.type == .recoverEmail)

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HTTPTypes
+import HearthWire
 import Testing
 
 /// Admin account operations beyond import: create, lookup by phone / identity, batchGet, query, batchDelete,
@@ -37,7 +38,7 @@ import Testing
             let id = try #require(created["localId"] as? String)
             let stored = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: id))
             #expect(stored.displayName == "Admin Created" && stored.passwordHash != nil)
-            let signIn = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+            let signIn = try await client.post(Endpoints.signInWithPassword.path,
                                                ["email": "admin.created@example.com", "password": "secret123"])
             #expect(signIn.status == 200, "an admin-created user signs in with the password given")
 
@@ -168,7 +169,7 @@ import Testing
             let reset = try await client.post("\(Self.base)/accounts:sendOobCode", [
                 "requestType": "PASSWORD_RESET", "email": "oob.admin@example.com", "returnOobLink": true,
             ], key: nil, headers: Self.owner)
-            let applied = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:resetPassword", [
+            let applied = try await client.post(Endpoints.resetPassword.path, [
                 "oobCode": reset["oobCode"] as! String, "newPassword": "brand-new-1",
             ])
             #expect(applied.status == 200, "the returned code works: \(applied.text)")
@@ -176,7 +177,7 @@ import Testing
                 "requestType": "VERIFY_EMAIL", "email": "nobody@example.com", "returnOobLink": true,
             ], key: nil, headers: Self.owner)
             #expect(unknown.errorMessage == "USER_NOT_FOUND", "what the Admin SDKs read as auth/user-not-found")
-            let clientSide = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:sendOobCode", [
+            let clientSide = try await client.post(Endpoints.sendOobCode.path, [
                 "requestType": "PASSWORD_RESET", "email": "oob.admin@example.com", "returnOobLink": true,
             ])
             #expect(clientSide.errorMessage?.hasPrefix("INSUFFICIENT_PERMISSION") == true, "clients cannot ask for the link")
@@ -250,7 +251,7 @@ import Testing
                                                 ["signIn": ["anonymous": ["enabled": false], "allowDuplicateEmails": true]],
                                                 key: nil, headers: Self.owner)
             #expect(patched.status == 200 && patched["signIn"] as? [String: Bool] == ["allowDuplicateEmails": true], "\(patched.text)")
-            let anonymous = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signUp", ["returnSecureToken": true])
+            let anonymous = try await client.post(Endpoints.signUp.path, ["returnSecureToken": true])
             #expect(anonymous.errorMessage?.hasPrefix("ADMIN_ONLY_OPERATION") == true, "anonymous sign-up is now off")
             // Emulator mode ignores a path it cannot change, as Firebase's emulator does (production: below).
             let readOnly = try await client.send(.patch, path + "?updateMask=signIn.hashConfig",
@@ -307,7 +308,7 @@ extension AdminAccountsTests {
             ]], key: nil, headers: Self.owner)
             #expect((imported["error"] as? [Any])?.isEmpty == true, "\(imported.text)")
             for (email, password) in [("raw@example.com", "secret123"), ("fake@example.com", "hawaii")] {
-                let signedIn = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+                let signedIn = try await client.post(Endpoints.signInWithPassword.path,
                                                      ["email": email, "password": password])
                 #expect(signedIn.status == 200, "\(email): \(signedIn.text)")
             }

@@ -1,12 +1,13 @@
 import Foundation
 import HearthCore
 import HTTPTypes
+import HearthWire
 import Testing
 
 /// The admin API's import (`accounts:batchCreate`) and its credentials, against the emulator's captures.
 @Suite struct AdminRoutesTests {
     static let batchCreate = "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:batchCreate"
-    static let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword"
+    static let signIn = Endpoints.signInWithPassword.path
     static let owner: HTTPFields = [.authorization: "Bearer owner"]
 
     @Test func importsFirebaseScryptUsersWhoThenSignInAndAreRehashed() async throws {
@@ -199,7 +200,7 @@ import Testing
         }
         try await TestApp().run { client in
             let user = try await client.signUp("self@example.com", "secret123")
-            let selfService = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:update",
+            let selfService = try await client.post(Endpoints.update.path,
                                                     ["idToken": user["idToken"]!, "customAttributes": #"{"role":"admin"}"#])
             #expect(selfService.errorMessage == "INSUFFICIENT_PERMISSION", "a user cannot give themselves claims")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HTTPTypes
+import HearthWire
 import Testing
 
 /// The audit log: what security events are kept, from where and by whom, and how an operator reads them.
@@ -16,18 +17,18 @@ import Testing
         try await app.run { client in
             let from = ["X-Forwarded-For": "198.51.100.7"]
             let headers = HTTPFields(from.map { HTTPField(name: HTTPField.Name($0.key)!, value: $0.value) })
-            let user = try await client.post("\(Self.v1)/accounts:signUp", ["email": "audit@example.com", "password": "secret1"],
+            let user = try await client.post(Endpoints.signUp.path, ["email": "audit@example.com", "password": "secret1"],
                                              headers: headers).object()
             let localID = try #require(user["localId"] as? String)
             let idToken = try #require(user["idToken"] as? String)
             clock.advance(by: 1)
-            _ = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+            _ = try await client.post(Endpoints.signInWithPassword.path,
                                       ["email": "audit@example.com", "password": "wrong-guess"], headers: headers)
             clock.advance(by: 1)
-            _ = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+            _ = try await client.post(Endpoints.signInWithPassword.path,
                                       ["email": "audit@example.com", "password": "secret1"], headers: headers)
             clock.advance(by: 1)
-            _ = try await client.post("\(Self.v1)/accounts:update", ["idToken": idToken, "password": "secret2"], headers: headers)
+            _ = try await client.post(Endpoints.update.path, ["idToken": idToken, "password": "secret2"], headers: headers)
             clock.advance(by: 1)
             let disable = try await client.post("\(Self.v1)/projects/demo-project/accounts:update",
                                                 ["localId": localID, "disableUser": true], key: nil,

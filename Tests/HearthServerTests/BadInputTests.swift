@@ -5,13 +5,14 @@ import HearthTestSupport
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import HearthWire
 import Testing
 
 /// Every kind of bad input gets Google's envelope and a 4xx: never a 500, a crash or a hang.
 @Suite struct BadInputTests {
-    static let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword"
-    static let signUp = "/identitytoolkit.googleapis.com/v1/accounts:signUp"
-    static let lookup = "/identitytoolkit.googleapis.com/v1/accounts:lookup"
+    static let signIn = Endpoints.signInWithPassword.path
+    static let signUp = Endpoints.signUp.path
+    static let lookup = Endpoints.lookup.path
 
     @Test func missingAPIKey() async throws {
         try await TestApp().run { client in
@@ -126,20 +127,20 @@ import Testing
             try await TestApp(mode: mode).run { client in
                 let v1 = "/identitytoolkit.googleapis.com/v1"
                 let cases: [(String, [String: Any], String)] = [
-                    ("\(v1)/accounts:signInWithPassword", ["email": "e@example.com", "password": "secret123", "clientType": "CLIENT_TYPE_TV"],
+                    (Endpoints.signInWithPassword.path, ["email": "e@example.com", "password": "secret123", "clientType": "CLIENT_TYPE_TV"],
                      "/clientType must be equal to one of the allowed values"),
-                    ("\(v1)/accounts:signUp", ["recaptchaVersion": 7], "/recaptchaVersion must be equal to one of the allowed values"),
-                    ("\(v1)/accounts:signInWithIdp", ["requestUri": "http://localhost", "autoCreate": "yes"], "/autoCreate must be boolean"),
-                    ("\(v1)/accounts:sendVerificationCode", ["phoneNumber": "+15555550100", "autoRetrievalInfo": "hash"],
+                    (Endpoints.signUp.path, ["recaptchaVersion": 7], "/recaptchaVersion must be equal to one of the allowed values"),
+                    (Endpoints.signInWithIdp.path, ["requestUri": "http://localhost", "autoCreate": "yes"], "/autoCreate must be boolean"),
+                    (Endpoints.sendVerificationCode.path, ["phoneNumber": "+15555550100", "autoRetrievalInfo": "hash"],
                      "/autoRetrievalInfo must be object"),
-                    ("/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:start", ["idToken": "x", "totpEnrollmentInfo": "yes"],
+                    (Endpoints.startMFAEnrollment.path, ["idToken": "x", "totpEnrollmentInfo": "yes"],
                      "/totpEnrollmentInfo must be object"),
                 ]
                 for (path, body, message) in cases {
                     let reply = try await client.post(path, body)
                     #expect(reply.status == 400 && reply.errorMessage == "Invalid JSON payload received. " + message, "\(mode) \(path): \(reply.text)")
                 }
-                let known = try await client.post("\(v1)/accounts:signUp", ["clientType": "CLIENT_TYPE_WEB", "recaptchaVersion": "RECAPTCHA_ENTERPRISE",
+                let known = try await client.post(Endpoints.signUp.path, ["clientType": "CLIENT_TYPE_WEB", "recaptchaVersion": "RECAPTCHA_ENTERPRISE",
                                                                             "email": "typed@example.com", "password": "secret123"])
                 #expect(known.status == 200, "allowed values pass: \(known.text)")
             }

@@ -4,6 +4,7 @@ import HearthCore
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import HearthWire
 import Testing
 
 /// `recaptchaConfig` enforcement with a CAPTCHA provider, against a stand-in `siteverify` on loopback that answers as
@@ -69,7 +70,7 @@ import Testing
             #expect((probe["recaptchaKey"] as? String)?.hasSuffix("/keys/site-key-1") == true && probe["captchaProvider"] as? String == "turnstile")
 
             let account = ["email": "ada@example.com", "password": "secret123", "returnSecureToken": true] as [String: Any]
-            let signUp = "\(Self.v1)/accounts:signUp"
+            let signUp = Endpoints.signUp.path
             #expect(try await client.post(signUp, account).errorMessage == "MISSING_RECAPTCHA_TOKEN")
             #expect(try await client.post(signUp, account.merging(["captchaResponse": "bot"]) { $1 }).errorMessage == "INVALID_RECAPTCHA_TOKEN")
             let created = try await client.post(signUp, account.merging(["captchaResponse": "human-1", "clientType": "CLIENT_TYPE_WEB",
@@ -77,7 +78,7 @@ import Testing
             let idToken = try #require(created["idToken"] as? String, "\(created.text)")
             #expect(verifier.received.last?["secret"] == "test-secret" && verifier.received.last?["response"] == "human-1")
 
-            let signIn = "\(Self.v1)/accounts:signInWithPassword"
+            let signIn = Endpoints.signInWithPassword.path
             let replayed = try await client.post(signIn, account.merging(["captchaResponse": "human-1"]) { $1 })
             #expect(replayed.errorMessage == "INVALID_RECAPTCHA_TOKEN", "a used token is not trusted again: \(replayed.text)")
             #expect(try await client.post(signIn, account.merging(["captchaResponse": "human-2"]) { $1 })["idToken"] != nil)
@@ -86,7 +87,7 @@ import Testing
             let inTenant = try await client.post(signUp, ["email": "bob@example.com", "password": "secret123", "tenantId": "acme-a1b2c"])
             #expect(inTenant.errorMessage == "MISSING_RECAPTCHA_TOKEN", "a tenant without its own setting follows the project")
 
-            let oob = "\(Self.v1)/accounts:sendOobCode"
+            let oob = Endpoints.sendOobCode.path
             #expect(try await client.post(oob, ["requestType": "PASSWORD_RESET", "email": "ada@example.com"]).errorMessage
                     == "MISSING_RECAPTCHA_TOKEN")
             #expect(try await client.post(oob, ["requestType": 1, "email": "ada@example.com"]).errorMessage == "MISSING_RECAPTCHA_TOKEN",
@@ -119,7 +120,7 @@ import Testing
             let probe = try await client.send(.get, "/identitytoolkit.googleapis.com/v2/recaptchaConfig?tenantId=acme-a1b2c")
             #expect((probe["recaptchaEnforcementState"] as? [[String: String]])?.last?["enforcementState"] == "AUDIT")
 
-            let send = "\(Self.v1)/accounts:sendVerificationCode"
+            let send = Endpoints.sendVerificationCode.path
             #expect(try await client.post(send, ["phoneNumber": "+16505550101"]).errorMessage == "MISSING_RECAPTCHA_TOKEN")
             #expect(try await client.post(send, ["phoneNumber": "+16505550101", "recaptchaToken": "human-4"])["sessionInfo"] != nil,
                     "the v2 widget's field")
@@ -129,7 +130,7 @@ import Testing
             #expect(event.map { $0.details["mode"] ?? "" }.sorted() == ["AUDIT", "ENFORCE"] && event.allSatisfy { $0.details["scope"] == "phone" },
                     "recorded, the tenant's apart from the project's: \(event)")
 
-            let mfaStart = "/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:start"
+            let mfaStart = Endpoints.startMFAEnrollment.path
             let noToken = try await client.post(mfaStart, ["idToken": "x", "phoneEnrollmentInfo": ["phoneNumber": "+16505550103"]])
             #expect(noToken.errorMessage == "MISSING_RECAPTCHA_TOKEN", "\(noToken.text)")
             let nested = try await client.post(mfaStart, ["idToken": "x", "phoneEnrollmentInfo": [
@@ -138,7 +139,7 @@ import Testing
             #expect(verifier.received.last?["response"] == "human-5")
             let totp = try await client.post(mfaStart, ["idToken": "x", "totpEnrollmentInfo": [:]])
             #expect(totp.errorMessage?.contains("RECAPTCHA") == false, "TOTP sends no SMS: \(totp.text)")
-            let signInStart = try await client.post("/identitytoolkit.googleapis.com/v2/accounts/mfaSignIn:start",
+            let signInStart = try await client.post(Endpoints.startMFASignIn.path,
                                                     ["mfaPendingCredential": "x", "mfaEnrollmentId": "y", "phoneSignInInfo": [:]])
             #expect(signInStart.errorMessage == "MISSING_RECAPTCHA_TOKEN", "\(signInStart.text)")
         }
@@ -152,8 +153,8 @@ import Testing
                                                     Self.config + "?updateMask=signIn.phoneNumber.enabled,signIn.phoneNumber.testPhoneNumbers",
                                                     ["signIn": ["phoneNumber": ["enabled": true, "testPhoneNumbers": ["+15555551000": "123456"]]]])
             #expect(try await Self.enforce("phoneEnforcementState", "ENFORCE", client, app, signer).errorMessage == nil)
-            for path in ["\(Self.v1)/accounts:signInWithPhoneNumber", "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyPhoneNumber"] {
-                let sent = try await client.post("\(Self.v1)/accounts:sendVerificationCode",
+            for path in [Endpoints.signInWithPhoneNumber.path, "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyPhoneNumber"] {
+                let sent = try await client.post(Endpoints.sendVerificationCode.path,
                                                  ["phoneNumber": "+15555551000", "captchaResponse": "human-\(path.count)"])
                 let session = try #require(sent["sessionInfo"] as? String, "\(sent.text)")
                 let signedIn = try await client.post(path, ["sessionInfo": session, "code": "123456"])
@@ -165,7 +166,7 @@ import Testing
     /// With `hostnames` and `action` configured, a token solved on another site or for another action fails, though
     /// the provider calls it a success; without them, both pass as before.
     @Test func hostnameAndActionAreComparedWhenConfigured() async throws {
-        let signUp = "\(Self.v1)/accounts:signUp"
+        let signUp = Endpoints.signUp.path
         try await Self.withProvider(configure: { $0.hostnames = ["app.example.com"]; $0.action = "login" }) { app, signer, client, _ in
             #expect(try await Self.enforce("emailPasswordEnforcementState", "ENFORCE", client, app, signer).errorMessage == nil)
             for (token, passes) in [("human-1", true), ("farm-1", false), ("signup-1", false)] {
@@ -192,15 +193,15 @@ import Testing
             #expect(try await Self.enforce("emailPasswordEnforcementState", "ENFORCE", client, app, signer).errorMessage == nil)
             _ = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, Self.config + "?updateMask=signIn.anonymous.enabled",
                                                     ["signIn": ["anonymous": ["enabled": true]]])
-            let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["returnSecureToken": true])
+            let anonymous = try await client.post(Endpoints.signUp.path, ["returnSecureToken": true])
             let idToken = try #require(anonymous["idToken"] as? String, "\(anonymous.text)")
-            for path in ["\(Self.v1)/accounts:update", "/www.googleapis.com/identitytoolkit/v3/relyingparty/setAccountInfo"] {
+            for path in [Endpoints.update.path, "/www.googleapis.com/identitytoolkit/v3/relyingparty/setAccountInfo"] {
                 let refused = try await client.post(path, ["idToken": idToken, "email": "anon@example.com", "password": "secret-1"])
                 #expect(refused.errorMessage == "MISSING_RECAPTCHA_TOKEN", "\(path): \(refused.text)")
             }
-            let named = try await client.post("\(Self.v1)/accounts:update", ["idToken": idToken, "displayName": "Ada"])
+            let named = try await client.post(Endpoints.update.path, ["idToken": idToken, "displayName": "Ada"])
             #expect(named.status == 200, "no email or password, no token needed: \(named.text)")
-            let linked = try await client.post("\(Self.v1)/accounts:update", ["idToken": idToken, "email": "anon@example.com",
+            let linked = try await client.post(Endpoints.update.path, ["idToken": idToken, "email": "anon@example.com",
                                                                              "password": "secret-1", "captchaResponse": "human-9"])
             #expect(linked.errorMessage != "MISSING_RECAPTCHA_TOKEN" && linked.errorMessage != "INVALID_RECAPTCHA_TOKEN",
                     "past the check: \(linked.text)")
@@ -211,7 +212,7 @@ import Testing
     @Test func aProviderThatIsDown() async throws {
         try await Self.withProvider(path: "/broken") { app, signer, client, _ in
             _ = try await Self.enforce("emailPasswordEnforcementState", "ENFORCE", client, app, signer)
-            let signUp = "\(Self.v1)/accounts:signUp"
+            let signUp = Endpoints.signUp.path
             let down = try await client.post(signUp, ["email": "ada@example.com", "password": "secret123", "captchaResponse": "human-1"])
             #expect(down.status == 503 && down.errorMessage == "The CAPTCHA check could not be made. Try again later.", "\(down.text)")
             #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, email: "ada@example.com") == nil)
@@ -225,7 +226,7 @@ import Testing
     @Test func aLowScoreFails() async throws {
         try await Self.withProvider(.recaptcha) { app, signer, client, _ in
             _ = try await Self.enforce("emailPasswordEnforcementState", "ENFORCE", client, app, signer)
-            let signUp = "\(Self.v1)/accounts:signUp"
+            let signUp = Endpoints.signUp.path
             #expect(try await client.post(signUp, ["email": "ada@example.com", "password": "secret123", "captchaResponse": "score-0.3"])
                 .errorMessage == "INVALID_RECAPTCHA_TOKEN")
             let passed = try await client.post(signUp, ["email": "ada@example.com", "password": "secret123", "captchaResponse": "score-0.9"])

@@ -3,6 +3,7 @@ import HearthCore
 import HearthServer
 import HTTPTypes
 import HummingbirdTesting
+import HearthWire
 import Testing
 
 /// Admin SDKs and the emulator's helpers call client paths (`accounts:lookup`, `update`, `delete`, `sendOobCode`,
@@ -18,25 +19,25 @@ import Testing
             let owner: HTTPFields = [.authorization: "Bearer owner"]
             let user = try await client.signUp("owner-path@example.com")
             let localID = try #require(user["localId"] as? String)
-            let looked = try await client.post("\(Self.v1)/accounts:lookup", ["localId": [localID]], key: nil, headers: owner)
+            let looked = try await client.post(Endpoints.lookup.path, ["localId": [localID]], key: nil, headers: owner)
             #expect(looked.status == 200 && looked.text.contains("owner-path@example.com"), "\(looked.text)")
-            let updated = try await client.post("\(Self.v1)/accounts:update", ["localId": localID, "displayName": "Set by admin"],
+            let updated = try await client.post(Endpoints.update.path, ["localId": localID, "displayName": "Set by admin"],
                                                 key: nil, headers: owner)
             #expect(updated.status == 200, "\(updated.text)")
             // signUp as admin creates with the caller's choices, in another project when the body names one.
-            let created = try await client.post("\(Self.v1)/accounts:signUp",
+            let created = try await client.post(Endpoints.signUp.path,
                                                 ["localId": "chosen-id", "email": "made@example.com", "targetProjectId": "other-proj"],
                                                 key: nil, headers: owner)
             #expect(created.status == 200 && created["localId"] as? String == "chosen-id", "\(created.text)")
-            let elsewhere = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["chosen-id"], "targetProjectId": "other-proj"],
+            let elsewhere = try await client.post(Endpoints.lookup.path, ["localId": ["chosen-id"], "targetProjectId": "other-proj"],
                                                   key: nil, headers: owner)
             #expect(elsewhere.text.contains("made@example.com"), "\(elsewhere.text)")
-            let here = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["chosen-id"]], key: nil, headers: owner)
+            let here = try await client.post(Endpoints.lookup.path, ["localId": ["chosen-id"]], key: nil, headers: owner)
             #expect(!here.text.contains("made@example.com"), "the default project does not have it")
-            let deleted = try await client.post("\(Self.v1)/accounts:delete", ["localId": localID], key: nil, headers: owner)
+            let deleted = try await client.post(Endpoints.delete.path, ["localId": localID], key: nil, headers: owner)
             #expect(deleted.status == 200, "\(deleted.text)")
             // Another scheme is ignored: a client call, which needs its key.
-            let basic = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": "x"], key: nil,
+            let basic = try await client.post(Endpoints.lookup.path, ["idToken": "x"], key: nil,
                                               headers: [.authorization: "Basic b3duZXI6"])
             #expect(basic.status == 403, "\(basic.text)")
         }
@@ -49,18 +50,18 @@ import Testing
         let clock = app.clock
         try await app.run { client in
             func bearer() async throws -> HTTPFields { CredentialGuardsTests.bearer(try await signer.assertion(audience: CredentialGuardsTests.audience, now: clock.now())) }
-            let owner = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["x"]], key: nil,
+            let owner = try await client.post(Endpoints.lookup.path, ["localId": ["x"]], key: nil,
                                               headers: [.authorization: "Bearer owner"])
             #expect(owner.status == 401, "owner is emulator-only: \(owner.text)")
             for index in 0..<3 {  // admin creations are not limited per address
-                let made = try await client.post("\(Self.v1)/accounts:signUp", ["email": "sa\(index)@example.com", "password": "secret1"],
+                let made = try await client.post(Endpoints.signUp.path, ["email": "sa\(index)@example.com", "password": "secret1"],
                                                  key: nil, headers: try await bearer())
                 #expect(made.status == 200, "\(made.text)")
             }
-            let looked = try await client.post("\(Self.v1)/accounts:lookup", ["email": ["sa1@example.com"]], key: nil,
+            let looked = try await client.post(Endpoints.lookup.path, ["email": ["sa1@example.com"]], key: nil,
                                                headers: try await bearer())
             #expect(looked.text.contains("sa1@example.com"), "\(looked.text)")
-            let foreign = try await client.post("\(Self.v1)/accounts:lookup", ["email": ["sa1@example.com"], "targetProjectId": "someone-else"],
+            let foreign = try await client.post(Endpoints.lookup.path, ["email": ["sa1@example.com"], "targetProjectId": "someone-else"],
                                                 key: nil, headers: try await bearer())
             #expect(foreign.status == 403, "a service account acts in its own project only: \(foreign.text)")
         }
@@ -93,9 +94,9 @@ import Testing
         var app = TestApp(mode: .emulator)
         app.configuration.projectID = "demo-project"
         try await app.run { client in
-            let chosen = try await client.post("\(Self.v1)/accounts:signUp", ["localId": "mine", "email": "c@example.com", "password": "secret1"])
+            let chosen = try await client.post(Endpoints.signUp.path, ["localId": "mine", "email": "c@example.com", "password": "secret1"])
             #expect(chosen.errorMessage == "UNEXPECTED_PARAMETER : User ID", "\(chosen.text)")
-            let badFactor = try await client.post("\(Self.v1)/accounts:signUp",
+            let badFactor = try await client.post(Endpoints.signUp.path,
                                                   ["email": "m@example.com", "mfaInfo": [["phoneInfo": "not-a-number"]]],
                                                   key: nil, headers: [.authorization: "Bearer owner"])
             #expect(badFactor.errorMessage == "INVALID_MFA_PHONE_NUMBER : Invalid format.", "\(badFactor.text)")
@@ -107,7 +108,7 @@ import Testing
         app.configuration.projectID = "demo-project"
         try await app.run { client in
             for credential in ["Bearer owner", "bearer OWNER", "Bearer ya29.a0AfH6SMBexample"] {
-                let reply = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["nobody"]], key: nil,
+                let reply = try await client.post(Endpoints.lookup.path, ["localId": ["nobody"]], key: nil,
                                                   headers: [.authorization: credential])
                 #expect(reply.status == 200, "\(credential): \(reply.text)")
             }
@@ -115,7 +116,7 @@ import Testing
         var production = CredentialGuardsTests.productionApp()
         production.configuration.rateLimits.enabled = false
         try await production.run { client in
-            let reply = try await client.post("\(Self.v1)/accounts:lookup", ["localId": ["nobody"]], key: nil,
+            let reply = try await client.post(Endpoints.lookup.path, ["localId": ["nobody"]], key: nil,
                                               headers: [.authorization: "Bearer ya29.a0AfH6SMBexample"])
             #expect(reply.status == 401, "production checks its own credentials: \(reply.text)")
         }
@@ -150,7 +151,7 @@ import Testing
 
     @Test func createAuthUriAnswersWithTheCallersSession() async throws {
         try await TestApp(mode: .emulator).run { client in
-            let reply = try await client.post("\(Self.v1)/accounts:createAuthUri",
+            let reply = try await client.post(Endpoints.createAuthUri.path,
                                               ["identifier": "a@example.com", "continueUri": "http://localhost", "sessionId": "my-session-1"])
             #expect(reply["sessionId"] as? String == "my-session-1", "\(reply.text)")
         }
@@ -173,12 +174,12 @@ extension EmulatorFidelityTests {
         try await TestApp().run { client in
             let user = try await client.signUp("AlIcE@exAMPle.COM")
             #expect(user["email"] as? String == "alice@example.com", "\(user)")
-            let signedIn = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+            let signedIn = try await client.post(Endpoints.signInWithPassword.path,
                                                  ["email": "ALICE@example.com", "password": "secret1"])
             #expect(signedIn.status == 200, "any case signs in")
-            let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["displayName": "Me", "returnSecureToken": true])
+            let anonymous = try await client.post(Endpoints.signUp.path, ["displayName": "Me", "returnSecureToken": true])
             let idToken = try #require(anonymous["idToken"] as? String)
-            let looked = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": idToken])
+            let looked = try await client.post(Endpoints.lookup.path, ["idToken": idToken])
             #expect(!looked.text.contains("\"displayName\""), "\(looked.text)")
         }
     }
@@ -196,7 +197,7 @@ extension EmulatorFidelityTests {
         try await app.test(.router) { raw in
             let client = Client(client: raw)
             _ = try await client.signUp("cost@example.com", "secret1")
-            let signedIn = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+            let signedIn = try await client.post(Endpoints.signInWithPassword.path,
                                                  ["email": "cost@example.com", "password": "secret1"])
             #expect(signedIn.status == 200)
         }
@@ -217,10 +218,10 @@ extension EmulatorFidelityTests {
     func clientSignUpWithSecondFactors(mode: ServerConfiguration.Mode) async throws {
         try await TestApp(mode: mode).run { client in
             let factor: [String: Any] = ["phoneInfo": "+15555550100", "displayName": "Cell", "mfaEnrollmentId": "mine"]
-            let created = try await client.post("\(Self.v1)/accounts:signUp", [
+            let created = try await client.post(Endpoints.signUp.path, [
                 "email": "mfa@example.com", "password": "secret1", "mfaInfo": [factor, factor]])
             #expect(created.status == 200, "\(created.text)")
-            let stored = try await client.post("\(Self.v1)/accounts:signInWithPassword", ["email": "mfa@example.com", "password": "secret1"])
+            let stored = try await client.post(Endpoints.signInWithPassword.path, ["email": "mfa@example.com", "password": "secret1"])
             if mode == .emulator {
                 let info = try #require((stored["mfaInfo"] as? [[String: Any]]))
                 #expect(info.count == 1 && info[0]["mfaEnrollmentId"] as? String != "mine", "\(stored.text)")
@@ -235,7 +236,7 @@ extension EmulatorFidelityTests {
     /// Emulator mode takes plain-JSON custom tokens, as Firebase's emulator (and the JS SDK's tests) use them;
     /// production takes only signed ones. A token without a uid is MISSING_IDENTIFIER in both.
     @Test func plainJSONCustomTokensInEmulatorModeOnly() async throws {
-        let path = "\(Self.v1)/accounts:signInWithCustomToken"
+        let path = Endpoints.signInWithCustomToken.path
         try await TestApp(mode: .emulator).run { client in
             let signedIn = try await client.post(path, ["token": #"{"uid":"json-user","claims":{"role":"admin"}}"#])
             let idToken = try #require(signedIn["idToken"] as? String, "\(signedIn.text)")
@@ -260,15 +261,15 @@ extension EmulatorFidelityTests {
     @Test func enumNumbersTargetsAndPrivateNetworkPreflight() async throws {
         try await TestApp(mode: .emulator).run { client in
             let owner: HTTPFields = [.authorization: "Bearer owner"]
-            for path in ["\(Self.v1)/accounts:sendOobCode", "\(Self.v3)/getOobConfirmationCode"] {
+            for path in [Endpoints.sendOobCode.path, "\(Self.v3)/getOobConfirmationCode"] {
                 let link = try await client.post(path, ["email": "n@example.com", "requestType": 6, "returnOobLink": true],
                                                  key: nil, headers: owner)
                 #expect((link["oobLink"] as? String)?.contains("mode=signIn") == true, "\(path): \(link.text)")
             }
-            let unknown = try await client.post("\(Self.v1)/accounts:sendOobCode", ["email": "n@example.com", "requestType": 42],
+            let unknown = try await client.post(Endpoints.sendOobCode.path, ["email": "n@example.com", "requestType": 42],
                                                 key: nil, headers: owner)
             #expect(unknown.status == 400)
-            let targeted = try await client.post("\(Self.v1)/accounts:signUp", ["targetProjectId": "other-project"])
+            let targeted = try await client.post(Endpoints.signUp.path, ["targetProjectId": "other-project"])
             #expect(targeted.errorMessage == "INSUFFICIENT_PERMISSION : Only authenticated requests can specify target_project_id.")
             let preflight = try await client.send(.options, "/", headers: [
                 .origin: "http://tunnel.example", HTTPField.Name("Access-Control-Request-Private-Network")!: "true"])
@@ -290,18 +291,18 @@ extension EmulatorFidelityTests {
         try await TestApp(mode: .emulator).run { client in
             let owner: HTTPFields = [.authorization: "Bearer owner"]
             let user = try await client.signUp("dup@example.com")
-            _ = try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+            _ = try await client.post(Endpoints.signInWithIdp.path, [
                 "idToken": user["idToken"] as Any, "requestUri": "http://localhost",
                 "postBody": "providerId=google.com&id_token=\(FormEncoding.escape(#"{"sub":"d1","email":"other@example.com"}"#))"])
             let config = "/identitytoolkit.googleapis.com/v2/projects/demo-project/config"
             _ = try await client.send(.patch, config + "?updateMask=signIn.allowDuplicateEmails,emailPrivacyConfig",
                                       ["signIn": ["allowDuplicateEmails": true], "emailPrivacyConfig": ["enableImprovedEmailPrivacy": false]],
                                       key: nil, headers: owner)
-            let methods = try await client.post("\(Self.v1)/accounts:createAuthUri", ["identifier": "dup@example.com", "continueUri": "http://localhost"])
+            let methods = try await client.post(Endpoints.createAuthUri.path, ["identifier": "dup@example.com", "continueUri": "http://localhost"])
             #expect(methods["signinMethods"] as? [String] == ["password"], "\(methods.text)")
             _ = try await client.send(.patch, config + "?updateMask=emailPrivacyConfig",
                                       ["emailPrivacyConfig": ["enableImprovedEmailPrivacy": true]], key: nil, headers: owner)
-            let quiet = try await client.post("\(Self.v1)/accounts:sendOobCode",
+            let quiet = try await client.post(Endpoints.sendOobCode.path,
                                               ["requestType": "PASSWORD_RESET", "email": "nobody@example.com", "returnOobLink": true],
                                               key: nil, headers: owner)
             #expect(quiet.status == 200 && quiet["email"] as? String == "nobody@example.com" && quiet["oobLink"] == nil, "\(quiet.text)")
@@ -317,7 +318,7 @@ extension EmulatorFidelityTests {
         try await TestApp(mode: mode).run { client in
             let user = try await client.signUp("link@example.com")
             let identity = ["providerId": "google.com", "rawId": "g-7", "email": "linked@example.com"]
-            let linked = try await client.post("\(Self.v1)/accounts:update", ["idToken": user["idToken"] as Any, "linkProviderUserInfo": identity])
+            let linked = try await client.post(Endpoints.update.path, ["idToken": user["idToken"] as Any, "linkProviderUserInfo": identity])
             if mode == .production {
                 #expect(linked.errorMessage == "INSUFFICIENT_PERMISSION", "\(linked.text)")
                 return
@@ -325,7 +326,7 @@ extension EmulatorFidelityTests {
             let providers = try #require(linked["providerUserInfo"] as? [[String: Any]], "\(linked.text)")
             #expect(providers.count == 2 && providers.contains { $0["rawId"] as? String == "g-7" })
             for (partial, code) in [(["providerId": "google.com"], "MISSING_RAW_ID"), (["rawId": "x"], "MISSING_PROVIDER_ID")] {
-                let reply = try await client.post("\(Self.v1)/accounts:update", ["idToken": user["idToken"] as Any, "linkProviderUserInfo": partial])
+                let reply = try await client.post(Endpoints.update.path, ["idToken": user["idToken"] as Any, "linkProviderUserInfo": partial])
                 #expect(reply.errorMessage == code, "\(reply.text)")
             }
         }
@@ -338,12 +339,12 @@ extension EmulatorFidelityTests {
     @Test func signInMethodsAreFoundByAnIdentitysEmailToo() async throws {
         try await TestApp(mode: .emulator).run { client in
             func idp(_ email: String) async throws -> Reply {
-                try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+                try await client.post(Endpoints.signInWithIdp.path, [
                     "requestUri": "http://localhost", "returnSecureToken": true,
                     "postBody": "providerId=google.com&id_token=\(FormEncoding.escape(#"{"sub":"m1","email":"\#(email)"}"#))"])
             }
             func methods(_ email: String) async throws -> [String]? {
-                try await client.post("\(Self.v1)/accounts:createAuthUri", ["identifier": email, "continueUri": "http://localhost"])["signinMethods"] as? [String]
+                try await client.post(Endpoints.createAuthUri.path, ["identifier": email, "continueUri": "http://localhost"])["signinMethods"] as? [String]
             }
             _ = try await idp("first@example.com")
             #expect(try await methods("FIRST@example.com") == ["google.com"])

@@ -4,6 +4,7 @@ import HearthMail
 import HearthServer
 import HearthTestSupport
 import HTTPTypes
+import HearthWire
 import Testing
 
 /// The console's front: its page (strict CSP, small), the operator's sign-in (password and TOTP, lockout, cookie
@@ -279,7 +280,7 @@ extension ConsoleRoutesTests {
         let app = try await Self.app()
         try await app.run { client in
             _ = try await client.signUp("lost@example.com")
-            _ = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:sendOobCode",
+            _ = try await client.post(Endpoints.sendOobCode.path,
                                       ["requestType": "PASSWORD_RESET", "email": "lost@example.com"])
             let queued = try #require(try await app.store.outboxMessages(projectID: "demo-project").last)
             try await app.store.rescheduleOutboxMessage(id: queued.id, attempts: 8, nextAttemptAt: nil, lastError: "550 no such mailbox")
@@ -296,7 +297,7 @@ extension ConsoleRoutesTests {
             let fresh = try #require(messages.last)
             #expect(!messages.contains { $0.id == queued.id } && fresh.code != queued.code && !fresh.code.isEmpty)
             #expect(fresh.recipient == "lost@example.com" && fresh.type == .passwordReset)
-            let reset = "/identitytoolkit.googleapis.com/v1/accounts:resetPassword"
+            let reset = Endpoints.resetPassword.path
             #expect(try await client.post(reset, ["oobCode": fresh.code, "newPassword": "brand-new-1"]).status == 200)
 
             // A recovery notice goes to an address the account no longer has: re-issued for the same account.
@@ -304,7 +305,7 @@ extension ConsoleRoutesTests {
             var verified = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, email: "moved@example.com"))
             verified.emailVerified = true
             try await app.store.updateUser(verified, uniqueEmail: true, revokeRefreshTokens: false)
-            let changed = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:update",
+            let changed = try await client.post(Endpoints.update.path,
                                                 ["idToken": moved["idToken"] as! String, "email": "elsewhere@example.com"])
             #expect(changed.status == 200, "\(changed.text)")
             let notice = try #require(try await app.store.outboxMessages(projectID: "demo-project").last { $0.type == .recoverEmail })
@@ -314,7 +315,7 @@ extension ConsoleRoutesTests {
             #expect(again.status == 200, "\(again.text)")
             let renewed = try #require(try await app.store.outboxMessages(projectID: "demo-project").last { $0.type == .recoverEmail })
             #expect(renewed.id != notice.id && renewed.recipient == "moved@example.com" && !renewed.code.isEmpty)
-            let recovered = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:update", ["oobCode": renewed.code])
+            let recovered = try await client.post(Endpoints.update.path, ["oobCode": renewed.code])
             #expect(recovered.status == 200, "\(recovered.text)")
             #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: moved["localId"] as! String)?.email
                     == "moved@example.com", "the owner has the address back")

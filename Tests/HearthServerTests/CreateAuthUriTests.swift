@@ -1,10 +1,11 @@
 import Foundation
 import HearthCore
+import HearthWire
 import Testing
 
 /// `createAuthUri` for email identifiers: what `fetchSignInMethods(forEmail:)` sees.
 @Suite struct CreateAuthUriTests {
-    static let path = "/identitytoolkit.googleapis.com/v1/accounts:createAuthUri"
+    static let path = Endpoints.createAuthUri.path
 
     @Test func registeredAndUnknownEmailsWithoutProtection() async throws {
         try await TestApp(protection: false).run { client in

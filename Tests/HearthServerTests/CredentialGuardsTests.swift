@@ -1,13 +1,14 @@
 import Foundation
 import HearthCore
 import HTTPTypes
+import HearthWire
 import Testing
 
 /// Production admin credentials: service-account JWTs (audience, lifetime, single use), and custom tokens.
 @Suite struct CredentialGuardsTests {
     static let audience = "https://auth.example.test"
     static let lookup = "/identitytoolkit.googleapis.com/v1/projects/demo-project/accounts:lookup"
-    static let customToken = "/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken"
+    static let customToken = Endpoints.signInWithCustomToken.path
     static let refresh = "/securetoken.googleapis.com/v1/token"
 
     static func productionApp() -> TestApp {

@@ -1,12 +1,13 @@
 import Foundation
 import HearthCore
 import HearthServer
+import HearthWire
 import Testing
 
 /// Passwordless sign-in with email links, and the limits on sending email.
 @Suite struct EmailLinkTests {
-    static let send = "/identitytoolkit.googleapis.com/v1/accounts:sendOobCode"
-    static let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithEmailLink"
+    static let send = Endpoints.sendOobCode.path
+    static let signIn = Endpoints.signInWithEmailLink.path
 
     static func requestLink(_ client: Client, _ app: TestApp, _ email: String) async throws -> String {
         let sent = try await client.post(Self.send, ["requestType": "EMAIL_SIGNIN", "email": email,
@@ -30,12 +31,12 @@ import Testing
             #expect(try reused.object() as NSDictionary
                 == (try Fixture("signInWithEmailLink-invalid-oob-code").body as! NSDictionary))
 
-            let lookup = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:lookup",
+            let lookup = try await client.post(Endpoints.lookup.path,
                                                ["idToken": created["idToken"]!])
             let user = try #require((lookup["users"] as? [[String: Any]])?.first)
             #expect(user["emailVerified"] as? Bool == true)
             #expect(user["passwordHash"] == nil)
-            let methods = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:createAuthUri",
+            let methods = try await client.post(Endpoints.createAuthUri.path,
                                                 ["identifier": "linkuser@example.com", "continueUri": "http://localhost"])
             #expect(methods["signinMethods"] as? [String] == ["emailLink"])
             #expect(methods["allProviders"] as? [String] == ["password"])
@@ -56,13 +57,13 @@ import Testing
             #expect(signedIn["localId"] as? String == pw["localId"] as? String)
             #expect(signedIn["isNewUser"] as? Bool == false)
 
-            let anonymous = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signUp", ["returnSecureToken": true])
+            let anonymous = try await client.post(Endpoints.signUp.path, ["returnSecureToken": true])
             let linkCode = try await Self.requestLink(client, app, "anon@example.com")
             let linked = try await client.post(Self.signIn, ["email": "anon@example.com", "oobCode": linkCode,
                                                              "idToken": anonymous["idToken"]!])
             #expect(linked["localId"] as? String == anonymous["localId"] as? String, "linking keeps the localId")
             let takenCode = try await Self.requestLink(client, app, "pwuser@example.com")
-            let other = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signUp", ["returnSecureToken": true])
+            let other = try await client.post(Endpoints.signUp.path, ["returnSecureToken": true])
             let conflict = try await client.post(Self.signIn, ["email": "pwuser@example.com", "oobCode": takenCode,
                                                                "idToken": other["idToken"]!])
             #expect(conflict.errorMessage == "EMAIL_EXISTS")
@@ -74,10 +75,10 @@ import Testing
         try await app.run { client in
             _ = try await client.signUp("x@example.com")
             let code = try await Self.requestLink(client, app, "x@example.com")
-            let reset = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:resetPassword",
+            let reset = try await client.post(Endpoints.resetPassword.path,
                                               ["oobCode": code, "newPassword": "hijacked1"])
             #expect(reset.errorMessage == "INVALID_OOB_CODE")
-            let inspect = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:resetPassword", ["oobCode": code])
+            let inspect = try await client.post(Endpoints.resetPassword.path, ["oobCode": code])
             #expect(inspect["requestType"] as? String == "EMAIL_SIGNIN")
             #expect(inspect["email"] == nil, "Firebase does not echo the email of a sign-in link")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import HearthCore
+import HearthWire
 import Testing
 
 /// The emulator-only endpoints, shaped like Firebase's emulator.
@@ -25,24 +26,24 @@ import Testing
     @Test func configChangesTakeEffect() async throws {
         try await TestApp(mode: .emulator).run { client in
             _ = try await client.signUp("dup@example.com")
-            let refused = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signUp",
+            let refused = try await client.post(Endpoints.signUp.path,
                                                 ["email": "dup@example.com", "password": "secret1"])
             #expect(refused.errorMessage == "EMAIL_EXISTS")
             _ = try await client.send(.patch, "/emulator/v1/projects/demo-project/config",
                                       ["signIn": ["allowDuplicateEmails": true]], key: nil)
             // Duplicates are for accounts of other providers: one password account per email, as the emulator
             // and Firebase keep it.
-            let still = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signUp",
+            let still = try await client.post(Endpoints.signUp.path,
                                               ["email": "dup@example.com", "password": "secret1"])
             #expect(still.errorMessage == "EMAIL_EXISTS")
             let config = try await client.send(.get, "/emulator/v1/projects/demo-project/config", key: nil)
             #expect((config["signIn"] as? [String: Bool])?["allowDuplicateEmails"] == true)
-            let wrong = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+            let wrong = try await client.post(Endpoints.signInWithPassword.path,
                                               ["email": "dup@example.com", "password": "wrong!!"])
             #expect(wrong.errorMessage == "INVALID_PASSWORD", "enumeration protection is off by default here")
             _ = try await client.send(.patch, "/emulator/v1/projects/demo-project/config",
                                       ["emailPrivacyConfig": ["enableImprovedEmailPrivacy": true]], key: nil)
-            let hidden = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+            let hidden = try await client.post(Endpoints.signInWithPassword.path,
                                                ["email": "dup@example.com", "password": "wrong!!"])
             #expect(hidden.errorMessage == "INVALID_LOGIN_CREDENTIALS")
         }
@@ -53,7 +54,7 @@ import Testing
             let created = try await client.signUp("gone@example.com")
             let reset = try await client.send(.delete, "/emulator/v1/projects/demo-project/accounts", key: nil)
             #expect(try reset.object() as NSDictionary == (try Fixture("emulator-reset-accounts").body as! NSDictionary))
-            let lookup = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:lookup",
+            let lookup = try await client.post(Endpoints.lookup.path,
                                                ["idToken": created["idToken"]!])
             #expect(lookup.errorMessage == "USER_NOT_FOUND")
         }

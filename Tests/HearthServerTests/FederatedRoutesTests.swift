@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HTTPTypes
+import HearthWire
 import Testing
 
 /// `signInWithIdp` with the emulator's fake IdP tokens, and Firebase's account rules, against its captures.
@@ -36,7 +37,7 @@ import Testing
             #expect(((claims["firebase"] as? [String: Any])?["identities"] as? [String: [String]])?["google.com"] == ["google-sub-1001"])
             let again = try await Self.replay("signInWithIdp-google-existing-user", client)
             #expect(again["localId"] as? String == id && again["isNewUser"] == nil)
-            let lookup = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": again["idToken"]!])
+            let lookup = try await client.post(Endpoints.lookup.path, ["idToken": again["idToken"]!])
             let providers = ((lookup["users"] as? [[String: Any]])?.first?["providerUserInfo"] as? [[String: Any]])?
                 .compactMap { $0["providerId"] as? String }
             #expect(providers == ["google.com"])
@@ -50,7 +51,7 @@ import Testing
     @Test func linkingAnAnonymousOrPasswordUserKeepsItsLocalIdAndConflictsAreReported() async throws {
         let app = TestApp(mode: .emulator)
         try await app.run { client in
-            let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["returnSecureToken": true])
+            let anonymous = try await client.post(Endpoints.signUp.path, ["returnSecureToken": true])
             let upgraded = try await Self.replay("signInWithIdp-google-link-via-idToken", client, idToken: anonymous["idToken"] as? String)
             #expect(upgraded["localId"] as? String == anonymous["localId"] as? String, "an anonymous user keeps its localId")
             let stored = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil,
@@ -70,7 +71,7 @@ import Testing
             #expect(gina["localId"] is String)
 
             // Unlinking.
-            let unlinked = try await client.post("\(Self.v1)/accounts:update", ["idToken": upgraded["idToken"]!, "deleteProvider": ["google.com"]])
+            let unlinked = try await client.post(Endpoints.update.path, ["idToken": upgraded["idToken"]!, "deleteProvider": ["google.com"]])
             #expect(unlinked.status == 200 && unlinked["providerUserInfo"] == nil, "\(unlinked.text)")
             #expect(try await app.store.user(projectID: "demo-project", tenantID: nil, providerID: "google.com", rawID: "google-sub-2002") == nil)
         }
@@ -119,11 +120,11 @@ import Testing
             let erin = try await client.signUp("erin@example.com")
             let takeover = try await Self.replay("signInWithIdp-google-existing-email-verified", client)
             #expect(takeover["localId"] as? String == erin["localId"] as? String)
-            let lookup = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": takeover["idToken"]!])
+            let lookup = try await client.post(Endpoints.lookup.path, ["idToken": takeover["idToken"]!])
             let user = try #require((lookup["users"] as? [[String: Any]])?.first)
             expectSameShape(user, ((try Fixture("lookup-after-google-takeover-of-unverified-account").body as! [String: Any])["users"] as! [[String: Any]])[0],
                             ignoring: ["salt", "passwordUpdatedAt"])
-            let password = try await client.post("\(Self.v1)/accounts:signInWithPassword", ["email": "erin@example.com", "password": "secret1"])
+            let password = try await client.post(Endpoints.signInWithPassword.path, ["email": "erin@example.com", "password": "secret1"])
             #expect(password.status == 400, "the unverified account's password is gone after the takeover")
             let oldSession = try await client.post("/securetoken.googleapis.com/v1/token",
                                                    ["grant_type": "refresh_token", "refresh_token": erin["refreshToken"]!])
@@ -140,7 +141,7 @@ import Testing
             let twitter = try await Self.replay("signInWithIdp-twitter-fake-id-token-with-oauth-secret", client,
                                                 ignoring: ["oauthTokenSecret"])
             #expect(twitter["screenName"] as? String == "tweety" && twitter["oauthTokenSecret"] as? String == "twitter-oauth-secret-456")
-            let noProvider = try await client.post("\(Self.v1)/accounts:signInWithIdp", ["requestUri": "http://localhost", "postBody": "id_token={}"])
+            let noProvider = try await client.post(Endpoints.signInWithIdp.path, ["requestUri": "http://localhost", "postBody": "id_token={}"])
             #expect(noProvider.errorMessage?.hasPrefix("INVALID_CREDENTIAL_OR_PROVIDER_ID : Invalid IdP response/credential:") == true)
         }
         // Production without a configured provider: refused, not trusted.
@@ -176,7 +177,7 @@ import Testing
             #expect(callback.path == "/__/auth/callback" && callback.queryItems?.first { $0.name == "eventId" }?.value == "E9")
             let link = try #require(callback.queryItems?.first { $0.name == "link" }?.value)
 
-            let signedIn = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp", [
+            let signedIn = try await client.post(Endpoints.signInWithIdp.path, [
                 "requestUri": link, "sessionId": "ValueNotUsedByAuthEmulator", "returnSecureToken": true])
             #expect(signedIn["providerId"] as? String == "twitter.com" && signedIn["email"] as? String == "tweety@example.com",
                     "\(signedIn.text)")
@@ -204,7 +205,7 @@ import Testing
     @Test func aLinkedProviderIsTheNewSessionsProvider() async throws {
         try await TestApp(mode: .emulator).run { client in
             let idToken = try #require(try await client.signUp("linker@example.com")["idToken"] as? String)
-            let linked = try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+            let linked = try await client.post(Endpoints.signInWithIdp.path, [
                 "requestUri": "http://localhost", "returnSecureToken": true, "idToken": idToken,
                 "postBody": "providerId=google.com&id_token=\(FormEncoding.escape(#"{"sub":"g-linker","email":"linker@example.com"}"#))"])
             let token = try #require(linked["idToken"] as? String, "\(linked.text)")
@@ -217,22 +218,22 @@ import Testing
         try await TestApp(mode: .emulator).run { client in
             // The JS SDK's TwitterAuthProvider.credential(token, secret) sends only these two.
             let claims = #"{"sub":"tw-1","screen_name":"ada_l","name":"Ada"}"#
-            let twitter = try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+            let twitter = try await client.post(Endpoints.signInWithIdp.path, [
                 "requestUri": "http://localhost", "returnSecureToken": true,
                 "postBody": "providerId=twitter.com&access_token=\(FormEncoding.escape(claims))&oauth_token_secret=s"])
             #expect(twitter.status == 200 && twitter["screenName"] as? String == "ada_l", "\(twitter.text)")
             let idToken = try #require(twitter["idToken"] as? String)
-            let looked = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": idToken])
+            let looked = try await client.post(Endpoints.lookup.path, ["idToken": idToken])
             let user = try #require((looked["users"] as? [[String: Any]])?.first)
             #expect(user["screenName"] as? String == "ada_l" && user["displayName"] as? String == "Ada")
             // A made-up provider, its parameters in the fragment.
-            let custom = try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+            let custom = try await client.post(Endpoints.signInWithIdp.path, [
                 "requestUri": "http://localhost/#providerId=oidc.made-up&id_token=\(FormEncoding.escape(#"{"sub":"x"}"#))"])
             #expect(custom.status == 200 && custom["providerId"] as? String == "oidc.made-up", "\(custom.text)")
-            let opaque = try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+            let opaque = try await client.post(Endpoints.signInWithIdp.path, [
                 "requestUri": "http://localhost", "postBody": "providerId=github.com&access_token=gho_opaque"])
             #expect(opaque.errorMessage?.hasPrefix("INVALID_IDP_RESPONSE") == true, "an opaque token carries no profile")
-            let relative = try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+            let relative = try await client.post(Endpoints.signInWithIdp.path, [
                 "requestUri": "not-absolute", "postBody": "providerId=google.com&id_token={\"sub\":\"1\"}"])
             #expect(relative.errorMessage == "INVALID_REQUEST_URI")
         }
@@ -241,7 +242,7 @@ import Testing
     @Test func samlResponsesMustNameTheirSubject() async throws {
         try await TestApp(mode: .emulator).run { client in
             func saml(_ response: String) async throws -> Reply {
-                try await client.post("\(Self.v1)/accounts:signInWithIdp", [
+                try await client.post(Endpoints.signInWithIdp.path, [
                     "requestUri": "http://localhost",
                     "postBody": "providerId=saml.acme&id_token=\(FormEncoding.escape(#"{"sub":"s1"}"#))&SAMLResponse=\(FormEncoding.escape(response))"])
             }
@@ -267,7 +268,7 @@ import Testing
                 var body: [String: Any] = ["requestUri": "http://localhost", "returnIdpCredential": true,
                                            "postBody": "providerId=\(provider)&id_token=\(FormEncoding.escape(claims))"]
                 body["idToken"] = idToken
-                return try await client.post("\(Self.v1)/accounts:signInWithIdp", body)
+                return try await client.post(Endpoints.signInWithIdp.path, body)
             }
             // Linking an identity the user already has: refused, as for another user's.
             let first = try await idp("google.com", #"{"sub":"g-1","email":"al@example.com"}"#)
@@ -281,7 +282,7 @@ import Testing
             let password = try await client.signUp("own@example.com")
             let linked = try await idp("google.com", #"{"sub":"g-2","email":"own@example.com","email_verified":true}"#,
                                        idToken: password["idToken"] as? String)
-            let looked = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": linked["idToken"] as Any])
+            let looked = try await client.post(Endpoints.lookup.path, ["idToken": linked["idToken"] as Any])
             #expect((looked["users"] as? [[String: Any]])?.first?["emailVerified"] as? Bool == true, "\(looked.text)")
         }
     }

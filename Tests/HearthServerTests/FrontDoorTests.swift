@@ -4,6 +4,7 @@ import HearthCore
 import Hummingbird
 import HearthTestSupport
 import HummingbirdTesting
+import HearthWire
 import Testing
 
 /// Health, the production home page, metrics scraped over HTTP, the bounded hashing queue and slow clients.
@@ -60,7 +61,7 @@ import Testing
         app.configuration.observability.metrics = .mainListener(bearerToken: "scrape-secret")
         try await app.run { client in
             _ = try await client.signUp("metrics@example.com")
-            _ = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+            _ = try await client.post(Endpoints.signInWithPassword.path,
                                       ["email": "metrics@example.com", "password": "wrong-one"])
             #expect(try await client.send(.get, "/metrics", key: nil).status == 401)
             #expect(try await client.send(.get, "/metrics", key: nil, headers: [.authorization: "Bearer nope"]).status == 401)
@@ -70,7 +71,7 @@ import Testing
             let text = scrape.text
             #expect(text.contains(#"hearth_sign_ups_total{provider="password",outcome="success"}"#), "\(text.prefix(3000))")
             #expect(text.contains(#"hearth_sign_ins_total{provider="password",outcome="failure"}"#))
-            #expect(text.contains(#"http_route="/identitytoolkit.googleapis.com/v1/accounts:signUp""#))
+            #expect(text.contains("http_route=\"\(Endpoints.signUp.path)\""))
             #expect(text.contains("http_server_request_duration_bucket"), "latency histograms by route")
         }
     }
@@ -111,7 +112,7 @@ import Testing
         let built = try await buildApplication(configuration: app.configuration, store: app.store, clock: app.clock,
                                                hashing: AlwaysFull(), hashParameters: { .generate(memoryCost: 10) })
         try await built.test(.router) { raw in
-            let reply = try await Client(client: raw).post("/identitytoolkit.googleapis.com/v1/accounts:signUp",
+            let reply = try await Client(client: raw).post(Endpoints.signUp.path,
                                                            ["email": "busy@example.com", "password": "secret1"])
             #expect(reply.status == 400)
             #expect(reply.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true)

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthServer
 import HTTPTypes
+import HearthWire
 import Testing
 
 /// Imported hashes a sign-in can afford: import refuses bcrypt above cost 13 (per user) and scrypt above 256 MiB,
@@ -25,7 +26,7 @@ import Testing
             let errors = (imported["error"] as? [[String: Any]]) ?? []
             #expect(errors.count == 1 && errors.first?["index"] as? Int == 1, "\(imported.text)")
             #expect((errors.first?["message"] as? String)?.contains("bcrypt cost 31") == true, "\(imported.text)")
-            let signIn = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+            let signIn = try await client.post(Endpoints.signInWithPassword.path,
                                                ["email": "ok@example.com", "password": "U*U"])
             #expect(signIn.status == 200, "the affordable user signs in: \(signIn.text)")
 

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthServer
+import HearthWire
 import Testing
 import HTTPTypes
 
@@ -31,7 +32,7 @@ import HTTPTypes
                     .compactMap { $0["kid"] as? String }
             }
             func signIn() async throws -> String {
-                try #require(try await client.post("\(Self.v1)/accounts:signInWithPassword",
+                try #require(try await client.post(Endpoints.signInWithPassword.path,
                                                    ["email": "rotate@example.com", "password": "secret1"])["idToken"] as? String)
             }
 
@@ -42,7 +43,7 @@ import HTTPTypes
             let newToken = try await signIn()
             #expect(try Self.kid(newToken) == next.kid, "signs once active")
             for token in [oldToken, newToken] {
-                #expect(try await client.post("\(Self.v1)/accounts:lookup", ["idToken": token]).status == 200)
+                #expect(try await client.post(Endpoints.lookup.path, ["idToken": token]).status == 200)
             }
 
             record.signingKeys[0].retiredAt = app.clock.now()

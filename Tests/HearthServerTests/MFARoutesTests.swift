@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HTTPTypes
+import HearthWire
 import Testing
 
 /// Multi-factor (SMS and TOTP) and phone sign-in through the router, against the emulator's captures.
@@ -15,7 +16,7 @@ import Testing
         let id = user["localId"] as! String
         try await client.post("\(v1)/projects/demo-project/accounts:update", ["localId": id, "emailVerified": true],
                               key: nil, headers: owner)
-        let signedIn = try await client.post("\(v1)/accounts:signInWithPassword", ["email": email, "password": "secret123"])
+        let signedIn = try await client.post(Endpoints.signInWithPassword.path, ["email": email, "password": "secret123"])
         return (id, signedIn["idToken"] as! String)
     }
 
@@ -36,17 +37,17 @@ import Testing
         let app = TestApp(mode: .emulator)
         try await app.run { client in
             let (_, idToken) = try await Self.verifiedUser(client)
-            _ = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start",
+            _ = try await client.post(Endpoints.startMFAEnrollment.path,
                                       ["idToken": idToken, "phoneEnrollmentInfo": ["phoneNumber": "+15555550177"]])
             let sms = try await Self.lastCode(client)
-            let enrolled = try await client.post("\(Self.v2)/accounts/mfaEnrollment:finalize", [
+            let enrolled = try await client.post(Endpoints.finalizeMFAEnrollment.path, [
                 "idToken": idToken, "phoneVerificationInfo": ["sessionInfo": sms.sessionInfo, "code": sms.code]])
             let enrollmentID = try #require(try Self.secondFactor(enrolled["idToken"] as! String).1)
             func challenge() async throws -> (pending: String, code: String, sessionInfo: String) {
-                let first = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+                let first = try await client.post(Endpoints.signInWithPassword.path,
                                                   ["email": "mfa@example.com", "password": "secret123"])
                 let pending = try #require(first["mfaPendingCredential"] as? String)
-                _ = try await client.post("\(Self.v2)/accounts/mfaSignIn:start", [
+                _ = try await client.post(Endpoints.startMFASignIn.path, [
                     "mfaPendingCredential": pending, "mfaEnrollmentId": enrollmentID, "phoneSignInInfo": [:]])
                 let sent = try await Self.lastCode(client)
                 return (pending, sent.code, sent.sessionInfo)
@@ -54,7 +55,7 @@ import Testing
             var answers: [String] = []
             for _ in 0..<MFAEnrollment.maximumFailures {
                 let next = try await challenge()
-                let wrong = try await client.post("\(Self.v2)/accounts/mfaSignIn:finalize", [
+                let wrong = try await client.post(Endpoints.finalizeMFASignIn.path, [
                     "mfaPendingCredential": next.pending,
                     "phoneVerificationInfo": ["sessionInfo": next.sessionInfo, "code": next.code == "000000" ? "111111" : "000000"]])
                 answers.append(wrong.errorMessage ?? "")
@@ -62,7 +63,7 @@ import Testing
             #expect(answers.dropLast().allSatisfy { $0 == "INVALID_CODE" } && answers.last?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true,
                     "\(answers)")
             let locked = try await challenge()
-            let right = try await client.post("\(Self.v2)/accounts/mfaSignIn:finalize", [
+            let right = try await client.post(Endpoints.finalizeMFASignIn.path, [
                 "mfaPendingCredential": locked.pending,
                 "phoneVerificationInfo": ["sessionInfo": locked.sessionInfo, "code": locked.code]])
             #expect(right.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true, "locked: \(right.text)")
@@ -73,7 +74,7 @@ import Testing
         let app = TestApp(mode: .emulator)
         try await app.run { client in
             let (_, idToken) = try await Self.verifiedUser(client)
-            let start = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start",
+            let start = try await client.post(Endpoints.startMFAEnrollment.path,
                                               ["idToken": idToken, "phoneEnrollmentInfo": ["phoneNumber": "+15555550123"]])
             expectSameShape(try start.object(), try Fixture("mfaEnrollment-start-phone").body)
             let sms = try await Self.lastCode(client)
@@ -81,7 +82,7 @@ import Testing
             let listed = try await client.send(.get, "/emulator/v1/projects/demo-project/verificationCodes", key: nil)
             expectSameShape(try listed.object(), try Fixture("emulator-verificationCodes-list").body)
 
-            let finalized = try await client.post("\(Self.v2)/accounts/mfaEnrollment:finalize", [
+            let finalized = try await client.post(Endpoints.finalizeMFAEnrollment.path, [
                 "idToken": idToken, "displayName": "Work phone",
                 "phoneVerificationInfo": ["sessionInfo": sms.sessionInfo, "code": sms.code]])
             #expect(finalized.status == 200, "\(finalized.text)")
@@ -90,28 +91,28 @@ import Testing
             let (factor, enrollmentID) = try Self.secondFactor(enrolledToken)
             #expect(factor == "phone" && enrollmentID != nil)
 
-            let lookup = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": enrolledToken])
+            let lookup = try await client.post(Endpoints.lookup.path, ["idToken": enrolledToken])
             expectSameShape(try lookup.object(), try Fixture("lookup-user-with-mfa").body,
                             ignoring: ["salt", "passwordHash", "lastRefreshAt"])
 
             // A password sign-in now stops at the first factor.
-            let first = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+            let first = try await client.post(Endpoints.signInWithPassword.path,
                                               ["email": "mfa@example.com", "password": "secret123"])
             #expect(first.status == 200 && first["idToken"] == nil)
             let pending = try #require(first["mfaPendingCredential"] as? String)
             let info = try #require((first["mfaInfo"] as? [[String: Any]])?.first)
             #expect(info["phoneInfo"] as? String == "+*******0123" && info["mfaEnrollmentId"] as? String == enrollmentID)
 
-            let signInStart = try await client.post("\(Self.v2)/accounts/mfaSignIn:start", [
+            let signInStart = try await client.post(Endpoints.startMFASignIn.path, [
                 "mfaPendingCredential": pending, "mfaEnrollmentId": enrollmentID!,
                 "phoneSignInInfo": ["recaptchaToken": "fake-recaptcha-token"]])
             expectSameShape(try signInStart.object(), try Fixture("mfaSignIn-start-phone").body)
             let challenge = try await Self.lastCode(client)
-            let wrong = try await client.post("\(Self.v2)/accounts/mfaSignIn:finalize", [
+            let wrong = try await client.post(Endpoints.finalizeMFASignIn.path, [
                 "mfaPendingCredential": pending,
                 "phoneVerificationInfo": ["sessionInfo": challenge.sessionInfo, "code": challenge.code == "000000" ? "111111" : "000000"]])
             #expect(wrong.errorMessage == "INVALID_CODE")
-            let done = try await client.post("\(Self.v2)/accounts/mfaSignIn:finalize", [
+            let done = try await client.post(Endpoints.finalizeMFASignIn.path, [
                 "mfaPendingCredential": pending,
                 "phoneVerificationInfo": ["sessionInfo": challenge.sessionInfo, "code": challenge.code]])
             #expect(done.status == 200, "\(done.text)")
@@ -120,19 +121,19 @@ import Testing
             let refreshed = try await client.post("/securetoken.googleapis.com/v1/token",
                                                   ["grant_type": "refresh_token", "refresh_token": done["refreshToken"]!])
             #expect(try Self.secondFactor(refreshed["id_token"] as! String).0 == "phone", "refresh keeps the claims")
-            let reused = try await client.post("\(Self.v2)/accounts/mfaSignIn:finalize", [
+            let reused = try await client.post(Endpoints.finalizeMFASignIn.path, [
                 "mfaPendingCredential": pending,
                 "phoneVerificationInfo": ["sessionInfo": challenge.sessionInfo, "code": challenge.code]])
             #expect(reused.errorMessage == "INVALID_MFA_PENDING_CREDENTIAL", "a pending credential is single use")
 
-            let withdrawn = try await client.post("\(Self.v2)/accounts/mfaEnrollment:withdraw",
+            let withdrawn = try await client.post(Endpoints.withdrawMFA.path,
                                                   ["idToken": done["idToken"]!, "mfaEnrollmentId": enrollmentID!])
             expectSameShape(try withdrawn.object(), try Fixture("mfaEnrollment-withdraw").body)
             #expect(try Self.secondFactor(withdrawn["idToken"] as! String).0 == nil)
             // Firebase's emulator shows the emptied list, and its tests read it; the session that withdrew goes on.
-            let after = try await client.post("\(Self.v1)/accounts:lookup", ["idToken": done["idToken"]!])
+            let after = try await client.post(Endpoints.lookup.path, ["idToken": done["idToken"]!])
             #expect(((after["users"] as? [[String: Any]])?.first?["mfaInfo"] as? [Any])?.isEmpty == true, "\(after.text)")
-            let plain = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+            let plain = try await client.post(Endpoints.signInWithPassword.path,
                                               ["email": "mfa@example.com", "password": "secret123"])
             #expect(plain["idToken"] is String, "no second factor left")
         }
@@ -142,14 +143,14 @@ import Testing
         let app = TestApp(mode: .emulator)
         try await app.run { client in
             let (localID, idToken) = try await Self.verifiedUser(client, "totp@example.com")
-            let start = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start", ["idToken": idToken, "totpEnrollmentInfo": [:]])
+            let start = try await client.post(Endpoints.startMFAEnrollment.path, ["idToken": idToken, "totpEnrollmentInfo": [:]])
             let session = try #require(start["totpSessionInfo"] as? [String: Any], "\(start.text)")
             #expect(session["hashingAlgorithm"] as? String == "SHA1" && session["periodSec"] as? Int == 30
                     && session["verificationCodeLength"] as? Int == 6)
             let secret = try #require(Base32.decode(session["sharedSecretKey"] as! String))
             #expect(secret.count == 20)
             let now = app.clock.now()
-            let finalized = try await client.post("\(Self.v2)/accounts/mfaEnrollment:finalize", [
+            let finalized = try await client.post(Endpoints.finalizeMFAEnrollment.path, [
                 "idToken": idToken, "displayName": "Authenticator",
                 "totpVerificationInfo": ["sessionInfo": session["sessionInfo"]!, "verificationCode": TOTP.code(secret: secret, at: now)]])
             #expect(finalized.status == 200, "\(finalized.text)")
@@ -159,12 +160,12 @@ import Testing
             #expect(stored.enrollments.first?.totpSecret == session["sharedSecretKey"] as? String)
 
             func pending() async throws -> String {
-                let reply = try await client.post("\(Self.v1)/accounts:signInWithPassword",
+                let reply = try await client.post(Endpoints.signInWithPassword.path,
                                                   ["email": "totp@example.com", "password": "secret123"])
                 return try #require(reply["mfaPendingCredential"] as? String, "\(reply.text)")
             }
             func finalize(_ credential: String, _ code: String) async throws -> Reply {
-                try await client.post("\(Self.v2)/accounts/mfaSignIn:finalize", [
+                try await client.post(Endpoints.finalizeMFASignIn.path, [
                     "mfaPendingCredential": credential, "mfaEnrollmentId": enrollmentID!,
                     "totpVerificationInfo": ["verificationCode": code]])
             }
@@ -200,31 +201,31 @@ import Testing
             let refused = try await client.post(fixture.path, ["idToken": unverified["idToken"]!,
                                                                "phoneEnrollmentInfo": ["phoneNumber": "+15555550123"]])
             #expect(refused.errorMessage == ((fixture.body as! [String: Any])["error"] as! [String: Any])["message"] as? String)
-            let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["returnSecureToken": true])
-            #expect(try await client.post("\(Self.v2)/accounts/mfaEnrollment:start", [
+            let anonymous = try await client.post(Endpoints.signUp.path, ["returnSecureToken": true])
+            #expect(try await client.post(Endpoints.startMFAEnrollment.path, [
                 "idToken": anonymous["idToken"]!, "totpEnrollmentInfo": [:]]).errorMessage?.hasPrefix("UNSUPPORTED_FIRST_FACTOR") == true)
 
             var (localID, idToken) = try await Self.verifiedUser(client)
             for index in 0..<5 {
-                _ = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start", [
+                _ = try await client.post(Endpoints.startMFAEnrollment.path, [
                     "idToken": idToken, "phoneEnrollmentInfo": ["phoneNumber": "+1555555010\(index)"]])
                 let sms = try await Self.lastCode(client)
-                let done = try await client.post("\(Self.v2)/accounts/mfaEnrollment:finalize", [
+                let done = try await client.post(Endpoints.finalizeMFAEnrollment.path, [
                     "idToken": idToken, "phoneVerificationInfo": ["sessionInfo": sms.sessionInfo, "code": sms.code]])
                 #expect(done.status == 200, "\(done.text)")
                 idToken = try #require(done["idToken"] as? String, "each enrollment ends older sessions: go on with its own")
             }
-            let duplicate = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start", [
+            let duplicate = try await client.post(Endpoints.startMFAEnrollment.path, [
                 "idToken": idToken, "phoneEnrollmentInfo": ["phoneNumber": "+15555550100"]])
             #expect(duplicate.errorMessage?.hasPrefix("SECOND_FACTOR_LIMIT_EXCEEDED") == true, "\(duplicate.text)")
             let stored = try #require(try await app.store.user(projectID: "demo-project", tenantID: nil, localID: localID))
             #expect(stored.enrollments.count == 5)
 
             let (_, other) = try await Self.verifiedUser(client, "other@example.com")
-            let notTheirs = try await client.post("\(Self.v2)/accounts/mfaEnrollment:withdraw",
+            let notTheirs = try await client.post(Endpoints.withdrawMFA.path,
                                                   ["idToken": other, "mfaEnrollmentId": stored.enrollments[0].id])
             #expect(notTheirs.errorMessage == "MFA_ENROLLMENT_NOT_FOUND")
-            let badSession = try await client.post("\(Self.v2)/accounts/mfaEnrollment:finalize", [
+            let badSession = try await client.post(Endpoints.finalizeMFAEnrollment.path, [
                 "idToken": other, "phoneVerificationInfo": ["sessionInfo": "forged", "code": "123456"]])
             #expect(badSession.errorMessage == "INVALID_SESSION_INFO")
         }
@@ -235,7 +236,7 @@ import Testing
         let signer = try await CredentialGuardsTests.register(app)
         try await app.run { client in
             let user = try await client.signUp("prod-mfa@example.com")
-            let disabled = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start",
+            let disabled = try await client.post(Endpoints.startMFAEnrollment.path,
                                                  ["idToken": user["idToken"]!, "totpEnrollmentInfo": [:]])
             #expect(disabled.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED") == true)
             let patch = try await client.send(.patch, "\(Self.v2)/projects/demo-project/config?updateMask=mfa.state,mfa.enabledProviders,signIn.phoneNumber.testPhoneNumbers",
@@ -246,21 +247,21 @@ import Testing
             #expect((patch["mfa"] as? [String: Any])?["state"] as? String == "ENABLED")
 
             // Test numbers get their fixed code and no SMS.
-            let test = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": "+15555550999"])
-            let signedIn = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber",
+            let test = try await client.post(Endpoints.sendVerificationCode.path, ["phoneNumber": "+15555550999"])
+            let signedIn = try await client.post(Endpoints.signInWithPhoneNumber.path,
                                                  ["sessionInfo": test["sessionInfo"]!, "code": "123456"])
             #expect(signedIn["isNewUser"] as? Bool == true && signedIn["phoneNumber"] as? String == "+15555550999")
             #expect(app.sms.messages.isEmpty)
 
             for _ in 0..<5 {
-                let sent = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": "+15555550100"])
+                let sent = try await client.post(Endpoints.sendVerificationCode.path, ["phoneNumber": "+15555550100"])
                 #expect(sent.status == 200)
             }
             #expect(app.sms.messages.count == 5 && app.sms.messages.allSatisfy { $0.code.count == 6 })
-            let pumped = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": "+15555550100"])
+            let pumped = try await client.post(Endpoints.sendVerificationCode.path, ["phoneNumber": "+15555550100"])
             #expect(pumped.errorMessage == "QUOTA_EXCEEDED", "a sixth SMS to one number within the hour")
             app.sms.fail(true)
-            let down = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": "+15555550101"])
+            let down = try await client.post(Endpoints.sendVerificationCode.path, ["phoneNumber": "+15555550101"])
             #expect(down.status == 503 && down.text.contains("UNAVAILABLE"), "a provider failure is a 503, not a 500")
             app.sms.fail(false)
             let stored = try await app.store.pending(projectID: "demo-project",
@@ -276,41 +277,41 @@ import Testing
             let bad = try await client.post(invalid.path, invalid.requestBody)
             #expect(bad.errorMessage == "INVALID_PHONE_NUMBER : Invalid format.")
             func verified(_ number: String) async throws -> (String, String) {
-                let sent = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": number])
+                let sent = try await client.post(Endpoints.sendVerificationCode.path, ["phoneNumber": number])
                 expectSameShape(try sent.object(), try Fixture("sendVerificationCode-phone").body)
                 let sms = try await Self.lastCode(client)
                 #expect(sms.sessionInfo == sent["sessionInfo"] as? String)
                 return (sms.sessionInfo, sms.code)
             }
             var (session, code) = try await verified("+15555550100")
-            let wrong = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber",
+            let wrong = try await client.post(Endpoints.signInWithPhoneNumber.path,
                                               ["sessionInfo": session, "code": code == "000000" ? "111111" : "000000"])
             #expect(wrong.errorMessage == "INVALID_CODE")
-            let phoneUser = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber", ["sessionInfo": session, "code": code])
+            let phoneUser = try await client.post(Endpoints.signInWithPhoneNumber.path, ["sessionInfo": session, "code": code])
             #expect(phoneUser["isNewUser"] as? Bool == true)
             let ownerID = try #require(phoneUser["localId"] as? String)
             #expect(try decodeJWT(phoneUser["idToken"] as! String)["phone_number"] as? String == "+15555550100")
 
             (session, code) = try await verified("+15555550100")
-            let again = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber", ["sessionInfo": session, "code": code])
+            let again = try await client.post(Endpoints.signInWithPhoneNumber.path, ["sessionInfo": session, "code": code])
             #expect(again["isNewUser"] as? Bool == false && again["localId"] as? String == ownerID)
 
             // Linking the same number to another account: a temporary proof, which signs in to the owner.
             let other = try await client.signUp("linker@example.com")
             (session, code) = try await verified("+15555550100")
-            let taken = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber",
+            let taken = try await client.post(Endpoints.signInWithPhoneNumber.path,
                                               ["sessionInfo": session, "code": code, "idToken": other["idToken"]!])
             let proof = try #require(taken["temporaryProof"] as? String, "\(taken.text)")
             #expect(taken["idToken"] == nil)
-            let viaProof = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber",
+            let viaProof = try await client.post(Endpoints.signInWithPhoneNumber.path,
                                                  ["temporaryProof": proof, "phoneNumber": "+15555550100"])
             #expect(viaProof["localId"] as? String == ownerID)
-            let reusedProof = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber",
+            let reusedProof = try await client.post(Endpoints.signInWithPhoneNumber.path,
                                                     ["temporaryProof": proof, "phoneNumber": "+15555550100"])
             #expect(reusedProof.errorMessage == "INVALID_SESSION_INFO", "a temporary proof is single use")
 
             (session, code) = try await verified("+15555550177")
-            let linked = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber",
+            let linked = try await client.post(Endpoints.signInWithPhoneNumber.path,
                                                ["sessionInfo": session, "code": code, "idToken": other["idToken"]!])
             #expect(linked["localId"] as? String == other["localId"] as? String && linked["phoneNumber"] as? String == "+15555550177")
         }
@@ -354,7 +355,7 @@ import Testing
 
             try await client.post("\(Self.base)/accounts", ["localId": "made", "email": "made@example.com", "password": "secret123",
                                                            "mfaInfo": [["phoneInfo": "+15555550112"]]], key: nil, headers: Self.owner)
-            let challenged = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+            let challenged = try await client.post(Endpoints.signInWithPassword.path,
                                                    ["email": "made@example.com", "password": "secret123"])
             #expect(challenged["mfaPendingCredential"] is String && challenged["idToken"] == nil)
 
@@ -377,7 +378,7 @@ import Testing
             #expect(noID.errorMessage == "INVALID_MFA_ENROLLMENT_ID : mfaEnrollmentId must be defined.", "emulator mode, as the emulator")
             try await client.post("\(Self.base)/accounts:update", ["localId": "made", "mfa": ["enrollments": []]],
                                   key: nil, headers: Self.owner)
-            let plain = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+            let plain = try await client.post(Endpoints.signInWithPassword.path,
                                               ["email": "made@example.com", "password": "secret123"])
             #expect(plain["idToken"] is String, "an empty list removes every factor")
         }
@@ -391,35 +392,35 @@ extension MFARoutesTests {
     @Test func phoneFirstFactorsAndSecondFactorsDoNotMix() async throws {
         try await TestApp(mode: .emulator).run { client in
             func phoneSignIn(_ number: String, idToken: String? = nil) async throws -> Reply {
-                let sent = try await client.post("\(Self.v1)/accounts:sendVerificationCode", ["phoneNumber": number])
+                let sent = try await client.post(Endpoints.sendVerificationCode.path, ["phoneNumber": number])
                 let session = try #require(sent["sessionInfo"] as? String, "\(sent.text)")
                 let code = try await Self.lastCode(client)
                 var body: [String: Any] = ["sessionInfo": session, "code": code.code]
                 body["idToken"] = idToken
-                return try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber", body)
+                return try await client.post(Endpoints.signInWithPhoneNumber.path, body)
             }
             let phoneUser = try await phoneSignIn("+15555550140")
             let list = try await client.send(.get, "/emulator/v1/projects/demo-project/verificationCodes", key: nil)
             #expect((list["verificationCodes"] as? [Any])?.isEmpty == true, "a used code leaves the list: \(list.text)")
             let phoneToken = try #require(phoneUser["idToken"] as? String)
-            let refused = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start", [
+            let refused = try await client.post(Endpoints.startMFAEnrollment.path, [
                 "idToken": phoneToken, "phoneEnrollmentInfo": ["phoneNumber": "+15555550141"]])
             #expect(refused.errorMessage == "UNSUPPORTED_FIRST_FACTOR : MFA is not available for the given first factor.", "\(refused.text)")
 
             let (_, idToken) = try await Self.verifiedUser(client)
-            _ = try await client.post("\(Self.v2)/accounts/mfaEnrollment:start", [
+            _ = try await client.post(Endpoints.startMFAEnrollment.path, [
                 "idToken": idToken, "phoneEnrollmentInfo": ["phoneNumber": "+15555550142"]])
             let sms = try await Self.lastCode(client)
-            let enrolled = try await client.post("\(Self.v2)/accounts/mfaEnrollment:finalize", [
+            let enrolled = try await client.post(Endpoints.finalizeMFAEnrollment.path, [
                 "idToken": idToken, "phoneVerificationInfo": ["sessionInfo": sms.sessionInfo, "code": sms.code]])
             let mfaToken = try #require(enrolled["idToken"] as? String, "\(enrolled.text)")
             let link = try await phoneSignIn("+15555550143", idToken: mfaToken)
             #expect(link.errorMessage == "UNSUPPORTED_FIRST_FACTOR : A phone number cannot be set as a first factor on an SMS based MFA user.", "\(link.text)")
 
-            let anonymous = try await client.post("\(Self.v1)/accounts:signUp", ["returnSecureToken": true])
+            let anonymous = try await client.post(Endpoints.signUp.path, ["returnSecureToken": true])
             let taken = try await phoneSignIn("+15555550140", idToken: anonymous["idToken"] as? String)
             let proof = try #require(taken["temporaryProof"] as? String, "\(taken.text)")
-            let again = try await client.post("\(Self.v1)/accounts:signInWithPhoneNumber", [
+            let again = try await client.post(Endpoints.signInWithPhoneNumber.path, [
                 "idToken": anonymous["idToken"] as Any, "phoneNumber": "+15555550140", "temporaryProof": proof])
             #expect(again.errorMessage == "PHONE_NUMBER_EXISTS", "\(again.text)")
 

@@ -2,14 +2,15 @@ import Foundation
 import HearthCore
 import HearthServer
 import HTTPTypes
+import HearthWire
 import Testing
 
 /// Email action codes: sent, inspected, applied once, expiring; stored only as hashes.
 @Suite struct OobCodeRoutesTests {
-    static let send = "/identitytoolkit.googleapis.com/v1/accounts:sendOobCode"
-    static let reset = "/identitytoolkit.googleapis.com/v1/accounts:resetPassword"
-    static let update = "/identitytoolkit.googleapis.com/v1/accounts:update"
-    static let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword"
+    static let send = Endpoints.sendOobCode.path
+    static let reset = Endpoints.resetPassword.path
+    static let update = Endpoints.update.path
+    static let signIn = Endpoints.signInWithPassword.path
 
     /// The newest queued message's code, read from the outbox as a mail server would receive it.
     static func lastCode(_ app: TestApp) async throws -> String {
@@ -308,7 +309,7 @@ extension OobCodeRoutesTests {
             #expect(changed.status == 200)
             let notice = try #require(try await Self.listed(client).first)
             #expect(notice["requestType"] as? String == "RECOVER_EMAIL" && notice["email"] as? String == "bob@example.com")
-            let looked = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:lookup", ["idToken": changed["idToken"] as Any])
+            let looked = try await client.post(Endpoints.lookup.path, ["idToken": changed["idToken"] as Any])
             #expect((looked["users"] as? [[String: Any]])?.first?["initialEmail"] as? String == "bob@example.com", "\(looked.text)")
             let missing = try await client.post(Self.send, ["requestType": "VERIFY_EMAIL", "email": "bob@example.com"])
             #expect(missing.errorMessage == "INVALID_ID_TOKEN", "a client's VERIFY_EMAIL is about its own token")

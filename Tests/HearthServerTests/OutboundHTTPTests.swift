@@ -9,6 +9,7 @@ import HummingbirdTesting
 import HearthTestSupport
 import NIOCore
 import Synchronization
+import HearthWire
 import Testing
 
 /// A slow app service holds only its own callers (``OutboundTarget``): while 100 sign-ups wait on a blocking function
@@ -165,7 +166,7 @@ import Testing
 
     @Test func aRedirectIsNotFollowedAndTheURLNotEchoed() async throws {
         try await Self.withFunction(at: "/moved") { function, _, client, _ in
-            let reply = try await client.post("\(Self.v1)/accounts:signUp", ["email": "moved@example.com", "password": "secret-1"])
+            let reply = try await client.post(Endpoints.signUp.path, ["email": "moved@example.com", "password": "secret-1"])
             #expect(reply.errorMessage?.hasPrefix("BLOCKING_FUNCTION_ERROR_RESPONSE") == true, "\(reply.text)")
             #expect(!reply.text.contains("127.0.0.1") && !reply.text.contains("/moved"), "\(reply.text)")
             #expect(function.redirected.withLock { $0 } == 0, "the redirect's target was never called")

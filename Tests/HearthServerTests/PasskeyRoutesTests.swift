@@ -2,13 +2,14 @@ import Foundation
 import HearthCore
 import HearthServer
 import HTTPTypes
+import HearthWire
 import Testing
 
 /// Passkeys as Firebase's emulator serves them (a mock that checks no signature), in emulator mode; production
 /// refuses them until the project has a relying party (PasskeyVerificationTests verifies them for real).
 @Suite struct PasskeyRoutesTests {
     static let v2 = "/identitytoolkit.googleapis.com/v2/accounts"
-    static let lookup = "/identitytoolkit.googleapis.com/v1/accounts:lookup"
+    static let lookup = Endpoints.lookup.path
 
     static func passkeys(_ client: Client, _ idToken: Any) async throws -> [[String: Any]] {
         let reply = try await client.post(lookup, ["idToken": idToken])
@@ -35,7 +36,7 @@ import Testing
             let claims = try TenantRoutesTests.claims(try #require(signedIn["idToken"] as? String))
             #expect((claims["firebase"] as? [String: Any])?["sign_in_provider"] as? String == "passkey")
 
-            let removed = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:update",
+            let removed = try await client.post(Endpoints.update.path,
                                                 ["idToken": user["idToken"]!, "deletePasskey": ["cred-a", "not-mine"]])
             #expect(removed.status == 200, "\(removed.text)")
             #expect(try await Self.passkeys(client, user["idToken"]!).map { $0["credentialId"] as? String } == ["cred-b"])

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 @testable import HearthServer
 import HearthTestSupport
+import HearthWire
 import Testing
 
 /// Passkeys in production, verified as WebAuthn asks, with a software authenticator (fido2 and cryptography) making
@@ -191,7 +192,7 @@ struct PasskeyVerificationTests {
             assertion["id"] = raw.base64EncodedString()
             let signedIn = try await client.post("\(Self.v2)/passkeySignIn:finalize", ["authenticatorAuthenticationResponse": assertion])
             #expect(signedIn["idToken"] != nil, "\(signedIn.text)")
-            let removed = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:update",
+            let removed = try await client.post(Endpoints.update.path,
                                                 ["idToken": try #require(signedIn["idToken"] as? String), "deletePasskey": [raw.base64EncodedString()]])
             let left = try await PasskeyRoutesTests.passkeys(client, idToken)
             #expect(removed.status == 200 && left.isEmpty, "\(removed.text)")

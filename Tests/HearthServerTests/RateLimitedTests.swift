@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 @testable import HearthServer
 import HTTPTypes
+import HearthWire
 import Testing
 
 /// Abuse limits (`RateLimited`): failed sign-ins per email and per address, sign-ups per address, emails, redirect
@@ -9,8 +10,8 @@ import Testing
 /// guesses, an empty `tenantId`, a decoy `email` beside an ID token.
 @Suite struct RateLimitedTests {
     static let v1 = "/identitytoolkit.googleapis.com/v1"
-    static let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword"
-    static let signUp = "/identitytoolkit.googleapis.com/v1/accounts:signUp"
+    static let signIn = Endpoints.signInWithPassword.path
+    static let signUp = Endpoints.signUp.path
 
     static func app(_ limits: ServerConfiguration.RateLimits) -> TestApp {
         var app = TestApp()
@@ -237,7 +238,7 @@ import Testing
         try await app.run { client in
             var answers: [Int] = []
             for _ in 0..<5 {
-                answers.append(try await client.post("/identitytoolkit.googleapis.com/v2/accounts/passkeySignIn:start", [String: Any]()).status)
+                answers.append(try await client.post(Endpoints.startPasskeySignIn.path, [String: Any]()).status)
             }
             #expect(answers == [200, 200, 200, 400, 400], "\(answers)")
         }

@@ -3,6 +3,7 @@ import HearthCore
 @testable import HearthServer
 import HTTPTypes
 import Logging
+import HearthWire
 import Testing
 
 /// Every name of a route carries the rules of its line: the legacy v3 names get exactly the v1 names' guards,
@@ -14,20 +15,20 @@ import Testing
 
     /// Each legacy v3 name and the route it is another name of (method, path).
     static let twins: [String: (HTTPRequest.Method, String)] = [
-        "signupNewUser": (.post, "\(v1)/accounts:signUp"),
-        "verifyPassword": (.post, "\(v1)/accounts:signInWithPassword"),
-        "verifyCustomToken": (.post, "\(v1)/accounts:signInWithCustomToken"),
-        "getAccountInfo": (.post, "\(v1)/accounts:lookup"),
-        "setAccountInfo": (.post, "\(v1)/accounts:update"),
-        "deleteAccount": (.post, "\(v1)/accounts:delete"),
-        "getOobConfirmationCode": (.post, "\(v1)/accounts:sendOobCode"),
-        "resetPassword": (.post, "\(v1)/accounts:resetPassword"),
-        "emailLinkSignin": (.post, "\(v1)/accounts:signInWithEmailLink"),
-        "verifyAssertion": (.post, "\(v1)/accounts:signInWithIdp"),
-        "createAuthUri": (.post, "\(v1)/accounts:createAuthUri"),
+        "signupNewUser": (.post, Endpoints.signUp.path),
+        "verifyPassword": (.post, Endpoints.signInWithPassword.path),
+        "verifyCustomToken": (.post, Endpoints.signInWithCustomToken.path),
+        "getAccountInfo": (.post, Endpoints.lookup.path),
+        "setAccountInfo": (.post, Endpoints.update.path),
+        "deleteAccount": (.post, Endpoints.delete.path),
+        "getOobConfirmationCode": (.post, Endpoints.sendOobCode.path),
+        "resetPassword": (.post, Endpoints.resetPassword.path),
+        "emailLinkSignin": (.post, Endpoints.signInWithEmailLink.path),
+        "verifyAssertion": (.post, Endpoints.signInWithIdp.path),
+        "createAuthUri": (.post, Endpoints.createAuthUri.path),
         "getProjectConfig": (.get, "\(v1)/projects"),
-        "sendVerificationCode": (.post, "\(v1)/accounts:sendVerificationCode"),
-        "verifyPhoneNumber": (.post, "\(v1)/accounts:signInWithPhoneNumber"),
+        "sendVerificationCode": (.post, Endpoints.sendVerificationCode.path),
+        "verifyPhoneNumber": (.post, Endpoints.signInWithPhoneNumber.path),
         "getRecaptchaParam": (.get, "\(v1)/recaptchaParams"),
         "publicKeys": (.get, "/www.googleapis.com/robot/v1/metadata/x509/securetoken@system.gserviceaccount.com"),
         "uploadAccount": (.post, "\(v1)/projects/{project}/accounts:batchCreate"),
@@ -72,7 +73,7 @@ import Testing
         #expect(rules("\(Self.v3)/verifyPhoneNumber")?.needs == .phone)
         // Admin calls that only read are not audited as changes; the others are.
         func guards(_ path: String) -> [String] { entries.first { $0.path == path }?.guards ?? [] }
-        #expect(!guards("\(Self.v3)/getAccountInfo").contains("AdminAudited") && guards("\(Self.v1)/accounts:update").contains("AdminAudited"))
+        #expect(!guards("\(Self.v3)/getAccountInfo").contains("AdminAudited") && guards(Endpoints.update.path).contains("AdminAudited"))
         #expect(guards("\(Self.v3)/verifyPassword").suffix(2) == ["SignInSwitch", "CaptchaChecked"], "in the order the line shows")
     }
 

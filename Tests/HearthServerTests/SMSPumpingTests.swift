@@ -1,12 +1,13 @@
 import Foundation
 import HearthCore
 @testable import HearthServer
+import HearthWire
 import Testing
 
 /// SMS pumping: codes to one number prefix are budgeted per hour, and many distinct numbers of one prefix in a short
 /// window halt it — refused with `QUOTA_EXCEEDED`, audited, listed for the console and liftable by an operator.
 @Suite struct SMSPumpingTests {
-    static let send = "/identitytoolkit.googleapis.com/v1/accounts:sendVerificationCode"
+    static let send = Endpoints.sendVerificationCode.path
     static let halts = "/identitytoolkit.googleapis.com/v1/projects/demo-project/smsHalts"
 
     static func app(distinct: Int = 3, perPrefix: Int = 100) -> TestApp {

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthServer
 import Hummingbird
+import HearthWire
 import Testing
 
 @Suite struct SecureTokenRoutesTests {
@@ -83,7 +84,7 @@ import Testing
             user.validSince = app.clock.now().epochSeconds
             user = try await app.store.updateUser(user, uniqueEmail: true, revokeRefreshTokens: false)
             #expect(try await client.post(Self.path, body).errorMessage == "TOKEN_EXPIRED")
-            let fresh = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword",
+            let fresh = try await client.post(Endpoints.signInWithPassword.path,
                                               ["email": "r@example.com", "password": "secret1"])
             try await app.store.deleteUser(projectID: "demo-project", tenantID: nil, localID: user.localID)
             let afterDelete = try await client.post(Self.path, ["grant_type": "refresh_token",

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import Hummingbird
+import HearthWire
 import Testing
 
 /// Tenants: the `v2/projects/{p}/tenants` resource, and client calls acting inside the tenant they name.
@@ -197,7 +198,7 @@ import Testing
             // The switch is checked before the fields, as Firebase does: an empty sign-in learns only that.
             let empty = try await client.post(Self.v1 + "/accounts:signInWithPassword", ["tenantId": "t-closed"])
             #expect(empty.errorMessage?.hasPrefix("PASSWORD_LOGIN_DISABLED") == true, "\(empty.text)")
-            let mfa = try await client.post("/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:start", ["tenantId": "t-closed"])
+            let mfa = try await client.post(Endpoints.startMFAEnrollment.path, ["tenantId": "t-closed"])
             #expect(mfa.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED") == true, "\(mfa.text)")
         }
         #expect(try await app.store.users(projectID: "demo-project", tenantID: "t-closed", after: nil, limit: 5).isEmpty)

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 @testable import HearthServer
+import HearthWire
 import Testing
 
 /// One scope per call: a tenant user's call that carries their credential but names no tenant runs in that tenant,
@@ -10,7 +11,7 @@ import Testing
 @Suite struct TenantScopeTests {
     static let v1 = "/identitytoolkit.googleapis.com/v1"
     static let v3 = "/www.googleapis.com/identitytoolkit/v3/relyingparty"
-    static let mfaStart = "/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:start"
+    static let mfaStart = Endpoints.startMFAEnrollment.path
     static let strict = "strict-t1a2b", open = "open-t3c4d"
 
     /// The project allows everything (phone, MFA by SMS, any region, no CAPTCHA, no policy). Tenant `strict` has a
@@ -104,7 +105,7 @@ import Testing
             // Its session names the tenant: finishing with no tenantId runs there, and another tenant is refused.
             let session = try #require((sent["phoneSessionInfo"] as? [String: Any])?["sessionInfo"] as? String)
             #expect(ScopedSecret.tenant(of: session) == Self.open)
-            let mismatch = try await client.post("/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:finalize", [
+            let mismatch = try await client.post(Endpoints.finalizeMFAEnrollment.path, [
                 "idToken": openToken, "tenantId": Self.strict,
                 "phoneVerificationInfo": ["sessionInfo": session, "code": "000000"]])
             #expect(mismatch.errorMessage?.hasPrefix("TENANT_ID_MISMATCH") == true, "\(mismatch.text)")
@@ -175,7 +176,7 @@ import Testing
     @Test func credentialsOfTwoTenantsAreRefused() async throws {
         try await Self.seeded { app, client, _ in
             let strictToken = try await Self.user(app, client, in: Self.strict, "mia@example.com")
-            let reply = try await client.post("/identitytoolkit.googleapis.com/v2/accounts/mfaEnrollment:finalize", [
+            let reply = try await client.post(Endpoints.finalizeMFAEnrollment.path, [
                 "idToken": strictToken, "phoneVerificationInfo": ["sessionInfo": "abc.\(Self.open)", "code": "000000"]])
             #expect(reply.errorMessage?.hasPrefix("TENANT_ID_MISMATCH") == true, "\(reply.text)")
         }

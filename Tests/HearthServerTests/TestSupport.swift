@@ -3,6 +3,7 @@ import HearthCore
 import HearthServer
 import Hummingbird
 import HummingbirdTesting
+import HearthWire
 import Testing
 
 /// A Hearth application on the in-memory store with cheap hash parameters and a hand-moved clock.
@@ -83,7 +84,7 @@ struct Client: Sendable {
 
     /// Signs up with email and password and returns the response body.
     func signUp(_ email: String, _ password: String = "secret1") async throws -> [String: Any] {
-        let reply = try await post("/identitytoolkit.googleapis.com/v1/accounts:signUp",
+        let reply = try await post(Endpoints.signUp.path,
                                    ["email": email, "password": password, "returnSecureToken": true])
         try #require(reply.status == 200, "sign-up failed: \(reply.text)")
         return try reply.object()

@@ -1,13 +1,14 @@
 import Foundation
 import HearthCore
 import HearthServer
+import HearthWire
 import Testing
 
 /// `accounts:update` by the signed-in user, pinned against the emulator's shapes, with production's
 /// recent-login rule and session revocation.
 @Suite struct UpdateRoutesTests {
-    static let update = "/identitytoolkit.googleapis.com/v1/accounts:update"
-    static let signIn = "/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword"
+    static let update = Endpoints.update.path
+    static let signIn = Endpoints.signInWithPassword.path
     static let refresh = "/securetoken.googleapis.com/v1/token"
 
     @Test func profileChangesMatchFirebaseAndIssueNoTokens() async throws {
@@ -40,7 +41,7 @@ import Testing
     @Test func anAnonymousUserUpgradedByUpdateIsNoLongerAnonymous() async throws {
         for mode in [ServerConfiguration.Mode.emulator, .production] {
             try await TestApp(mode: mode, protection: false).run { client in
-                let anonymous = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signUp", ["returnSecureToken": true])
+                let anonymous = try await client.post(Endpoints.signUp.path, ["returnSecureToken": true])
                 let anonymousClaims = try TenantRoutesTests.claims(try #require(anonymous["idToken"] as? String))
                 #expect((anonymousClaims["firebase"] as? [String: Any])?["sign_in_provider"] as? String == "anonymous")
                 let upgraded = try await client.post(Self.update, [
@@ -61,10 +62,10 @@ import Testing
             _ = try await client.send(.patch, config, ["signIn": ["allowDuplicateEmails": true]], key: nil,
                                       headers: [.authorization: "Bearer owner"])
             _ = try await client.signUp("dup@example.com", "secret123")
-            let second = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signUp",
+            let second = try await client.post(Endpoints.signUp.path,
                                                ["email": "DUP@example.com", "password": "secret456"])
             #expect(second.errorMessage == "EMAIL_EXISTS", "\(second.text)")
-            let idp = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:signInWithIdp", [
+            let idp = try await client.post(Endpoints.signInWithIdp.path, [
                 "requestUri": "http://localhost", "returnSecureToken": true,
                 "postBody": "providerId=google.com&id_token=\(FormEncoding.escape(#"{"sub":"g-dup","email":"dup@example.com"}"#))"])
             #expect(idp.status == 200 && idp["localId"] != nil, "an IdP account may share the email: \(idp.text)")
@@ -85,7 +86,7 @@ import Testing
             let oldRefresh = try await client.post(Self.refresh, ["grant_type": "refresh_token",
                                                                   "refresh_token": user["refreshToken"]!])
             #expect(oldRefresh.errorMessage == "TOKEN_EXPIRED")
-            let oldLookup = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:lookup",
+            let oldLookup = try await client.post(Endpoints.lookup.path,
                                                   ["idToken": user["idToken"]!])
             #expect(oldLookup.errorMessage == "TOKEN_EXPIRED")
             let newRefresh = try await client.post(Self.refresh, ["grant_type": "refresh_token",
@@ -105,11 +106,11 @@ import Testing
             let refused = try await client.post(Self.update, ["idToken": user["idToken"]!, "email": "new@example.com"])
             #expect(refused.status == 400)
             #expect(refused.errorMessage == "OPERATION_NOT_ALLOWED : Please verify the new email before changing email.")
-            let lookup = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:lookup", ["idToken": user["idToken"]!])
+            let lookup = try await client.post(Endpoints.lookup.path, ["idToken": user["idToken"]!])
             let users = try #require(lookup["users"] as? [[String: Any]])
             #expect(users.first?["email"] as? String == "alice@example.com", "nothing changed")
             // The verified route still works: the new address proves itself first.
-            let sent = try await client.post("/identitytoolkit.googleapis.com/v1/accounts:sendOobCode",
+            let sent = try await client.post(Endpoints.sendOobCode.path,
                                              ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": user["idToken"]!,
                                               "newEmail": "new@example.com"])
             #expect(sent.status == 200)
