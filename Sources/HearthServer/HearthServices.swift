@@ -114,6 +114,13 @@ public struct HearthServices: Sendable {
         accounts.sessionsPerUser = configuration.sessionsPerUser
         accounts.hooks = hooks
         accounts.breachedPasswords = breachedPasswords
+        if configuration.rateLimits.enabled {
+            let limits = configuration.rateLimits
+            accounts.smsBudget = SMSBudget(
+                limiter: limiter, pumping: smsPumping,
+                rules: .init(perNumber: limits.smsPerNumber, perAddress: limits.smsPerAddress, perPrefix: limits.smsPerPrefix),
+                events: SMSBudgetReports(audit: audit, logger: logger))
+        }
         self.accounts = accounts
         self.audit = audit
     }

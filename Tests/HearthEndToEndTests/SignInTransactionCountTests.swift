@@ -62,19 +62,25 @@ struct SignInTransactionCountTests {
                 let warm = try await signIn("ada@example.com", "secret-1")
                 #expect(warm["idToken"] != nil, "\(warm)")
 
-                let before = try await Self.settledTransactions(url, store)
+                // Three rounds, the fewest counted: a background pass that a busy machine delays past the quiet wait (a
+                // one-off at start) can land in one round, not in all; what the sign-ins cost is in every round.
                 let signIns = 10
-                for _ in 0..<signIns {
-                    let reply = try await signIn("ada@example.com", "secret-1")
-                    #expect(reply["idToken"] != nil, "\(reply)")
+                var rounds: [Int] = []
+                for _ in 0..<3 {
+                    let before = try await Self.settledTransactions(url, store)
+                    for _ in 0..<signIns {
+                        let reply = try await signIn("ada@example.com", "secret-1")
+                        #expect(reply["idToken"] != nil, "\(reply)")
+                    }
+                    let after = try await Self.settledTransactions(url, store)
+                    // Opening a connection is a transaction of PostgreSQL's own (the pool opened one for these sign-ins).
+                    rounds.append((after.transactions - before.transactions) - (after.sessions - before.sessions))
                 }
-                let after = try await Self.settledTransactions(url, store)
-                // Opening a connection is a transaction of PostgreSQL's own (the pool opened one for these sign-ins).
-                let counted = (after.transactions - before.transactions) - (after.sessions - before.sessions)
+                let counted = rounds.min() ?? 0
                 let perSignIn = Double(counted) / Double(signIns)
-                print("PostgreSQL transactions per production password sign-in: \(perSignIn) (\(counted) for \(signIns), "
-                      + "\(after.sessions - before.sessions) connection(s) opened besides)")
-                #expect(perSignIn <= 3, "\(counted) transactions for \(signIns) sign-ins")
+                print("PostgreSQL transactions per production password sign-in: \(perSignIn) (\(counted) for \(signIns); "
+                      + "rounds \(rounds))")
+                #expect(perSignIn <= 3, "\(counted) transactions for \(signIns) sign-ins (rounds \(rounds))")
             }
         } catch {
             try? await store.close()

@@ -46,6 +46,9 @@ public struct AccountContext: Sendable {
     /// Checks imported bcrypt hashes at sign-in; without one, bcrypt users cannot sign in with a password.
     public var bcrypt: (any BcryptVerifier)?
 
+    /// The verification SMS budgets every code spends from (``SMSBudget``); `nil`: unlimited (abuse limits off).
+    public var smsBudget: SMSBudget?
+
     public init(store: any IdentityStore, clock: any HearthClock, hashing: any BlockingWorkRunner,
                 issuer: IDTokenIssuer = IDTokenIssuer(), recentLoginWindow: TimeInterval = 300,
                 bcrypt: (any BcryptVerifier)? = nil) {

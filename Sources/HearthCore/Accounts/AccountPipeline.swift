@@ -125,11 +125,15 @@ public struct CallerInfo: Sendable, Equatable {
     public var ipAddress: String?
     public var userAgent: String?
     public var locale: String?
+    /// The address as budgets count it (an IPv6 client by its /64, an IPv4 one behind NAT64 by its IPv4 address):
+    /// the server works it out, since parsing addresses is the network layer's.
+    public var addressKey: String?
 
-    public init(ipAddress: String? = nil, userAgent: String? = nil, locale: String? = nil) {
+    public init(ipAddress: String? = nil, userAgent: String? = nil, locale: String? = nil, addressKey: String? = nil) {
         self.ipAddress = ipAddress
         self.userAgent = userAgent
         self.locale = locale
+        self.addressKey = addressKey
     }
 
     @TaskLocal public static var current = CallerInfo()

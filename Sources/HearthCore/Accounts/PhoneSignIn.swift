@@ -63,26 +63,35 @@ public struct PhoneSignIn: UseCase {
         if testCode == nil, let regions = project.settings.smsRegions, !regions.allows(number) {
             throw AuthFailure.smsRegionNotAllowed
         }
-        if testCode == nil, !hooks.isEmpty {
-            let type = switch purpose {
-            case .signIn: "SIGN_IN_OR_SIGN_UP"
-            case .enrollment: "MULTI_FACTOR_ENROLLMENT"
-            case .secondFactorSignIn: "MULTI_FACTOR_SIGN_IN"
+        // The code is asked for (a `beforeSendSms` function), made and sent only with a slot of every SMS budget held: a
+        // flood is refused before it reaches a blocking function or the SMS gateway. A text that does not go out gives
+        // the slots back.
+        let spend = { (work: () async throws -> String) async throws -> String in
+            guard let budget = context.smsBudget else { return try await work() }
+            return try await budget.spending(on: number, in: project, work)
+        }
+        return try await spend {
+            if testCode == nil, !hooks.isEmpty {
+                let type = switch purpose {
+                case .signIn: "SIGN_IN_OR_SIGN_UP"
+                case .enrollment: "MULTI_FACTOR_ENROLLMENT"
+                case .secondFactorSignIn: "MULTI_FACTOR_SIGN_IN"
+                }
+                try await beforeSend(OutgoingMessage(.sms(type: type, phoneNumber: number), localID: localID,
+                                                     tenantID: project.tenantID), in: project)
             }
-            try await beforeSend(OutgoingMessage(.sms(type: type, phoneNumber: number), localID: localID,
-                                                 tenantID: project.tenantID), in: project)
+            let sessionInfo = ScopedSecret.make(tenantID: project.tenantID, byteCount: 48)
+            let session = PhoneVerificationSession(phoneNumber: number, codeDigest: Self.codeDigest(session: sessionInfo, code: code),
+                                                   purpose: purpose, localID: localID, enrollmentID: enrollmentID)
+            try await store.insertPending(PendingRecord(
+                digest: pendingKey(sessionInfo, in: project), projectID: project.id, kind: .phoneVerification,
+                payload: try RecordCoding.encode(session), expiresAt: now + Self.pendingLifetime), now: now)
+            if testCode == nil {
+                try await sender.send(SMSMessage(projectID: project.id, tenantID: project.tenantID, phoneNumber: number,
+                                                 code: code, sessionInfo: sessionInfo, locale: locale))
+            }
+            return sessionInfo
         }
-        let sessionInfo = ScopedSecret.make(tenantID: project.tenantID, byteCount: 48)
-        let session = PhoneVerificationSession(phoneNumber: number, codeDigest: Self.codeDigest(session: sessionInfo, code: code),
-                                               purpose: purpose, localID: localID, enrollmentID: enrollmentID)
-        try await store.insertPending(PendingRecord(
-            digest: pendingKey(sessionInfo, in: project), projectID: project.id, kind: .phoneVerification,
-            payload: try RecordCoding.encode(session), expiresAt: now + Self.pendingLifetime), now: now)
-        if testCode == nil {
-            try await sender.send(SMSMessage(projectID: project.id, tenantID: project.tenantID, phoneNumber: number, code: code,
-                                             sessionInfo: sessionInfo, locale: locale))
-        }
-        return sessionInfo
     }
 
     /// Checks a code against its session; right → the session is used up; wrong → counted (5 at most), or as

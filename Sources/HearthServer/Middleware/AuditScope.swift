@@ -25,7 +25,8 @@ struct AuditScopeMiddleware: RouterMiddleware {
         let scope = AuditScope(clientAddress: context.clientAddress(of: request, trustForwardedFor: trustForwardedFor))
         // What hooks tell a blocking function about the caller (core knows no HTTP).
         let caller = CallerInfo(ipAddress: scope.clientAddress, userAgent: request.headers[.userAgent].map { String($0.prefix(512)) },
-                                locale: request.headers[.xFirebaseLocale].map { String($0.prefix(35)) })
+                                locale: request.headers[.xFirebaseLocale].map { String($0.prefix(35)) },
+                                addressKey: RateLimitKey.address(scope.clientAddress))
         return try await AuditScope.$current.withValue(scope) {
             try await CallerInfo.$current.withValue(caller) { try await next(request, context) }
         }

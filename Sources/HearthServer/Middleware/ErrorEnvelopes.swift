@@ -29,6 +29,10 @@ struct ErrorEnvelopes: RouterMiddleware {
             return .unavailable  // the cause is logged once by the store's circuit (see buildApplication)
         case is WorkStopped:
             return .unavailable  // shutting down: another instance, or this one restarted, will answer
+        case let failure as SMSDeliveryFailure:
+            context.logger.error("SMS not sent", metadata: ["error": "\(failure.reason)",
+                "hint": "configure sms.webhook or sms.twilio in the config file (see docs/sign-in-methods.md)"])
+            return .smsUnavailable
         case is WorkQueueFull:
             context.logger.notice("password hashing queue full: request refused",
                                   metadata: ["hint": "raise hashQueueLimit or add CPU if this is regular traffic"])

@@ -2,6 +2,7 @@ import Foundation
 import HearthCore
 import HearthWire
 import Hummingbird
+import Logging
 import Metrics
 import NIOCore
 
@@ -190,57 +191,31 @@ extension Call {
     func phoneNumber(_ given: String) -> String? {
         configuration.isEmulator ? (PhoneNumber.isValid(given) ? given : nil) : PhoneNumber.normalized(given)
     }
+}
 
-    /// Verification SMS, per number, per address and per number prefix (`QUOTA_EXCEEDED` beyond them), checked where
-    /// the number is known (it comes from the body, a pending credential or an enrolled factor, depending on the
-    /// route). A prefix that is being pumped (``SMSPumpingWatch``) is halted: refused until the halt ends or an
-    /// operator lifts it. Test numbers send nothing, so they count towards no prefix.
-    func sendingSMS(to number: String, _ send: () async throws -> String) async throws -> String {
-        let limits = configuration.rateLimits
-        let project = try clientProject
-        let watched = limits.enabled && project.settings.testPhoneNumbers?[number] == nil
-        let prefix = "sms-prefix:\(project.id)/" + SMSPumpingWatch.prefix(of: number)
-        let keys = [("sms-number:" + number, limits.smsPerNumber),
-                    ("sms-address:" + RateLimitKey.address(clientAddress), limits.smsPerAddress)]
-            + (watched ? [(prefix, limits.smsPerPrefix)] : [])
-        let check = LimitCheck(services: services, project: context.project)
-        if watched, try await services.smsPumping.halt(covering: number, projectID: project.id) != nil {
-            Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", "sms-prefix-halt")]).increment()
-            throw AuthFailure.quotaExceeded
-        }
-        // Every budget's slot, then the number's place among its prefix's distinct numbers, is taken before the
-        // text goes out; a text that is not sent gives both back.
-        var held = limits.enabled ? try await check.reserve(keys, else: .quotaExceeded) : .none
-        if watched {
-            do {
-                held = held.merged(with: try await services.smsPumping.admit(number, projectID: project.id))
-            } catch let halted as SMSPumpingWatch.Halted {
-                await check.release(held)
-                Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", "sms-prefix-halt")]).increment()
-                if let halt = halted.started { await announce(halt, in: project) }
-                throw AuthFailure.quotaExceeded
-            }
-        }
-        do {
-            return try await send()
-        } catch let error as SMSDeliveryFailure {
-            await check.release(held)
-            services.logger.error("SMS not sent", metadata: ["error": "\(error.reason)",
-                "hint": "configure sms.webhook or sms.twilio in the config file (see docs/sign-in-methods.md)"])
-            throw APIError.smsUnavailable
-        } catch {
-            await check.release(held)
-            throw error
-        }
+/// The SMS budget's reports (``SMSBudgetEvents``): refusals counted (`hearth_rate_limit_refusals_total{limit}`) and
+/// audited once per key and window (`rate-limited`), a halt audited (`sms-prefix-halted`) and logged with what to do.
+struct SMSBudgetReports: SMSBudgetEvents {
+    let audit: AuditRecorder
+    let logger: Logger
+
+    func refused(_ limit: String, firstInWindow: Bool, in project: ProjectContext) async {
+        Counter(label: "hearth_rate_limit_refusals_total", dimensions: [("limit", limit)]).increment()
+        guard firstInWindow else { return }
+        await audit.record(kind: "rate-limited", projectID: project.id, localID: nil, outcome: .failure,
+                           details: ["limit": limit])
     }
 
-    /// A halt this request started: audited (`sms-prefix-halted`) and logged with what to do.
-    private func announce(_ halt: SMSPumpingWatch.Halt, in project: ProjectContext) async {
+    func halted(_ halt: SMSPumpingWatch.Halt, in project: ProjectContext) async {
         let until = ISO8601DateFormatter().string(from: halt.until)
-        services.logger.warning("SMS to a number prefix halted: many distinct numbers asked for codes", metadata: [
+        logger.warning("SMS to a number prefix halted: many distinct numbers asked for codes", metadata: [
             "prefix": "\(halt.prefix)", "numbers": "\(halt.numbers)", "until": "\(until)",
             "hint": "if the traffic is genuine, lift it under SMS halts in the console's Outbox view"])
-        await services.audit.record(kind: SMSPumpingWatch.auditKind, projectID: project.id, localID: nil, outcome: .failure,
-                                    details: ["prefix": halt.prefix, "numbers": String(halt.numbers), "until": until])
+        await audit.record(kind: SMSPumpingWatch.auditKind, projectID: project.id, localID: nil, outcome: .failure,
+                           details: ["prefix": halt.prefix, "numbers": String(halt.numbers), "until": until])
+    }
+
+    func releaseFailed(_ error: any Error) async {
+        logger.warning("rate-limit slot not given back", metadata: ["error": "\(error)"])
     }
 }

@@ -33,10 +33,8 @@ enum MFARoutes {
         }
         let number = request.phoneNumber.flatMap(call.phoneNumber) ?? request.phoneNumber ?? ""
         try accounts.secondFactors.checkPhoneEnrollment(user, number: number, in: project, session: claims)
-        let sessionInfo = try await call.sendingSMS(to: number) {
-            try await accounts.phone.sendPhoneCode(to: number, purpose: .enrollment, localID: user.localID, in: project,
-                                             locale: call.locale, sender: call.services.sms)
-        }
+        let sessionInfo = try await accounts.phone.sendPhoneCode(to: number, purpose: .enrollment, localID: user.localID,
+                                                                 in: project, locale: call.locale, sender: call.services.sms)
         return StartMFAEnrollmentResponse(phoneSessionInfo: .init(sessionInfo: sessionInfo))
     }
 
@@ -59,11 +57,9 @@ enum MFARoutes {
         let accounts = call.services.accounts
         let number = try await accounts.secondFactors.secondFactorPhoneNumber(in: project, pendingCredential: request.mfaPendingCredential,
                                                                 enrollmentID: request.mfaEnrollmentId)
-        let sessionInfo = try await call.sendingSMS(to: number) {
-            try await accounts.secondFactors.startPhoneSecondFactor(in: project, pendingCredential: request.mfaPendingCredential,
-                                                      enrollmentID: request.mfaEnrollmentId, locale: call.locale,
-                                                      sender: call.services.sms)
-        }
+        let sessionInfo = try await accounts.secondFactors.startPhoneSecondFactor(
+            in: project, pendingCredential: request.mfaPendingCredential, enrollmentID: request.mfaEnrollmentId,
+            locale: call.locale, sender: call.services.sms)
         return StartMFASignInResponse(sessionInfo: sessionInfo)
     }
 

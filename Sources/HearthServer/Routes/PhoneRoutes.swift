@@ -8,10 +8,8 @@ enum PhoneRoutes {
     static func sendVerificationCode(_ call: Call, _ request: SendVerificationCodeRequest) async throws -> any ResponseGenerator {
         let project = try call.clientProject
         guard let number = request.phoneNumber.flatMap(call.phoneNumber) else { throw AuthFailure.invalidPhoneNumber }
-        let sessionInfo = try await call.sendingSMS(to: number) {
-            try await call.services.accounts.phone.sendPhoneCode(to: number, purpose: .signIn, in: project,
-                                                           locale: call.locale, sender: call.services.sms)
-        }
+        let sessionInfo = try await call.services.accounts.phone.sendPhoneCode(to: number, purpose: .signIn, in: project,
+                                                                               locale: call.locale, sender: call.services.sms)
         return SendVerificationCodeResponse(sessionInfo: sessionInfo)
     }
 
