@@ -32,7 +32,7 @@ enum FederatedRoutes {
                 isNewUser: result.isNewUser, idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
                 expiresIn: String(result.tokens.expiresIn))
         case .secondFactorRequired(let required):
-            return MFARoutes.pending(required)
+            return SecondFactorRequiredResponse(required)
         case .needConfirmation, .credentialInUse:
             // Game Center identities carry no email, so neither arises; refused rather than half-answered.
             throw AuthFailure.invalidIDPResponse("this Game Center player cannot sign in to this account")
@@ -86,7 +86,7 @@ enum FederatedRoutes {
             response.errorMessage = code
             if !call.configuration.isEmulator { response.pendingToken = try await accounts.federated.pendingToken(for: assertion, in: project) }
         case .secondFactorRequired(let required):
-            return MFARoutes.pending(required)
+            return SecondFactorRequiredResponse(required)
         }
         return response
     }

@@ -7,14 +7,6 @@ import Hummingbird
 enum MFARoutes {
     /// A first-factor sign-in that needs a second factor: a 200 with a pending credential and the factors
     /// (obfuscated), no tokens — what every sign-in route answers in that case.
-    static func pending(_ required: SecondFactorRequired) -> SecondFactorRequiredResponse {
-        let user = required.user
-        return SecondFactorRequiredResponse(
-            localId: user.localID, email: user.email, displayName: user.displayName,
-            mfaPendingCredential: required.pendingCredential,
-            mfaInfo: user.enrollments.map { MFAInfoWire($0, obfuscated: true) })
-    }
-
     static func startEnrollment(_ call: Call, _ request: StartMFAEnrollmentRequest) async throws -> any ResponseGenerator {
         let project = try call.clientProject
         let accounts = call.services.accounts
@@ -85,7 +77,7 @@ extension AccountContext.SignInOutcome {
     func response(_ signedIn: (AccountContext.SignInResult) -> any ResponseGenerator) -> any ResponseGenerator {
         switch self {
         case .signedIn(let result): signedIn(result)
-        case .secondFactorRequired(let required): MFARoutes.pending(required)
+        case .secondFactorRequired(let required): SecondFactorRequiredResponse(required)
         }
     }
 }

@@ -19,8 +19,7 @@ enum PasskeyRoutes {
         let result = try await call.services.accounts.passkeys.finalizeEnrollment(
             in: try call.clientProject, idToken: request.idToken, response: request.authenticatorRegistrationResponse.map(response),
             name: request.name, displayName: request.displayName)
-        return PasskeyTokensResponse(localId: result.user.localID, idToken: result.tokens.idToken,
-                                     refreshToken: result.tokens.refreshToken)
+        return PasskeyTokensResponse(result)
     }
 
     static func startSignIn(_ call: Call, _ request: StartPasskeySignInRequest) async throws -> any ResponseGenerator {
@@ -34,10 +33,9 @@ enum PasskeyRoutes {
             in: try call.clientProject, response: request.authenticatorAuthenticationResponse.map(response))
         switch outcome {
         case .signedIn(let result):
-            return PasskeyTokensResponse(localId: result.user.localID, idToken: result.tokens.idToken,
-                                         refreshToken: result.tokens.refreshToken)
+            return PasskeyTokensResponse(result)
         case .secondFactorRequired(let required):
-            return MFARoutes.pending(required)
+            return SecondFactorRequiredResponse(required)
         }
     }
 

@@ -24,23 +24,7 @@ enum PhoneRoutes {
             in: try call.clientProject, sessionInfo: request.sessionInfo, code: request.code,
             temporaryProof: request.temporaryProof, phoneNumber: request.phoneNumber, idToken: request.idToken,
             operation: operation)
-        var response = SignInWithPhoneNumberResponse()
-        switch outcome {
-        case .signedIn(let result):
-            response.localId = result.user.localID
-            response.phoneNumber = result.user.phoneNumber
-            response.isNewUser = result.isNewUser
-            response.idToken = result.tokens.idToken
-            response.refreshToken = result.tokens.refreshToken
-            response.expiresIn = String(result.tokens.expiresIn)
-        case .numberTaken(let proof, let number, let expiresIn):
-            response.temporaryProof = proof
-            response.phoneNumber = number
-            response.temporaryProofExpiresIn = String(expiresIn)
-        case .secondFactorRequired(let required):
-            return MFARoutes.pending(required)
-        }
-        return response
+        return outcome.wire
     }
 }
 
