@@ -47,15 +47,15 @@ public func buildApplication(
     let project = try await services.projects.modify(id) { project in
         applied = []
         if let protection = configuration.emailEnumerationProtection {
-            project.settings.enableImprovedEmailPrivacy = protection
+            project.settings[.enableImprovedEmailPrivacy] = protection
             applied.append("emailEnumerationProtection")
         }
         if let phone = configuration.phoneSignIn {
-            project.settings.phoneSignInEnabled = phone
+            project.settings[.phoneSignIn] = phone
             applied.append("phoneSignIn")
         }
         if let anonymous = configuration.anonymousSignIn {
-            project.settings.anonymousSignInEnabled = anonymous
+            project.settings[.anonymousSignIn] = anonymous
             applied.append("anonymousSignIn")
         }
         if let onAdmin = configuration.blockingFunctionsOnAdminCreate {
@@ -78,7 +78,7 @@ public func buildApplication(
             "note": "other settings are as stored (the admin API's changes are kept)",
         ])
     }
-    if !configuration.isEmulator, project.settings.phoneSignInEnabled == nil {
+    if !configuration.isEmulator, !project.settings.declared.isSet(.phoneSignIn) {
         logger.notice("phone sign-in stays on for this project, made before signIn.phoneNumber.enabled existed (new projects start with it off)",
                       metadata: ["hint": "PATCH v2/projects/\(project.id)/config?updateMask=signIn.phoneNumber.enabled with the value you want, or use the console's sign-in methods"])
     }

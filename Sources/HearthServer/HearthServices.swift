@@ -93,9 +93,9 @@ public struct HearthServices: Sendable {
                 // Firebase's emulator has SMS multi-factor on for every project; Hearth's adds TOTP.
                 if isEmulator { settings.mfa = MFASettings(state: .enabled, providers: [.phoneSMS, .totp]) }
                 // Firebase: a new project has phone sign-in off until it is turned on; its emulator has it on.
-                settings.phoneSignInEnabled = isEmulator
+                settings[.phoneSignIn] = isEmulator
                 // So is anonymous sign-in, as in Firebase's console; projects stored before keep what they have.
-                settings.anonymousSignInEnabled = isEmulator
+                settings[.anonymousSignIn] = isEmulator
                 return settings
             },
             hashParameters: hashParameters ?? { [isEmulator = configuration.isEmulator] in
@@ -162,7 +162,7 @@ extension HearthServices {
         var after: String?
         while true {
             let page = try await store.tenants(projectID: project.id, after: after, limit: 100)
-            for tenant in page where tenant.autodeleteAnonymousUsers {
+            for tenant in page where tenant[.autodeleteAnonymousUsers] {
                 deleted += try await accounts.operatorTools.deleteInactiveAnonymousUsers(in: project.scoped(to: tenant), now: now)
             }
             guard page.count == 100, let last = page.last else { return deleted }

@@ -6,8 +6,8 @@ extension StoreContract {
         var tenant = TenantRecord(projectID: project, id: id, displayName: "Tenant \(id)", allowPasswordSignup: true,
                                   mfa: MFASettings(state: .enabled, providers: [.totp]), testPhoneNumbers: ["+15555550100": "123456"])
         tenant.identityProviders = ["oidc.partner": IdentityProviderConfig(clientId: "partner", issuer: "https://partner.example")]
-        tenant.inheritsEmailSending = true
-        tenant.enableImprovedEmailPrivacy = true
+        tenant[.inheritsEmailSending] = true
+        tenant[.enableImprovedEmailPrivacy] = true
         return tenant
     }
 
@@ -33,9 +33,9 @@ extension StoreContract {
             let written = try await store.updateTenant(changed)
             try expect(written.version == stale.version + 1, "the version moves")
             var late = stale
-            late.disableAuth = true
+            late[.disableAuth] = true
             try await expectThrows(.conflict) { _ = try await store.updateTenant(late) }
-            try expect(try await store.tenant(projectID: "p-one", id: "t-race")?.disableAuth == false, "the stale write wrote nothing")
+            try expect(try await store.tenant(projectID: "p-one", id: "t-race")?[.disableAuth] == false, "the stale write wrote nothing")
             // Eight writers each add their own test number, re-reading whenever another came first.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<8 {

@@ -124,9 +124,9 @@ public enum StoreContract {
         },
         StoreCheck("project update replaces settings; updating a missing project fails") { store in
             var project = try await store.createProjectIfAbsent(sampleProject("p-one"))
-            project.settings.allowDuplicateEmails = true
+            project.settings[.allowDuplicateEmails] = true
             try await store.updateProject(project)
-            try expect(try await store.project(id: "p-one")?.settings.allowDuplicateEmails == true, "setting saved")
+            try expect(try await store.project(id: "p-one")?.settings[.allowDuplicateEmails] == true, "setting saved")
             try await expectThrows(.notFound) { try await store.updateProject(sampleProject("p-missing")) }
         },
         StoreCheck("project updates are compare-and-set: a stale copy cannot overwrite a newer write") { store in
@@ -137,10 +137,10 @@ public enum StoreContract {
             let stored = try await store.updateProject(first)
             try expect(stored.version == created.version + 1, "the write moves the version on")
             var stale = created  // a cache from before: writing it would bring nothing back, or lose `first`
-            stale.settings.allowDuplicateEmails = true
+            stale.settings[.allowDuplicateEmails] = true
             try await expectThrows(.conflict) { try await store.updateProject(stale) }
             let now = try await store.project(id: "p-one")
-            try expect(now?.serviceAccounts.map(\.name) == ["deleted-soon"] && now?.settings.allowDuplicateEmails == false,
+            try expect(now?.serviceAccounts.map(\.name) == ["deleted-soon"] && now?.settings[.allowDuplicateEmails] == false,
                        "the refused write changed nothing")
             try expect(now?.version == stored.version, "the stored version reads back")
             guard var next = now else { throw ContractViolation(description: "the project is gone") }

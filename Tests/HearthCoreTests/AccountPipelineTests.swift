@@ -46,7 +46,7 @@ import Testing
             store: store, clock: clock,
             defaults: { _ in
                 var settings = ProjectSettings(enableImprovedEmailPrivacy: false)
-                settings.phoneSignInEnabled = true
+                settings[.phoneSignIn] = true
                 return settings
             },
             hashParameters: { .generate(memoryCost: 10) })
@@ -238,7 +238,7 @@ import Testing
         var (accounts, project) = try await setUp(Steps())
         accounts.hooks = [sends]
         var record = project.record
-        record.settings.enableImprovedEmailPrivacy = true
+        record.settings[.enableImprovedEmailPrivacy] = true
         try await store.updateProject(record)
         let protected = try await ProjectDirectory(store: store, clock: clock, defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: true) },
                                                    hashParameters: { .generate(memoryCost: 10) }).contextCreatingIfNeeded(for: project.id)

@@ -18,16 +18,33 @@ struct SignInSettingTests {
         #expect(inForce.bool(.disabledUserDeletion) && !inForce.bool(.disabledUserSignup))
     }
 
-    @Test func theProjectsFieldsDecodeFromRecordsWrittenBeforeThem() throws {
-        let old = Data(#"{"allowDuplicateEmails":false,"enableImprovedEmailPrivacy":true,"passwordSignInEnabled":true,"anonymousSignInEnabled":true}"#.utf8)
+    @Test func recordsWrittenBeforeTheDeclarationsKeepTheirSwitches() throws {
+        let old = Data(#"{"allowDuplicateEmails":true,"enableImprovedEmailPrivacy":true,"passwordSignInEnabled":false,"anonymousSignInEnabled":true,"autodeleteAnonymousUsers":true}"#.utf8)
         var settings = try JSONDecoder().decode(ProjectSettings.self, from: old)
-        #expect(settings.declared == DeclaredSettings())
-        settings.declared[.disabledUserSignup] = .bool(true)
+        #expect(settings[.allowDuplicateEmails] && settings[.enableImprovedEmailPrivacy] && !settings[.passwordSignIn])
+        #expect(settings[.anonymousSignIn] && settings[.autodeleteAnonymousUsers])
+        // Switches that did not exist then: email links and phone numbers stay on, as Hearth served them.
+        #expect(!settings.declared.isSet(.phoneSignIn) && settings[.phoneSignIn] && settings[.emailLinkSignIn])
+        settings[.disabledUserSignup] = true
         let again = try JSONDecoder().decode(ProjectSettings.self, from: JSONEncoder().encode(settings))
-        #expect(again.declared.bool(.disabledUserSignup))
-        var tenant = TenantRecord(projectID: "p", id: "t")
-        tenant.declared[.disabledUserDeletion] = .bool(true)
-        #expect(try JSONDecoder().decode(TenantRecord.self, from: JSONEncoder().encode(tenant)).declared.bool(.disabledUserDeletion))
+        #expect(again == settings && again[.disabledUserSignup])
+
+        let oldTenant = Data(#"{"projectID":"p","id":"t","allowPasswordSignup":true,"enableEmailLinkSignin":false,"enableAnonymousUser":true,"disableAuth":true,"mfa":{"state":"DISABLED","providers":[]},"testPhoneNumbers":{},"version":3}"#.utf8)
+        var tenant = try JSONDecoder().decode(TenantRecord.self, from: oldTenant)
+        #expect(tenant[.passwordSignIn] && !tenant[.emailLinkSignIn] && tenant[.anonymousSignIn] && tenant[.disableAuth])
+        #expect(tenant[.enableImprovedEmailPrivacy], "a tenant stored before email privacy existed keeps protection on")
+        tenant[.disabledUserDeletion] = true
+        #expect(try JSONDecoder().decode(TenantRecord.self, from: JSONEncoder().encode(tenant)) == tenant)
+    }
+
+    @Test func aTenantHasATenantsDefaultsAndItsProjectsInheritedSettings() {
+        var project = ProjectSettings(enableImprovedEmailPrivacy: true)
+        project[.allowDuplicateEmails] = true
+        let tenant = TenantRecord(projectID: "p", id: "t")
+        let inForce = DeclaredSettings.inForce(project: project.declared, tenant: tenant.declared)
+        #expect(project[.passwordSignIn] && !inForce.bool(.passwordSignIn), "a new tenant has every sign-in method off")
+        #expect(!inForce.bool(.enableImprovedEmailPrivacy), "a tenant holds its own email privacy")
+        #expect(inForce.bool(.allowDuplicateEmails) && inForce.bool(.phoneSignIn), "tenants follow these of their project")
     }
 
     @Test func eachSettingTakesOnlyItsKind() {

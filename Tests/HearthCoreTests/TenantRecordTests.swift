@@ -11,8 +11,8 @@ import Testing
              "testPhoneNumbers":{},"version":3}
             """#
         let tenant = try JSONDecoder().decode(TenantRecord.self, from: Data(old.utf8))
-        #expect(tenant.enableImprovedEmailPrivacy, "email-enumeration protection stays on")
-        #expect(!tenant.inheritsEmailSending && tenant.identityProviders.isEmpty && tenant.version == 3)
+        #expect(tenant[.enableImprovedEmailPrivacy], "email-enumeration protection stays on")
+        #expect(!tenant[.inheritsEmailSending] && tenant.identityProviders.isEmpty && tenant.version == 3)
         let again = try JSONDecoder().decode(TenantRecord.self, from: JSONEncoder().encode(tenant))
         #expect(again == tenant, "what is written reads back the same")
     }

@@ -189,7 +189,7 @@ struct PostgresSchemaUpgradeTests {
         var record = try await ProjectDirectory(store: store, clock: clock, defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) },
                                                 hashParameters: { .generate(memoryCost: 10) })
             .contextCreatingIfNeeded(for: "p-clean").record
-        record.settings.autodeleteAnonymousUsers = true
+        record.settings[.autodeleteAnonymousUsers] = true
         _ = try await store.updateProject(record)
         let project = try await ProjectDirectory(store: store, clock: clock, defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) })
             .contextCreatingIfNeeded(for: "p-clean")

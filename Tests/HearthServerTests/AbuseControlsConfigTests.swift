@@ -18,13 +18,13 @@ import Testing
             let on = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, config + "?updateMask=autodeleteAnonymousUsers",
                                                          ["autodeleteAnonymousUsers": true])
             #expect(on["autodeleteAnonymousUsers"] as? Bool == true, "\(on.text)")
-            #expect(try await app.store.project(id: "demo-project")?.settings.autodeleteAnonymousUsers == true)
+            #expect(try await app.store.project(id: "demo-project")?.settings[.autodeleteAnonymousUsers] == true)
             let tenant = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch,
                                                              config.replacingOccurrences(of: "/config", with: "/tenants/acme-a1b2c")
                                                                  + "?updateMask=autodeleteAnonymousUsers",
                                                              ["autodeleteAnonymousUsers": true])
             #expect(tenant["autodeleteAnonymousUsers"] as? Bool == true, "\(tenant.text)")
-            #expect(try await app.store.tenant(projectID: "demo-project", id: "acme-a1b2c")?.autodeleteAnonymousUsers == true)
+            #expect(try await app.store.tenant(projectID: "demo-project", id: "acme-a1b2c")?[.autodeleteAnonymousUsers] == true)
         }
     }
 

@@ -164,7 +164,7 @@ import Testing
                 #expect(link.contains("oobCode=\(code)"), "\(name)")
             }
             // Nothing is sent in emulator mode; the codes are listed, as Firebase's emulator lists every code (a
-            // production call with returnOobLink queues nothing: AccountContextTests).
+            // production call with returnOobLink queues nothing: ActionCodesTests).
             #expect(try await app.store.outboxMessages(projectID: "demo-project").count == 3)
             let reset = try await client.post("\(Self.base)/accounts:sendOobCode", [
                 "requestType": "PASSWORD_RESET", "email": "oob.admin@example.com", "returnOobLink": true,

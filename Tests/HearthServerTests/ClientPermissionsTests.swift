@@ -125,8 +125,10 @@ import Testing
             let wrongType = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, Self.config,
                                                                 ["client": ["permissions": ["disabledUserSignup": "yes"]]])
             #expect(wrongType.status == 400 && wrongType.text.contains("must be a boolean"), "\(wrongType.text)")
-            #expect(try await app.store.project(id: "demo-project")?.settings.declared == DeclaredSettings())
-            #expect(try await app.store.tenant(projectID: "demo-project", id: Self.tenantID)?.declared == DeclaredSettings())
+            let permissions: [SignInSetting] = [.disabledUserSignup, .disabledUserDeletion]
+            let project = try #require(try await app.store.project(id: "demo-project")).settings.declared
+            let tenant = try #require(try await app.store.tenant(projectID: "demo-project", id: Self.tenantID)).declared
+            #expect(!permissions.contains { project.isSet($0) || tenant.isSet($0) }, "nothing stored")
 
             // No mask: the fields present change, and only they.
             let present = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch, Self.tenant,

@@ -38,7 +38,7 @@ import Testing
             stale.serviceAccounts.append(ServiceAccountRecord(name: "revived", clientEmail: "r@x", keyID: "k", publicKeyPEM: "p",
                                                               createdAt: Date()))
             await #expect(throws: StoreError.conflict) { try await store.updateProject(stale) }
-            #expect(try await store.project(id: "demo-project")?.settings.anonymousSignInEnabled == false)
+            #expect(try await store.project(id: "demo-project")?.settings[.anonymousSignIn] == false)
         }
     }
 

@@ -127,7 +127,7 @@ import Testing
             let password: [String: Any] = ["email": "ada@example.com", "password": "secret1"]
             let phone: [String: Any] = ["phoneNumber": "+15555550100"]
 
-            try await set { $0.emailLinkSignInEnabled = false }
+            try await set { $0[.emailLinkSignIn] = false }
             #expect(try await refusals("accounts:sendOobCode", "getOobConfirmationCode", link).allSatisfy { $0.hasPrefix("OPERATION_NOT_ALLOWED") })
             // EMAIL_SIGNIN by its proto number, as Android sends it: the switch reads the decoded type, not the text.
             for number in [6, "6"] as [Any] {
@@ -143,19 +143,19 @@ import Testing
             let reset: [String: Any] = ["requestType": "PASSWORD_RESET", "email": "ada@example.com"]
             #expect(try await refusals("accounts:sendOobCode", "getOobConfirmationCode", reset) == ["OK", "OK"])
 
-            try await set { $0.emailLinkSignInEnabled = nil; $0.passwordSignInEnabled = false }
+            try await set { $0.declared.reset(.emailLinkSignIn); $0[.passwordSignIn] = false }
             #expect(try await refusals("accounts:sendOobCode", "getOobConfirmationCode", link).allSatisfy { $0.hasPrefix("OPERATION_NOT_ALLOWED") },
                     "email off stops links too")
             #expect(try await refusals("accounts:signInWithPassword", "verifyPassword", password)
                 .allSatisfy { $0.hasPrefix("PASSWORD_LOGIN_DISABLED") })
 
-            try await set { $0.passwordSignInEnabled = true; $0.phoneSignInEnabled = false }
+            try await set { $0[.passwordSignIn] = true; $0[.phoneSignIn] = false }
             #expect(try await refusals("accounts:sendVerificationCode", "sendVerificationCode", phone)
                 .allSatisfy { $0.hasPrefix("OPERATION_NOT_ALLOWED") })
             #expect(try await refusals("accounts:signInWithPhoneNumber", "verifyPhoneNumber", ["sessionInfo": "x", "code": "123456"])
                 .allSatisfy { $0.hasPrefix("OPERATION_NOT_ALLOWED") })
             #expect(app.sms.messages.isEmpty, "no SMS was sent")
-            try await set { $0.phoneSignInEnabled = true }
+            try await set { $0[.phoneSignIn] = true }
             #expect(try await client.post("\(Self.v3)/sendVerificationCode", phone).status == 200)
         }
     }

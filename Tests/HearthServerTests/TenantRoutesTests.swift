@@ -90,7 +90,7 @@ import Testing
         let final = try #require(try await app.store.tenant(projectID: "demo-project", id: "t-race"))
         // Each patch replaces the map (Firebase's semantics), so the last one's number stands; none was lost
         // half-written, and the other field's writes all landed.
-        #expect(final.testPhoneNumbers.count == 1 && final.enableAnonymousUser, "\(final)")
+        #expect(final.testPhoneNumbers.count == 1 && final[.anonymousSignIn], "\(final)")
         #expect(final.version == 12, "every one of the 12 patches wrote once: \(final.version)")
     }
 
@@ -115,7 +115,7 @@ import Testing
             #expect(reply.status == 200, "\(reply.text)")
         }
         let tenant = try #require(try await app.store.tenant(projectID: "demo-project", id: "implicit-1"))
-        #expect(tenant.allowPasswordSignup && tenant.enableAnonymousUser && tenant.enableEmailLinkSignin)
+        #expect(tenant[.passwordSignIn] && tenant[.anonymousSignIn] && tenant[.emailLinkSignIn])
     }
 
     /// ...but reading a tenant deleted through the API answers `TENANT_NOT_FOUND`, as the Admin SDKs expect; an
@@ -264,7 +264,7 @@ import Testing
             let refreshToken = try #require(made["refreshToken"] as? String)
             #expect(try await client.post(Self.v1 + "/accounts:lookup", ["idToken": token]).status == 200)
             var tenant = try #require(try await app.store.tenant(projectID: "demo-project", id: "t-a"))
-            tenant.disableAuth = true
+            tenant[.disableAuth] = true
             _ = try await app.store.updateTenant(tenant)
             let lookup = try await client.post(Self.v1 + "/accounts:lookup", ["idToken": token])
             #expect(lookup.errorMessage?.hasPrefix("PROJECT_DISABLED") == true, "\(lookup.text)")

@@ -44,7 +44,7 @@ struct StoreCommands: AsyncParsableCommand {
                     while true {
                         let page = try await store.users(projectID: project.id, tenantID: tenantID, after: after, limit: 500)
                         for user in page where user.mfaEnrollments?.contains(where: { $0.totpSecret != nil }) == true {
-                            _ = try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
+                            _ = try await store.updateUser(user, uniqueEmail: !project.settings[.allowDuplicateEmails],
                                                            revokeRefreshTokens: false)
                             users += 1
                         }

@@ -273,7 +273,7 @@ extension UseCase {
     /// with their first session (``completeSignIn(_:provider:in:now:_:extraClaims:)``).
     func insert(_ user: UserRecord, project: ProjectContext) async throws {
         do {
-            try await store.insertUser(user, uniqueEmail: !project.settings.allowDuplicateEmails)
+            try await store.insertUser(user, uniqueEmail: !project.settings[.allowDuplicateEmails])
         } catch StoreError.emailExists {
             throw AuthFailure.emailExists
         } catch StoreError.identityLinked {
@@ -287,7 +287,7 @@ extension UseCase {
     func save(_ user: UserRecord, project: ProjectContext, revokeRefreshTokens: Bool = false) async throws
         -> UserRecord {
         do {
-            return try await store.updateUser(user, uniqueEmail: !project.settings.allowDuplicateEmails,
+            return try await store.updateUser(user, uniqueEmail: !project.settings[.allowDuplicateEmails],
                                               revokeRefreshTokens: revokeRefreshTokens)
         } catch StoreError.emailExists {
             throw AuthFailure.emailExists

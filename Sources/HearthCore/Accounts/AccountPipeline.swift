@@ -283,7 +283,7 @@ extension UseCase {
             let done: UnitOfWork.Outcome
             do {
                 done = try await store.write { tx in
-                    if isNew { tx.insertUser(user, uniqueEmail: !project.settings.allowDuplicateEmails) }
+                    if isNew { tx.insertUser(user, uniqueEmail: !project.settings[.allowDuplicateEmails]) }
                     if var stamp {
                         stamp.refuseDisabled = true
                         tx.stampSignIn(stamp)
@@ -334,6 +334,6 @@ extension UseCase {
         }
         // A password sign-in fails as a wrong password would, whatever happened: it tells nothing about the account.
         guard stamp?.verifiedPasswordHash != nil else { return .userNotFound }
-        return project.settings.enableImprovedEmailPrivacy ? .invalidLoginCredentials : .invalidPassword
+        return project.settings[.enableImprovedEmailPrivacy] ? .invalidLoginCredentials : .invalidPassword
     }
 }

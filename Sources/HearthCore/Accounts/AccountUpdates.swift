@@ -94,7 +94,7 @@ public struct AccountUpdates: UseCase {
         let sensitive = changes.email != nil || changes.password != nil
         if changes.email != nil {
             guard changes.email.map(EmailAddress.isValid) == true else { throw AuthFailure.invalidEmail }
-            if project.settings.enableImprovedEmailPrivacy { throw AuthFailure.emailChangeNeedsVerification }
+            if project.settings[.enableImprovedEmailPrivacy] { throw AuthFailure.emailChangeNeedsVerification }
         }
         let prepared = try await prepare(changes, project: project)
         let now = clock.now()

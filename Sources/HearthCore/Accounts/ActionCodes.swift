@@ -88,7 +88,7 @@ public struct ActionCodes: UseCase {
             user = try await store.user(projectID: project.id, tenantID: project.tenantID, email: given)
             if request.type == .passwordReset && user == nil {
                 // Firebase's emulator gives administrators the same quiet answer.
-                if project.settings.enableImprovedEmailPrivacy && (!request.byAdministrator || emulatorRules) {
+                if project.settings[.enableImprovedEmailPrivacy] && (!request.byAdministrator || emulatorRules) {
                     try await writeDecoyCode(in: project, email: given, links: links, locale: request.locale,
                                              continueURL: request.continueURL)
                     return nil
@@ -118,7 +118,7 @@ public struct ActionCodes: UseCase {
             if request.type == .verifyAndChangeEmail {
                 guard let wanted = request.newEmail, !wanted.isEmpty else { throw AuthFailure.missingNewEmail }
                 guard EmailAddress.isValid(wanted) else { throw AuthFailure.invalidEmail }
-                if !project.settings.allowDuplicateEmails,
+                if !project.settings[.allowDuplicateEmails],
                    let owner = try await store.user(projectID: project.id, tenantID: project.tenantID, email: wanted),
                    owner.localID != found.localID {
                     throw AuthFailure.emailExists
@@ -181,7 +181,7 @@ public struct ActionCodes: UseCase {
         message.localID = user?.localID
         if let tenant {
             message.tenantID = tenant.id
-            message.builtInText = !tenant.inheritsEmailSending
+            message.builtInText = !tenant[.inheritsEmailSending]
         }
         if deliver { try await store.enqueueOutboxMessage(message) }
         return message
@@ -288,7 +288,7 @@ public struct ActionCodes: UseCase {
         guard [.verifyEmail, .verifyAndChangeEmail, .recoverEmail].contains(peeked.type) else {
             throw AuthFailure.invalidOobCode
         }
-        if peeked.type == .recoverEmail, !project.settings.allowDuplicateEmails,
+        if peeked.type == .recoverEmail, !project.settings[.allowDuplicateEmails],
            let owner = try await store.user(projectID: project.id, tenantID: peeked.tenantID, email: peeked.email),
            owner.localID != peeked.localID {
             throw AuthFailure.emailExists  // checked before the code is used, so nothing is half-done
@@ -344,7 +344,7 @@ public struct ActionCodes: UseCase {
         let existing = try await store.user(projectID: project.id, tenantID: project.tenantID, email: record.email)
         if let (linking, claims) = linking {
             try requireRecentLogin(claims, for: .linkCredential)
-            if let existing, existing.localID != linking.localID, !project.settings.allowDuplicateEmails {
+            if let existing, existing.localID != linking.localID, !project.settings[.allowDuplicateEmails] {
                 throw AuthFailure.emailExists
             }
         }

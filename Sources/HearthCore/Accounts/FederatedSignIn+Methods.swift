@@ -25,7 +25,7 @@ extension FederatedSignIn {
         guard let url = URL(string: continueURI), ["http", "https"].contains(url.scheme?.lowercased()),
               url.host?.isEmpty == false
         else { throw AuthFailure.invalidContinueURI }
-        guard !project.settings.enableImprovedEmailPrivacy else { return nil }
+        guard !project.settings[.enableImprovedEmailPrivacy] else { return nil }
         // The account with this email, else one with a linked identity that has it, as Firebase looks.
         var found = try await store.user(projectID: project.id, tenantID: project.tenantID, email: identifier)
         if found == nil {
@@ -36,7 +36,7 @@ extension FederatedSignIn {
         var providers = user.hasEmailCredential ? ["password"] : []
         if user.emailLinkSignin == true { methods.append("emailLink") }
         // With several accounts per email an identity's address says nothing about this account: password only.
-        for provider in user.providers where !project.settings.allowDuplicateEmails
+        for provider in user.providers where !project.settings[.allowDuplicateEmails]
             && provider.providerID != "phone" && !methods.contains(provider.providerID) {
             methods.append(provider.providerID)
             providers.append(provider.providerID)

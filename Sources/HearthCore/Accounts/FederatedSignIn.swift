@@ -125,7 +125,7 @@ extension FederatedSignIn {
             try requireRecentLogin(claims, for: .linkCredential)
             // Linked already, to this user or another: Firebase refuses both.
             if owner != nil { return try conflict(.federatedUserIDAlreadyLinked, "FEDERATED_USER_ID_ALREADY_LINKED") }
-            if let email = assertion.email, !project.settings.allowDuplicateEmails,
+            if let email = assertion.email, !project.settings[.allowDuplicateEmails],
                let other = try await store.user(projectID: project.id, tenantID: project.tenantID, email: email),
                other.localID != current.localID {
                 return try conflict(.emailExists, "EMAIL_EXISTS")
@@ -134,7 +134,7 @@ extension FederatedSignIn {
             do {
                 user = try await modifyUser(current, in: project, session: claims) { [emulatorRules] user in
                     link(assertion, to: &user)
-                    if user.email == nil, let email = assertion.email, !project.settings.allowDuplicateEmails {
+                    if user.email == nil, let email = assertion.email, !project.settings[.allowDuplicateEmails] {
                         user.email = email
                         user.emailVerified = assertion.emailVerified
                     } else if assertion.emailVerified, assertion.isTrustedForEmail || emulatorRules,
@@ -163,7 +163,7 @@ extension FederatedSignIn {
                                                              .firstFactor(stamp: nil), event: AccountEvent(assertion)))
         }
 
-        if let email = assertion.email, !project.settings.allowDuplicateEmails,
+        if let email = assertion.email, !project.settings[.allowDuplicateEmails],
            let existing = try await store.user(projectID: project.id, tenantID: project.tenantID, email: email) {
             // Only a provider that is authoritative for the address may sign in to an account it did not create;
             // any other must be linked by the owner (`needConfirmation`), or an IdP an attacker controls could
@@ -189,7 +189,7 @@ extension FederatedSignIn {
         }
 
         // Several accounts per email: the address stays on the identity only, as Firebase does.
-        let email = project.settings.allowDuplicateEmails ? nil : assertion.email
+        let email = project.settings[.allowDuplicateEmails] ? nil : assertion.email
         var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(), email: email,
                               emailVerified: email != nil && assertion.emailVerified,
                               displayName: assertion.displayName, photoURL: assertion.photoURL,

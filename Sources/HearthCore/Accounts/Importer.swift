@@ -179,7 +179,7 @@ public struct Importer: UseCase {
         if sanityCheck {
             var emails = Set<String>(), identities = Set<String>()
             for user in users {
-                if !project.settings.allowDuplicateEmails, let email = user.email,
+                if !project.settings[.allowDuplicateEmails], let email = user.email,
                    !emails.insert(EmailAddress.normalized(email)).inserted {
                     throw AuthFailure.duplicateEmail(email)
                 }
@@ -194,7 +194,7 @@ public struct Importer: UseCase {
             guard seen.insert(id).inserted else { throw AuthFailure.duplicateLocalID(id) }
         }
         let now = clock.now()
-        let uniqueEmail = !project.settings.allowDuplicateEmails
+        let uniqueEmail = !project.settings[.allowDuplicateEmails]
         var rejections: [ImportRejection] = []
         var valid: [(index: Int, record: UserRecord)] = []
         for (index, user) in users.enumerated() {

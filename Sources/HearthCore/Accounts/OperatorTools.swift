@@ -19,7 +19,7 @@ public struct OperatorTools: UseCase {
     /// (`account-deleted`, `by: autodelete`) in one more. Short transactions: sign-ins wait for none for long.
     /// Returns how many.
     public func deleteInactiveAnonymousUsers(in project: ProjectContext, now: Date, batch: Int = 500) async throws -> Int {
-        guard project.settings.autodeleteAnonymousUsers == true else { return 0 }
+        guard project.settings[.autodeleteAnonymousUsers] else { return 0 }
         let cutoff = now - Self.anonymousLifetime
         var after: String?
         var deleted = 0

@@ -31,7 +31,7 @@ public struct PasswordAccounts: UseCase {
         }
         switch (email, password) {
         case (nil, nil):
-            guard settings.anonymousSignInEnabled else { throw AuthFailure.adminOnlyOperation }
+            guard settings[.anonymousSignIn] else { throw AuthFailure.adminOnlyOperation }
             // An anonymous account takes no profile at sign-up, as Firebase's: a name comes with an update.
             var user = UserRecord(projectID: project.id, tenantID: project.tenantID, localID: SecureRandom.localID(),
                                   validSince: now.epochSeconds, createdAt: now, lastLoginAt: now, lastRefreshAt: now)
@@ -46,7 +46,7 @@ public struct PasswordAccounts: UseCase {
             throw AuthFailure.missingPassword
         case (let email?, let password?):
             guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
-            guard settings.passwordSignInEnabled else { throw AuthFailure.operationNotAllowed }
+            guard settings[.passwordSignIn] else { throw AuthFailure.operationNotAllowed }
             try await checkNewPassword(password, in: project)
             let hash = try await hashPassword(password, project: project)
             // Stored lowercased, as Firebase stores addresses (sign-up, admin create and import alike).
@@ -58,7 +58,7 @@ public struct PasswordAccounts: UseCase {
             try ProfileLimits.check(user)
             // A taken address is refused before the pipeline's hooks see an account that cannot be stored (the
             // store's unique index still decides a race).
-            if !settings.allowDuplicateEmails,
+            if !settings[.allowDuplicateEmails],
                try await store.user(projectID: project.id, tenantID: project.tenantID, email: email) != nil {
                 throw AuthFailure.emailExists
             }
@@ -76,10 +76,10 @@ public struct PasswordAccounts: UseCase {
         guard let email, !email.isEmpty else { throw AuthFailure.missingEmail }
         guard let password, !password.isEmpty else { throw AuthFailure.missingPassword }
         guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
-        guard project.settings.passwordSignInEnabled else { throw AuthFailure.operationNotAllowed }
+        guard project.settings[.passwordSignIn] else { throw AuthFailure.operationNotAllowed }
         try await checkNewPassword(password, in: project)
         guard emulatorRules || !stored.hasEmailCredential else { throw AuthFailure.providerAlreadyLinked }
-        if !project.settings.allowDuplicateEmails,
+        if !project.settings[.allowDuplicateEmails],
            let owner = try await store.user(projectID: project.id, tenantID: stored.tenantID, email: email),
            owner.localID != stored.localID {
             throw AuthFailure.emailExists
@@ -110,8 +110,8 @@ public struct PasswordAccounts: UseCase {
         guard EmailAddress.isValid(email) else { throw AuthFailure.invalidEmail }
         guard let password, !password.isEmpty else { throw AuthFailure.missingPassword }
         let settings = project.settings
-        guard settings.passwordSignInEnabled else { throw AuthFailure.passwordLoginDisabled }
-        let protected = settings.enableImprovedEmailPrivacy
+        guard settings[.passwordSignIn] else { throw AuthFailure.passwordLoginDisabled }
+        let protected = settings[.enableImprovedEmailPrivacy]
 
         let found = try await store.user(projectID: project.id, tenantID: project.tenantID, email: email)
         let stored = found?.passwordHash ?? project.dummyPasswordHash

@@ -34,19 +34,14 @@ public struct ProjectContext: Sendable {
         copy.tenant = tenant
         copy.settings = record.settings
         if let tenant {
-            copy.settings.passwordSignInEnabled = tenant.allowPasswordSignup
-            copy.settings.anonymousSignInEnabled = tenant.enableAnonymousUser
-            copy.settings.emailLinkSignInEnabled = tenant.enableEmailLinkSignin
+            copy.settings.declared = .inForce(project: record.settings.declared, tenant: tenant.declared)
             copy.settings.mfa = tenant.mfa
             copy.settings.testPhoneNumbers = tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers
             copy.settings.identityProviders = tenant.identityProviders.isEmpty ? nil : tenant.identityProviders
-            copy.settings.enableImprovedEmailPrivacy = tenant.enableImprovedEmailPrivacy
             copy.settings.passwordPolicy = tenant.passwordPolicy ?? record.settings.passwordPolicy
-            copy.settings.autodeleteAnonymousUsers = tenant.autodeleteAnonymousUsers
             copy.settings.smsRegions = tenant.smsRegions ?? record.settings.smsRegions
             copy.settings.captcha = tenant.captcha ?? record.settings.captcha
             copy.settings.passkeys = tenant.passkeys ?? record.settings.passkeys
-            copy.settings.declared = .inForce(project: record.settings.declared, tenant: tenant.declared)
         }
         return copy
     }
@@ -56,13 +51,13 @@ extension ProjectContext {
     /// Whether email links may be sent to sign in and redeemed: a tenant's `enableEmailLinkSignin`; in the project,
     /// email sign-in on (`signIn.email.enabled`) without a required password (`passwordRequired: false`).
     public var emailLinkSignInAllowed: Bool {
-        if tenant != nil { return settings.emailLinkSignInEnabled == true }
-        return settings.passwordSignInEnabled && settings.emailLinkSignInEnabled != false
+        if tenant != nil { return settings[.emailLinkSignIn] }
+        return settings[.passwordSignIn] && settings[.emailLinkSignIn]
     }
 
     /// Whether a phone number may be a first factor (`signIn.phoneNumber.enabled`; unset in older records: on). A
     /// tenant follows its project's switch.
-    public var phoneSignInAllowed: Bool { settings.phoneSignInEnabled != false }
+    public var phoneSignInAllowed: Bool { settings[.phoneSignIn] }
 }
 
 /// Loads, creates and caches ``ProjectContext``s.
@@ -129,7 +124,7 @@ public final class ProjectDirectory: @unchecked Sendable {
     /// again, so racing changes all land. Returns the stored project; `change` leaving it as it was writes nothing.
     ///
     /// ```swift
-    /// try await projects.modify("demo") { $0.settings.anonymousSignInEnabled = false }
+    /// try await projects.modify("demo") { $0.settings[.anonymousSignIn] = false }
     /// ```
     @discardableResult
     public func modify(_ id: String, _ change: (inout ProjectRecord) throws -> Void) async throws -> ProjectContext {

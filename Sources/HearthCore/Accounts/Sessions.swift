@@ -41,7 +41,7 @@ public struct Sessions: UseCase {
         let record = stored.token
         if let tenant = project.tenantID, record.tenantID != tenant { throw AuthFailure.tenantIDMismatch }
         // A disabled tenant's sessions end: its refresh tokens stop minting ID tokens.
-        if let tenant = record.tenantID, try await store.tenant(projectID: project.id, id: tenant)?.disableAuth != false {
+        if let tenant = record.tenantID, try await store.tenant(projectID: project.id, id: tenant)?[.disableAuth] != false {
             throw AuthFailure.projectDisabled
         }
         guard var user = stored.user else { throw AuthFailure.userNotFound }

@@ -55,23 +55,9 @@ public struct ProjectRecord: Sendable, Codable, Equatable {
     }
 }
 
-/// The switches a project's sign-in honours.
-public struct ProjectSettings: Sendable, Codable, Equatable {
-    /// Firebase's `signIn.allowDuplicateEmails`: several accounts may share one email.
-    public var allowDuplicateEmails: Bool
-    /// Firebase's `emailPrivacyConfig.enableImprovedEmailPrivacy` (email-enumeration protection).
-    public var enableImprovedEmailPrivacy: Bool
-    /// `signIn.email.enabled`.
-    public var passwordSignInEnabled: Bool
-    /// `signIn.anonymous.enabled`.
-    public var anonymousSignInEnabled: Bool
-    /// Email-link sign-in: `!signIn.email.passwordRequired` (a tenant's `enableEmailLinkSignin`). `nil`, in a record
-    /// stored before the switch existed, means on, as Hearth served it then.
-    public var emailLinkSignInEnabled: Bool?
-    /// `signIn.phoneNumber.enabled`: phone numbers as a first factor (MFA's SMS is the `mfa` config's). Off for a new
-    /// production project, as in Firebase; `nil`, in a record stored before the switch existed, means on (the start
-    /// log says so) until it is set.
-    public var phoneSignInEnabled: Bool?
+/// The settings a project's sign-in honours. Its switches are declared settings (``SignInSetting``), read and
+/// written by declaration: `settings[.allowDuplicateEmails]`.
+public struct ProjectSettings: Sendable, Codable, Equatable, HoldsDeclaredSettings {
     /// Multi-factor authentication (`mfa`); off unless configured.
     public var mfa: MFASettings?
     /// Identity providers by id (`google.com`, `github.com`, `oidc.acme`, …): Firebase's `defaultSupportedIdpConfigs`
@@ -86,28 +72,56 @@ public struct ProjectSettings: Sendable, Codable, Equatable {
     public var blockingFunctionsOnAdminCreate: Bool?
     /// `passwordPolicyConfig`: what a new password must be (Firebase's 6-character minimum always holds).
     public var passwordPolicy: PasswordPolicyConfig?
-    /// `autodeleteAnonymousUsers`: anonymous accounts unused for 30 days are deleted by housekeeping.
-    public var autodeleteAnonymousUsers: Bool?
     /// `smsRegionConfig`: the regions SMS codes may go to (`nil`: every region).
     public var smsRegions: SMSRegionPolicy?
     /// `recaptchaConfig`'s enforcement states: which requests need a passing CAPTCHA token (`nil`: none).
     public var captcha: CaptchaSettings?
     /// `passkeyConfig`: the relying party of the project's passkeys (`nil`: production refuses passkey calls).
     public var passkeys: PasskeyConfig?
-    /// The settings declared in ``SignInSetting/all`` that the project has set.
-    public var declared: DeclaredSettings {
-        get { declaredValues ?? DeclaredSettings() }
-        set { declaredValues = newValue.isEmpty ? nil : newValue }
-    }
-    /// Optional in storage, so records written before it existed still decode.
-    private var declaredValues: DeclaredSettings?
+    /// The declared settings (``SignInSetting/all``) the project has set; the rest have their defaults.
+    public var declared = DeclaredSettings(scope: .project)
 
     public init(allowDuplicateEmails: Bool = false, enableImprovedEmailPrivacy: Bool,
                 passwordSignInEnabled: Bool = true, anonymousSignInEnabled: Bool = true) {
-        self.allowDuplicateEmails = allowDuplicateEmails
-        self.enableImprovedEmailPrivacy = enableImprovedEmailPrivacy
-        self.passwordSignInEnabled = passwordSignInEnabled
-        self.anonymousSignInEnabled = anonymousSignInEnabled
+        self[.allowDuplicateEmails] = allowDuplicateEmails
+        self[.enableImprovedEmailPrivacy] = enableImprovedEmailPrivacy
+        self[.passwordSignIn] = passwordSignInEnabled
+        self[.anonymousSignIn] = anonymousSignInEnabled
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case mfa, identityProviders, testPhoneNumbers, blockingFunctions, blockingFunctionsOnAdminCreate, passwordPolicy,
+             smsRegions, captcha, passkeys
+        case declared = "declaredValues"
+    }
+
+    /// Where records stored before the switches were declared kept them.
+    private enum StoredBeforeDeclarations: String, CodingKey {
+        case allowDuplicateEmails, enableImprovedEmailPrivacy, passwordSignInEnabled, anonymousSignInEnabled,
+             emailLinkSignInEnabled, phoneSignInEnabled, autodeleteAnonymousUsers
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        mfa = try container.decodeIfPresent(MFASettings.self, forKey: .mfa)
+        identityProviders = try container.decodeIfPresent([String: IdentityProviderConfig].self, forKey: .identityProviders)
+        testPhoneNumbers = try container.decodeIfPresent([String: String].self, forKey: .testPhoneNumbers)
+        blockingFunctions = try container.decodeIfPresent(BlockingFunctions.self, forKey: .blockingFunctions)
+        blockingFunctionsOnAdminCreate = try container.decodeIfPresent(Bool.self, forKey: .blockingFunctionsOnAdminCreate)
+        passwordPolicy = try container.decodeIfPresent(PasswordPolicyConfig.self, forKey: .passwordPolicy)
+        smsRegions = try container.decodeIfPresent(SMSRegionPolicy.self, forKey: .smsRegions)
+        captcha = try container.decodeIfPresent(CaptchaSettings.self, forKey: .captcha)
+        passkeys = try container.decodeIfPresent(PasskeyConfig.self, forKey: .passkeys)
+        declared = try container.decodeIfPresent(DeclaredSettings.self, forKey: .declared) ?? DeclaredSettings()
+        declared.scope = .project
+        let old = try decoder.container(keyedBy: StoredBeforeDeclarations.self)
+        declared.adopt(.allowDuplicateEmails, try old.decodeIfPresent(Bool.self, forKey: .allowDuplicateEmails))
+        declared.adopt(.enableImprovedEmailPrivacy, try old.decodeIfPresent(Bool.self, forKey: .enableImprovedEmailPrivacy))
+        declared.adopt(.passwordSignIn, try old.decodeIfPresent(Bool.self, forKey: .passwordSignInEnabled))
+        declared.adopt(.anonymousSignIn, try old.decodeIfPresent(Bool.self, forKey: .anonymousSignInEnabled))
+        declared.adopt(.emailLinkSignIn, try old.decodeIfPresent(Bool.self, forKey: .emailLinkSignInEnabled))
+        declared.adopt(.phoneSignIn, try old.decodeIfPresent(Bool.self, forKey: .phoneSignInEnabled))
+        declared.adopt(.autodeleteAnonymousUsers, try old.decodeIfPresent(Bool.self, forKey: .autodeleteAnonymousUsers))
     }
 }
 

@@ -1,47 +1,36 @@
 import Foundation
 
 /// One Identity Platform tenant of a project: its own users (the tenant is part of every user key), sign-in
-/// settings and second factors, under the project's keys and password hashing.
+/// settings and second factors, under the project's keys and password hashing. Its switches are declared settings
+/// (``SignInSetting``): `tenant[.passwordSignIn]`.
 ///
 /// ```swift
 /// var tenant = TenantRecord(projectID: "my-app", id: "acme-x7k2p", displayName: "Acme")
-/// tenant.allowPasswordSignup = true
+/// tenant[.passwordSignIn] = true
 /// try await store.insertTenant(tenant)
 /// ```
-public struct TenantRecord: Sendable, Codable, Equatable {
+public struct TenantRecord: Sendable, Codable, Equatable, HoldsDeclaredSettings {
     public var projectID: String
     public var id: String
     public var displayName: String?
-    public var allowPasswordSignup: Bool
-    public var enableEmailLinkSignin: Bool
-    public var enableAnonymousUser: Bool
-    /// No client may sign in or sign up (admin calls still work), as Firebase's `disableAuth`.
-    public var disableAuth: Bool
     public var mfa: MFASettings
     public var testPhoneNumbers: [String: String]
     /// The tenant's own identity providers (`tenants/{t}/defaultSupportedIdpConfigs` and `…/oauthIdpConfigs`): a
     /// tenant does not inherit the project's, as in Identity Platform.
     public var identityProviders: [String: IdentityProviderConfig] = [:]
-    /// `inheritance.emailSendingConfig`: the tenant's emails use the project's templates. Off (Firebase's default),
-    /// they use the built-in text, as Firebase sends a tenant's emails without the project's customizations.
-    public var inheritsEmailSending = false
-    /// `emailPrivacyConfig.enableImprovedEmailPrivacy` (email-enumeration protection) for this tenant's clients.
-    public var enableImprovedEmailPrivacy = false
     /// Emulator mode only: `mfaConfig.enabledProviders` as the caller wrote it, `PROVIDER_UNSPECIFIED` included,
     /// which Firebase's emulator echoes back (and its tests expect). Production keeps what the list means.
     public var mfaProvidersAsGiven: [String]?
     /// The tenant's own `passwordPolicyConfig`; without one, the project's applies.
     public var passwordPolicy: PasswordPolicyConfig?
-    /// `autodeleteAnonymousUsers` for this tenant's users.
-    public var autodeleteAnonymousUsers = false
     /// The tenant's own `smsRegionConfig`; without one, the project's applies.
     public var smsRegions: SMSRegionPolicy?
     /// The tenant's own `recaptchaConfig` enforcement; without one, the project's applies.
     public var captcha: CaptchaSettings?
     /// The tenant's own `passkeyConfig`; without one, the project's applies.
     public var passkeys: PasskeyConfig?
-    /// The settings declared in ``SignInSetting/all`` that the tenant has set.
-    public var declared = DeclaredSettings()
+    /// The declared settings (``SignInSetting/all``) the tenant has set; the rest have a tenant's defaults.
+    public var declared = DeclaredSettings(scope: .tenant)
     /// Bumped by each write: an update names the version it read, so two racing updates cannot lose either.
     public var version: Int
 
@@ -52,19 +41,24 @@ public struct TenantRecord: Sendable, Codable, Equatable {
         self.projectID = projectID
         self.id = id
         self.displayName = displayName
-        self.allowPasswordSignup = allowPasswordSignup
-        self.enableEmailLinkSignin = enableEmailLinkSignin
-        self.enableAnonymousUser = enableAnonymousUser
-        self.disableAuth = disableAuth
         self.mfa = mfa
         self.testPhoneNumbers = testPhoneNumbers
         self.version = version
+        if allowPasswordSignup { self[.passwordSignIn] = true }
+        if enableEmailLinkSignin { self[.emailLinkSignIn] = true }
+        if enableAnonymousUser { self[.anonymousSignIn] = true }
+        if disableAuth { self[.disableAuth] = true }
     }
 
     enum CodingKeys: String, CodingKey {
-        case projectID, id, displayName, allowPasswordSignup, enableEmailLinkSignin, enableAnonymousUser, disableAuth,
-             mfa, testPhoneNumbers, identityProviders, inheritsEmailSending, enableImprovedEmailPrivacy, mfaProvidersAsGiven,
-             passwordPolicy, autodeleteAnonymousUsers, smsRegions, captcha, passkeys, declared, version
+        case projectID, id, displayName, mfa, testPhoneNumbers, identityProviders, mfaProvidersAsGiven, passwordPolicy,
+             smsRegions, captcha, passkeys, declared, version
+    }
+
+    /// Where records stored before the switches were declared kept them.
+    private enum StoredBeforeDeclarations: String, CodingKey {
+        case allowPasswordSignup, enableEmailLinkSignin, enableAnonymousUser, disableAuth, inheritsEmailSending,
+             enableImprovedEmailPrivacy, autodeleteAnonymousUsers
     }
 
     /// Reads records written before a field existed (each later field has its default).
@@ -73,24 +67,29 @@ public struct TenantRecord: Sendable, Codable, Equatable {
         projectID = try container.decode(String.self, forKey: .projectID)
         id = try container.decode(String.self, forKey: .id)
         displayName = try container.decodeIfPresent(String.self, forKey: .displayName)
-        allowPasswordSignup = try container.decode(Bool.self, forKey: .allowPasswordSignup)
-        enableEmailLinkSignin = try container.decode(Bool.self, forKey: .enableEmailLinkSignin)
-        enableAnonymousUser = try container.decode(Bool.self, forKey: .enableAnonymousUser)
-        disableAuth = try container.decode(Bool.self, forKey: .disableAuth)
         mfa = try container.decode(MFASettings.self, forKey: .mfa)
         testPhoneNumbers = try container.decode([String: String].self, forKey: .testPhoneNumbers)
         identityProviders = try container.decodeIfPresent([String: IdentityProviderConfig].self, forKey: .identityProviders) ?? [:]
-        inheritsEmailSending = try container.decodeIfPresent(Bool.self, forKey: .inheritsEmailSending) ?? false
-        // A tenant stored before the field existed keeps email-enumeration protection on: the safe reading.
-        enableImprovedEmailPrivacy = try container.decodeIfPresent(Bool.self, forKey: .enableImprovedEmailPrivacy) ?? true
         mfaProvidersAsGiven = try container.decodeIfPresent([String].self, forKey: .mfaProvidersAsGiven)
         passwordPolicy = try container.decodeIfPresent(PasswordPolicyConfig.self, forKey: .passwordPolicy)
-        autodeleteAnonymousUsers = try container.decodeIfPresent(Bool.self, forKey: .autodeleteAnonymousUsers) ?? false
         smsRegions = try container.decodeIfPresent(SMSRegionPolicy.self, forKey: .smsRegions)
         captcha = try container.decodeIfPresent(CaptchaSettings.self, forKey: .captcha)
         passkeys = try container.decodeIfPresent(PasskeyConfig.self, forKey: .passkeys)
         declared = try container.decodeIfPresent(DeclaredSettings.self, forKey: .declared) ?? DeclaredSettings()
+        declared.scope = .tenant
         version = try container.decode(Int.self, forKey: .version)
+        let old = try decoder.container(keyedBy: StoredBeforeDeclarations.self)
+        if old.contains(.allowPasswordSignup) {
+            declared.adopt(.passwordSignIn, try old.decodeIfPresent(Bool.self, forKey: .allowPasswordSignup))
+            declared.adopt(.emailLinkSignIn, try old.decodeIfPresent(Bool.self, forKey: .enableEmailLinkSignin))
+            declared.adopt(.anonymousSignIn, try old.decodeIfPresent(Bool.self, forKey: .enableAnonymousUser))
+            declared.adopt(.disableAuth, try old.decodeIfPresent(Bool.self, forKey: .disableAuth))
+            declared.adopt(.inheritsEmailSending, try old.decodeIfPresent(Bool.self, forKey: .inheritsEmailSending))
+            declared.adopt(.autodeleteAnonymousUsers, try old.decodeIfPresent(Bool.self, forKey: .autodeleteAnonymousUsers))
+            // A tenant stored before the field existed keeps email-enumeration protection on: the safe reading.
+            declared.adopt(.enableImprovedEmailPrivacy,
+                           try old.decodeIfPresent(Bool.self, forKey: .enableImprovedEmailPrivacy) ?? true)
+        }
     }
 
     /// A tenant id as Firebase makes them: a name of letters, digits and hyphens, a hyphen, then five random

@@ -30,7 +30,7 @@ enum ConfigRoutes {
             throw APIError.business(.invalidArgument, "\(named) cannot be changed here: "
                 + (named == "authorizedDomains" ? "set authorizedDomains in the server configuration (hearth.json)" : "it is fixed when the project is created"))
         }
-        let declared = try DeclaredSettingsPatch(call, scope: .project)
+        let declared = try DeclaredSettingsPatch(call, scope: .project, typed: patch.values)
         let mask = try UpdateMask(call).resolved(
             expand: { ProjectConfigPatch.expand($0) + DeclaredSettingsPatch.expand($0, in: .project) },
             writable: ProjectConfigPatch.writablePaths.union(DeclaredSettingsPatch.paths(in: .project)), lenient: emulator)
@@ -43,15 +43,7 @@ enum ConfigRoutes {
                     record.settings.passwordPolicy, paths: policyPaths.sorted(), with: patch.passwordPolicyConfig, now: now)
             }
             for path in mask {
-                let value = patch.values[path] ?? false  // in the mask but absent from the body: the default, as Google does
                 switch path {
-                case "signIn.email.enabled": record.settings.passwordSignInEnabled = value
-                case "signIn.email.passwordRequired": record.settings.emailLinkSignInEnabled = !value
-                case "signIn.phoneNumber.enabled": record.settings.phoneSignInEnabled = value
-                case "signIn.anonymous.enabled": record.settings.anonymousSignInEnabled = value
-                case "signIn.allowDuplicateEmails": record.settings.allowDuplicateEmails = value
-                case "emailPrivacyConfig.enableImprovedEmailPrivacy": record.settings.enableImprovedEmailPrivacy = value
-                case "autodeleteAnonymousUsers": record.settings.autodeleteAnonymousUsers = value ? true : nil
                 case "smsRegionConfig": record.settings.smsRegions = try patch.smsRegionConfig?.policy
                 case let field where field.hasPrefix("recaptchaConfig."):
                     record.settings.captcha = try CaptchaSettings.patched(
@@ -76,6 +68,7 @@ enum ConfigRoutes {
                     record.settings.blockingFunctions = blocking
                 case let forwarded where forwarded.hasPrefix("blockingFunctions.forwardInboundCredentials."):
                     var blocking = record.settings.blockingFunctions ?? BlockingFunctions()
+                    let value = patch.values[path] ?? false  // in the mask but absent from the body: the zero, as Google does
                     switch forwarded.split(separator: ".").last {
                     case "idToken": blocking.forwardIDToken = value
                     case "accessToken": blocking.forwardAccessToken = value

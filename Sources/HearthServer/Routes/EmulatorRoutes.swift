@@ -31,8 +31,8 @@ enum EmulatorRoutes {
         let patch = try WireRequestDecoder.decode(EmulatorConfigPatch.self, context: call.context, strict: false, allowForm: false)
         let id = try await call.services.emulatorProject(try projectID(call)).id
         let updated = try await call.services.projects.modify(id) { record in
-            if let value = patch.allowDuplicateEmails { record.settings.allowDuplicateEmails = value }
-            if let value = patch.enableImprovedEmailPrivacy { record.settings.enableImprovedEmailPrivacy = value }
+            if let value = patch.allowDuplicateEmails { record.settings[.allowDuplicateEmails] = value }
+            if let value = patch.enableImprovedEmailPrivacy { record.settings[.enableImprovedEmailPrivacy] = value }
         }
         return json(EmulatorConfig(updated.settings))
     }

@@ -65,7 +65,7 @@ enum SignInMethod: String, Sendable, Hashable {
     func refusal(in project: ProjectContext, body: RequestBody) -> APIError? {
         switch self {
         case .password:
-            return project.settings.passwordSignInEnabled ? nil : .business(.passwordLoginDisabled)
+            return project.settings[.passwordSignIn] ? nil : .business(.passwordLoginDisabled)
         case .emailLink:
             return project.emailLinkSignInAllowed ? nil : .business(.operationNotAllowed)
         case .emailLinkWhenRequested:

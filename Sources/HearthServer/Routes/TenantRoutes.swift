@@ -9,8 +9,8 @@ enum TenantRoutes {
         let project = try await call.adminProject(nil)
         var tenant = TenantRecord(projectID: project.id, id: TenantRecord.newID(displayName: patch.displayName))
         // Email-enumeration protection starts as the project has it; the body may say otherwise.
-        tenant.enableImprovedEmailPrivacy = project.record.settings.enableImprovedEmailPrivacy
-        let declared = try DeclaredSettingsPatch(call, scope: .tenant)
+        tenant[.enableImprovedEmailPrivacy] = project.record.settings[.enableImprovedEmailPrivacy]
+        let declared = try DeclaredSettingsPatch(call, scope: .tenant, typed: patch.values)
         try apply(patch, paths: patch.presentPaths, to: &tenant, emulator: call.configuration.isEmulator,
                   captchaProvider: call.services.captcha != nil)
         declared.apply(declared.presentPaths, to: &tenant.declared)
@@ -58,7 +58,7 @@ enum TenantRoutes {
     static func patch(_ call: Call, _ patch: TenantPatch) async throws -> any ResponseGenerator {
         // No mask: the fields present; in emulator mode a full update, absent fields back to production's defaults,
         // as Firebase's emulator does.
-        let declared = try DeclaredSettingsPatch(call, scope: .tenant)
+        let declared = try DeclaredSettingsPatch(call, scope: .tenant, typed: patch.values)
         let writable = TenantPatch.writablePaths.union(DeclaredSettingsPatch.paths(in: .tenant))
         let paths = try UpdateMask(call).resolved(expand: { TenantPatch.expand($0) + DeclaredSettingsPatch.expand($0, in: .tenant) },
                                                   writable: writable, lenient: call.configuration.isEmulator)
@@ -100,20 +100,12 @@ enum TenantRoutes {
                                                                      with: patch.passwordPolicyConfig, now: Date())
         }
         for path in paths {
-            let value = patch.values[path] ?? false
             switch path {
             case "displayName":
                 if let name = patch.displayName, !TenantRecord.isValidDisplayName(name) {
                     throw APIError.business(.invalidArgument, "displayName must start with a letter and hold 4-20 letters, digits or hyphens")
                 }
                 tenant.displayName = patch.displayName
-            case "allowPasswordSignup": tenant.allowPasswordSignup = value
-            case "enableEmailLinkSignin": tenant.enableEmailLinkSignin = value
-            case "enableAnonymousUser": tenant.enableAnonymousUser = value
-            case "disableAuth": tenant.disableAuth = value
-            case "inheritance.emailSendingConfig": tenant.inheritsEmailSending = value
-            case "emailPrivacyConfig.enableImprovedEmailPrivacy": tenant.enableImprovedEmailPrivacy = value
-            case "autodeleteAnonymousUsers": tenant.autodeleteAnonymousUsers = value
             case "smsRegionConfig": tenant.smsRegions = try patch.smsRegionConfig?.policy
             case let field where field.hasPrefix("recaptchaConfig."):
                 tenant.captcha = try CaptchaSettings.patched(tenant.captcha, String(field.dropFirst("recaptchaConfig.".count)),

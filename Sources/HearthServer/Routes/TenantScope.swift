@@ -114,7 +114,7 @@ extension HearthServices {
     /// and its administrators cannot manage them (`PROJECT_DISABLED`).
     func project(_ project: ProjectContext, inTenant id: String) async throws -> ProjectContext {
         let tenant = try await tenant(id, in: project)
-        if tenant.disableAuth { throw APIError.business(.projectDisabled) }
+        if tenant[.disableAuth] { throw APIError.business(.projectDisabled) }
         return project.scoped(to: tenant)
     }
 

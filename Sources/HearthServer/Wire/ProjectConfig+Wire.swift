@@ -12,20 +12,20 @@ extension ProjectConfigResource {
         let hash = project.record.hashConfig
         self.init(
             name: "projects/\(project.id)/config",
-            signIn: .init(email: .init(enabled: settings.passwordSignInEnabled,
-                                       passwordRequired: settings.emailLinkSignInEnabled == false),
-                          anonymous: .init(enabled: settings.anonymousSignInEnabled),
-                          allowDuplicateEmails: settings.allowDuplicateEmails,
+            signIn: .init(email: .init(enabled: settings[.passwordSignIn],
+                                       passwordRequired: !settings[.emailLinkSignIn]),
+                          anonymous: .init(enabled: settings[.anonymousSignIn]),
+                          allowDuplicateEmails: settings[.allowDuplicateEmails],
                           hashConfig: .init(signerKey: hash.signerKey.base64EncodedString(),
                                             saltSeparator: hash.saltSeparator.base64EncodedString(),
                                             rounds: hash.rounds, memoryCost: hash.memoryCost),
                           phoneNumber: .init(enabled: project.phoneSignInAllowed, testPhoneNumbers: settings.testPhoneNumbers ?? [:])),
-            emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings.enableImprovedEmailPrivacy),
+            emailPrivacyConfig: .init(enableImprovedEmailPrivacy: settings[.enableImprovedEmailPrivacy]),
             authorizedDomains: authorizedDomains,
             mfa: MFA(settings.mfa ?? MFASettings()),
             blockingFunctions: BlockingFunctionsWire(settings.blockingFunctions ?? BlockingFunctions()))
         passwordPolicyConfig = project.record.settings.passwordPolicy.map(PasswordPolicyConfigWire.init)
-        autodeleteAnonymousUsers = project.record.settings.autodeleteAnonymousUsers == true ? true : nil
+        autodeleteAnonymousUsers = project.record.settings[.autodeleteAnonymousUsers] ? true : nil
         smsRegionConfig = project.record.settings.smsRegions.map(SMSRegionConfigWire.init)
         recaptchaConfig = project.record.settings.captcha.map(RecaptchaConfigWire.init)
         passkeyConfig = project.record.settings.passkeys.map { PasskeyConfigResource($0, name: nil) }
@@ -45,8 +45,8 @@ extension ProjectConfigResource {
 
 extension EmulatorConfig {
     init(_ settings: ProjectSettings) {
-        self.init(allowDuplicateEmails: settings.allowDuplicateEmails,
-                  enableImprovedEmailPrivacy: settings.enableImprovedEmailPrivacy)
+        self.init(allowDuplicateEmails: settings[.allowDuplicateEmails],
+                  enableImprovedEmailPrivacy: settings[.enableImprovedEmailPrivacy])
     }
 }
 
@@ -81,19 +81,19 @@ extension TenantResource {
         let mfa = ProjectConfigResource.MFA(tenant.mfa)
         self.init(
             name: "projects/\(tenant.projectID)/tenants/\(tenant.id)", tenantId: tenant.id,
-            displayName: tenant.displayName, allowPasswordSignup: tenant.allowPasswordSignup,
-            enableEmailLinkSignin: tenant.enableEmailLinkSignin, enableAnonymousUser: tenant.enableAnonymousUser,
-            disableAuth: tenant.disableAuth,
+            displayName: tenant.displayName, allowPasswordSignup: tenant[.passwordSignIn],
+            enableEmailLinkSignin: tenant[.emailLinkSignIn], enableAnonymousUser: tenant[.anonymousSignIn],
+            disableAuth: tenant[.disableAuth],
             mfaConfig: .init(state: mfa.state,
                              enabledProviders: tenant.mfaProvidersAsGiven.flatMap { $0.contains("PROVIDER_UNSPECIFIED") ? $0 : nil }
                                  ?? mfa.enabledProviders,
                              providerConfigs: tenant.mfa.providers.contains(.totp) ? mfa.providerConfigs : nil),
             testPhoneNumbers: tenant.testPhoneNumbers.isEmpty ? nil : tenant.testPhoneNumbers,
             // Shown when set, as Google's JSON leaves out default values (and Firebase's emulator shows neither).
-            inheritance: tenant.inheritsEmailSending ? .init(emailSendingConfig: true) : nil,
-            emailPrivacyConfig: tenant.enableImprovedEmailPrivacy ? .init(enableImprovedEmailPrivacy: true) : nil)
+            inheritance: tenant[.inheritsEmailSending] ? .init(emailSendingConfig: true) : nil,
+            emailPrivacyConfig: tenant[.enableImprovedEmailPrivacy] ? .init(enableImprovedEmailPrivacy: true) : nil)
         passwordPolicyConfig = tenant.passwordPolicy.map(PasswordPolicyConfigWire.init)
-        autodeleteAnonymousUsers = tenant.autodeleteAnonymousUsers ? true : nil
+        autodeleteAnonymousUsers = tenant[.autodeleteAnonymousUsers] ? true : nil
         smsRegionConfig = tenant.smsRegions.map(SMSRegionConfigWire.init)
         recaptchaConfig = tenant.captcha.map(RecaptchaConfigWire.init)
         passkeyConfig = tenant.passkeys.map { PasskeyConfigResource($0, name: nil) }

@@ -12,33 +12,44 @@ protocol CarriesDeclaredSettings {}
 extension ProjectConfigPatch: CarriesDeclaredSettings {}
 extension TenantPatch: CarriesDeclaredSettings {}
 
-/// The declared settings a patch body gives, checked against their declarations.
+/// The declared settings a patch body gives, by wire path, checked against their declarations.
 struct DeclaredSettingsPatch {
     let scope: SignInSetting.Scope
-    /// The values given, by path.
+    /// The values given, by their path in this scope's resource.
     let given: [String: SettingValue]
 
-    /// The top-level keys declared settings live under.
-    static let roots: [String] = Array(Set(SignInSetting.all.map { String($0.path.prefix { $0 != "." }) })).sorted()
+    /// Declared settings that the typed patches (``ProjectConfigPatch``, ``TenantPatch``) carry as fields: their values
+    /// come from the typed body. The others are read from the raw body under their roots.
+    static let typedPaths = ProjectConfigPatch.writablePaths.union(TenantPatch.writablePaths)
+
+    /// The top-level keys of the settings no typed patch carries: the typed bodies' strict decoding leaves these to
+    /// this reading.
+    static let roots: [String] = Array(Set(SignInSetting.all.flatMap { [$0.project, $0.tenant] }.compactMap { $0?.path }
+        .filter { !typedPaths.contains($0) }.map { String($0.prefix { $0 != "." }) })).sorted()
 
     /// The writable paths of the declared settings settable in `scope`.
-    static func paths(in scope: SignInSetting.Scope) -> Set<String> { Set(SignInSetting.settable(in: scope).map(\.path)) }
+    static func paths(in scope: SignInSetting.Scope) -> Set<String> {
+        Set(SignInSetting.settable(in: scope).compactMap { $0.placement(in: scope)?.path })
+    }
 
-    /// Reads the body of `call`. A value of the wrong kind is `INVALID_ARGUMENT`; so, in production, is a field under a
-    /// declared root that is not a setting of this scope (emulator mode ignores it, as Firebase's emulator does).
-    init(_ call: Call, scope: SignInSetting.Scope) throws {
+    /// Reads the settings of a patch: `typed` is what the typed body gave for its switches, by path; the rest come from
+    /// the body of `call`. A value of the wrong kind is `INVALID_ARGUMENT`; so, in production, is a field under a root
+    /// that is not a setting of this scope (emulator mode ignores it, as Firebase's emulator does).
+    init(_ call: Call, scope: SignInSetting.Scope, typed: [String: Bool]) throws {
         self.scope = scope
-        let settings = Dictionary(uniqueKeysWithValues: SignInSetting.settable(in: scope).map { ($0.path, $0) })
-        var given: [String: SettingValue] = [:]
+        let settings = Dictionary(uniqueKeysWithValues: SignInSetting.settable(in: scope).compactMap { setting in
+            setting.placement(in: scope).map { ($0.path, setting) }
+        })
+        var given = typed.filter { settings[$0.key] != nil }.mapValues(SettingValue.bool)
         func walk(_ value: JSONValue, _ path: String) throws {
             if case .object(let members) = value {
                 for (key, member) in members { try walk(member, path + "." + key) }
                 return
             }
-            guard let setting = settings[path] else {
+            guard let setting = settings[path], !Self.typedPaths.contains(path) else {
                 if call.configuration.isEmulator { return }
                 throw APIError.business(.invalidArgument, "\(path) is not a setting Hearth has "
-                    + "(settings: \(settings.keys.sorted().joined(separator: ", ")))")
+                    + "(settings: \(settings.keys.filter { !Self.typedPaths.contains($0) }.sorted().joined(separator: ", ")))")
             }
             let parsed: SettingValue? = switch value {
             case .bool(let flag): .bool(flag)
@@ -60,11 +71,13 @@ struct DeclaredSettingsPatch {
     /// The paths the body sets: what a patch without `updateMask` changes.
     var presentPaths: Set<String> { Set(given.keys) }
 
-    /// Applies the declared paths among `mask`: a path in the mask but absent from the body goes back to its default,
-    /// as Google's `updateMask` does.
+    /// Applies the declared paths among `mask`. A path in the mask but absent from the body takes the wire's zero, as
+    /// Google's `updateMask` does; a value equal to the scope's default is stored as unset.
     func apply(_ mask: Set<String>, to values: inout DeclaredSettings) {
-        for setting in SignInSetting.settable(in: scope) where mask.contains(setting.path) {
-            if let value = given[setting.path] { values[setting] = value } else { values.reset(setting) }
+        for setting in SignInSetting.settable(in: scope) {
+            guard let placement = setting.placement(in: scope), mask.contains(placement.path) else { continue }
+            let value = placement.flipped(given[placement.path] ?? setting.wireZero)
+            if value == setting.defaultValue(in: scope) { values.reset(setting) } else { values[setting] = value }
         }
     }
 
@@ -74,18 +87,21 @@ struct DeclaredSettingsPatch {
     }
 }
 
-/// A config or tenant resource with the declared settings `values` has set, each at its path (Google's JSON leaves
-/// out what is not set).
+/// A config or tenant resource with the declared settings it does not show itself: each at its path, when its wire
+/// value is not the zero Google's JSON leaves out.
 func presented(_ resource: some Encodable, declaring values: DeclaredSettings, in scope: SignInSetting.Scope) -> JSONValue {
     guard let data = try? JSONEncoder().encode(resource),
           case .object(var object)? = try? JSONDecoder().decode(JSONValue.self, from: data)
     else { return .object([:]) }
-    for setting in SignInSetting.settable(in: scope) where values.isSet(setting) {
-        let value: JSONValue = switch values[setting] {
+    for setting in SignInSetting.settable(in: scope) {
+        guard let placement = setting.placement(in: scope), !DeclaredSettingsPatch.typedPaths.contains(placement.path)
+        else { continue }
+        let value: JSONValue = switch placement.flipped(values[setting]) {
         case .bool(let flag): .bool(flag)
         case .int(let number): .number(Double(number))
         }
-        object.set(value, at: setting.path.split(separator: ".").map(String.init))
+        guard value != .bool(false), value != .number(0) else { continue }
+        object.set(value, at: placement.path.split(separator: ".").map(String.init))
     }
     return .object(object)
 }
