@@ -2,10 +2,11 @@ import Foundation
 import HearthCore
 import Testing
 
-/// `autodeleteAnonymousUsers`: anonymous accounts unused for 30 days go, in pages, each an audit event; accounts
-/// with an identity (a custom-token sign-in and a passkey count), accounts never signed up anonymously, and anonymous
-/// ones used lately, stay; a project or tenant without the setting is left alone.
-@Suite struct AnonymousCleanupTests {
+/// The operator's use case (`OperatorTools`), `autodeleteAnonymousUsers`: anonymous accounts unused for 30 days go,
+/// in pages, each an audit event; accounts with an identity (a custom-token sign-in and a passkey count), accounts
+/// never signed up anonymously, and anonymous ones used lately, stay; a project or tenant without the setting is left
+/// alone.
+@Suite struct OperatorToolsTests {
     final class Recorded: AuditTrail, @unchecked Sendable {
         private let lock = NSLock()
         private var events: [SecurityEvent] = []
@@ -48,7 +49,7 @@ import Testing
 
         #expect(try await accounts.operatorTools.deleteInactiveAnonymousUsers(in: project, now: now, batch: 3) == 0, "off by default")
         var record = project.record
-        record.settings.autodeleteAnonymousUsers = true
+        record.settings[.autodeleteAnonymousUsers] = true
         try await store.updateProject(record)
         project = try await ProjectDirectory(store: store, clock: ManualClock(now), defaults: { _ in ProjectSettings(enableImprovedEmailPrivacy: false) })
             .contextCreatingIfNeeded(for: "cleanup")

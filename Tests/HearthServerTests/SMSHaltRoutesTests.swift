@@ -6,7 +6,7 @@ import Testing
 
 /// SMS pumping: codes to one number prefix are budgeted per hour, and many distinct numbers of one prefix in a short
 /// window halt it — refused with `QUOTA_EXCEEDED`, audited, listed for the console and liftable by an operator.
-@Suite struct SMSPumpingTests {
+@Suite struct SMSHaltRoutesTests {
     static let send = Endpoints.sendVerificationCode.path
     static let halts = "/identitytoolkit.googleapis.com/v1/projects/demo-project/smsHalts"
 
