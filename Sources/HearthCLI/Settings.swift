@@ -13,8 +13,8 @@ import SystemPackage
 ///    (`email-smtp-password`), as Docker secrets and `LoadCredential=` mount them;
 /// 4. the JSON config file (`--config` or `HEARTH_CONFIG`).
 ///
-/// swift-configuration does the lookups, the conversions and the redaction of secrets; ``ConfigSchema`` names every
-/// setting and its type. A value a source holds but cannot convert stops the start, naming the source.
+/// swift-configuration does the lookups, the conversions and the redaction of secrets; ``ConfigSchema``, read off
+/// ``ConfigFile``, names every setting and its type. A value a source holds but cannot convert stops the start, naming the source.
 ///
 /// ```swift
 /// let settings = try await Settings.resolve(flags: ["port": 8080], configPath: nil,
@@ -39,6 +39,11 @@ struct Settings {
 
     static func resolve(flags: [AbsoluteConfigKey: ConfigValue], configPath: String?,
                         environment: [String: String]) async throws -> Settings {
+        // A flag is a setting given on the command line: it must name one, or it would be read by nothing.
+        let settingPaths = Set(ConfigSchema.settings().map(\.path))
+        if let stray = flags.keys.first(where: { !settingPaths.contains($0.components) }) {
+            throw ConfigError(message: "flag \(stray.components.joined(separator: ".")) names no setting in ConfigFile")
+        }
         let fileJSON = try configPath.map(ConfigFile.parse) ?? [:]
         var providers: [any ConfigProvider] = [
             InMemoryProvider(name: "flags", values: flags),

@@ -6,7 +6,7 @@ import NIOSSL
 /// Where and how to hand mail over: an SMTP submission server.
 public struct SMTPConfiguration: Sendable, Codable, Equatable {
     /// How the connection is protected.
-    public enum Security: String, Sendable, Codable {
+    public enum Security: String, Sendable, Codable, CaseIterable {
         /// Plain TCP (a local relay only: credentials are refused over it).
         case none
         /// Plain TCP upgraded with `STARTTLS` before anything else is said (port 587). A server that does not

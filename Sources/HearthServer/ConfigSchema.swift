@@ -1,8 +1,8 @@
 import Foundation
 
-/// Every key the configuration file may hold, as a tree: `hearth serve` refuses any other (a typo must not pass
-/// silently) and names it with its path and the closest known key. The configuration reference (docs/configuration.md) is checked
-/// against it (`ConfigSchemaTests`).
+/// Every key the configuration file may hold, as a tree read off ``ConfigFile``: `hearth serve` refuses any other (a
+/// typo must not pass silently) and names it with its path and the closest known key. The environment variables, the
+/// secret files and the configuration reference (docs/configuration.md, checked by `ConfigSchemaTests`) follow from it.
 ///
 /// ```swift
 /// ConfigSchema.firstUnknownKey(in: ["logLevle": "info"])   // "unknown key logLevle (did you mean logLevel?)"
@@ -21,45 +21,8 @@ public enum ConfigSchema {
         case map(Node)
     }
 
-    static let email: Node = .object([
-        "smtp": .object(["host": .value(.string), "port": .value(.int), "security": .value(.string),
-                         "username": .value(.string), "password": .value(.string, secret: true),
-                         "caFile": .value(.string), "heloName": .value(.string), "timeout": .value(.double)]),
-        "from": .value(.string), "fromName": .value(.string), "appName": .value(.string),
-        "defaultLocale": .value(.string),
-        "templates": .map(.map(.object(["subject": .value(.string), "text": .value(.string), "html": .value(.string)]))),
-    ])
-
-    static let identityProvider: Node = .object(Dictionary(uniqueKeysWithValues: [
-        "enabled", "clientId", "clientSecret", "scopes", "issuer", "jwksUri", "userInfoUri", "emailsUri",
-        "authorizationUri", "tokenUri", "requestTokenUri", "verifyCredentialsUri", "revokeUri", "teamId", "keyId",
-        "privateKey",
-    ].map { ($0, Node.value(.string)) }))
-
-    public static let root: Node = .object([
-        "host": .value(.string), "port": .value(.int), "store": .value(.string, secret: true),
-        "projectId": .value(.string), "emulator": .value(.bool), "issuerPrefix": .value(.string),
-        "recentLoginWindowSeconds": .value(.double), "authorizedDomains": .value(.strings),
-        "emailEnumerationProtection": .value(.bool), "phoneSignIn": .value(.bool), "anonymousSignIn": .value(.bool), "blockingFunctionsOnAdminCreate": .value(.bool), "breachedPasswords": .value(.string),
-        "captcha": .object(["provider": .value(.string), "siteKey": .value(.string), "secret": .value(.string, secret: true),
-                            "verifyURL": .value(.string), "minScore": .value(.double), "hostnames": .value(.strings),
-                            "action": .value(.string)]),
-        "maxBodyBytes": .value(.int), "logLevel": .value(.string),
-        "logFormat": .value(.string),
-        "metrics": .object(["expose": .value(.string), "token": .value(.string, secret: true),
-                            "host": .value(.string), "port": .value(.int)]),
-        "connections": .object(["headerTimeoutSeconds": .value(.double), "bodyTimeoutSeconds": .value(.double),
-                                "idleTimeoutSeconds": .value(.double), "maxConnections": .value(.int)]),
-        "storeTimeoutSeconds": .value(.double), "hashQueueLimit": .value(.int),
-        "housekeepingIntervalSeconds": .value(.double), "auditRetentionDays": .value(.int), "sessionsPerUser": .value(.int), "apiKey": .value(.string),
-        "rateLimits": .value(.bool), "publicURL": .value(.string), "trustForwardedFor": .value(.bool), "email": email,
-        "sms": .object(["webhook": .object(["url": .value(.string), "secret": .value(.string, secret: true)]),
-                        "twilio": .object(["accountSid": .value(.string), "authToken": .value(.string, secret: true),
-                                           "from": .value(.string), "baseURL": .value(.string)])]),
-        "mfa": .object(["state": .value(.string), "providers": .value(.strings), "totpAdjacentIntervals": .value(.int)]),
-        "identityProviders": .map(identityProvider), "testPhoneNumbers": .map(.value(.string)),
-        "projects": .map(.object(["email": email])),
-    ])
+    /// The configuration's keys, read off ``ConfigFile``: a setting is declared once, as its property there.
+    public static let root: Node = derived(from: ConfigFile.self, secrets: ConfigFile.secrets)
 
     /// Every setting the environment can give, with its path: the values and the maps (which come as JSON).
     public static func settings(under node: Node = root, path: [String] = []) -> [(path: [String], node: Node)] {

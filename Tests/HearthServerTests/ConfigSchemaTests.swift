@@ -18,6 +18,28 @@ import Testing
         #expect(missing.isEmpty, "docs/configuration.md lacks \(missing)")
     }
 
+    /// The schema is read off `ConfigFile`, the type the settings decode into: each property's Swift type gives its
+    /// kind, a dictionary is a map, an enum a string, and the declared secrets are secret.
+    @Test func theSchemaIsReadOffTheTypeThatDecodesIt() throws {
+        let kinds = Dictionary(uniqueKeysWithValues: ConfigSchema.settings().map { ($0.path.joined(separator: "."), $0.node) })
+        func kind(_ path: String) -> String {
+            switch kinds[path] {
+            case .value(let kind, let secret)?: "\(kind)\(secret ? " secret" : "")"
+            case .map?: "map"
+            case .object?: "object"
+            case nil: "absent"
+            }
+        }
+        #expect(kind("port") == "int" && kind("emulator") == "bool" && kind("recentLoginWindowSeconds") == "double")
+        #expect(kind("email.smtp.password") == "string secret" && kind("email.smtp.host") == "string")
+        #expect(kind("email.smtp.security") == "string", "an enum is given as its raw value")
+        #expect(kind("mfa.providers") == "strings" && kind("mfa.state") == "string" && kind("captcha.hostnames") == "strings")
+        #expect(kind("identityProviders") == "map" && kind("email.templates") == "map" && kind("projects") == "map")
+        #expect(kind("store") == "string secret" && kind("sms.twilio.authToken") == "string secret")
+        #expect(ConfigSchema.firstUnknownKey(in: ["identityProviders": ["oidc.acme": ["codeFlow": true, "displayName": "Acme"]]]) == nil,
+                "a map's entries take every key their type decodes")
+    }
+
     /// The reference table is exactly the schema's: a setting added to the code is documented.
     @Test func theReferenceShowsEverySetting() throws {
         let readme = try Self.page()

@@ -2,6 +2,7 @@ import ArgumentParser
 import Configuration
 import Foundation
 import HearthCore
+import HearthServer
 
 /// Where Hearth finds its data, shared by `serve` and the other commands: each setting from its flag, else its
 /// `HEARTH_*` variable, else the config file, else the default.

@@ -1,7 +1,6 @@
 import Foundation
 import HearthMail
 import HearthCore
-import HearthServer
 import HearthSMS
 
 /// The settings in the configuration file's shape, once ``Settings`` has read them from flags, the environment,
@@ -27,60 +26,65 @@ import HearthSMS
 ///   "identityProviders": { "google.com": { "enabled": true, "clientId": "….apps.googleusercontent.com" } },
 ///   "projects": { "other-project": { "email": { … } } } }
 /// ```
-struct ConfigFile: Decodable {
-    var host: String?
-    var port: Int?
-    var store: String?
-    var projectId: String?
-    var emulator: Bool?
-    var issuerPrefix: String?
-    var recentLoginWindowSeconds: Double?
-    var authorizedDomains: [String]?
-    var emailEnumerationProtection: Bool?
-    var phoneSignIn: Bool?
-    var anonymousSignIn: Bool?
-    var blockingFunctionsOnAdminCreate: Bool?
-    var breachedPasswords: String?
-    var captcha: CaptchaSection?
-    var maxBodyBytes: Int?
-    var logLevel: String?
-    var logFormat: String?
-    var metrics: MetricsSection?
-    var connections: ConnectionsSection?
-    var storeTimeoutSeconds: Double?
-    var hashQueueLimit: Int?
-    var housekeepingIntervalSeconds: Double?
-    var auditRetentionDays: Int?
-    var sessionsPerUser: Int?
-    var apiKey: String?
-    var rateLimits: Bool?
-    var publicURL: String?
-    var trustForwardedFor: Bool?
-    var email: EmailConfiguration?
-    var sms: SMSSection?
-    var mfa: MFASettings?
-    var identityProviders: [String: IdentityProviderConfig]?
-    var testPhoneNumbers: [String: String]?
-    var projects: [String: ProjectSection]?
+public struct ConfigFile: Decodable {
+    /// The settings whose values are never logged, by path.
+    static let secrets: Set<String> = [
+        "store", "captcha.secret", "metrics.token", "email.smtp.password", "sms.webhook.secret", "sms.twilio.authToken",
+    ]
+
+    public var host: String?
+    public var port: Int?
+    public var store: String?
+    public var projectId: String?
+    public var emulator: Bool?
+    public var issuerPrefix: String?
+    public var recentLoginWindowSeconds: Double?
+    public var authorizedDomains: [String]?
+    public var emailEnumerationProtection: Bool?
+    public var phoneSignIn: Bool?
+    public var anonymousSignIn: Bool?
+    public var blockingFunctionsOnAdminCreate: Bool?
+    public var breachedPasswords: String?
+    public var captcha: CaptchaSection?
+    public var maxBodyBytes: Int?
+    public var logLevel: String?
+    public var logFormat: String?
+    public var metrics: MetricsSection?
+    public var connections: ConnectionsSection?
+    public var storeTimeoutSeconds: Double?
+    public var hashQueueLimit: Int?
+    public var housekeepingIntervalSeconds: Double?
+    public var auditRetentionDays: Int?
+    public var sessionsPerUser: Int?
+    public var apiKey: String?
+    public var rateLimits: Bool?
+    public var publicURL: String?
+    public var trustForwardedFor: Bool?
+    public var email: EmailConfiguration?
+    public var sms: SMSSection?
+    public var mfa: MFASettings?
+    public var identityProviders: [String: IdentityProviderConfig]?
+    public var testPhoneNumbers: [String: String]?
+    public var projects: [String: ProjectSection]?
 
     /// One SMS provider: `webhook` {url, secret} or `twilio` {accountSid, authToken, from, baseURL}.
-    struct SMSSection: Decodable {
-        var webhook: Webhook?
-        var twilio: Twilio?
+    public struct SMSSection: Decodable {
+        public var webhook: Webhook?
+        public var twilio: Twilio?
 
-        struct Webhook: Decodable {
-            var url: String
-            var secret: String?
+        public struct Webhook: Decodable {
+            public var url: String
+            public var secret: String?
         }
 
-        struct Twilio: Decodable {
-            var accountSid: String
-            var authToken: String
-            var from: String
-            var baseURL: String?
+        public struct Twilio: Decodable {
+            public var accountSid: String
+            public var authToken: String
+            public var from: String
+            public var baseURL: String?
         }
 
-        var provider: SMSProvider? {
+        public var provider: SMSProvider? {
             if let webhook { return .webhook(url: webhook.url, secret: webhook.secret) }
             if let twilio {
                 return .twilio(accountSID: twilio.accountSid, authToken: twilio.authToken, from: twilio.from,
@@ -93,16 +97,16 @@ struct ConfigFile: Decodable {
     /// The CAPTCHA provider `recaptchaConfig` enforcement asks: `provider` (`turnstile`, `hcaptcha`, `recaptcha`),
     /// `siteKey`, `secret`, and optionally `verifyURL`, `minScore` (reCAPTCHA v3), `hostnames` (the sites a
     /// token must have been solved on) and `action` (the action a v3 or Turnstile token must name).
-    struct CaptchaSection: Decodable {
-        var provider: String
-        var siteKey: String
-        var secret: String
-        var verifyURL: String?
-        var minScore: Double?
-        var hostnames: [String]?
-        var action: String?
+    public struct CaptchaSection: Decodable {
+        public var provider: String
+        public var siteKey: String
+        public var secret: String
+        public var verifyURL: String?
+        public var minScore: Double?
+        public var hostnames: [String]?
+        public var action: String?
 
-        func settings() throws -> CaptchaProviderSettings {
+        public func settings() throws -> CaptchaProviderSettings {
             guard let kind = CaptchaProviderSettings.Provider(rawValue: provider) else {
                 throw ConfigError(message: "captcha.provider: expected \"turnstile\", \"hcaptcha\" or \"recaptcha\", got \"\(provider)\"")
             }
@@ -119,13 +123,13 @@ struct ConfigFile: Decodable {
 
     /// `expose`: `off` (default), `main` (on the API port; with `token`, only for that bearer) or `listener`
     /// (its own `host`:`port`, without credentials).
-    struct MetricsSection: Decodable {
-        var expose: String?
-        var token: String?
-        var host: String?
-        var port: Int?
+    public struct MetricsSection: Decodable {
+        public var expose: String?
+        public var token: String?
+        public var host: String?
+        public var port: Int?
 
-        func exposure() throws -> MetricsExposure {
+        public func exposure() throws -> MetricsExposure {
             switch expose ?? "off" {
             case "off": return .off
             case "main": return .mainListener(bearerToken: token)
@@ -139,21 +143,21 @@ struct ConfigFile: Decodable {
         }
     }
 
-    struct ConnectionsSection: Decodable {
-        var headerTimeoutSeconds: Double?
-        var bodyTimeoutSeconds: Double?
-        var idleTimeoutSeconds: Double?
-        var maxConnections: Int?
+    public struct ConnectionsSection: Decodable {
+        public var headerTimeoutSeconds: Double?
+        public var bodyTimeoutSeconds: Double?
+        public var idleTimeoutSeconds: Double?
+        public var maxConnections: Int?
     }
 
-    struct ProjectSection: Decodable {
-        var email: EmailConfiguration?
+    public struct ProjectSection: Decodable {
+        public var email: EmailConfiguration?
     }
 
     /// Reads the file for what swift-configuration's JSON provider does not check: its syntax (with the line and
     /// column where it breaks) and every key against ``ConfigSchema``. Returns the parsed object, whose map sections
     /// (provider ids, locales, phone numbers as keys) ``Settings`` takes whole.
-    static func parse(_ path: String) throws -> Any {
+    public static func parse(_ path: String) throws -> Any {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw ConfigError(message: "cannot read config file \(path): \(error.localizedDescription)")
@@ -170,7 +174,7 @@ struct ConfigFile: Decodable {
     }
 
     /// A decoding error as `key.path: expected …`.
-    static func describe(_ error: DecodingError) -> String {
+    public static func describe(_ error: DecodingError) -> String {
         func path(_ keys: [any CodingKey]) -> String {
             keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
         }
@@ -206,7 +210,7 @@ struct ConfigFile: Decodable {
         return "line \(line), column \(column): \(text)"
     }
 
-    func apply(to configuration: inout ServerConfiguration) throws {
+    public func apply(to configuration: inout ServerConfiguration) throws {
         if let metrics { configuration.observability.metrics = try metrics.exposure() }
         if let section = connections {
             if let value = section.headerTimeoutSeconds { configuration.connections.headerTimeout = .seconds(value) }
@@ -263,7 +267,10 @@ struct ConfigFile: Decodable {
     }
 }
 
-struct ConfigError: Error, CustomStringConvertible {
-    var message: String
-    var description: String { message }
+/// A setting that cannot be used, said as the operator wrote it.
+public struct ConfigError: Error, CustomStringConvertible {
+    public var message: String
+    public var description: String { message }
+
+    public init(message: String) { self.message = message }
 }
