@@ -45,7 +45,7 @@ public struct ConfigFile: Decodable {
     public var anonymousSignIn: Bool?
     public var blockingFunctionsOnAdminCreate: Bool?
     public var breachedPasswords: String?
-    public var captcha: CaptchaSection?
+    public var captcha: CaptchaProviderSettings?
     public var maxBodyBytes: Int?
     public var logLevel: String?
     public var logFormat: String?
@@ -91,33 +91,6 @@ public struct ConfigFile: Decodable {
                                baseURL: twilio.baseURL ?? "https://api.twilio.com")
             }
             return nil
-        }
-    }
-
-    /// The CAPTCHA provider `recaptchaConfig` enforcement asks: `provider` (`turnstile`, `hcaptcha`, `recaptcha`),
-    /// `siteKey`, `secret`, and optionally `verifyURL`, `minScore` (reCAPTCHA v3), `hostnames` (the sites a
-    /// token must have been solved on) and `action` (the action a v3 or Turnstile token must name).
-    public struct CaptchaSection: Decodable {
-        public var provider: String
-        public var siteKey: String
-        public var secret: String
-        public var verifyURL: String?
-        public var minScore: Double?
-        public var hostnames: [String]?
-        public var action: String?
-
-        public func settings() throws -> CaptchaProviderSettings {
-            guard let kind = CaptchaProviderSettings.Provider(rawValue: provider) else {
-                throw ConfigError(message: "captcha.provider: expected \"turnstile\", \"hcaptcha\" or \"recaptcha\", got \"\(provider)\"")
-            }
-            if let verifyURL, URL(string: verifyURL)?.scheme.map({ ["http", "https"].contains($0) }) != true {
-                throw ConfigError(message: "captcha.verifyURL: expected an http(s) URL, got \"\(verifyURL)\"")
-            }
-            var settings = CaptchaProviderSettings(provider: kind, siteKey: siteKey, secret: secret, verifyURL: verifyURL,
-                                                   minScore: minScore)
-            settings.hostnames = hostnames
-            settings.action = action
-            return settings
         }
     }
 
@@ -250,7 +223,7 @@ public struct ConfigFile: Decodable {
         if let anonymousSignIn { configuration.anonymousSignIn = anonymousSignIn }
         if let blockingFunctionsOnAdminCreate { configuration.blockingFunctionsOnAdminCreate = blockingFunctionsOnAdminCreate }
         if let breachedPasswords { configuration.breachedPasswords = breachedPasswords }
-        if let captcha { configuration.captcha = try captcha.settings() }
+        if let captcha { configuration.captcha = captcha }
         if let maxBodyBytes { configuration.maxBodySize = maxBodyBytes }
         if let apiKey { configuration.initialAPIKey = apiKey }
         if let rateLimits { configuration.rateLimits.enabled = rateLimits }

@@ -45,9 +45,18 @@ private final class SchemaProbe {
         if let list = type as? any ConfigList.Type {
             return (list.empty as! T, .value(.strings, secret: secret))
         }
-        let decoder = ProbeDecoder(probe: self, path: path)
-        let value = try T(from: decoder)
-        return (value, decoder.keys.node)
+        // An object: decoded with placeholders. A section whose own checks refuse the placeholders is noted as far
+        // as it was read and then treated as absent, so its parent reads on (config sections are optional).
+        let keys = ProbedKeys()
+        while true {
+            do {
+                return (try T(from: ProbeDecoder(probe: self, path: path, keys: keys)), keys.node)
+            } catch is ProbeRetry {
+                continue  // a section inside refused; it is absent now, its keys noted
+            } catch {
+                throw ProbeRefused(node: keys.node)
+            }
+        }
     }
 
     private func firstCase<C: CaseIterable>(of type: C.Type) -> Any? { type.allCases.first }
@@ -73,10 +82,17 @@ private protocol ConfigList { static var empty: Self { get } }
 extension Array: ConfigList where Element: Decodable { static var empty: Self { [] } }
 extension Set: ConfigList where Element: Decodable { static var empty: Self { [] } }
 
+/// A section's own checks refused the placeholders: what it read before that.
+private struct ProbeRefused: Error { let node: ConfigSchema.Node }
+/// A section was refused and is absent from now on: decode its parent again.
+private struct ProbeRetry: Error {}
+
 /// The keys one object asked for, by name; a nested container's are filled in as its decoding goes on.
 private final class ProbedKeys {
     var nodes: [String: ConfigSchema.Node] = [:]
     var nested: [String: ProbedKeys] = [:]
+    /// Sections refused on an earlier pass, read as absent.
+    var absent: Set<String> = []
 
     var node: ConfigSchema.Node { .object(nodes.merging(nested.mapValues(\.node)) { $1 }) }
 }
@@ -84,7 +100,7 @@ private final class ProbedKeys {
 private struct ProbeDecoder: Decoder {
     let probe: SchemaProbe
     let path: [String]
-    let keys = ProbedKeys()
+    var keys = ProbedKeys()
     var codingPath: [any CodingKey] { [] }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -108,13 +124,22 @@ private struct ProbeContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     var codingPath: [any CodingKey] { [] }
     var allKeys: [Key] { [] }
 
-    func contains(_ key: Key) -> Bool { true }
-    func decodeNil(forKey key: Key) throws -> Bool { false }
+    func contains(_ key: Key) -> Bool { !keys.absent.contains(key.stringValue) }
+    func decodeNil(forKey key: Key) throws -> Bool { keys.absent.contains(key.stringValue) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        let (value, node) = try probe.valueAndNode(of: type, path: path + [key.stringValue])
-        keys.nodes[key.stringValue] = node
-        return value
+        guard !keys.absent.contains(key.stringValue) else {
+            throw DecodingError.keyNotFound(key, .init(codingPath: [], debugDescription: "refused on an earlier pass"))
+        }
+        do {
+            let (value, node) = try probe.valueAndNode(of: type, path: path + [key.stringValue])
+            keys.nodes[key.stringValue] = node
+            return value
+        } catch let refused as ProbeRefused {
+            keys.nodes[key.stringValue] = refused.node
+            keys.absent.insert(key.stringValue)
+            throw ProbeRetry()
+        }
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws

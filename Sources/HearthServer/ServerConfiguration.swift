@@ -191,3 +191,30 @@ public struct CaptchaProviderSettings: Sendable, Equatable {
         self.minScore = minScore
     }
 }
+
+extension CaptchaProviderSettings: Decodable {
+    enum CodingKeys: String, CodingKey { case provider, siteKey, secret, verifyURL, minScore, hostnames, action }
+
+    /// The config file's `captcha`: `provider`, `siteKey` and `secret`, and optionally the rest. A provider Hearth does
+    /// not know, or a `verifyURL` that is not http(s), is refused with what is expected.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let name = try container.decode(String.self, forKey: .provider)
+        let (siteKey, secret) = (try container.decode(String.self, forKey: .siteKey), try container.decode(String.self, forKey: .secret))
+        let verifyURL = try container.decodeIfPresent(String.self, forKey: .verifyURL)
+        let minScore = try container.decodeIfPresent(Double.self, forKey: .minScore)
+        let hostnames = try container.decodeIfPresent([String].self, forKey: .hostnames)
+        let action = try container.decodeIfPresent(String.self, forKey: .action)
+        guard let provider = Provider(rawValue: name) else {
+            throw DecodingError.dataCorruptedError(forKey: .provider, in: container, debugDescription:
+                "expected " + Provider.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ") + ", got \"\(name)\"")
+        }
+        if let verifyURL, URL(string: verifyURL)?.scheme.map({ ["http", "https"].contains($0) }) != true {
+            throw DecodingError.dataCorruptedError(forKey: .verifyURL, in: container,
+                                                   debugDescription: "expected an http(s) URL, got \"\(verifyURL)\"")
+        }
+        self.init(provider: provider, siteKey: siteKey, secret: secret, verifyURL: verifyURL, minScore: minScore)
+        self.hostnames = hostnames
+        self.action = action
+    }
+}

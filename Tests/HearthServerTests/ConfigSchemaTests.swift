@@ -38,6 +38,18 @@ import Testing
         #expect(kind("store") == "string secret" && kind("sms.twilio.authToken") == "string secret")
         #expect(ConfigSchema.firstUnknownKey(in: ["identityProviders": ["oidc.acme": ["codeFlow": true, "displayName": "Acme"]]]) == nil,
                 "a map's entries take every key their type decodes")
+        // A section whose own checks refuse placeholders (captcha's provider) is still read whole.
+        #expect(kind("captcha.provider") == "string" && kind("captcha.action") == "string" && kind("captcha.secret") == "string secret")
+    }
+
+    /// A section's own checks answer as the operator wrote it.
+    @Test func aSectionsChecksNameTheKeyAndWhatItTakes() throws {
+        let file = Data(#"{"captcha": {"provider": "friendlycaptcha", "siteKey": "k", "secret": "s"}}"#.utf8)
+        let error = try #require(throws: DecodingError.self) { try JSONDecoder().decode(ConfigFile.self, from: file) }
+        #expect(ConfigFile.describe(error) == #"captcha.provider: expected "turnstile", "hcaptcha", "recaptcha", got "friendlycaptcha""#)
+        let plain = Data(#"{"captcha": {"provider": "turnstile", "siteKey": "k", "secret": "s", "verifyURL": "ftp://x"}}"#.utf8)
+        let refused = try #require(throws: DecodingError.self) { try JSONDecoder().decode(ConfigFile.self, from: plain) }
+        #expect(ConfigFile.describe(refused) == #"captcha.verifyURL: expected an http(s) URL, got "ftp://x""#)
     }
 
     /// The reference table is exactly the schema's: a setting added to the code is documented.
