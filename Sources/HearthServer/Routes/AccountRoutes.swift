@@ -12,23 +12,13 @@ enum AccountRoutes {
             displayName: request.displayName, idToken: request.idToken,
             // Production does not let a client enrol factors it never verified; the emulator does.
             secondFactors: call.configuration.isEmulator ? (request.mfaInfo ?? []).map(MFAEnrollmentInput.init) : [])
-        let user = result.user
-        return SignUpResponse(
-            localId: user.localID, email: user.email, displayName: user.displayName,
-            idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
-            expiresIn: String(result.tokens.expiresIn))
+        return SignUpResponse(result)
     }
 
     static func signInWithPassword(_ call: Call, _ request: SignInWithPasswordRequest) async throws -> any ResponseGenerator {
         let outcome = try await call.services.accounts.passwords.signInWithPassword(
             in: try call.clientProject, email: request.email, password: request.password)
-        return outcome.response { result in
-            let user = result.user
-            return SignInWithPasswordResponse(
-                localId: user.localID, email: user.email, displayName: user.displayName, profilePicture: user.photoURL,
-                idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
-                expiresIn: String(result.tokens.expiresIn))
-        }
+        return outcome.response(SignInWithPasswordResponse.init)
     }
 
     static func signInWithCustomToken(_ call: Call, _ request: SignInWithCustomTokenRequest) async throws -> any ResponseGenerator {
@@ -48,11 +38,7 @@ enum AccountRoutes {
             }
             outcome = try await signIn(current.scoped(to: project.tenant))
         }
-        return outcome.response { result in
-            json(SignInWithCustomTokenResponse(
-                isNewUser: result.isNewUser, idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
-                expiresIn: String(result.tokens.expiresIn)))
-        }
+        return outcome.response { json(SignInWithCustomTokenResponse($0)) }
     }
 
     static func lookup(_ call: Call, _ request: LookupRequest) async throws -> any ResponseGenerator {

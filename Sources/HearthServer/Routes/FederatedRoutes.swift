@@ -26,11 +26,7 @@ enum FederatedRoutes {
                                                                      returnIdpCredential: false)
         switch outcome {
         case .signedIn(let result):
-            return SignInWithGameCenterResponse(
-                localId: result.user.localID, playerId: request.playerId, teamPlayerId: request.teamPlayerId,
-                gamePlayerId: request.gamePlayerId, displayName: result.user.displayName,
-                isNewUser: result.isNewUser, idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken,
-                expiresIn: String(result.tokens.expiresIn))
+            return SignInWithGameCenterResponse(result, for: request)
         case .secondFactorRequired(let required):
             return SecondFactorRequiredResponse(required)
         case .needConfirmation, .credentialInUse:

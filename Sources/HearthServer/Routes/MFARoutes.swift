@@ -71,13 +71,3 @@ enum MFARoutes {
         return MFATokensResponse(idToken: result.tokens.idToken, refreshToken: result.tokens.refreshToken)
     }
 }
-
-extension AccountContext.SignInOutcome {
-    /// The answer to a first-factor sign-in: `signedIn`'s response with tokens, else the pending credential.
-    func response(_ signedIn: (AccountContext.SignInResult) -> any ResponseGenerator) -> any ResponseGenerator {
-        switch self {
-        case .signedIn(let result): signedIn(result)
-        case .secondFactorRequired(let required): SecondFactorRequiredResponse(required)
-        }
-    }
-}
