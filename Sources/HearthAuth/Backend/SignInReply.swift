@@ -1,7 +1,8 @@
+import Foundation
 import HearthWire
 
 /// What the SDK acts on in any sign-in answer, whichever endpoint gave it: the tokens, or a second-factor
-/// challenge. Each typed reply says how it maps (``SignInAnswer``).
+/// challenge, read from any reply by its wire names (``SignInAnswer``).
 struct SignInReply: Sendable {
     var localId: String?
     var idToken: String?
@@ -23,61 +24,40 @@ struct SignInReply: Sendable {
     }
 }
 
-/// A reply that can finish a sign-in.
-protocol SignInAnswer: Sendable {
-    var signIn: SignInReply { get }
-}
+extension SignInReply: Decodable {
+    enum CodingKeys: String, CodingKey {
+        case localId, idToken, refreshToken, expiresIn, mfaPendingCredential, mfaInfo
+    }
 
-extension SignUpResponse: SignInAnswer {
-    var signIn: SignInReply { SignInReply(localId: localId, idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn) }
-}
-
-extension SignInWithPasswordResponse: SignInAnswer {
-    var signIn: SignInReply {
-        SignInReply(localId: localId, idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn,
-                    mfaPendingCredential: mfaPendingCredential, mfaInfo: mfaInfo)
+    init(from decoder: any Decoder) throws {
+        let reply = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(localId: try reply.decodeIfPresent(String.self, forKey: .localId),
+                  idToken: try reply.decodeIfPresent(String.self, forKey: .idToken),
+                  refreshToken: try reply.decodeIfPresent(String.self, forKey: .refreshToken),
+                  expiresIn: try reply.decodeIfPresent(String.self, forKey: .expiresIn),
+                  mfaPendingCredential: try reply.decodeIfPresent(String.self, forKey: .mfaPendingCredential),
+                  mfaInfo: try reply.decodeIfPresent([MFAInfoWire].self, forKey: .mfaInfo))
     }
 }
 
-extension SignInWithCustomTokenResponse: SignInAnswer {
+/// A reply that can finish a sign-in. Every sign-in reply names its tokens and challenge with the same wire fields,
+/// so the conformance is one reading of those fields, not one per reply type.
+protocol SignInAnswer: Sendable, Encodable {}
+
+extension SignInAnswer {
     var signIn: SignInReply {
-        SignInReply(localId: nil, idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn,
-                    mfaPendingCredential: mfaPendingCredential, mfaInfo: mfaInfo)
+        // Read back through the wire names the reply was decoded from; encoding a decoded reply cannot fail.
+        (try? JSONDecoder().decode(SignInReply.self, from: JSONEncoder().encode(self)))
+            ?? SignInReply(localId: nil, idToken: nil, refreshToken: nil, expiresIn: nil)
     }
 }
 
-extension SignInWithEmailLinkResponse: SignInAnswer {
-    var signIn: SignInReply {
-        SignInReply(localId: localId, idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn,
-                    mfaPendingCredential: mfaPendingCredential, mfaInfo: mfaInfo)
-    }
-}
-
-extension SignInWithIdpResponse: SignInAnswer {
-    var signIn: SignInReply {
-        SignInReply(localId: localId, idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn,
-                    mfaPendingCredential: mfaPendingCredential, mfaInfo: mfaInfo)
-    }
-}
-
-extension SignInWithPhoneNumberResponse: SignInAnswer {
-    var signIn: SignInReply {
-        SignInReply(localId: localId, idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn,
-                    mfaPendingCredential: mfaPendingCredential, mfaInfo: mfaInfo)
-    }
-}
-
-extension SignInWithGameCenterResponse: SignInAnswer {
-    var signIn: SignInReply {
-        SignInReply(localId: localId, idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn,
-                    mfaPendingCredential: mfaPendingCredential, mfaInfo: mfaInfo)
-    }
-}
-
-extension UpdateAccountResponse: SignInAnswer {
-    var signIn: SignInReply { SignInReply(localId: localId, idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn) }
-}
-
-extension MFATokensResponse: SignInAnswer {
-    var signIn: SignInReply { SignInReply(localId: nil, idToken: idToken, refreshToken: refreshToken, expiresIn: expiresIn) }
-}
+extension SignUpResponse: SignInAnswer {}
+extension SignInWithPasswordResponse: SignInAnswer {}
+extension SignInWithCustomTokenResponse: SignInAnswer {}
+extension SignInWithEmailLinkResponse: SignInAnswer {}
+extension SignInWithIdpResponse: SignInAnswer {}
+extension SignInWithPhoneNumberResponse: SignInAnswer {}
+extension SignInWithGameCenterResponse: SignInAnswer {}
+extension UpdateAccountResponse: SignInAnswer {}
+extension MFATokensResponse: SignInAnswer {}
