@@ -37,25 +37,10 @@ enum ConfigRoutes {
             ?? (emulator ? patch.presentPaths.union(ProjectConfigPatch.emulatorPaths) : patch.presentPaths).union(declared.presentPaths)
         let now = call.services.accounts.clock.now()
         let updated = try await call.services.projects.modify(project.id) { record in
-            let policyPaths = mask.filter { $0.hasPrefix("passwordPolicyConfig.") }.map { String($0.dropFirst("passwordPolicyConfig.".count)) }
-            if !policyPaths.isEmpty {
-                record.settings.passwordPolicy = try PasswordPolicyConfig.patched(
-                    record.settings.passwordPolicy, paths: policyPaths.sorted(), with: patch.passwordPolicyConfig, now: now)
-            }
-            for path in mask {
+            let own = try patch.apply(mask, to: &record.settings, now: now,
+                                      captchaProviderConfigured: call.services.captcha != nil)
+            for path in own {
                 switch path {
-                case "smsRegionConfig": record.settings.smsRegions = try patch.smsRegionConfig?.policy
-                case let field where field.hasPrefix("recaptchaConfig."):
-                    record.settings.captcha = try CaptchaSettings.patched(
-                        record.settings.captcha, String(field.dropFirst("recaptchaConfig.".count)), with: patch.recaptchaConfig,
-                        providerConfigured: call.services.captcha != nil)
-                case "signIn.phoneNumber.testPhoneNumbers":
-                    let numbers = try testPhoneNumbers(patch.testPhoneNumbers)
-                    record.settings.testPhoneNumbers = numbers.isEmpty ? nil : numbers
-                case "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs":
-                    var mfa = record.settings.mfa ?? MFASettings()
-                    try mfa.apply(String(path.dropFirst("mfa.".count)), patch.mfa)
-                    record.settings.mfa = mfa
                 case "blockingFunctions.triggers":
                     var blocking = record.settings.blockingFunctions ?? BlockingFunctions()
                     var triggers: [String: BlockingFunctions.Trigger] = [:]
@@ -82,44 +67,5 @@ enum ConfigRoutes {
             if record.settings.blockingFunctions == BlockingFunctions() { record.settings.blockingFunctions = nil }
         }
         return shown(updated, to: call)
-    }
-}
-
-/// Test phone numbers as a patch gives them, checked: E.164 numbers, 6-digit codes.
-func testPhoneNumbers(_ given: [String: String]?) throws -> [String: String] {
-    let numbers = given ?? [:]
-    if let bad = numbers.first(where: { !PhoneNumber.isValid($0.key) || $0.value.count != 6 || !$0.value.allSatisfy(\.isNumber) }) {
-        throw APIError.business(.invalidArgument, "test phone number \(bad.key) needs an E.164 number and a 6-digit code")
-    }
-    return numbers
-}
-
-extension MFASettings {
-    /// Applies one field of Firebase's `mfa`/`mfaConfig` patch (`state`, `enabledProviders` or `providerConfigs`):
-    /// shared by the project's config and each tenant's.
-    mutating func apply(_ field: String, _ patch: MFAConfigPatch?) throws {
-        let (state, enabledProviders, totp) = (patch?.state, patch?.enabledProviders, patch?.totp)
-        switch field {
-        case "state":
-            guard let parsed = MFASettings.State(rawValue: state ?? "DISABLED") else {
-                throw APIError.business(.invalidArgument, "mfa state must be DISABLED, ENABLED or MANDATORY")
-            }
-            self.state = parsed
-        case "enabledProviders":
-            // PROVIDER_UNSPECIFIED is the enum's zero value: Firebase's clients send it, and it names nothing.
-            let names = (enabledProviders ?? []).filter { $0 != "PROVIDER_UNSPECIFIED" }
-            guard names.allSatisfy({ $0 == "PHONE_SMS" }) else {
-                throw APIError.business(.invalidArgument, "enabledProviders takes PHONE_SMS (TOTP is in providerConfigs)")
-            }
-            if names.isEmpty { providers.remove(.phoneSMS) } else { providers.insert(.phoneSMS) }
-        default:
-            if totp?.enabled == true { providers.insert(.totp) } else { providers.remove(.totp) }
-            if let intervals = totp?.adjacentIntervals {
-                guard (0...10).contains(intervals) else {
-                    throw APIError.business(.invalidArgument, "adjacentIntervals must be between 0 and 10")
-                }
-                totpAdjacentIntervals = intervals
-            }
-        }
     }
 }

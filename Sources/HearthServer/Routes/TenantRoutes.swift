@@ -12,7 +12,7 @@ enum TenantRoutes {
         tenant[.enableImprovedEmailPrivacy] = project.record.settings[.enableImprovedEmailPrivacy]
         let declared = try DeclaredSettingsPatch(call, scope: .tenant, typed: patch.values)
         try apply(patch, paths: patch.presentPaths, to: &tenant, emulator: call.configuration.isEmulator,
-                  captchaProvider: call.services.captcha != nil)
+                  captchaProvider: call.services.captcha != nil, now: call.services.accounts.clock.now())
         declared.apply(declared.presentPaths, to: &tenant.declared)
         // A new id on the (unlikely) collision of the random suffix.
         guard let created = try await call.services.accounts.tenants.create(
@@ -67,7 +67,8 @@ enum TenantRoutes {
         let emulator = call.configuration.isEmulator
         guard let id = call.parameter("tenantID"),
               let tenant = try await call.services.accounts.tenants.modify(id, in: project, { tenant in
-                  try apply(patch, paths: paths, to: &tenant, emulator: emulator, captchaProvider: call.services.captcha != nil)
+                  try apply(patch, paths: paths, to: &tenant, emulator: emulator, captchaProvider: call.services.captcha != nil,
+                            now: call.services.accounts.clock.now())
                   declared.apply(paths, to: &tenant.declared)
               })
         else { throw APIError.business(.tenantNotFound) }
@@ -92,31 +93,16 @@ enum TenantRoutes {
         return tenant
     }
 
+    /// Applies `paths` of a tenant patch: the settings a tenant shares with the project's config, then its own fields.
     static func apply(_ patch: TenantPatch, paths: Set<String>, to tenant: inout TenantRecord, emulator: Bool,
-                      captchaProvider: Bool) throws {
-        let policyPaths = paths.filter { $0.hasPrefix("passwordPolicyConfig.") }.map { String($0.dropFirst("passwordPolicyConfig.".count)) }
-        if !policyPaths.isEmpty {
-            tenant.passwordPolicy = try PasswordPolicyConfig.patched(tenant.passwordPolicy, paths: policyPaths.sorted(),
-                                                                     with: patch.passwordPolicyConfig, now: Date())
-        }
-        for path in paths {
-            switch path {
-            case "displayName":
-                if let name = patch.displayName, !TenantRecord.isValidDisplayName(name) {
-                    throw APIError.business(.invalidArgument, "displayName must start with a letter and hold 4-20 letters, digits or hyphens")
-                }
-                tenant.displayName = patch.displayName
-            case "smsRegionConfig": tenant.smsRegions = try patch.smsRegionConfig?.policy
-            case let field where field.hasPrefix("recaptchaConfig."):
-                tenant.captcha = try CaptchaSettings.patched(tenant.captcha, String(field.dropFirst("recaptchaConfig.".count)),
-                                                             with: patch.recaptchaConfig, providerConfigured: captchaProvider)
-            case "testPhoneNumbers": tenant.testPhoneNumbers = try testPhoneNumbers(patch.testPhoneNumbers)
-            case let field where field.hasPrefix("mfaConfig."):
-                try tenant.mfa.apply(String(field.dropFirst("mfaConfig.".count)), patch.mfa)
-                if emulator, field == "mfaConfig.enabledProviders" { tenant.mfaProvidersAsGiven = patch.mfa?.enabledProviders }
-            default: break
+                      captchaProvider: Bool, now: Date) throws {
+        let own = try patch.apply(paths, to: &tenant, now: now, captchaProviderConfigured: captchaProvider)
+        if own.contains("displayName") {
+            if let name = patch.displayName, !TenantRecord.isValidDisplayName(name) {
+                throw APIError.business(.invalidArgument, "displayName must start with a letter and hold 4-20 letters, digits or hyphens")
             }
+            tenant.displayName = patch.displayName
         }
+        if emulator, paths.contains("mfaConfig.enabledProviders") { tenant.mfaProvidersAsGiven = patch.mfa?.enabledProviders }
     }
-
 }
