@@ -102,6 +102,10 @@ import Testing
                 "requestType": "EMAIL_SIGNIN", "email": "a@example.com", "continueUrl": "http://localhost/x"])
             #expect(link.errorMessage?.hasPrefix("OPERATION_NOT_ALLOWED") == true, "\(link.text)")
             #expect(try await client.post(Self.v1 + "/accounts:sendVerificationCode", ["phoneNumber": "+15555550100"]).status == 200)
+            // Chosen, even where the choice is the default: a start does not take the project for one made before
+            // the switch existed.
+            let stored = try #require(try await app.store.project(id: "demo-project")).settings.declared
+            #expect(stored.isSet(.phoneSignIn) && stored.isSet(.emailLinkSignIn))
 
             for body: [String: Any] in [["authorizedDomains": ["evil.example"]], ["signIn": ["hashConfig": ["rounds": 1]]]] {
                 let reply = try await client.send(.patch, path, body, key: nil, headers: try await admin())

@@ -72,12 +72,12 @@ struct DeclaredSettingsPatch {
     var presentPaths: Set<String> { Set(given.keys) }
 
     /// Applies the declared paths among `mask`. A path in the mask but absent from the body takes the wire's zero, as
-    /// Google's `updateMask` does; a value equal to the scope's default is stored as unset.
+    /// Google's `updateMask` does. A value is stored even when it is the default: it was chosen (and a record that
+    /// never chose, like a project made before `signIn.phoneNumber.enabled` existed, is told apart at start).
     func apply(_ mask: Set<String>, to values: inout DeclaredSettings) {
         for setting in SignInSetting.settable(in: scope) {
             guard let placement = setting.placement(in: scope), mask.contains(placement.path) else { continue }
-            let value = placement.flipped(given[placement.path] ?? setting.wireZero)
-            if value == setting.defaultValue(in: scope) { values.reset(setting) } else { values[setting] = value }
+            values[setting] = placement.flipped(given[placement.path] ?? setting.wireZero)
         }
     }
 
