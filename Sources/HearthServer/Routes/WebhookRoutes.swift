@@ -31,10 +31,10 @@ enum WebhookRoutes {
 
     static func list(_ call: Call) async throws -> Response {
         let project = try await call.adminProject(nil)
-        let operations = call.services.accounts.operatorTools
+        let tools = call.services.accounts.operatorTools
         let formatter = ISO8601DateFormatter()
-        let endpoints = try await operations.webhookEndpoints(in: project)
-        let deliveries = try await operations.webhookDeliveries(in: project, limit: 100)
+        let endpoints = try await tools.webhookEndpoints(in: project)
+        let deliveries = try await tools.webhookDeliveries(in: project, limit: 100)
         return json(Listed(
             endpoints: endpoints.map {
                 .init(id: $0.id, url: $0.url, eventTypes: $0.types.map(\.rawValue), createTime: formatter.string(from: $0.createdAt))
