@@ -16,6 +16,12 @@ struct SignInSettingTests {
         tenant[.disabledUserDeletion] = .bool(true)
         let inForce = DeclaredSettings.inForce(project: project, tenant: tenant)
         #expect(inForce.bool(.disabledUserDeletion) && !inForce.bool(.disabledUserSignup))
+
+        // An inherited setting a tenant may also set: the project's until the tenant sets its own.
+        project[Self.inherited] = .bool(true)
+        #expect(DeclaredSettings.inForce(project: project, tenant: tenant, of: [Self.inherited]).bool(Self.inherited))
+        tenant[Self.inherited] = .bool(false)
+        #expect(!DeclaredSettings.inForce(project: project, tenant: tenant, of: [Self.inherited]).bool(Self.inherited))
     }
 
     @Test func recordsWrittenBeforeTheDeclarationsKeepTheirSwitches() throws {

@@ -42,8 +42,9 @@ public struct SignInSetting: Sendable, Hashable {
     public let name: String
     public let project: Placement?
     public let tenant: Placement?
-    /// Whether a tenant works under its project's value (a setting with no tenant placement, like
-    /// `signIn.allowDuplicateEmails`); otherwise a tenant holds its own, as Identity Platform's tenants do.
+    /// Whether a tenant that has not set it works under its project's value (always, for a setting with no tenant
+    /// placement, like `signIn.allowDuplicateEmails`); otherwise a tenant holds its own, with the tenant's default
+    /// until set, as Identity Platform's tenants do.
     public let inheritedByTenants: Bool
     public let kind: Kind
 
@@ -209,14 +210,16 @@ public struct DeclaredSettings: Sendable, Equatable, Codable {
         if let value, !isSet(setting) { self[setting] = .bool(value) }
     }
 
-    /// What a tenant works under: its own values (or its defaults), and its project's for settings tenants inherit.
-    public static func inForce(project: DeclaredSettings, tenant: DeclaredSettings) -> DeclaredSettings {
+    /// What a tenant works under: its own values, its project's for inherited settings it has not set, and a
+    /// tenant's defaults for the rest.
+    public static func inForce(project: DeclaredSettings, tenant: DeclaredSettings,
+                               of settings: [SignInSetting] = SignInSetting.all) -> DeclaredSettings {
         var merged = DeclaredSettings(scope: .tenant)
         var own = tenant
         own.scope = .tenant
-        for setting in SignInSetting.all {
-            if setting.tenant != nil {
-                merged[setting] = own[setting]
+        for setting in settings {
+            if setting.tenant != nil, own.isSet(setting) || !setting.inheritedByTenants {
+                merged[setting] = own[setting]  // set by the tenant, or the tenant's default
             } else if setting.inheritedByTenants {
                 merged[setting] = project[setting]
             }
