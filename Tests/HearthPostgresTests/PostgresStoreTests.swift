@@ -26,7 +26,7 @@ import Testing
         let store = try PostgresStore(url: url)
         try await store.migrate()
         try await store.migrate()
-        #expect(try await store.appliedMigrations() == ["0001_initial", "0002_action_codes_outbox", "0003_outbox_delivery", "0004_phone_assertions", "0005_pending_secrets", "0006_user_identities", "0007_operations", "0008_identity_emails", "0009_tenants", "0010_users_by_creation", "0011_webhooks", "0012_compared_columns", "0013_job_leases"])
+        #expect(try await store.appliedMigrations() == ["0001_initial", "0002_action_codes_outbox", "0003_outbox_delivery", "0004_phone_assertions", "0005_pending_secrets", "0006_user_identities", "0007_operations", "0008_identity_emails", "0009_tenants", "0010_users_by_creation", "0011_webhooks", "0012_compared_columns", "0013_job_leases", "0014_lookup_indexes"])
         try await store.close()
     }
 
