@@ -66,8 +66,6 @@ public struct SignInSetting: Sendable, Hashable {
 
     public func placement(in scope: Scope) -> Placement? { scope == .project ? project : tenant }
 
-    public var scopes: Set<Scope> { Set([project.map { _ in Scope.project }, tenant.map { _ in Scope.tenant }].compactMap { $0 }) }
-
     /// The value a scope has until it is set (a tenant that follows its project has the project's instead).
     public func defaultValue(in scope: Scope) -> SettingValue {
         placement(in: scope)?.defaultValue ?? project?.defaultValue ?? .bool(false)
@@ -187,7 +185,6 @@ public struct DeclaredSettings: Sendable, Equatable, Codable {
 
     public func encode(to encoder: any Encoder) throws { try values.encode(to: encoder) }
 
-    public var isEmpty: Bool { values.isEmpty }
 
     /// The value in force: the one set, or the scope's default.
     public subscript(setting: SignInSetting) -> SettingValue {
