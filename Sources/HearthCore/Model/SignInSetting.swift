@@ -185,7 +185,6 @@ public struct DeclaredSettings: Sendable, Equatable, Codable {
 
     public func encode(to encoder: any Encoder) throws { try values.encode(to: encoder) }
 
-
     /// The value in force: the one set, or the scope's default.
     public subscript(setting: SignInSetting) -> SettingValue {
         get { values[setting.name] ?? setting.defaultValue(in: scope) }
