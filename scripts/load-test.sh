@@ -5,6 +5,7 @@
 #   DURATION=20 bash scripts/load-test.sh
 #   BIN=/path/to/other/hearth bash scripts/load-test.sh
 #   STORE=postgres://hearth@127.0.0.1:5432/empty_db bash scripts/load-test.sh   # an empty database
+#   KEY=… STORE=sqlite:big.sqlite ONLY=endpoints bash scripts/load-test.sh         # a filled store (scale-test.sh)
 #
 # Needs wrk (apt-get install wrk). Starts its own server on a temporary SQLite file; touches nothing else. With
 # Firebase's emulator built by ../shared/peer/build-emulator.sh (PEER_START=…/start.sh), it also compares emulator
@@ -14,7 +15,7 @@ cd "$(dirname "$0")/.."
 DURATION=${DURATION:-10}
 CONNECTIONS=${CONNECTIONS:-32}
 PORT=${PORT:-19099}
-KEY=load-test-api-key
+KEY=${KEY:-load-test-api-key}
 BASE="http://127.0.0.1:$PORT"
 
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk"; exit 1; }
@@ -93,6 +94,17 @@ run refresh /securetoken.googleapis.com/v1/token post.lua "{\"grant_type\":\"ref
 run signInWithPassword /identitytoolkit.googleapis.com/v1/accounts:signInWithPassword post.lua \
   '{"email":"bench@example.com","password":"secret123","returnSecureToken":true}'
 run signUp /identitytoolkit.googleapis.com/v1/accounts:signUp signup.lua
+
+if [ "${ONLY:-}" = endpoints ]; then
+  python3 - "$SCRYPT" "$RS256" "${RPS[lookup]}" "${RPS[refresh]}" "${RPS[signInWithPassword]}" "${RPS[healthz]}" <<'PY'
+import sys
+scrypt, rs256, lookup, refresh, signin, healthz = map(float, sys.argv[1:7])
+# One line per ratio, "ratio NAME VALUE", for scale-test.sh to compare.
+for name, value in (("lookup/healthz", lookup / healthz), ("refresh/rs256", refresh / rs256), ("signIn/scrypt", signin / scrypt)):
+    print(f"ratio {name} {value:.2f}")
+PY
+  exit 0
+fi
 
 # Overload: 256 connections of correct-password sign-ins (far past the hashing threads plus their queue), with
 # lookups alongside. The queue refuses the excess at once (TOO_MANY_ATTEMPTS_TRY_LATER, counted as non-2xx) so that
