@@ -199,14 +199,19 @@ extension HTTPRequest.Method {
     }
 }
 
-/// A JSON response. Encoding one of our own `Encodable` types cannot fail; if it ever did, the fallback is an
-/// empty object rather than a crash.
+/// A JSON response, written by ``WireJSONEncoder`` (Foundation's `JSONEncoder` for what that does not cover, with
+/// the same bytes). Encoding one of our own `Encodable` types cannot fail; if it ever did, the fallback is an empty
+/// object rather than a crash.
 func json(_ value: some Encodable, status: HTTPResponse.Status = .ok, contentType: String = "application/json",
           headers extra: HTTPFields = [:]) -> Response {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
     var headers = extra
     headers[.contentType] = contentType
-    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: jsonBytes(value))))
+}
+
+func jsonBytes(_ value: some Encodable) -> [UInt8] {
+    if let bytes = try? WireJSONEncoder.encode(value) { return bytes }
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return Array((try? encoder.encode(value)) ?? Data("{}".utf8))
 }
