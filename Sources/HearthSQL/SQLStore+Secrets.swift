@@ -11,7 +11,7 @@ extension SQLStore {
             WHERE r.token_digest = \(digest) AND r.project_id = \(projectID)
             """).first.map { row in
             RefreshSession(token: try decode(RefreshTokenRecord.self, row[0]),
-                           user: row[1] == .null ? nil : try decode(UserRecord.self, row[1]))
+                           user: row[1] == .null ? nil : try decodeUser(data: row[1]))
         }
     }
 

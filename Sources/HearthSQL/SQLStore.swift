@@ -24,6 +24,8 @@ public final class SQLStore<Driver: SQLDriver>: IdentityStore, StoreConnection, 
     public var statementCounter: StatementCounter? { statements }
     /// Every database call of the store passes it (see ``StoreCircuit``).
     let breaker = StoreCircuit()
+    /// Users decoded from the exact text read, so that the same account read again is not decoded again.
+    package let decodedUsers = DecodedRecords<UserRecord>(capacity: 1024)
     public var circuit: StoreCircuit? { breaker }
 
     public init(driver: Driver, sealer: SecretSealer? = nil) {
@@ -200,7 +202,11 @@ public final class SQLStore<Driver: SQLDriver>: IdentityStore, StoreConnection, 
         return UserQueryResult(count: count, users: users)
     }
 
-    func decodeUser(_ row: SQLRow) throws -> UserRecord { try decode(UserRecord.self, row[0]) }
+    func decodeUser(_ row: SQLRow) throws -> UserRecord { try decodeUser(data: row[0]) }
+
+    func decodeUser(data: SQLValue) throws -> UserRecord {
+        try codec.decode(UserRecord.self, from: data.string ?? "", kept: decodedUsers)
+    }
 }
 
 /// The columns of a user row, in the order of ``UserRow/columns``.

@@ -38,6 +38,26 @@ import Testing
         try await store.close()
     }
 
+    /// A user read again is not decoded again while its stored text is the same (``DecodedRecords``), and a change
+    /// written by another instance sharing the file is read at once: the text is read every time.
+    @Test func aUserChangedByAnotherInstanceIsReadAsChangedAtOnce() async throws {
+        let first = try await SQLiteStore.temporary()
+        try await first.migrate()
+        let second = try await SQLiteStore.open(path: first.path)
+        let created = Date(timeIntervalSince1970: 1_700_000_000.1234)
+        try await first.insertUser(UserRecord(projectID: "p", localID: "ada", email: "ada@example.com", validSince: 1_700_000_000,
+                                              createdAt: created), uniqueEmail: true)
+        for _ in 0..<3 { #expect(try await first.user(projectID: "p", tenantID: nil, localID: "ada")?.disabled == false) }
+        #expect(first.decodedUsers.count == 1, "three reads of one text, one decoding kept")
+        var changed = try #require(try await second.user(projectID: "p", tenantID: nil, localID: "ada"))
+        (changed.disabled, changed.validSince) = (true, 1_700_000_001)
+        _ = try await second.updateUser(changed, uniqueEmail: true, revokeRefreshTokens: true)
+        let read = try #require(try await first.user(projectID: "p", tenantID: nil, localID: "ada"))
+        #expect(read.disabled && read.validSince == 1_700_000_001 && read.createdAt == changed.createdAt)
+        try await second.close()
+        try await first.close()
+    }
+
     /// A database from before 0006 (accounts with linked identities, no identities table) gets the table filled from
     /// the accounts; of two accounts claiming one identity, the older keeps it.
     @Test func identitiesAreBackfilledByTheirMigration() async throws {

@@ -60,7 +60,15 @@ public struct RecordCodec: Sendable {
     }
 
     public func decode<T: Decodable>(_ type: T.Type, from json: String) throws -> T {
-        let value = try RecordCoding.decode(type, from: json)
+        try opened(RecordCoding.decode(type, from: json))
+    }
+
+    /// As ``decode(_:from:)``, the decoding itself taken from `decoded` when it holds this exact text.
+    public func decode<T: Decodable & Sendable>(_ type: T.Type, from json: String, kept decoded: DecodedRecords<T>) throws -> T {
+        try opened(decoded.record(for: json) { try RecordCoding.decode(type, from: $0) })
+    }
+
+    private func opened<T>(_ value: T) throws -> T {
         guard let record = value as? any HoldsSecrets else { return value }
         return try record.mapSecrets(open) as! T
     }
