@@ -128,7 +128,7 @@ public struct HTTPIdentityProviderVerifier: IdentityProviderVerifier {
         guard claims.exp + 60 > seconds else { throw AuthFailure.invalidIDPResponse("the id_token has expired") }
         guard (claims.iat ?? 0) <= seconds + 60 else { throw AuthFailure.invalidIDPResponse("the id_token is issued in the future") }
         if let nonce {
-            let hashed = SHA256.hash(data: Data(nonce.utf8)).map { String(format: "%02x", $0) }.joined()
+            let hashed = SHA256.hash(data: Data(nonce.utf8)).hexString
             guard let claimed = claims.nonce, claimed == nonce || claimed == hashed else {
                 throw AuthFailure.invalidIDPResponse("MISSING_OR_INVALID_NONCE : the id_token's nonce does not match")
             }

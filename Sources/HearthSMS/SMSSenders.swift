@@ -65,7 +65,7 @@ public struct HTTPSMSSender: SMSSender {
             request.headers.add(name: "Content-Type", value: "application/json")
             if let secret {
                 let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8)))
-                request.headers.add(name: "X-Hearth-Signature", value: "sha256=" + mac.map { String(format: "%02x", $0) }.joined())
+                request.headers.add(name: "X-Hearth-Signature", value: "sha256=" + mac.hexString)
             }
         case .twilio(let sid, let token, let from, let baseURL):
             request = HTTPClientRequest(url: "\(baseURL)/2010-04-01/Accounts/\(sid)/Messages.json")

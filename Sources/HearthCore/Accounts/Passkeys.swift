@@ -98,7 +98,7 @@ public struct Passkeys: UseCase {
             credential.credentialID = Base64URL.encode(id)
             credential.publicKey = Base64URL.encode(Data(registered.publicKey.encoded))
             credential.signCount = registered.signCount
-            credential.aaguid = registered.aaguid.map { String(format: "%02x", $0) }.joined()
+            credential.aaguid = registered.aaguid.hexString
             credential.backedUp = registered.flags.contains(.backedUp)
         }
         let user: UserRecord

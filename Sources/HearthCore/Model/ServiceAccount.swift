@@ -51,8 +51,7 @@ public struct ServiceAccountKey: Sendable {
 
     public static func generate(name: String, projectID: String, now: Date) throws -> ServiceAccountKey {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let keyID = SHA256.hash(data: key.publicKey.derRepresentation).prefix(20)
-            .map { String(format: "%02x", $0) }.joined()
+        let keyID = SHA256.hash(data: key.publicKey.derRepresentation).prefix(20).hexString
         let email = "\(name)@\(projectID).iam.hearth"
         let clientID = SecureRandom.digits(21)
         let record = ServiceAccountRecord(name: name, clientEmail: email, keyID: keyID,

@@ -99,7 +99,7 @@ public struct ImportedHash: Sendable, Equatable {
             guard (0...8192).contains(rounds) else { throw PasswordHashError.unsupportedParameters }
             var value = Self.digest(digest, order == .saltFirst ? salt + secret : secret + salt)
             for _ in 1..<max(rounds, 1) { value = Self.digest(digest, value) }
-            if digest == .md5 && rounds == 0 { return Data(value.map { String(format: "%02x", $0) }.joined().utf8) }
+            if digest == .md5 && rounds == 0 { return Data(value.hexString.utf8) }
             return value
         case .hmac(let digest, let key, let order):
             let message = order == .saltFirst ? salt + secret : secret + salt

@@ -35,7 +35,22 @@ public enum SecureRandom {
 
 /// SHA-256 of a secret, hex encoded: how opaque tokens and codes are stored at rest.
 public func storageDigest(_ secret: String) -> String {
-    SHA256.hash(data: Data(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    SHA256.hash(data: Data(secret.utf8)).hexString
+}
+
+extension Sequence<UInt8> {
+    /// Lowercase hex, two digits a byte. By hand: `String(format: "%02x")` a byte was 3 % of a token refresh in a
+    /// `perf` profile (the refresh token's digest).
+    public var hexString: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        text.reserveCapacity(underestimatedCount * 2)
+        for byte in self {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
 }
 
 /// Compares two byte sequences in time that depends only on their lengths.

@@ -28,7 +28,7 @@ public struct SigningKey: Sendable {
     /// Creates a new RSA-2048 key with a self-signed X.509 certificate (for the Google-shaped x509 endpoint).
     public static func generate(now: Date, subject: String = "securetoken.hearth") async throws -> SigningKeyRecord {
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let kid = SHA256.hash(data: key.publicKey.derRepresentation).prefix(20).map { String(format: "%02x", $0) }.joined()
+        let kid = SHA256.hash(data: key.publicKey.derRepresentation).prefix(20).hexString
         let name = try DistinguishedName { CommonName(subject) }
         let certificate = try Certificate(
             version: .v3, serialNumber: .init(), publicKey: .init(key.publicKey),
