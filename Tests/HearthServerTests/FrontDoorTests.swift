@@ -68,6 +68,32 @@ import Testing
         }
     }
 
+    /// While the hashing queue is full a password sign-in is turned away before anything else: a body that is not
+    /// even JSON gets the queue's answer, and 50 refused sign-ins spend nothing of the account's failed-sign-in
+    /// budget (limits on), so the first sign-in once there is room succeeds.
+    @Test func aFullHashingQueueTurnsPasswordSignInsAwayAtTheDoor() async throws {
+        var app = TestApp()
+        app.configuration.rateLimits = .init(enabled: true)
+        let runner = FullWhileSet()
+        let built = try await buildApplication(configuration: app.configuration, store: app.store, clock: app.clock,
+                                               hashing: runner, hashParameters: { .generate(memoryCost: 10) })
+        try await built.test(.router) { raw in
+            let client = Client(client: raw)
+            let account = ["email": "door@example.com", "password": "secret1", "returnSecureToken": true] as [String: Any]
+            #expect(try await client.post(Endpoints.signUp.path, account).status == 200)
+            runner.full = true
+            let garbled = try await client.post(Endpoints.signInWithPassword.path, raw: "{not json")
+            #expect(garbled.errorMessage?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true, "\(garbled.text)")
+            let wrong = ["email": "door@example.com", "password": "wrong-password"]
+            try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<50 { group.addTask { try await client.post(Endpoints.signInWithPassword.path, wrong).errorMessage } }
+                for try await message in group { #expect(message?.hasPrefix("TOO_MANY_ATTEMPTS_TRY_LATER") == true) }
+            }
+            runner.full = false
+            #expect(try await client.post(Endpoints.signInWithPassword.path, account).status == 200)
+        }
+    }
+
     @Test func silentAndSlowClientsAreDisconnected() async throws {
         var app = TestApp()
         app.configuration.connections = ConnectionLimits(headerTimeout: .milliseconds(300), bodyTimeout: .milliseconds(300),
@@ -133,6 +159,22 @@ final class Gate: @unchecked Sendable {
 /// A runner whose queue is always full.
 struct AlwaysFull: BlockingWorkRunner {
     func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T { throw WorkQueueFull() }
+    var isFull: Bool { true }
+}
+
+/// A runner that hashes inline, and says it is full while `full` is set (it then refuses, as the real one would).
+final class FullWhileSet: BlockingWorkRunner, @unchecked Sendable {
+    private let lock = NSLock()
+    private var _full = false
+    var full: Bool {
+        get { lock.withLock { _full } }
+        set { lock.withLock { _full = newValue } }
+    }
+    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        if full { throw WorkQueueFull() }
+        return try work()
+    }
+    var isFull: Bool { full }
 }
 
 extension FrontDoorTests {

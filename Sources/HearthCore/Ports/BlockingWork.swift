@@ -6,10 +6,14 @@ public protocol BlockingWorkRunner: Sendable {
     /// The server is shutting down: work not yet started is refused (``WorkStopped``), so the requests waiting for
     /// it end at once instead of holding the shutdown.
     func stopAcceptingWork()
+    /// Whether the next ``run(_:)`` would be refused with ``WorkQueueFull`` now: a request that will hash can be
+    /// turned away before it pays for anything else.
+    var isFull: Bool { get }
 }
 
 extension BlockingWorkRunner {
     public func stopAcceptingWork() {}
+    public var isFull: Bool { false }
 }
 
 /// Thrown for work refused because the server is shutting down (answered 503).

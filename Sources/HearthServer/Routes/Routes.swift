@@ -60,7 +60,9 @@ enum HearthRoutes {
         clientOrAdmin.and(RateLimited(policy: .signUps, services: services))
             .and(CountsSignIns(label: "hearth_sign_ups_total", provider: "password")).with(RouteRules(captcha: .emailPassword))
             .on(Endpoints.signUp, to: RouteTable.either(decoded(AccountRoutes.signUp), admin: decoded(AdminRoutes.create)))
-        client.and(RateLimited(policy: .failedSignIns, services: services)).and(signIns("password"))
+        // Every password sign-in hashes (an unknown email too): while the hashing queue is full, refused at the door.
+        client.and(ShedsWhenHashingIsFull(hashing: services.accounts.hashing, clock: services.accounts.clock))
+            .and(RateLimited(policy: .failedSignIns, services: services)).and(signIns("password"))
             .with(RouteRules(needs: .password, captcha: .emailPassword))
             .on(Endpoints.signInWithPassword, to: AccountRoutes.signInWithPassword)
         client.and(signIns("custom")).on(Endpoints.signInWithCustomToken, to: AccountRoutes.signInWithCustomToken)

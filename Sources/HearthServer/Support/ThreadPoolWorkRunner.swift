@@ -48,6 +48,8 @@ public final class ThreadPoolWorkRunner: BlockingWorkRunner {
 
     public func stopAcceptingWork() { stopping.store(true, ordering: .relaxed) }
 
+    public var isFull: Bool { inFlight.load(ordering: .relaxed) >= capacity }
+
     /// Hashes admitted and not finished, running or waiting: what `hearth_hash_queue_depth` reports.
     public var depth: Int { inFlight.load(ordering: .relaxed) }
 
