@@ -109,23 +109,29 @@ fi
 # Overload: 256 connections of correct-password sign-ins (far past the hashing threads plus their queue), with
 # lookups alongside. The queue refuses the excess at once (TOO_MANY_ATTEMPTS_TRY_LATER, counted as non-2xx) so that
 # admitted sign-ins keep their latency and lookups are not starved.
-echo "== overload: 256 concurrent sign-ins, lookups alongside (8 connections)"
+echo "== overload: 256 concurrent sign-ins, lookups (8 connections) and refreshes (4) alongside"
 BODY='{"email":"bench@example.com","password":"secret123","returnSecureToken":true}' wrk -t1 -c256 -d"${DURATION}s" \
   --latency -s Benchmarks/load/post.lua "$BASE/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=$KEY" \
   > "$WORK/overload.txt" &
 OVERLOAD=$!
 sleep 1
-LOOKUP_UNDER_LOAD=$(wrk -t1 -c8 -d"$(( DURATION > 3 ? DURATION - 2 : 1 ))s" --latency -s Benchmarks/load/lookup-many.lua \
+ALONGSIDE=$(( DURATION > 3 ? DURATION - 2 : 1 ))
+BODY="{\"grant_type\":\"refresh_token\",\"refresh_token\":\"$REFRESH\"}" wrk -t1 -c4 -d"${ALONGSIDE}s" --latency \
+  -s Benchmarks/load/post.lua "$BASE/securetoken.googleapis.com/v1/token?key=$KEY" > "$WORK/refresh-alongside.txt" &
+REFRESHES=$!
+LOOKUP_UNDER_LOAD=$(wrk -t1 -c8 -d"${ALONGSIDE}s" --latency -s Benchmarks/load/lookup-many.lua \
   "$BASE/identitytoolkit.googleapis.com/v1/accounts:lookup?key=$KEY")
-wait $OVERLOAD
+wait $OVERLOAD $REFRESHES
 OVERLOAD_OUT=$(cat "$WORK/overload.txt")
 LOOKUP_P99=$(echo "$LOOKUP_UNDER_LOAD" | awk '$1 == "99%" {print $2}')
+REFRESH_P99=$(awk '$1 == "99%" {print $2}' "$WORK/refresh-alongside.txt")
 SIGNIN_P50=$(echo "$OVERLOAD_OUT" | awk '$1 == "50%" {print $2}')
 SIGNIN_P99=$(echo "$OVERLOAD_OUT" | awk '$1 == "99%" {print $2}')
 SIGNIN_REFUSED=$(echo "$OVERLOAD_OUT" | awk '/Non-2xx/ {print $5}')
 SIGNIN_TOTAL=$(echo "$OVERLOAD_OUT" | awk '/requests in/ {print $1}')
 echo "sign-ins: $SIGNIN_TOTAL answered, ${SIGNIN_REFUSED:-0} refused at once, p50 $SIGNIN_P50 p99 $SIGNIN_P99"
 echo "lookups alongside: $(echo "$LOOKUP_UNDER_LOAD" | awk '/Requests\/sec/ {print $2}') req/s, p99 $LOOKUP_P99"
+echo "refreshes alongside: $(awk '/Requests\/sec/ {print $2}' "$WORK/refresh-alongside.txt") req/s, p99 $REFRESH_P99"
 
 # Sign-ups with the offline breach list loaded against without it, interleaved (without, with, without, with) so
 # drift on a busy machine falls on both sides. The list is BREACH_LINES random SHA-1s in Pwned Passwords' sorted
@@ -234,7 +240,7 @@ fi
 
 python3 - "$SCRYPT" "$RS256" "${RPS[lookup]}" "${RPS[refresh]}" "${RPS[signInWithPassword]}" "$IDLE_RSS_KB" \
   "$FIRST_READY" "$SECOND_READY" "$LOOKUP_P99" "$EMULATOR_SIGNUP" "$EMULATOR_SIGNIN" "${RPS[healthz]}" "$BREACH_RATIO" \
-  "$LIMITS_RATIO" <<'PY'
+  "$LIMITS_RATIO" "$REFRESH_P99" <<'PY'
 import sys
 def ms(text):  # wrk's latency: 812.00us, 4.51ms, 1.02s
     for unit, factor in (("us", 0.001), ("ms", 1.0), ("s", 1000.0)):
@@ -247,25 +253,24 @@ emulator_signup, emulator_signin = float(sys.argv[10]), float(sys.argv[11])
 healthz = float(sys.argv[12])
 breach = float(sys.argv[13])
 limits = float(sys.argv[14])
+refresh_p99_overload = ms(sys.argv[15])
+# Issue 44's goals (docs/performance.md says which are met and what the profile says is left).
 rows = [
-    ("accounts:lookup / GET /healthz", lookup / healthz, ">= 0.50"),
-    ("token refresh / RS256 signs", refresh / rs256, ">= 0.60"),
-    ("accounts:lookup req/s", lookup, ">= 10000"),
-    ("signInWithPassword / scrypt", signin / scrypt, ">= 0.85"),
-    ("idle RSS (MB)", rss_kb / 1024, "<= 40"),
-    ("ready after start, first (ms)", first, "<= 500"),
-    ("ready after start, later (ms)", second, "<= 500"),
-    ("lookup p99 under sign-in overload (ms)", lookup_p99_overload, "< 50"),
-    ("emulator signUp / Firebase's emulator", emulator_signup, ">= 1.00"),
-    ("emulator signIn / Firebase's emulator", emulator_signin, ">= 1.00"),
-    ("signUp with breach list / without", breach, ">= 0.95"),
-    ("signInWithPassword, limits on / off", limits, ">= 0.95"),
+    ("accounts:lookup / GET /healthz", lookup / healthz, ">= 0.50", lookup / healthz >= 0.5),
+    ("token refresh / RS256 signs", refresh / rs256, ">= 0.75", refresh / rs256 >= 0.75),
+    ("signInWithPassword / scrypt", signin / scrypt, ">= 0.95", signin / scrypt >= 0.95),
+    ("idle RSS (MB)", rss_kb / 1024, "<= 40", rss_kb / 1024 <= 40),
+    ("ready after start, first (ms)", first, "<= 500", first <= 500),
+    ("ready after start, later (ms)", second, "<= 500", second <= 500),
+    ("lookup p99 under sign-in overload (ms)", lookup_p99_overload, "< 50", lookup_p99_overload < 50),
+    ("refresh p99 under sign-in overload (ms)", refresh_p99_overload, "< 50", refresh_p99_overload < 50),
+    ("emulator signUp / Firebase's emulator", emulator_signup, ">= 2.00", emulator_signup >= 2),
+    ("emulator signIn / Firebase's emulator", emulator_signin, ">= 2.00", emulator_signin >= 2),
+    ("signUp with breach list / without", breach, ">= 0.95", breach >= 0.95),
+    ("signInWithPassword, limits on / off", limits, ">= 0.95", limits >= 0.95),
 ]
-checks = [lookup / healthz >= 0.5, refresh / rs256 >= 0.60, lookup >= 10000, signin / scrypt >= 0.85, rss_kb / 1024 <= 40,
-          first <= 500, second <= 500, lookup_p99_overload < 50, emulator_signup >= 1, emulator_signin >= 1,
-          breach >= 0.95, limits >= 0.95]
 print("== against the targets")
-for (name, value, target), ok in zip(rows, checks):
+for name, value, target, ok in rows:
     if value != value:  # nan: not measured (Firebase's emulator not built)
         print(f"{name:40} {'-':>10}   target {target:9} not measured")
         continue
