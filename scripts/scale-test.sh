@@ -82,7 +82,9 @@ postgres_store() {
   STORE="postgres://postgres@127.0.0.1:$PGPORT/$db"
   import_into "$STORE" "$work/users-$1.csv"
   psql_at() { "$PGBIN/psql" -h 127.0.0.1 -p "$PGPORT" -U postgres -d "$db" -qAt -c "$1"; }
+  # Statistics for the planner, and the import's writes flushed, so that the load test measures a settled database.
   psql_at "VACUUM ANALYZE users" >/dev/null
+  psql_at "CHECKPOINT" >/dev/null
   local bytes; bytes=$(psql_at "SELECT pg_database_size('$db')")
   echo "store: $bytes bytes, $(( bytes / $1 )) bytes per user (the whole database)"
   PROJECT=$(psql_at "SELECT project_id FROM users LIMIT 1")
