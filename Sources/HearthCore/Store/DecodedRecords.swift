@@ -6,7 +6,7 @@ import Foundation
 /// The text is still read from the store on every call, so nothing here can be stale: a record changed by any
 /// instance (a revocation, a disabled flag, a new password) has new text and misses. What it saves is Foundation's
 /// `JSONDecoder`: a tenth of `accounts:lookup`'s time in a `perf` profile under `scripts/load-test.sh`, where clients
-/// look up their own account again and again (see docs/performance.md, "Lookup", 2026-11-29).
+/// look up their own account again and again (docs/performance.md, "The ceilings of issue 44").
 ///
 /// Bounded: past `capacity` entries, one is dropped for each added. Values are kept as decoded, before any sealed
 /// secret is opened (``RecordCodec`` opens them on every read).

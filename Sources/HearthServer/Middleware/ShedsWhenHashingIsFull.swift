@@ -10,8 +10,8 @@ import Metrics
 /// Refused at the queue, each of 256 clients flooding `signInWithPassword` cost as much as a lookup (decoding,
 /// the project and the account read, the reservation), and the refusals outnumbered everything else: lookups alongside
 /// queued behind them (p99 95 ms in `scripts/load-test.sh`'s overload, docs/performance.md). Refused here, and at once,
-/// they were cheap but came back at once, 12,000 a second. Paused, a client that asks again without backing off
-/// asks ten times a second; one that backs off loses nothing, and the pause holds no thread.
+/// they were cheap but came back at once, 8,000 to 12,000 a second. Paused, a client that asks again without backing
+/// off asks ten times a second; one that backs off loses nothing, and the pause holds no thread.
 struct ShedsWhenHashingIsFull: RouterMiddleware {
     typealias Context = HearthRequestContext
     let hashing: any BlockingWorkRunner
