@@ -17,40 +17,134 @@ import Synchronization
 /// ```
 public typealias PostgresStore = SQLStore<PostgresDriver>
 
-/// A `PostgresClient` pool, replaced by ``reconnect()``: after an outage the pool backs off up to a minute between
-/// attempts, which would keep Hearth away long after the database is back.
+/// A `PostgresClient` pool on the host that should take Hearth's calls, replaced by ``reconnect()``.
+///
+/// With several hosts (``PostgresConnectionString``), each reconnect asks every host at once which role it has
+/// (`pg_is_in_recovery()`, `transaction_read_only`) and keeps the first writable one in the order given: after a
+/// failover that is the promoted standby, and a restarted old primary, now a standby, is passed over. The circuit
+/// reconnects on a refused or cut connection, `admin_shutdown` and `read_only_sql_transaction`; reconnects asked for
+/// while one is under way join it, so a burst of failures asks each host once. A fresh pool also matters with one
+/// host: after an outage postgres-nio's pool backs off up to a minute between attempts, which would keep Hearth
+/// away long after the database is back.
 public final class PostgresDriver: SQLDriver, @unchecked Sendable {
-    private let pool: Mutex<(client: PostgresClient, runner: Task<Void, Never>)>
-    private let configuration: PostgresClient.Configuration
+    /// One configuration per host, in the connection string's order.
+    private let candidates: [PostgresClient.Configuration]
+    private let seeksPrimary: Bool
+    private let pool: Mutex<Pool>
     let logger: Logger
     public var dialect: SQLDialect { .postgres }
-    var client: PostgresClient { pool.withLock { $0.client } }
 
-    public init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "hearth.postgres")) {
-        var configuration = configuration
-        // A host that does not answer is given up on quickly; the circuit answers 503 meanwhile.
-        configuration.options.connectTimeout = min(configuration.options.connectTimeout, .seconds(3))
-        self.configuration = configuration
-        self.logger = logger
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        pool = Mutex((client, Task { await client.run() }))
+    private struct Pool {
+        var current: Task<Chosen, Never>
+        var selecting = false
     }
 
+    /// The host of the newest pool, set when its selection ends.
+    private final class LastTarget: Sendable {
+        let value = Mutex<StoreTarget?>(nil)
+    }
+    private let lastTarget = LastTarget()
+
+    /// A running pool and the host it is on.
+    private struct Chosen: Sendable {
+        let client: PostgresClient
+        let runner: Task<Void, Never>
+        let target: StoreTarget
+    }
+
+    /// - Parameters:
+    ///   - configurations: one per host, tried in this order.
+    ///   - seeksPrimary: keep only a host that takes writes (`target_session_attrs=read-write`); otherwise the first
+    ///     that answers.
+    public init(configurations: [PostgresClient.Configuration], seeksPrimary: Bool = false,
+                logger: Logger = Logger(label: "hearth.postgres")) {
+        precondition(!configurations.isEmpty, "a driver needs at least one host")
+        candidates = configurations.map { configuration in
+            var configuration = configuration
+            // A host that does not answer is given up on quickly; the circuit answers 503 meanwhile.
+            configuration.options.connectTimeout = min(configuration.options.connectTimeout, .seconds(3))
+            return configuration
+        }
+        self.seeksPrimary = seeksPrimary
+        self.logger = logger
+        let (candidates, logger, lastTarget) = (candidates, logger, lastTarget)
+        pool = Mutex(Pool(current: Task {
+            let chosen = await Self.choose(among: candidates, seeksPrimary: seeksPrimary, logger: logger)
+            lastTarget.value.withLock { $0 = $0 ?? chosen.target }  // a reconnect may have set a newer one
+            return chosen
+        }))
+    }
+
+    public convenience init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "hearth.postgres")) {
+        self.init(configurations: [configuration], logger: logger)
+    }
+
+    var client: PostgresClient {
+        get async { await pool.withLock { $0.current }.value.client }
+    }
+
+    public var target: StoreTarget? { lastTarget.value.withLock { $0 } }
+
     public func close() async throws {
-        let runner = pool.withLock { $0.runner }
+        let runner = await pool.withLock { $0.current }.value.runner
         runner.cancel()
         _ = await runner.value
     }
 
-    /// A fresh pool; the old one is shut down in the background.
+    /// Asks the hosts again and moves to the one chosen; the old pool is shut down in the background.
     public func reconnect() async {
-        let fresh = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        let old = pool.withLock { current in
-            let old = current.runner
-            current = (fresh, Task { await fresh.run() })
-            return old
+        let (candidates, seeksPrimary, logger) = (candidates, seeksPrimary, logger)
+        let (selection, previous): (Task<Chosen, Never>, Task<Chosen, Never>?) = pool.withLock { pool in
+            if pool.selecting { return (pool.current, nil) }  // one under way: its answer is as fresh as ours
+            let previous = pool.current
+            pool.current = Task { await Self.choose(among: candidates, seeksPrimary: seeksPrimary, logger: logger) }
+            pool.selecting = true
+            return (pool.current, previous)
         }
-        old.cancel()
+        let chosen = await selection.value
+        guard let previous else { return }
+        pool.withLock { $0.selecting = false }
+        lastTarget.value.withLock { $0 = chosen.target }
+        await previous.value.runner.cancel()
+    }
+
+    /// Starts a pool on every candidate at once, asks each its role, keeps the first that fits and stops the others.
+    /// None fits (all down, or no primary yet mid-failover): the first host, whose calls fail and reconnect again.
+    private static func choose(among candidates: [PostgresClient.Configuration], seeksPrimary: Bool,
+                               logger: Logger) async -> Chosen {
+        let started = candidates.map { configuration in
+            let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+            return (client, Task { await client.run() }, configuration)
+        }
+        let roles = await withTaskGroup(of: (Int, StoreTarget.Role).self) { group in
+            for (index, (client, _, configuration)) in started.enumerated() {
+                group.addTask { (index, await role(of: client, within: configuration.options.connectTimeout + .seconds(1))) }
+            }
+            return await group.reduce(into: Array(repeating: StoreTarget.Role.unreachable, count: started.count)) { $0[$1.0] = $1.1 }
+        }
+        let index = roles.firstIndex(of: .primary)
+            ?? (seeksPrimary ? nil : roles.firstIndex { $0 != .unreachable }) ?? 0
+        for (other, (_, runner, _)) in started.enumerated() where other != index { runner.cancel() }
+        let (client, runner, configuration) = started[index]
+        let address = PostgresConnectionString.Host(name: configuration.host ?? configuration.unixSocketPath ?? "?",
+                                                    port: configuration.port ?? 5432).description
+        return Chosen(client: client, runner: runner, target: StoreTarget(address: address, role: roles[index]))
+    }
+
+    /// What the server at the other end of `client` is: libpq's `read-write` test, in one query.
+    private static func role(of client: PostgresClient, within timeout: Duration) async -> StoreTarget.Role {
+        do {
+            return try await withDeadline(timeout) {
+                let rows = try await client.query(
+                    "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'")
+                for try await (recovering, readOnly) in rows.decode((Bool, Bool).self) {
+                    return recovering ? .standby : readOnly ? .readOnly : .primary
+                }
+                return .unreachable
+            }
+        } catch {
+            return .unreachable
+        }
     }
 
     public func read(_ statement: SQL) async throws -> [SQLRow] {
@@ -58,13 +152,25 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
     }
 
     public func execute(_ statement: SQL) async throws -> [SQLRow] {
-        try await read(statement)  // outside a transaction, a statement is a transaction of its own
+        let rows = try await read(statement)  // outside a transaction, a statement is a transaction of its own
+        wrote()
+        return rows
+    }
+
+    /// A write went through: the host takes writes now, whatever it was when last asked (a standby kept because no
+    /// host was primary mid-failover, then promoted).
+    private func wrote() {
+        lastTarget.value.withLock { target in
+            if target != nil, target?.role != .primary { target?.role = .primary }
+        }
     }
 
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
         let logger = logger
         do {
-            return try await client.withTransaction(logger: logger) { try await body(Connection(db: $0, logger: logger)) }
+            let value = try await client.withTransaction(logger: logger) { try await body(Connection(db: $0, logger: logger)) }
+            wrote()
+            return value
         } catch let error as PostgresTransactionError {
             throw error.closureError ?? error.beginError ?? error.commitError ?? error
         }
@@ -141,9 +247,11 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
             case .connectionError, .serverClosedConnection, .uncleanShutdown, .poolClosed, .clientClosedConnection:
                 return true
             default:
-                // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections
+                // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections,
+                // 25006 read_only_sql_transaction (the host was demoted to a standby: the reconnect finds the new
+                // primary).
                 let state = error.serverInfo?[.sqlState] ?? ""
-                return ["57P01", "57P02", "57P03", "53300"].contains(state) || state.hasPrefix("08")
+                return ["57P01", "57P02", "57P03", "53300", "25006"].contains(state) || state.hasPrefix("08")
             }
         }
         if let error = error as? PostgresTransactionError {
@@ -162,28 +270,28 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
 }
 
 extension SQLStore where Driver == PostgresDriver {
-    /// Connects with a `postgres://user:password@host:port/database[?sslmode=require][&search_path=schema]` URL.
-    /// With `sealer`, private keys and TOTP secrets are sealed at rest (``RecordCodec``).
+    /// Connects with a `postgres://user:password@host:port/database[?sslmode=require][&search_path=schema]` URL, with
+    /// several hosts where PostgreSQL fails over (`host1:5432,host2:5432/db?target_session_attrs=read-write`, see
+    /// ``PostgresConnectionString``). With `sealer`, private keys and TOTP secrets are sealed at rest (``RecordCodec``).
     public convenience init(url: String, sealer: SecretSealer? = nil, logger: Logger = Logger(label: "hearth.postgres")) throws {
-        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
-              let host = components.host, !host.isEmpty
-        else { throw PostgresStoreError.invalidURL }
-        let query = Dictionary((components.queryItems ?? []).map { ($0.name, $0.value ?? "") },
-                               uniquingKeysWith: { _, last in last })
+        let parsed = try PostgresConnectionString(url)
         let tls: PostgresClient.Configuration.TLS
-        switch query["sslmode"] {
+        switch parsed.sslmode {
         case "require", "verify-full", "verify-ca": tls = .require(.makeClientConfiguration())
         case "prefer": tls = .prefer(.makeClientConfiguration())
         default: tls = .disable
         }
-        let database = String(components.path.dropFirst())
-        var configuration = PostgresClient.Configuration(
-            host: host, port: components.port ?? 5432, username: components.user ?? "postgres",
-            password: components.password, database: database.isEmpty ? nil : database, tls: tls)
-        if let schema = query["search_path"] {
-            configuration.options.additionalStartupParameters = [("search_path", schema)]
+        let configurations = parsed.hosts.map { host in
+            var configuration = PostgresClient.Configuration(
+                host: host.name, port: host.port, username: parsed.username, password: parsed.password,
+                database: parsed.database, tls: tls)
+            if let schema = parsed.searchPath {
+                configuration.options.additionalStartupParameters = [("search_path", schema)]
+            }
+            return configuration
         }
-        self.init(configuration: configuration, sealer: sealer, logger: logger)
+        self.init(driver: PostgresDriver(configurations: configurations, seeksPrimary: parsed.target == .readWrite,
+                                         logger: logger), sealer: sealer)
     }
 
     public convenience init(configuration: PostgresClient.Configuration, sealer: SecretSealer? = nil,
@@ -194,8 +302,13 @@ extension SQLStore where Driver == PostgresDriver {
 
 public enum PostgresStoreError: Error, CustomStringConvertible {
     case invalidURL
+    case unsupported(String)
 
     public var description: String {
-        "expected a URL like postgres://user:password@host:5432/database"
+        switch self {
+        case .invalidURL:
+            "expected a URL like postgres://user:password@host:5432/database (or host1:5432,host2:5432 for several hosts)"
+        case .unsupported(let reason): "in the PostgreSQL URL: \(reason)"
+        }
     }
 }

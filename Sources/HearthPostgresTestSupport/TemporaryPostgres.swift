@@ -48,7 +48,8 @@ public enum TemporaryPostgres {
     /// The folder of the PostgreSQL client and server programs (`pg_dump`, `pg_restore`), if installed.
     public static var binDir: String? { findBinDir() }
 
-    static func execute(_ sql: String, on url: String) async throws {
+    /// Runs one statement on the server of `url` (no `search_path`: database-wide statements such as `ALTER SYSTEM`).
+    public static func execute(_ sql: String, on url: String) async throws {
         let components = URLComponents(string: url)!
         let configuration = PostgresClient.Configuration(
             host: components.host!, port: components.port ?? 5432, username: components.user ?? "postgres",
@@ -156,6 +157,49 @@ public enum TemporaryPostgres {
             }
             return .success(cluster)
         }
+
+        /// The loopback port the server listens on.
+        public var port: Int { URLComponents(string: url)?.port ?? 5432 }
+
+        /// A streaming standby of this cluster (`pg_basebackup -R`), started on a port of its own: promote it with
+        /// ``promote()``. With `synchronous`, this cluster then waits for the standby before it acknowledges a commit.
+        public func standby(synchronous: Bool) async -> Cluster? {
+            try? await blocking { try makeStandby(synchronous: synchronous).get() }
+        }
+
+        func makeStandby(synchronous: Bool) -> Result<Cluster, Failure> {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-pg-\(UUID().uuidString.prefix(8))")
+            let data = folder.appendingPathComponent("data").path
+            guard let port = try? freePort() else { return .failure(Failure(reason: "no free loopback port")) }
+            let standby = Cluster(url: "postgres://postgres@127.0.0.1:\(port)/postgres", pgctl: pgctl, data: data,
+                                  options: options.replacingOccurrences(of: "-p \(self.port) -k ", with: "-p \(port) -k ")
+                                      .replacingOccurrences(of: URL(fileURLWithPath: self.data).deletingLastPathComponent().path,
+                                                            with: folder.path),
+                                  log: folder.path + "/log", user: user)
+            let basebackup = URL(fileURLWithPath: pgctl).deletingLastPathComponent().appendingPathComponent("pg_basebackup").path
+            do {
+                try FileManager.default.createDirectory(atPath: folder.path, withIntermediateDirectories: true)
+                if let user { try run("/bin/chown", ["-R", user, folder.path]) }
+                let copied = try run(basebackup, ["-h", "127.0.0.1", "-p", "\(self.port)", "-U", "postgres", "-D", data,
+                                                  "-R", "-X", "stream", "--no-sync"], as: user)
+                guard copied.status == 0 else { return .failure(Failure(reason: "pg_basebackup failed: \(copied.output)")) }
+                let started = try standby.control("start")
+                guard started.status == 0 else { return .failure(Failure(reason: "pg_ctl start failed: \(started.output)")) }
+                if synchronous {
+                    let psql = URL(fileURLWithPath: pgctl).deletingLastPathComponent().appendingPathComponent("psql").path
+                    for statement in ["ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()"] {
+                        let done = try run(psql, ["-h", "127.0.0.1", "-p", "\(self.port)", "-U", "postgres", "-c", statement], as: user)
+                        guard done.status == 0 else { return .failure(Failure(reason: "psql failed: \(done.output)")) }
+                    }
+                }
+            } catch {
+                return .failure(Failure(reason: "could not start a standby: \(error)"))
+            }
+            return .success(standby)
+        }
+
+        /// Makes this standby a primary (`pg_ctl promote`), as an HA manager does after a failover.
+        public func promote() throws { try control("promote") }
 
         /// Stops the server at once, as a crash or an outage would (`pg_ctl stop -m immediate`).
         public func stop() throws { try control("stop", "-m", "immediate") }

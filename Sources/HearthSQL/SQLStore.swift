@@ -77,6 +77,7 @@ public final class SQLStore<Driver: SQLDriver>: IdentityStore, StoreConnection, 
     public func failureSparesReads(_ error: any Error) -> Bool { driver.failureSparesReads(error) }
     public func reconnect() async { await driver.reconnect() }
     public var needsDeadline: Bool { driver.needsDeadline }
+    public var target: StoreTarget? { driver.target }
 
     // MARK: Projects
 

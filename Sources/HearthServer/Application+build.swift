@@ -133,8 +133,30 @@ func guardOutages(of store: any IdentityStore, configuration: ServerConfiguratio
             ])
         case .recovered(let after):
             Gauge(label: "hearth_store_available").record(1)
+            if let target = (store as? any StoreConnection)?.target { recordRole(of: target) }
             logger.notice("store available again", metadata: ["after": "\(after)"])
+        case .reconnected(let target):
+            recordRole(of: target)
+            Counter(label: "hearth_store_reconnects_total", dimensions: [("role", target.role.rawValue)]).increment()
+            if target.role == .primary {
+                logger.notice("store reconnected to the primary", metadata: ["host": "\(target.address)"])
+            } else {
+                logger.warning("store reconnected, but no host takes writes: writes answer 503 until a primary is back", metadata: [
+                    "host": "\(target.address)", "role": "\(target.role.rawValue)",
+                    "hint": "check the HA manager (patronictl list, pg_autoctl show state) and that every host is in the URL",
+                ])
+            }
         }
+    }
+    if let target = (store as? any StoreConnection)?.target { recordRole(of: target) }  // chosen before the migration
+}
+
+/// `hearth_store_primary` is 1 while calls go to a host that takes writes; the role itself is a label of
+/// `hearth_store_role` (1 for the current role, 0 for the others), so a dashboard can show "standby" mid-failover.
+private func recordRole(of target: StoreTarget) {
+    Gauge(label: "hearth_store_primary").record(target.role == .primary ? 1 : 0)
+    for role in [StoreTarget.Role.primary, .standby, .readOnly, .unreachable] {
+        Gauge(label: "hearth_store_role", dimensions: [("role", role.rawValue)]).record(role == target.role ? 1 : 0)
     }
 }
 

@@ -14,11 +14,38 @@ public protocol StoreConnection: Sendable {
     func reconnect() async
     /// Whether calls can hang (a network database) and need a deadline; a local file answers or fails at once.
     var needsDeadline: Bool { get }
+    /// Where calls go since the last ``reconnect()``, for the log and metrics; nil for a local file.
+    var target: StoreTarget? { get }
 }
 
 extension StoreConnection {
     /// A database that is down is down for reads too.
     public func failureSparesReads(_ error: any Error) -> Bool { false }
+    public var target: StoreTarget? { nil }
+}
+
+/// The database server a networked store's calls go to, and what it said it is when asked.
+public struct StoreTarget: Sendable, Equatable, CustomStringConvertible {
+    public enum Role: String, Sendable {
+        /// Takes writes.
+        case primary
+        /// A replica in recovery: reads only, until it is promoted.
+        case standby
+        /// Up, but writes are refused (`default_transaction_read_only`).
+        case readOnly = "read-only"
+        /// Did not answer; calls go there until a reconnect finds better.
+        case unreachable
+    }
+
+    public var address: String
+    public var role: Role
+
+    public init(address: String, role: Role) {
+        self.address = address
+        self.role = role
+    }
+
+    public var description: String { "\(address) (\(role.rawValue))" }
 }
 
 /// Every call a SQL store makes to its database passes here, so an outage gets a fast, clear answer and recovery
@@ -42,6 +69,8 @@ public final class StoreCircuit: Sendable {
     public enum Event: Sendable, Equatable {
         case unavailable(reason: String)
         case recovered(after: Duration)
+        /// The connections were replaced and now go to `target` (after a failover, the new primary).
+        case reconnected(StoreTarget)
     }
 
     /// Set by the server once; read by every call.
@@ -170,7 +199,10 @@ public final class StoreCircuit: Sendable {
         }
         open.store(true, ordering: .relaxed)
         if opened { settings.onEvent(.unavailable(reason: reason)) }
-        if reconnects { await connection.reconnect() }
+        if reconnects {
+            await connection.reconnect()
+            if let target = connection.target { settings.onEvent(.reconnected(target)) }
+        }
     }
 
     /// A read that succeeded proves nothing while only writes fail: then only a write closes the circuit.
