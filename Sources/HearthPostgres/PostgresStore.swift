@@ -27,120 +27,184 @@ public typealias PostgresStore = SQLStore<PostgresDriver>
 /// host: after an outage postgres-nio's pool backs off up to a minute between attempts, which would keep Hearth
 /// away long after the database is back.
 public final class PostgresDriver: SQLDriver, @unchecked Sendable {
-    /// One configuration per host, in the connection string's order.
-    private let candidates: [PostgresClient.Configuration]
+    /// A host: the pool's configuration, and the single connection that asks its role (nil: never asked).
+    struct Candidate: Sendable {
+        var pool: PostgresClient.Configuration
+        var probe: PostgresConnection.Configuration?
+    }
+
+    /// In the connection string's order.
+    private let candidates: [Candidate]
     private let seeksPrimary: Bool
-    private let pool: Mutex<Pool>
+    private let state: Mutex<State>
     let logger: Logger
     public var dialect: SQLDialect { .postgres }
 
-    private struct Pool {
-        var current: Task<Chosen, Never>
-        var selecting = false
+    /// Calls use `chosen`; a reconnect's selection runs beside it and replaces it when done, so no call waits on the
+    /// hosts being asked (only the very first calls wait for the first answer).
+    private struct State {
+        var chosen: Chosen?
+        var selection: Task<Chosen, Never>?
+        var target: StoreTarget?
     }
 
-    /// The host of the newest pool, set when its selection ends.
-    private final class LastTarget: Sendable {
-        let value = Mutex<StoreTarget?>(nil)
-    }
-    private let lastTarget = LastTarget()
-
-    /// A running pool and the host it is on.
+    /// A running pool and the host it is on; no pool when no host answered.
     private struct Chosen: Sendable {
-        let client: PostgresClient
-        let runner: Task<Void, Never>
-        let target: StoreTarget
+        let client: PostgresClient?
+        let runner: Task<Void, Never>?
+        let target: StoreTarget?
+        /// When the pool last lent a connection (uptime nanoseconds): a pool that lends is alive.
+        let lent = Lent()
+
+        final class Lent: Sendable {
+            let at = Atomic<UInt64>(0)
+            func now() { at.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed) }
+            var recently: Bool { DispatchTime.now().uptimeNanoseconds &- at.load(ordering: .relaxed) < 1_000_000_000 }
+        }
+    }
+
+    /// Every host was asked and none answered: calls fail at once (503) and the circuit asks again at its next probe,
+    /// instead of waiting on a pool that retries a dead host with growing pauses.
+    public struct NoHostAnswered: Error, CustomStringConvertible {
+        public let hosts: [String]
+        public var description: String { "no PostgreSQL host answered (\(hosts.joined(separator: ", ")))" }
     }
 
     /// - Parameters:
-    ///   - configurations: one per host, tried in this order.
+    ///   - candidates: the hosts, tried in this order.
     ///   - seeksPrimary: keep only a host that takes writes (`target_session_attrs=read-write`); otherwise the first
     ///     that answers.
-    public init(configurations: [PostgresClient.Configuration], seeksPrimary: Bool = false,
-                logger: Logger = Logger(label: "hearth.postgres")) {
-        precondition(!configurations.isEmpty, "a driver needs at least one host")
-        candidates = configurations.map { configuration in
-            var configuration = configuration
+    init(candidates: [Candidate], seeksPrimary: Bool, logger: Logger) {
+        precondition(!candidates.isEmpty, "a driver needs at least one host")
+        self.candidates = candidates.map { candidate in
+            var candidate = candidate
             // A host that does not answer is given up on quickly; the circuit answers 503 meanwhile.
-            configuration.options.connectTimeout = min(configuration.options.connectTimeout, .seconds(3))
-            return configuration
+            candidate.pool.options.connectTimeout = min(candidate.pool.options.connectTimeout, .seconds(3))
+            candidate.probe?.options.connectTimeout = .seconds(3)
+            return candidate
         }
         self.seeksPrimary = seeksPrimary
         self.logger = logger
-        let (candidates, logger, lastTarget) = (candidates, logger, lastTarget)
-        pool = Mutex(Pool(current: Task {
-            let chosen = await Self.choose(among: candidates, seeksPrimary: seeksPrimary, logger: logger)
-            lastTarget.value.withLock { $0 = $0 ?? chosen.target }  // a reconnect may have set a newer one
-            return chosen
-        }))
+        let (candidates, logger) = (self.candidates, logger)
+        state = Mutex(State(selection: Task { await Self.choose(among: candidates, seeksPrimary: seeksPrimary, logger: logger) }))
     }
 
+    /// One host, whose role is not asked.
     public convenience init(configuration: PostgresClient.Configuration, logger: Logger = Logger(label: "hearth.postgres")) {
-        self.init(configurations: [configuration], logger: logger)
+        self.init(candidates: [Candidate(pool: configuration, probe: nil)], seeksPrimary: false, logger: logger)
     }
 
-    var client: PostgresClient {
-        get async { await pool.withLock { $0.current }.value.client }
+
+    private func chosen() async -> Chosen {
+        let (chosen, selection) = state.withLock { ($0.chosen, $0.selection) }
+        if let chosen { return chosen }
+        guard let selection else { preconditionFailure("a driver has a pool or is choosing one") }
+        return await install(selection)
     }
 
-    public var target: StoreTarget? { lastTarget.value.withLock { $0 } }
+    /// The selection's pool, unless another caller installed it first; the pool it replaces is shut down. A pool on
+    /// the same host, in the same role, that lent a connection within the last second is kept instead: replacing a
+    /// working pool would fail the calls waiting on it, and their failures would ask for yet another pool. One that
+    /// stopped lending (postgres-nio backing off from a host that was down) is replaced.
+    @discardableResult
+    private func install(_ selection: Task<Chosen, Never>) async -> Chosen {
+        let fresh = await selection.value
+        let (installed, dropped): (Chosen, Chosen?) = state.withLock { state in
+            guard state.selection == selection else { return (state.chosen ?? fresh, nil) }
+            state.selection = nil
+            state.target = fresh.target
+            if let current = state.chosen, current.client != nil, current.target == fresh.target, current.lent.recently {
+                return (current, fresh)
+            }
+            let replaced = state.chosen
+            state.chosen = fresh
+            return (fresh, replaced)
+        }
+        dropped?.runner?.cancel()
+        return installed
+    }
+
+    public var target: StoreTarget? { state.withLock { $0.target } }
 
     public func close() async throws {
-        let runner = await pool.withLock { $0.current }.value.runner
-        runner.cancel()
-        _ = await runner.value
+        let (chosen, selection) = state.withLock { ($0.chosen, $0.selection) }
+        for runner in [chosen?.runner, await selection?.value.runner].compactMap({ $0 }) {
+            runner.cancel()
+            _ = await runner.value
+        }
     }
 
-    /// Asks the hosts again and moves to the one chosen; the old pool is shut down in the background.
+    /// Asks the hosts again and moves to the one chosen. A reconnect asked for while one is under way joins it.
     public func reconnect() async {
         let (candidates, seeksPrimary, logger) = (candidates, seeksPrimary, logger)
-        let (selection, previous): (Task<Chosen, Never>, Task<Chosen, Never>?) = pool.withLock { pool in
-            if pool.selecting { return (pool.current, nil) }  // one under way: its answer is as fresh as ours
-            let previous = pool.current
-            pool.current = Task { await Self.choose(among: candidates, seeksPrimary: seeksPrimary, logger: logger) }
-            pool.selecting = true
-            return (pool.current, previous)
+        let selection = state.withLock { state in
+            if let running = state.selection { return running }
+            let started = Task { await Self.choose(among: candidates, seeksPrimary: seeksPrimary, logger: logger) }
+            state.selection = started
+            return started
         }
-        let chosen = await selection.value
-        guard let previous else { return }
-        pool.withLock { $0.selecting = false }
-        lastTarget.value.withLock { $0 = chosen.target }
-        await previous.value.runner.cancel()
+        await install(selection)
     }
 
-    /// Starts a pool on every candidate at once, asks each its role, keeps the first that fits and stops the others.
-    /// None fits (all down, or no primary yet mid-failover): the first host, whose calls fail and reconnect again.
-    private static func choose(among candidates: [PostgresClient.Configuration], seeksPrimary: Bool,
-                               logger: Logger) async -> Chosen {
-        let started = candidates.map { configuration in
-            let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-            return (client, Task { await client.run() }, configuration)
-        }
-        let roles = await withTaskGroup(of: (Int, StoreTarget.Role).self) { group in
-            for (index, (client, _, configuration)) in started.enumerated() {
-                group.addTask { (index, await role(of: client, within: configuration.options.connectTimeout + .seconds(1))) }
+    /// Asks the current host its role again (a connection of its own): gone, or no longer taking writes when that is
+    /// what is sought. A host that answers as before is only slow, and keeps its pool.
+    public func targetIsLost() async -> Bool {
+        guard let address = target?.address,
+              let candidate = candidates.first(where: { Self.address(of: $0.pool) == address }), let probe = candidate.probe
+        else { return false }
+        let role = await Self.role(probing: probe, logger: logger)
+        return role == .unreachable || (seeksPrimary && role != .primary)
+    }
+
+    /// Asks every candidate its role at once (one connection each, closed after), keeps the first that fits and
+    /// starts a pool on it. No primary (all down, or mid-failover before one is promoted): with `seeksPrimary`, the
+    /// first standby that answers, so reads go on while writes answer 503 and reconnect again.
+    private static func choose(among candidates: [Candidate], seeksPrimary: Bool, logger: Logger) async -> Chosen {
+        let roles = await withTaskGroup(of: (Int, StoreTarget.Role?).self) { group in
+            for (index, candidate) in candidates.enumerated() {
+                guard let probe = candidate.probe else { continue }
+                group.addTask { (index, await role(probing: probe, logger: logger)) }
             }
-            return await group.reduce(into: Array(repeating: StoreTarget.Role.unreachable, count: started.count)) { $0[$1.0] = $1.1 }
+            var roles = [StoreTarget.Role?](repeating: nil, count: candidates.count)
+            for await (index, role) in group { roles[index] = role }
+            return roles
         }
-        let index = roles.firstIndex(of: .primary)
-            ?? (seeksPrimary ? nil : roles.firstIndex { $0 != .unreachable }) ?? 0
-        for (other, (_, runner, _)) in started.enumerated() where other != index { runner.cancel() }
-        let (client, runner, configuration) = started[index]
-        let address = PostgresConnectionString.Host(name: configuration.host ?? configuration.unixSocketPath ?? "?",
-                                                    port: configuration.port ?? 5432).description
-        return Chosen(client: client, runner: runner, target: StoreTarget(address: address, role: roles[index]))
+        let answering = roles.firstIndex { role in
+            guard let role, role != .unreachable else { return false }
+            return !seeksPrimary || role == .standby
+        }
+        if roles.allSatisfy({ $0 == .unreachable }) {
+            return Chosen(client: nil, runner: nil, target: StoreTarget(address: address(of: candidates[0].pool), role: .unreachable))
+        }
+        let index = roles.firstIndex(of: .primary) ?? answering ?? 0
+        let client = PostgresClient(configuration: candidates[index].pool, backgroundLogger: logger)
+        return Chosen(client: client, runner: Task { await client.run() },
+                      target: roles[index].map { StoreTarget(address: address(of: candidates[index].pool), role: $0) })
     }
 
-    /// What the server at the other end of `client` is: libpq's `read-write` test, in one query.
-    private static func role(of client: PostgresClient, within timeout: Duration) async -> StoreTarget.Role {
+    private static func address(of configuration: PostgresClient.Configuration) -> String {
+        PostgresConnectionString.Host(name: configuration.host ?? configuration.unixSocketPath ?? "?",
+                                      port: configuration.port ?? 5432).description
+    }
+
+    /// What the server is: libpq's `read-write` test, in one query on a connection of its own.
+    private static func role(probing configuration: PostgresConnection.Configuration, logger: Logger) async -> StoreTarget.Role {
         do {
-            return try await withDeadline(timeout) {
-                let rows = try await client.query(
-                    "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'")
-                for try await (recovering, readOnly) in rows.decode((Bool, Bool).self) {
-                    return recovering ? .standby : readOnly ? .readOnly : .primary
+            return try await withDeadline(.seconds(4)) {
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                do {
+                    var role = StoreTarget.Role.unreachable
+                    let rows = try await connection.query(
+                        "SELECT pg_is_in_recovery(), current_setting('transaction_read_only') = 'on'", logger: logger)
+                    for try await (recovering, readOnly) in rows.decode((Bool, Bool).self) {
+                        role = recovering ? .standby : readOnly ? .readOnly : .primary
+                    }
+                    try? await connection.close()
+                    return role
+                } catch {
+                    try? await connection.close()
+                    throw error
                 }
-                return .unreachable
             }
         } catch {
             return .unreachable
@@ -148,7 +212,57 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
     }
 
     public func read(_ statement: SQL) async throws -> [SQLRow] {
-        try await Self.rows(client.query(Self.query(statement), logger: logger))
+        let (query, logger) = (Self.query(statement), logger)
+        return try await withConnection { try await Self.rows($0.query(query, logger: logger)) }
+    }
+
+    /// `body` on a connection of the pool. While the pool has not lent one for a second, the driver asks whether its
+    /// host is lost: postgres-nio's pool waits for a connection to a dead host without end (retrying with growing
+    /// pauses), so after a primary is killed the call would otherwise hang to the store's deadline. A lost host fails
+    /// the call at once as unavailable, and the circuit reconnects. A host that answers is only busy: the call waits.
+    private func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let chosen = await chosen()
+        guard let client = chosen.client else { throw NoHostAnswered(hosts: candidates.map { Self.address(of: $0.pool) }) }
+        let leased = Flag()
+        return try await withThrowingTaskGroup(of: LeaseOutcome<T>.self) { group in
+            group.addTask {
+                .done(try await client.withConnection { connection in
+                    leased.value.store(true, ordering: .relaxed)
+                    chosen.lent.now()
+                    return try await body(connection)
+                })
+            }
+            group.addTask { [self] in
+                try await Task.sleep(for: .seconds(1))
+                while !leased.value.load(ordering: .relaxed) {
+                    let replaced = state.withLock { $0.chosen?.client !== client }  // its pool was shut down
+                    if replaced { throw HostLost(address: chosen.target?.address ?? "?") }
+                    if await targetIsLost() { throw HostLost(address: chosen.target?.address ?? "?") }
+                    try await Task.sleep(for: .seconds(1))
+                }
+                return .watching
+            }
+            defer { group.cancelAll() }
+            while let outcome = try await group.next() {
+                if case .done(let value) = outcome { return value }
+            }
+            throw CancellationError()
+        }
+    }
+
+    private enum LeaseOutcome<T: Sendable>: Sendable {
+        case done(T)
+        case watching
+    }
+
+    private final class Flag: Sendable {
+        let value = Atomic<Bool>(false)
+    }
+
+    /// The host calls went to stopped answering, or stopped taking writes, while a call waited for a connection.
+    public struct HostLost: Error, CustomStringConvertible {
+        public let address: String
+        public var description: String { "PostgreSQL at \(address) was lost (no connection, or no longer the primary)" }
     }
 
     public func execute(_ statement: SQL) async throws -> [SQLRow] {
@@ -160,15 +274,17 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
     /// A write went through: the host takes writes now, whatever it was when last asked (a standby kept because no
     /// host was primary mid-failover, then promoted).
     private func wrote() {
-        lastTarget.value.withLock { target in
-            if target != nil, target?.role != .primary { target?.role = .primary }
+        state.withLock { state in
+            if state.target != nil, state.target?.role != .primary { state.target?.role = .primary }
         }
     }
 
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
         let logger = logger
         do {
-            let value = try await client.withTransaction(logger: logger) { try await body(Connection(db: $0, logger: logger)) }
+            let value = try await withConnection { connection in
+                try await connection.withTransaction(logger: logger) { try await body(Connection(db: $0, logger: logger)) }
+            }
             wrote()
             return value
         } catch let error as PostgresTransactionError {
@@ -261,7 +377,7 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
         // connection made in time) mean no database as much as a refused connection does. They come from postgres-nio's
         // underscored pool module, matched by type name rather than imported. Left out, they answered 500 and closed
         // the circuit again mid-outage.
-        if String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") { return true }
+        if String(reflecting: type(of: error)).hasSuffix("ConnectionPoolError") || error is NoHostAnswered || error is HostLost { return true }
         if error is CancellationError, !Task.isCancelled { return true }  // the old pool's runner, not the request, was cancelled
         return error is ChannelError || error is IOError
     }
@@ -275,23 +391,29 @@ extension SQLStore where Driver == PostgresDriver {
     /// ``PostgresConnectionString``). With `sealer`, private keys and TOTP secrets are sealed at rest (``RecordCodec``).
     public convenience init(url: String, sealer: SecretSealer? = nil, logger: Logger = Logger(label: "hearth.postgres")) throws {
         let parsed = try PostgresConnectionString(url)
-        let tls: PostgresClient.Configuration.TLS
+        let tls: (pool: PostgresClient.Configuration.TLS, probe: PostgresConnection.Configuration.TLS)
         switch parsed.sslmode {
-        case "require", "verify-full", "verify-ca": tls = .require(.makeClientConfiguration())
-        case "prefer": tls = .prefer(.makeClientConfiguration())
-        default: tls = .disable
+        case "require", "verify-full", "verify-ca":
+            tls = (.require(.makeClientConfiguration()), .require(try NIOSSLContext(configuration: .makeClientConfiguration())))
+        case "prefer":
+            tls = (.prefer(.makeClientConfiguration()), .prefer(try NIOSSLContext(configuration: .makeClientConfiguration())))
+        default: tls = (.disable, .disable)
         }
-        let configurations = parsed.hosts.map { host in
-            var configuration = PostgresClient.Configuration(
+        let candidates = parsed.hosts.map { host in
+            var pool = PostgresClient.Configuration(
                 host: host.name, port: host.port, username: parsed.username, password: parsed.password,
-                database: parsed.database, tls: tls)
+                database: parsed.database, tls: tls.pool)
+            var probe = PostgresConnection.Configuration(
+                host: host.name, port: host.port, username: parsed.username, password: parsed.password,
+                database: parsed.database, tls: tls.probe)
             if let schema = parsed.searchPath {
-                configuration.options.additionalStartupParameters = [("search_path", schema)]
+                pool.options.additionalStartupParameters = [("search_path", schema)]
+                probe.options.additionalStartupParameters = [("search_path", schema)]
             }
-            return configuration
+            return PostgresDriver.Candidate(pool: pool, probe: probe)
         }
-        self.init(driver: PostgresDriver(configurations: configurations, seeksPrimary: parsed.target == .readWrite,
-                                         logger: logger), sealer: sealer)
+        self.init(driver: PostgresDriver(candidates: candidates, seeksPrimary: parsed.target == .readWrite, logger: logger),
+                  sealer: sealer)
     }
 
     public convenience init(configuration: PostgresClient.Configuration, sealer: SecretSealer? = nil,

@@ -78,6 +78,7 @@ public final class SQLStore<Driver: SQLDriver>: IdentityStore, StoreConnection, 
     public func reconnect() async { await driver.reconnect() }
     public var needsDeadline: Bool { driver.needsDeadline }
     public var target: StoreTarget? { driver.target }
+    public func targetIsLost() async -> Bool { await driver.targetIsLost() }
 
     // MARK: Projects
 

@@ -293,6 +293,22 @@ public func freePort() throws -> Int {
     throw BrowserError("no free port below the ephemeral range (\(candidates))")
 }
 
+/// The first of `count` consecutive free loopback ports (a cluster whose nodes take the ports after its base).
+public func freePorts(_ count: Int) throws -> Int {
+    let candidates = reservablePorts
+    for _ in 0..<500 {
+        let base = Int.random(in: candidates.lowerBound...(candidates.upperBound - count))
+        let block = Set(base..<(base + count))
+        guard handedOutPorts.withLock({ $0.isDisjoint(with: block) }), block.allSatisfy(canBind) else { continue }
+        if handedOutPorts.withLock({ ports in
+            guard ports.isDisjoint(with: block) else { return false }
+            ports.formUnion(block)
+            return true
+        }) { return base }
+    }
+    throw BrowserError("no \(count) consecutive free ports below the ephemeral range (\(candidates))")
+}
+
 private let handedOutPorts = LockedPorts()
 
 private final class LockedPorts: @unchecked Sendable {

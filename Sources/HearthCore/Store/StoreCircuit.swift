@@ -16,12 +16,16 @@ public protocol StoreConnection: Sendable {
     var needsDeadline: Bool { get }
     /// Where calls go since the last ``reconnect()``, for the log and metrics; nil for a local file.
     var target: StoreTarget? { get }
+    /// Whether the server calls go to is gone or no longer fit (a primary demoted): asked after a call ran out of time,
+    /// so that a lost host is left at once rather than after the spacing meant for a slow one.
+    func targetIsLost() async -> Bool
 }
 
 extension StoreConnection {
     /// A database that is down is down for reads too.
     public func failureSparesReads(_ error: any Error) -> Bool { false }
     public var target: StoreTarget? { nil }
+    public func targetIsLost() async -> Bool { false }
 }
 
 /// The database server a networked store's calls go to, and what it said it is when asked.
@@ -184,7 +188,7 @@ public final class StoreCircuit: Sendable {
     private func openCircuit(_ reason: String, sparesReads: Bool, timedOut: Bool = false,
                              _ connection: some StoreConnection, _ settings: Settings) async {
         let now = ContinuousClock.now
-        let (opened, reconnects) = state.withLock { circuit in
+        let (opened, spaced) = state.withLock { circuit in
             let first = circuit.openedAt == nil
             circuit.readsServed = first ? sparesReads : circuit.readsServed && sparesReads
             circuit.openedAt = circuit.openedAt ?? now
@@ -199,6 +203,11 @@ public final class StoreCircuit: Sendable {
         }
         open.store(true, ordering: .relaxed)
         if opened { settings.onEvent(.unavailable(reason: reason)) }
+        var reconnects = spaced
+        if !reconnects, await connection.targetIsLost() {
+            reconnects = true
+            state.withLock { $0.reconnectedAfterTimeout = now }
+        }
         if reconnects {
             await connection.reconnect()
             if let target = connection.target { settings.onEvent(.reconnected(target)) }
