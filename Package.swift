@@ -72,6 +72,9 @@ let package = Package(
         // Settings from flags, HEARTH_* variables, secret files and the config file, with redaction (Logging trait).
         .package(url: "https://github.com/apple/swift-configuration.git", from: "1.4.0", traits: [.defaults, "Logging"]),
         .package(url: "https://github.com/apple/swift-system.git", from: "1.5.0"),
+        // Spans for requests, store calls and outbound calls; exported over OTLP/HTTP when configured (off by default).
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
+        .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // The domain: accounts, passwords, tokens, the store protocol. No HTTP, NIO or SQL driver.
@@ -80,6 +83,7 @@ let package = Package(
             server("CryptoExtras", "swift-crypto"),
             server("SwiftASN1", "swift-asn1"),
             server("X509", "swift-certificates"),
+            server("Tracing", "swift-distributed-tracing"),
         ], swiftSettings: swiftSettings),
         // Identity Toolkit JSON shapes. Foundation only: shared by the server and the SDKs.
         .target(name: "HearthWire", swiftSettings: swiftSettings),
@@ -152,6 +156,8 @@ let package = Package(
             server("Metrics", "swift-metrics"),
             server("Prometheus", "swift-prometheus"),
             server("NIOHTTPTypes", "swift-nio-extras"),
+            server("Tracing", "swift-distributed-tracing"),
+            server("OTel", "swift-otel"),
         ], exclude: ["Pages/Console/console.html", "Pages/Console/console.css", "Pages/Console/console.js"],
         swiftSettings: swiftSettings, plugins: ["EmbedFiles"]),
         // Server-side Swift SDK: verify tokens and cookies, custom tokens, user management. Not the server.

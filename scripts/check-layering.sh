@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks the dependency rules of DESIGN.md from the import lines of every target. Exits 1 on a violation.
-#   HearthCore   imports no other Hearth target, no NIO, HTTP or database driver.
+#   HearthCore   imports no other Hearth target, no NIO, HTTP or database driver (the tracing API is allowed).
 #   HearthWire   imports Foundation only.
 #   HearthSchema imports Foundation only.
 #   HearthSQL    (the statements, once for every SQL backend) imports HearthCore and HearthSchema only: no driver.
@@ -38,7 +38,7 @@ allow() {
 
 platform="Foundation FoundationEssentials Glibc Darwin Dispatch Synchronization"
 allow Sources/HearthCore "HearthCore imports no other Hearth target and no NIO/HTTP/driver" \
-  $platform Crypto CryptoExtras X509 SwiftASN1
+  $platform Crypto CryptoExtras X509 SwiftASN1 Tracing
 allow Sources/HearthWire "HearthWire imports Foundation only" $platform
 allow Sources/HearthSchema "the schema imports Foundation only" $platform
 allow Sources/HearthSQL "the statement layer imports HearthCore and the schema only, no driver" \
@@ -56,7 +56,7 @@ allow Sources/HearthFederation "federation imports HearthCore, its HTTP client, 
   $platform HearthCore AsyncHTTPClient JWTKit Crypto _CryptoExtras X509 NIOCore NIOFoundationCompat Logging
 allow Sources/HearthServer "the server never imports a backend" \
   $platform HearthCore HearthWire HearthMail HearthSMS HearthFederation Hummingbird HTTPTypes NIOCore NIOPosix NIOFoundationCompat Logging \
-  Mustache ServiceLifecycle HummingbirdBcrypt HummingbirdCore NIOHTTPTypes Metrics Prometheus
+  Mustache ServiceLifecycle HummingbirdBcrypt HummingbirdCore NIOHTTPTypes Metrics Prometheus Tracing OTel
 allow Sources/HearthTestSupport "test support drives outside programs with Foundation only" $platform FoundationNetworking
 allow Sources/HearthPostgresTestSupport "the throwaway PostgreSQL imports its driver and the test support's child processes only" \
   $platform PostgresNIO Logging HearthTestSupport

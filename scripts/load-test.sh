@@ -6,6 +6,7 @@
 #   BIN=/path/to/other/hearth bash scripts/load-test.sh
 #   STORE=postgres://hearth@127.0.0.1:5432/empty_db bash scripts/load-test.sh   # an empty database
 #   KEY=… STORE=sqlite:big.sqlite ONLY=endpoints bash scripts/load-test.sh         # a filled store (scale-test.sh)
+#   ONLY=tracing bash scripts/load-test.sh   # the endpoints, then lookups with tracing exported against off
 #
 # Needs wrk (apt-get install wrk). Starts its own server on a temporary SQLite file; touches nothing else. With
 # Firebase's emulator built by ../shared/peer/build-emulator.sh (PEER_START=…/start.sh), it also compares emulator
@@ -95,6 +96,55 @@ run signInWithPassword /identitytoolkit.googleapis.com/v1/accounts:signInWithPas
   '{"email":"bench@example.com","password":"secret123","returnSecureToken":true}'
 run signUp /identitytoolkit.googleapis.com/v1/accounts:signUp signup.lua
 
+# interleaved_ratio CONFIG LUA PATH UNIT: sets RATIO to req/s with CONFIG over req/s without it, run interleaved
+# (without, with, without, with) so drift on a busy machine falls on both sides; prints each round. Not called in a
+# subshell: it restarts the server (SERVER) as it was.
+interleaved_ratio() {
+  local config=$1 lua=$2 path=$3 unit=$4 round side rate_now
+  local -A rates=([without]=0 [with]=0)
+  for round in 1 2; do
+    for side in without with; do
+      kill $SERVER; wait $SERVER 2>/dev/null || true
+      if [ $side = with ]; then CONFIG="$config" start_server; else start_server; fi
+      rate_now=$(BODY="" USERS=$USERS wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "Benchmarks/load/$lua" \
+        "$BASE$path?key=$KEY" | awk '/Requests\/sec/ {print $2}')
+      printf "round %d %-8s %10s %s\n" "$round" "$side" "$rate_now" "$unit"
+      rates[$side]=$(python3 -c "print(${rates[$side]} + $rate_now)")
+    done
+  done
+  kill $SERVER; wait $SERVER 2>/dev/null || true
+  start_server
+  RATIO=$(python3 -c "print(${rates[with]} / ${rates[without]})")
+}
+
+# Tracing's cost: lookups with every request traced and exported (OTLP/HTTP to a receiver on loopback that answers
+# 200) against tracing off, interleaved. ONLY=tracing stops after it.
+tracing_cost() {
+  TRACE_PORT=$((PORT + 7))
+  python3 - "$TRACE_PORT" > "$WORK/receiver.log" 2>&1 <<'PY' &
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+class Receiver(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        self.send_response(200); self.send_header("Content-Type", "application/x-protobuf"); self.send_header("Content-Length", "0"); self.end_headers()
+    def log_message(self, *args): pass
+ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), Receiver).serve_forever()
+PY
+  RECEIVER=$!
+  python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["tracing"]={"otlpEndpoint": "http://127.0.0.1:"+sys.argv[3]}; json.dump(c, open(sys.argv[2], "w"))' \
+    "$WORK/config.json" "$WORK/config-tracing.json" "$TRACE_PORT"
+  echo "== lookups with every request traced and exported against tracing off (wrk -c$CONNECTIONS -d${DURATION}s, twice each)"
+  interleaved_ratio "$WORK/config-tracing.json" lookup-many.lua /identitytoolkit.googleapis.com/v1/accounts:lookup lookups/s
+  TRACING_RATIO=$RATIO
+  kill $RECEIVER 2>/dev/null || true
+  echo "lookups with tracing on / off: $TRACING_RATIO"
+}
+if [ "${ONLY:-}" = tracing ]; then
+  tracing_cost
+  exit 0
+fi
+
 if [ "${ONLY:-}" = endpoints ]; then
   python3 - "$SCRYPT" "$RS256" "${RPS[lookup]}" "${RPS[refresh]}" "${RPS[signInWithPassword]}" "${RPS[healthz]}" <<'PY'
 import sys
@@ -147,26 +197,6 @@ with open(path, "w") as out:
 PY
 python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["breachedPasswords"]=sys.argv[2]; json.dump(c, open(sys.argv[3], "w"))' \
   "$WORK/config.json" "$WORK/pwned.txt" "$WORK/config-breach.json"
-# interleaved_ratio CONFIG LUA PATH UNIT: sets RATIO to req/s with CONFIG over req/s without it, run interleaved
-# (without, with, without, with) so drift on a busy machine falls on both sides; prints each round. Not called in a
-# subshell: it restarts the server (SERVER) as it was.
-interleaved_ratio() {
-  local config=$1 lua=$2 path=$3 unit=$4 round side rate_now
-  local -A rates=([without]=0 [with]=0)
-  for round in 1 2; do
-    for side in without with; do
-      kill $SERVER; wait $SERVER 2>/dev/null || true
-      if [ $side = with ]; then CONFIG="$config" start_server; else start_server; fi
-      rate_now=$(BODY="" USERS=$USERS wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" -s "Benchmarks/load/$lua" \
-        "$BASE$path?key=$KEY" | awk '/Requests\/sec/ {print $2}')
-      printf "round %d %-8s %10s %s\n" "$round" "$side" "$rate_now" "$unit"
-      rates[$side]=$(python3 -c "print(${rates[$side]} + $rate_now)")
-    done
-  done
-  kill $SERVER; wait $SERVER 2>/dev/null || true
-  start_server
-  RATIO=$(python3 -c "print(${rates[with]} / ${rates[without]})")
-}
 interleaved_ratio "$WORK/config-breach.json" signup.lua /identitytoolkit.googleapis.com/v1/accounts:signUp sign-ups/s
 BREACH_RATIO=$RATIO
 

@@ -44,7 +44,18 @@ public final class OutboundTarget: Sendable {
     /// the cap's calls to the host are in flight.
     public func call(_ request: HTTPClientRequest, timeout: TimeAmount, maximumBody: Int = 1 << 20) async throws
         -> (HTTPClientResponse, ByteBuffer) {
-        try await inFlight.run(InFlightCap.host(of: request.url)) { [http] in
+        var request = request
+        let host = InFlightCap.host(of: request.url)
+        return try await Traced.client("\(name) \(request.method.rawValue)", ["server.address": host, "url.full": request.url]) {
+            // The trace goes on in the service called (W3C trace context), when tracing is on.
+            for (field, value) in Traced.headers() { request.headers.replaceOrAdd(name: field, value: value) }
+            return try await send(request, to: host, timeout: timeout, maximumBody: maximumBody)
+        }
+    }
+
+    private func send(_ request: HTTPClientRequest, to host: String, timeout: TimeAmount, maximumBody: Int) async throws
+        -> (HTTPClientResponse, ByteBuffer) {
+        try await inFlight.run(host) { [http] in
             do {
                 return try await withDeadline(.nanoseconds(timeout.nanoseconds)) {
                     let response = try await http.execute(request, timeout: timeout)

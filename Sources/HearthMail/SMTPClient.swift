@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 import NIOCore
 import NIOPosix
 import NIOSSL
@@ -89,6 +90,11 @@ public struct SMTPClient: Sendable {
 
     /// Hands `message` to the server. Returns once the server accepted the data (`250` after `.`).
     public func send(_ message: MailMessage) async throws {
+        let server = "\(configuration.host):\(configuration.port)"
+        try await Traced.client("smtp send", ["server.address": server]) { try await deliver(message) }
+    }
+
+    private func deliver(_ message: MailMessage) async throws {
         let configuration = self.configuration
         if configuration.username != nil, configuration.security == .none { throw SMTPError.credentialsNeedTLS }
         let tls = try makeTLSContext()

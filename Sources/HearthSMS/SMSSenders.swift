@@ -75,13 +75,17 @@ public struct HTTPSMSSender: SMSSender {
         }
         request.method = .POST
         request.body = .bytes(ByteBuffer(data: body))
+        let host = InFlightCap.host(of: request.url)
         let response: HTTPClientResponse
         do {
-            response = try await inFlight.run(InFlightCap.host(of: request.url)) { [http, timeout, request] in
-                try await withDeadline(.nanoseconds(timeout.nanoseconds)) {
-                    let response = try await http.execute(request, timeout: timeout)
-                    _ = try? await response.body.collect(upTo: 64 * 1024)
-                    return response
+            response = try await Traced.client("sms POST", ["server.address": host]) { [http, timeout, inFlight] in
+                for (field, value) in Traced.headers() { request.headers.replaceOrAdd(name: field, value: value) }
+                return try await inFlight.run(host) { [request] in
+                    try await withDeadline(.nanoseconds(timeout.nanoseconds)) {
+                        let response = try await http.execute(request, timeout: timeout)
+                        _ = try? await response.body.collect(upTo: 64 * 1024)
+                        return response
+                    }
                 }
             }
         } catch {

@@ -32,4 +32,5 @@ public protocol SQLTransaction: Sendable {
 
 extension SQLDriver {
     public func scrubDeletedRows() async {}
+    public var dbSystem: String { dialect == .postgres ? "postgresql" : "sqlite" }
 }

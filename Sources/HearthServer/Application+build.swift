@@ -92,6 +92,9 @@ public func buildApplication(
                                   auditRetention: configuration.auditRetention, logger: logger)
     housekeeper.anonymousCleanup = { now in try await services.deleteInactiveAnonymousUsers(now: now) }
     background.append(housekeeper)
+    if let export = configuration.observability.tracing, let exporter = try HearthTracing.start(export, logger: logger) {
+        background.append(exporter)
+    }
     let observability = configuration.observability
     if observability.metricsEnabled { _ = HearthMetrics.registry }  // before any metric is created
     if case .separateListener(let host, let port) = observability.metrics {

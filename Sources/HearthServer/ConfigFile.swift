@@ -12,6 +12,7 @@ import HearthSMS
 ///   "authorizedDomains": ["localhost", "app.example.com"], "emailEnumerationProtection": true,
 ///   "maxBodyBytes": 1048576, "logLevel": "info", "logFormat": "text", "rateLimits": true, "trustForwardedFor": false,
 ///   "metrics": { "expose": "listener", "host": "127.0.0.1", "port": 9464 },
+///   "tracing": { "otlpEndpoint": "http://127.0.0.1:4318", "otlpProtocol": "http/protobuf", "serviceName": "hearth" },
 ///   "connections": { "headerTimeoutSeconds": 60, "bodyTimeoutSeconds": 30, "idleTimeoutSeconds": 60,
 ///                    "maxConnections": 768 }, "storeTimeoutSeconds": 5, "hashQueueLimit": 64,
 ///   "housekeepingIntervalSeconds": 600, "auditRetentionDays": 90, "sessionsPerUser": 100,
@@ -50,6 +51,7 @@ public struct ConfigFile: Decodable {
     public var logLevel: String?
     public var logFormat: String?
     public var metrics: MetricsSection?
+    public var tracing: TracingSection?
     public var connections: ConnectionsSection?
     public var storeTimeoutSeconds: Double?
     public var hashQueueLimit: Int?
@@ -113,6 +115,30 @@ public struct ConfigFile: Decodable {
                 return .separateListener(host: host ?? "127.0.0.1", port: port)
             default: throw ConfigError(message: "metrics.expose: expected \"off\", \"main\" or \"listener\", got \"\(expose ?? "")\"")
             }
+        }
+    }
+
+    /// OpenTelemetry spans over OTLP/HTTP, off unless `otlpEndpoint` is set: the collector's base URL, as in
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` (`http://collector:4318`; spans go to its `/v1/traces`).
+    public struct TracingSection: Decodable {
+        public var otlpEndpoint: String?
+        /// `http/protobuf` (default) or `http/json`.
+        public var otlpProtocol: String?
+        /// `service.name` of the spans; `hearth` by default.
+        public var serviceName: String?
+
+        public func export() throws -> TracingExport? {
+            guard let endpoint = otlpEndpoint, !endpoint.isEmpty else { return nil }
+            guard let url = URL(string: endpoint), ["http", "https"].contains(url.scheme ?? "") else {
+                throw ConfigError(message: "tracing.otlpEndpoint: expected an http(s) URL such as http://127.0.0.1:4318")
+            }
+            let json: Bool
+            switch otlpProtocol ?? "http/protobuf" {
+            case "http/protobuf": json = false
+            case "http/json": json = true
+            default: throw ConfigError(message: "tracing.otlpProtocol: expected \"http/protobuf\" or \"http/json\", got \"\(otlpProtocol ?? "")\"")
+            }
+            return TracingExport(endpoint: endpoint, serviceName: serviceName ?? "hearth", json: json)
         }
     }
 
@@ -185,6 +211,7 @@ public struct ConfigFile: Decodable {
 
     public func apply(to configuration: inout ServerConfiguration) throws {
         if let metrics { configuration.observability.metrics = try metrics.exposure() }
+        if let tracing { configuration.observability.tracing = try tracing.export() }
         if let section = connections {
             if let value = section.headerTimeoutSeconds { configuration.connections.headerTimeout = .seconds(value) }
             if let value = section.bodyTimeoutSeconds { configuration.connections.bodyTimeout = .seconds(value) }

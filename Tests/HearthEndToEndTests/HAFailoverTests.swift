@@ -232,11 +232,12 @@ final class Load: @unchecked Sendable {
 }
 
 /// One POST to a running `hearth serve`: its status and JSON body.
-func send(_ base: String, _ verb: String, _ body: [String: Any], host: String = "identitytoolkit.googleapis.com") async throws
-    -> (status: Int, json: [String: Any]) {
+func send(_ base: String, _ verb: String, _ body: [String: Any], host: String = "identitytoolkit.googleapis.com",
+          headers: [String: String] = [:]) async throws -> (status: Int, json: [String: Any]) {
     var request = URLRequest(url: URL(string: "\(base)/\(host)/v1/\(verb)?key=\(TwoInstanceRaceTests.apiKey)")!)
     request.httpMethod = "POST"
     request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+    for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
     request.httpBody = try JSONSerialization.data(withJSONObject: body)
     request.timeoutInterval = 60
     let (data, response) = try await URLSession.shared.data(for: request)

@@ -16,12 +16,23 @@ public protocol StoreConnection: Sendable {
     var needsDeadline: Bool { get }
     /// Where calls go since the last ``reconnect()``, for the log and metrics; nil for a local file.
     var target: StoreTarget? { get }
+    /// OpenTelemetry's name for the database (`db.system.name`): `postgresql`, `sqlite`.
+    var dbSystem: String { get }
     /// Whether the server calls go to is gone or no longer fit (a primary demoted): asked after a call ran out of time,
     /// so that a lost host is left at once rather than after the spacing meant for a slow one.
     func targetIsLost() async -> Bool
 }
 
 extension StoreConnection {
+    /// What a store call's span says of the database: its system and, for a network database, its address.
+    var spanAttributes: [String: String] {
+        var attributes = ["db.system.name": dbSystem]
+        if let target { attributes["server.address"] = target.address }
+        return attributes
+    }
+
+    public var dbSystem: String { "other_sql" }
+
     /// A database that is down is down for reads too.
     public func failureSparesReads(_ error: any Error) -> Bool { false }
     public var target: StoreTarget? { nil }
@@ -158,8 +169,10 @@ public final class StoreCircuit: Sendable {
         }
         let timeout = connection.needsDeadline ? settings.timeout : nil
         do {
-            let value: T
-            if let timeout { value = try await withDeadline(timeout, body) } else { value = try await body() }
+            let value: T = try await Traced.client("store " + Self.label(function), connection.spanAttributes) {
+                if let timeout { return try await withDeadline(timeout, body) }
+                return try await body()
+            }
             report(false)
             if open.load(ordering: .relaxed) { closeCircuit(byRead: isRead, settings) }
             return value

@@ -31,6 +31,8 @@ enum HearthRoutes {
         let observability = services.configuration.observability
         let router = Router(context: HearthRequestContext.self)
         router.add(middleware: ReflectingCORS(allowPrivateNetwork: services.configuration.isEmulator))
+        // A span per request, continuing the caller's trace (W3C `traceparent`), when tracing is configured.
+        if observability.tracing != nil { router.add(middleware: TracingMiddleware()) }
         router.add(middleware: RequestLog(level: observability.requestLogLevel))
         if observability.metricsEnabled { router.add(middleware: MetricsMiddleware()) }
         router.add(middleware: ErrorEnvelopes(logger: services.logger))

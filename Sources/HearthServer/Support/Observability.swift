@@ -13,9 +13,11 @@ public enum MetricsExposure: Sendable, Equatable {
     case separateListener(host: String, port: Int)
 }
 
-/// Metrics and request logging, as configured.
+/// Metrics, traces and request logging, as configured.
 public struct Observability: Sendable {
     public var metrics: MetricsExposure
+    /// Where spans go (`tracing` in the config file); nil, none are made.
+    public var tracing: TracingExport?
     /// The level of the one-line-per-request log (`info` by default; `debug` keeps it out of an `info` log).
     public var requestLogLevel: Logger.Level
 
