@@ -86,7 +86,18 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
         self.seeksPrimary = seeksPrimary
         self.logger = logger
         let (candidates, logger) = (self.candidates, logger)
-        state = Mutex(State(selection: Task { await Self.choose(among: candidates, seeksPrimary: seeksPrimary, logger: logger) }))
+        // At start a database may still be starting: the first choice is asked again while no host answers, for up
+        // to a minute, and the first calls wait for it. Later choices (after a failure) are asked once, so calls fail
+        // fast while the circuit probes.
+        state = Mutex(State(selection: Task {
+            let deadline = ContinuousClock.now + .seconds(60)
+            var chosen = await Self.choose(among: candidates, seeksPrimary: seeksPrimary, logger: logger)
+            while chosen.client == nil, ContinuousClock.now < deadline, !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                chosen = await Self.choose(among: candidates, seeksPrimary: seeksPrimary, logger: logger)
+            }
+            return chosen
+        }))
     }
 
     /// One host, whose role is not asked.
@@ -146,6 +157,21 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
         await install(selection)
     }
 
+    /// A fresh pool on the host calls go to now, without asking the hosts again; the old pool's connections close.
+    /// For tests that need every connection ended (PostgreSQL reports a session's counts when it ends).
+    public func replacePool() async {
+        let (logger, candidates) = (logger, candidates)
+        let replaced: Chosen? = state.withLock { state in
+            let address = state.chosen?.target?.address
+            let candidate = candidates.first { Self.address(of: $0.pool) == address } ?? candidates[0]
+            let client = PostgresClient(configuration: candidate.pool, backgroundLogger: logger)
+            let replaced = state.chosen
+            state.chosen = Chosen(client: client, runner: Task { await client.run() }, target: replaced?.target)
+            return replaced
+        }
+        replaced?.runner?.cancel()
+    }
+
     /// Asks the current host its role again (a connection of its own): gone, or no longer taking writes when that is
     /// what is sought. A host that answers as before is only slow, and keeps its pool.
     public func targetIsLost() async -> Bool {
@@ -190,7 +216,8 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
     /// What the server is: libpq's `read-write` test, in one query on a connection of its own.
     private static func role(probing configuration: PostgresConnection.Configuration, logger: Logger) async -> StoreTarget.Role {
         do {
-            return try await withDeadline(.seconds(4)) {
+            // Beyond the 3 s connect timeout, time for a loaded server to authenticate and answer.
+            return try await withDeadline(.seconds(10)) {
                 let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
                 do {
                     var role = StoreTarget.Role.unreachable

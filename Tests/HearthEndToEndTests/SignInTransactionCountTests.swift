@@ -100,7 +100,7 @@ struct SignInTransactionCountTests {
             quiet = now == last ? quiet + 1 : 0
             last = now
         }
-        await store.reconnect()  // the old connections end; the new pool connects when next used
+        await store.driver.replacePool()  // the old connections end; the new pool connects when next used
         var settled: (transactions: Int, sessions: Int)?
         await eventually {
             guard let now = try? await TemporaryPostgres.activity(ofDatabaseIn: url), now.connections == 0 else { return false }
