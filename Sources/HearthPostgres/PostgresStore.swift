@@ -105,7 +105,6 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
         self.init(candidates: [Candidate(pool: configuration, probe: nil)], seeksPrimary: false, logger: logger)
     }
 
-
     private func chosen() async -> Chosen {
         let (chosen, selection) = state.withLock { ($0.chosen, $0.selection) }
         if let chosen { return chosen }
