@@ -223,6 +223,12 @@ public final class StoreCircuit: Sendable {
         }
         if reconnects {
             await connection.reconnect()
+            // The next probe goes a probe interval after the new connections are ready, not after the failure: a
+            // reconnect that asks several hosts takes time of its own.
+            let ready = ContinuousClock.now
+            state.withLock { circuit in
+                if let until = circuit.openUntil, until < ready + settings.probeInterval { circuit.openUntil = ready + settings.probeInterval }
+            }
             if let target = connection.target { settings.onEvent(.reconnected(target)) }
         }
     }
