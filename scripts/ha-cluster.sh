@@ -31,16 +31,24 @@ base() { cat "$dir/baseport"; }
 monitor_sql() { as_owner psql -X -q -At -h 127.0.0.1 -p "$(base)" -d pg_auto_failover -c "$1"; }
 node_port() { echo $(( $(base) + ${1#node} )); }
 
-# kill_all NAME: kill -9 the keeper of NAME (monitor, node1...) and everything in its session: its services (which
-# rename themselves) and PostgreSQL with its backends. Each keeper was started by setsid.
+# kill_all NAME: kill -9 PostgreSQL of NAME (monitor, node1...) with its children, and its keeper with everything in
+# the keeper's session (its services rename themselves). Each keeper was started by setsid.
 kill_all() {
-  local pid sid
-  for pid in $(pgrep -f -- "--pgdata $dir/$1( |\$)" || true); do
-    sid=$(ps -o sid= -p "$pid" | tr -d ' ')
-    # Only a session the keeper leads: the runuser above it shares the caller's session, which must live on.
-    [ "$sid" = "$pid" ] && pkill -9 -s "$sid" 2>/dev/null || true
+  local pid sid round
+  for round in 1 2; do  # PostgreSQL first (the keeper's session may hold it), and again if the keeper restarted it
+    # PostgreSQL's children (the logger, pg_auto_failover's health-check worker) lead sessions of their own and
+    # outlive a killed postmaster: they are killed by parent, before it.
+    for pid in $(pgrep -f -- "-D $dir/$1( |\$)" || true); do
+      pkill -9 -P "$pid" 2>/dev/null || true
+      kill -9 "$pid" 2>/dev/null || true
+    done
+    [ $round = 2 ] && break
+    for pid in $(pgrep -f -- "--pgdata $dir/$1( |\$)" || true); do
+      sid=$(ps -o sid= -p "$pid" | tr -d ' ')
+      # Only a session the keeper leads: the runuser above it shares the caller's session, which must live on.
+      [ "$sid" = "$pid" ] && pkill -9 -s "$sid" 2>/dev/null || true
+    done
   done
-  pkill -9 -f -- "-D $dir/$1( |\$)" || true
 }
 
 start_node() {  # start_node NAME: the keeper, which creates the node the first time and runs it after

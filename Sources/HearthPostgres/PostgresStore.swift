@@ -163,7 +163,7 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
         let replaced: Chosen? = state.withLock { state in
             let address = state.chosen?.target?.address
             let candidate = candidates.first { Self.address(of: $0.pool) == address } ?? candidates[0]
-            let client = PostgresClient(configuration: candidate.pool, backgroundLogger: logger)
+            let client = PostgresClient(configuration: candidate.pool, backgroundLogger: Self.quiet(logger))
             let replaced = state.chosen
             state.chosen = Chosen(client: client, runner: Task { await client.run() }, target: replaced?.target)
             return replaced
@@ -202,9 +202,17 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
             return Chosen(client: nil, runner: nil, target: StoreTarget(address: address(of: candidates[0].pool), role: .unreachable))
         }
         let index = roles.firstIndex(of: .primary) ?? answering ?? 0
-        let client = PostgresClient(configuration: candidates[index].pool, backgroundLogger: logger)
+        let client = PostgresClient(configuration: candidates[index].pool, backgroundLogger: Self.quiet(logger))
         return Chosen(client: client, runner: Task { await client.run() },
                       target: roles[index].map { StoreTarget(address: address(of: candidates[index].pool), role: $0) })
+    }
+
+    /// postgres-nio's own log at `warning` and above: at `info` it logs every failed connection attempt, a line per
+    /// retry for as long as a database is down, which buried Hearth's one clear line about the outage.
+    static func quiet(_ logger: Logger) -> Logger {
+        var quiet = logger
+        quiet.logLevel = max(logger.logLevel, .warning)
+        return quiet
     }
 
     private static func address(of configuration: PostgresClient.Configuration) -> String {
@@ -217,7 +225,7 @@ public final class PostgresDriver: SQLDriver, @unchecked Sendable {
         do {
             // Beyond the 3 s connect timeout, time for a loaded server to authenticate and answer.
             return try await withDeadline(.seconds(10)) {
-                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+                let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: quiet(logger))
                 do {
                     var role = StoreTarget.Role.unreachable
                     let rows = try await connection.query(
