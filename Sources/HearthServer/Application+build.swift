@@ -7,6 +7,7 @@ import HummingbirdCore
 import Logging
 import Metrics
 import ServiceLifecycle
+import Synchronization
 
 /// Builds the Hearth application on `store`: what `hearth serve` runs and what tests drive.
 ///
@@ -126,6 +127,7 @@ func guardOutages(of store: any IdentityStore, configuration: ServerConfiguratio
         if failed { Counter(label: "hearth_store_errors_total", dimensions: [("operation", operation)]).increment() }
     }
     let onCall: (@Sendable (String, Duration, Bool) -> Void)? = configuration.observability.metricsEnabled ? measure : nil
+    let lastTarget = LastTarget()
     circuit.configure(timeout: configuration.storeTimeout, onCall: onCall) { event in
         switch event {
         case .unavailable(let reason):
@@ -141,6 +143,8 @@ func guardOutages(of store: any IdentityStore, configuration: ServerConfiguratio
         case .reconnected(let target):
             recordRole(of: target)
             Counter(label: "hearth_store_reconnects_total", dimensions: [("role", target.role.rawValue)]).increment()
+            // Logged when where calls go changes: an outage reconnects at every probe, half a second apart.
+            guard lastTarget.value.withLock({ last in defer { last = target }; return last != target }) else { return }
             if target.role == .primary {
                 logger.notice("store reconnected to the primary", metadata: ["host": "\(target.address)"])
             } else {
@@ -152,6 +156,11 @@ func guardOutages(of store: any IdentityStore, configuration: ServerConfiguratio
         }
     }
     if let target = (store as? any StoreConnection)?.target { recordRole(of: target) }  // chosen before the migration
+}
+
+/// The host the log last named, so that a reconnect to the same place is not logged again.
+private final class LastTarget: Sendable {
+    let value = Mutex<StoreTarget?>(nil)
 }
 
 /// `hearth_store_primary` is 1 while calls go to a host that takes writes; the role itself is a label of
