@@ -106,7 +106,12 @@ case $command in
       start_node "$name"
       # One at a time: the first becomes the primary, the others are cloned from it.
       wait_state "$name" "$([ "$name" = node1 ] && echo single || echo secondary)" 180
-      as_owner pg_autoctl config set --pgdata "$dir/$name" timeout.network_partition_timeout 2 >/dev/null
+      # The keeper may be rewriting its configuration file just then ("Failed to find section"): asked again.
+      for attempt in $(seq 1 40); do
+        as_owner pg_autoctl config set --pgdata "$dir/$name" timeout.network_partition_timeout 2 >/dev/null 2>&1 && break
+        [ "$attempt" = 40 ] && echo "ha-cluster: could not set $name's network_partition_timeout; it keeps the default" >&2
+        sleep 0.25
+      done
     done
     url
     ;;
