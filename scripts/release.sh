@@ -5,8 +5,30 @@
 #   bash scripts/release.sh          # → .build-static/hearth (stripped; the unstripped one is in .build-static/release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --static-swift-stdlib --product hearth --scratch-path .build-static 2>&1 \
-  | grep -E "error|warning: unre|Compiling hearth|Build of product|Build complete" || true
+
+# The compiler's own lines are thousands; this shows the step count at each tenth, errors, and the end.
+progress() {
+  local line last=0 percent
+  while IFS= read -r line; do
+    if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
+      percent=$(( BASH_REMATCH[1] * 10 / BASH_REMATCH[2] * 10 ))
+      if (( percent > last )); then
+        last=$percent
+        echo "   $percent % (step ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]}, $(( SECONDS - started )) s)"
+      fi
+    elif [[ $line =~ error:|warning:\ unre|Build\ of\ product|Build\ complete ]]; then
+      echo "   $line"
+    fi
+  done
+}
+
+started=$SECONDS
+if [ -x .build-static/release/hearth ]; then
+  echo "== release build (.build-static): incremental, usually 1 to 5 minutes on two cores"
+else
+  echo "== release build (.build-static), the first: about 15 minutes on two cores, with progress every tenth"
+fi
+swift build -c release --static-swift-stdlib --product hearth --scratch-path .build-static 2>&1 | progress
 strip -o .build-static/hearth .build-static/release/hearth
-echo "== .build-static/hearth: $(( $(stat -c %s .build-static/hearth) / 1048576 )) MB, Swift runtime and SQLite inside"
+echo "== .build-static/hearth: $(( $(stat -c %s .build-static/hearth) / 1048576 )) MB (stripped), Swift runtime and SQLite inside; built in $(( SECONDS - started )) s"
 bash scripts/check-static-binary.sh .build-static/hearth

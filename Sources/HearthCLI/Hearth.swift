@@ -66,8 +66,8 @@ struct Hearth: AsyncParsableCommand {
     }
 }
 
-/// The release this binary was built as, and from which commit when (`hearth --version`).
+/// The release this binary was built as, and the commit it was built from, with that commit's date (`hearth --version`).
 enum HearthVersion {
     static let current = "0.9.0"
-    static let description = "\(current) (commit \(BuildInfo.commit), built \(BuildInfo.date))"
+    static let description = "\(current) (commit \(BuildInfo.commit) of \(BuildInfo.date))"
 }

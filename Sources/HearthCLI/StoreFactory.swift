@@ -57,6 +57,13 @@ enum StoreFactory {
         return String(location.dropFirst("sqlite:".count))
     }
 
+    /// The folder that holds a store's companions (service-account key files, the running server's record): the
+    /// SQLite file's folder, else `./hearth-data`.
+    static func dataFolder(_ location: String) -> String {
+        let folder = sqlitePath(location).map { ($0 as NSString).deletingLastPathComponent } ?? "hearth-data"
+        return folder.isEmpty ? "." : folder
+    }
+
     /// The URL without its password, for the start-up banner and logs.
     static func redacted(_ url: String) -> String {
         guard let at = url.firstIndex(of: "@"), let scheme = url.range(of: "://"),

@@ -71,9 +71,9 @@ extension StoreContract {
             try expect(try await store.refreshToken(projectID: "p-one", digest: "other") != nil, "another user's stays")
         },
         StoreCheck("several rate windows are read in one call, in order") { store in
-            try await store.incrementRateCounter(key: "a", windowStart: epoch, expiresAt: epoch + 120)
-            try await store.incrementRateCounter(key: "a", windowStart: epoch + 60, expiresAt: epoch + 180, by: 3)
-            try await store.incrementRateCounter(key: "b", windowStart: epoch, expiresAt: epoch + 120, by: 2)
+            _ = try await store.incrementRateCounter(key: "a", windowStart: epoch, expiresAt: epoch + 120)
+            _ = try await store.incrementRateCounter(key: "a", windowStart: epoch + 60, expiresAt: epoch + 180, by: 3)
+            _ = try await store.incrementRateCounter(key: "b", windowStart: epoch, expiresAt: epoch + 120, by: 2)
             let counts = try await store.rateCounters([
                 RateWindow(key: "a", start: epoch + 60), RateWindow(key: "missing", start: epoch),
                 RateWindow(key: "b", start: epoch), RateWindow(key: "a", start: epoch)])

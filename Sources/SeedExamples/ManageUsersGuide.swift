@@ -115,7 +115,7 @@ public final class ManageUsersGuide: GuideViewController {
     /// re-provide their sign-in credentials"); here the test provides it.
     public func reauthenticate(with provided: AuthCredential) {
         let user = Auth.auth().currentUser
-        var credential: AuthCredential = provided  // harness: the guide leaves this to the app
+        let credential: AuthCredential = provided  // harness: the guide leaves this to the app
 
         // Prompt the user to re-provide their sign-in credentials
 

@@ -9,7 +9,7 @@ public final class TwitterGuide: GuideViewController {
 
     // Steps 2, 3 and 5: the provider, custom parameters, sign-in.
     public func signIn() {
-        var provider = OAuthProvider(providerID: "twitter.com")
+        let provider = OAuthProvider(providerID: "twitter.com")
         provider.customParameters = [
           "lang": "fr"
           ]

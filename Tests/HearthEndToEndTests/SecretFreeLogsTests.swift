@@ -22,7 +22,7 @@ struct SecretFreeLogsTests {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-logs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let log = folder.appendingPathComponent("hearth.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let settings: [String: Any] = [
             "logLevel": "trace", "logFormat": "json", "rateLimits": true,
             "metrics": ["expose": "main", "token": metricsToken],

@@ -112,7 +112,7 @@ import Testing
             func set(_ change: (inout ProjectSettings) -> Void) async throws {
                 var record = try #require(try await app.store.project(id: "demo-project"))
                 change(&record.settings)
-                try await app.store.updateProject(record)
+                _ = try await app.store.updateProject(record)
                 app.clock.advance(by: 10)  // past the project cache
             }
             func refusals(_ v1: String, _ v3: String, _ body: [String: Any]) async throws -> [String] {

@@ -14,7 +14,8 @@ struct ProjectCommand: AsyncParsableCommand {
             abstract: "Show the project id, API key, base, console and JWKS URLs, store and mode.",
             discussion: """
                 Reads the same settings as `hearth serve` (flags, HEARTH_* variables, the config file), so run it \
-                where the server runs. The URLs use publicURL when it is set, else the host and port serve listens on.
+                where the server runs. The URLs are the running server's, from server.json in its data folder; \
+                without a running server, publicURL or the configured host and port, with a note on standard error.
                   hearth project show
                   KEY=$(hearth project show --field apiKey)
                 """)
@@ -37,8 +38,8 @@ struct ProjectCommand: AsyncParsableCommand {
             }
             let (store, project, _) = try await data.open()
             try? await store.close()  // everything shown is in the project record now in hand
-            let base = file.publicURL.map { $0.hasSuffix("/") ? String($0.dropLast()) : $0 }
-                ?? "http://\(file.host ?? "127.0.0.1"):\(file.port ?? 9099)"
+            let (base, note) = ServerRecord.address(store: location, publicURL: file.publicURL, host: file.host, port: file.port)
+            if let note { FileHandle.standardError.write(Data((note + "\n").utf8)) }
             let fields: [(key: String, label: String, value: String)] = [
                 ("projectId", "project id", project.id),
                 ("apiKey", "API key", project.record.apiKeys.first ?? "(none)"),

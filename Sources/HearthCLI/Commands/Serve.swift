@@ -95,13 +95,22 @@ struct Serve: AsyncParsableCommand {
             let app = try await buildApplication(
                 configuration: configuration, store: store, hashing: hashing, logger: logger,
                 onServerRunning: { port in
+                    let record = ServerRecord(
+                        pid: ProcessInfo.processInfo.processIdentifier,
+                        baseURL: ServerRecord.baseURL(publicURL: finalConfiguration.publicURL, host: finalConfiguration.host, port: port),
+                        startedAt: ISO8601DateFormatter().string(from: Date()), version: HearthVersion.description)
+                    do { try ServerRecord.write(record, store: location) } catch {
+                        logger.warning("cannot write \(ServerRecord.path(store: location)) (the address `hearth project show` and `hearth admin-token` read): \(error)")
+                    }
                     let project = try? await store.project(id: finalConfiguration.projectID)
                     Banner.print(configuration: finalConfiguration, port: port, apiKey: project?.apiKeys.first ?? "?",
                                  hashing: project?.hashConfig, store: storeDescription,
                                  startup: ContinuousClock.now - started)
                 })
             try await app.runService()
+            ServerRecord.remove(store: location)
         } catch {
+            ServerRecord.remove(store: location)
             // A start that fails (an encrypted store without its key, a broken template) closes what it opened.
             try? await hashing.shutdown()
             try? await store.close()

@@ -122,8 +122,7 @@ struct ServiceAccounts: AsyncParsableCommand {
 /// run from (often a checkout).
 enum KeyFiles {
     static func defaultPath(for name: String, store location: String) -> String {
-        let dataFolder = StoreFactory.sqlitePath(location).map { ($0 as NSString).deletingLastPathComponent } ?? "hearth-data"
-        return ((dataFolder.isEmpty ? "." : dataFolder) as NSString).appendingPathComponent("service-accounts/\(name).json")
+        (StoreFactory.dataFolder(location) as NSString).appendingPathComponent("service-accounts/\(name).json")
     }
 
     static func makeFolder(for path: String) throws {

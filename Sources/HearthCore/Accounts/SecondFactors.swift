@@ -290,18 +290,6 @@ extension SecondFactors {
         guard let number, PhoneNumber.isValid(number) else { throw AuthFailure.invalidPhoneNumber }
         if user.enrollments.contains(where: { $0.phoneNumber == number }) { throw AuthFailure.secondFactorExists }
     }
-
-    /// The number a phone second factor will be challenged on (for the SMS limits), checking the credential.
-    public func secondFactorPhoneNumber(in project: ProjectContext, pendingCredential: String?, enrollmentID: String?)
-        async throws -> String
-    {
-        let (_, _, user) = try await pendingSignIn(pendingCredential, in: project, now: clock.now())
-        guard let enrollmentID, !enrollmentID.isEmpty else { throw AuthFailure.missingMFAEnrollmentID }
-        guard let number = user.enrollments.first(where: { $0.id == enrollmentID })?.phoneNumber else {
-            throw AuthFailure.mfaEnrollmentNotFound
-        }
-        return number
-    }
 }
 
 /// Shared by the use cases.

@@ -110,7 +110,7 @@ public struct SMSPumpingWatch: Sendable {
         for start in [window.start, window.start - window.length] {
             let counted = try await store.rateCounter(key: key, windowStart: start)
             if counted > 0 {
-                try await store.incrementRateCounter(key: key, windowStart: start, expiresAt: start + 2 * window.length, by: -counted)
+                _ = try await store.incrementRateCounter(key: key, windowStart: start, expiresAt: start + 2 * window.length, by: -counted)
             }
         }
         return true

@@ -73,7 +73,8 @@ public enum AdminAssertion {
 
     public enum Failure: Error, Equatable {
         case token(TokenError)
-        case wrongAudience
+        /// The token's `aud`, which names no address this server answers to.
+        case wrongAudience(String)
         case lifetimeTooLong
         case missingJTI
         case replayed
@@ -91,7 +92,7 @@ public enum AdminAssertion {
         let seconds = now.epochSeconds
         guard claims.sub == claims.iss else { throw Failure.token(.wrongIssuer) }
         let normalized = Set(audiences.map(Self.trimmingSlash))
-        guard normalized.contains(Self.trimmingSlash(claims.aud)) else { throw Failure.wrongAudience }
+        guard normalized.contains(Self.trimmingSlash(claims.aud)) else { throw Failure.wrongAudience(claims.aud) }
         guard claims.exp > seconds - clockSkew else { throw Failure.token(.expired) }
         guard claims.iat <= seconds + clockSkew else { throw Failure.token(.issuedInFuture) }
         guard claims.exp - claims.iat <= maximumLifetime, claims.exp > claims.iat else { throw Failure.lifetimeTooLong }

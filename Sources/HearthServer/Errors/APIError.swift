@@ -28,6 +28,14 @@ struct APIError: Error, Sendable {
 
     static let unauthenticated = APIError(status: .unauthorized, envelope: .unauthenticated)
 
+    /// Google's 401, saying which audience an admin JWT must carry: the caller signed it for another address.
+    static func wrongAdminAudience(_ audience: String, expected: String) -> APIError {
+        var error = unauthenticated
+        error.envelope.error.message = "Request had invalid authentication credentials. The token's audience (aud) is "
+            + "\(audience), but this server expects \(expected): sign it with `hearth admin-token --url \(expected)`."
+        return error
+    }
+
     /// An admin path called with an API key but no bearer token.
     static let adminNeedsCredentials = APIError.business(
         .insufficientPermission, "Only authenticated requests can specify target_project_id.")

@@ -109,7 +109,11 @@ struct AdminGuard: RouterMiddleware {
                 "reason": "\(failure)", "path": "\(request.uri.path)",
                 "hint": "sign a fresh JWT per call with a key from `hearth service-accounts create` (aud = \(services.adminAudiences.first ?? ""))",
             ])
-            throw APIError.unauthenticated
+            guard case .wrongAudience(let audience) = failure, let expected = services.adminAudiences.first else {
+                throw APIError.unauthenticated
+            }
+            // The one refusal a caller cannot work out alone: say which address the token must name (no secret).
+            throw APIError.wrongAdminAudience(audience, expected: expected)
         }
         if let id, id != project.id { throw APIError.permissionDenied }
         return (project, actor)

@@ -47,8 +47,6 @@ enum MFARoutes {
     static func startSignIn(_ call: Call, _ request: StartMFASignInRequest) async throws -> any ResponseGenerator {
         let project = try call.clientProject
         let accounts = call.services.accounts
-        let number = try await accounts.secondFactors.secondFactorPhoneNumber(in: project, pendingCredential: request.mfaPendingCredential,
-                                                                enrollmentID: request.mfaEnrollmentId)
         let sessionInfo = try await accounts.secondFactors.startPhoneSecondFactor(
             in: project, pendingCredential: request.mfaPendingCredential, enrollmentID: request.mfaEnrollmentId,
             locale: call.locale, sender: call.services.sms)

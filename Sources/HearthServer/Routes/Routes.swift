@@ -20,7 +20,7 @@ enum HearthRoutes {
     static let googleKeys = "/www.googleapis.com"
 
     /// A typed handler for a route whose handler is picked per call (``RouteTable/either(_:admin:)``).
-    static func decoded<Request: Decodable>(_ handler: @escaping TypedHandler<Request>) -> RouteHandler {
+    static func decoded<Request: Decodable & SendableMetatype>(_ handler: @escaping TypedHandler<Request>) -> RouteHandler {
         { call in try await handler(call, try call.decode(Request.self)).response(from: call.request, context: call.context) }
     }
 
