@@ -14,6 +14,8 @@ struct ServerRecord: Codable, Equatable {
     var baseURL: String
     var startedAt: String
     var version: String
+    /// Whether it runs in emulator mode (`hearth outbox list` then shows links and codes, as the emulator does).
+    var emulator: Bool? = nil
 
     static func path(store location: String) -> String {
         (StoreFactory.dataFolder(location) as NSString).appendingPathComponent("server.json")

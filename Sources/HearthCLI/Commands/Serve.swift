@@ -98,7 +98,8 @@ struct Serve: AsyncParsableCommand {
                     let record = ServerRecord(
                         pid: ProcessInfo.processInfo.processIdentifier,
                         baseURL: ServerRecord.baseURL(publicURL: finalConfiguration.publicURL, host: finalConfiguration.host, port: port),
-                        startedAt: ISO8601DateFormatter().string(from: Date()), version: HearthVersion.description)
+                        startedAt: ISO8601DateFormatter().string(from: Date()), version: HearthVersion.description,
+                        emulator: finalConfiguration.isEmulator)
                     do { try ServerRecord.write(record, store: location) } catch {
                         logger.warning("cannot write \(ServerRecord.path(store: location)) (the address `hearth project show` and `hearth admin-token` read): \(error)")
                     }
