@@ -92,7 +92,9 @@ public enum AdminAssertion {
         let seconds = now.epochSeconds
         guard claims.sub == claims.iss else { throw Failure.token(.wrongIssuer) }
         let normalized = Set(audiences.map(Self.trimmingSlash))
-        guard normalized.contains(Self.trimmingSlash(claims.aud)) else { throw Failure.wrongAudience(claims.aud) }
+        guard claims.aud.values.contains(where: { normalized.contains(Self.trimmingSlash($0)) }) else {
+            throw Failure.wrongAudience(claims.aud.values.joined(separator: ", "))
+        }
         guard claims.exp > seconds - clockSkew else { throw Failure.token(.expired) }
         guard claims.iat <= seconds + clockSkew else { throw Failure.token(.issuedInFuture) }
         guard claims.exp - claims.iat <= maximumLifetime, claims.exp > claims.iat else { throw Failure.lifetimeTooLong }
@@ -132,9 +134,19 @@ public enum AdminAssertion {
     private struct Claims: Decodable {
         var iss: String
         var sub: String
-        var aud: String
+        var aud: Audience
         var iat: Int64
         var exp: Int64
         var jti: String?
+    }
+
+    /// `aud`: one string, or an array of them (RFC 7519 allows both; go-jose, for one, always writes an array).
+    private struct Audience: Decodable {
+        var values: [String]
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let one = try? container.decode(String.self) { values = [one] } else { values = try container.decode([String].self) }
+        }
     }
 }
