@@ -22,11 +22,48 @@ public struct ServerConfiguration: Sendable {
     public var maxBodySize: Int
     /// Window after an interactive sign-in in which sensitive changes are allowed.
     public var recentLoginWindow: TimeInterval
-    /// Domains allowed in `continueUrl`s and reported by `getProjectConfig`.
-    public var authorizedDomains: [String]
+    /// Domains allowed in `continueUrl`s and reported by `getProjectConfig`, when the server's configuration names
+    /// them (then they apply at every start and the admin API cannot change them); `nil`: the project's own
+    /// (``ProjectSettings/authorizedDomains``), else ``defaultAuthorizedDomains``.
+    public var authorizedDomains: [String]?
+    public static let defaultAuthorizedDomains = ["localhost", "127.0.0.1"]
+    /// Where each setting the operator gave came from (`anonymousSignIn` → `HEARTH_ANONYMOUS_SIGN_IN`), as the CLI
+    /// resolved them: what ``pinned`` names.
+    public var settingSources: [String: String] = [:]
+
+    /// The admin API's paths this configuration fixes (it applies them over the project at every start), each with
+    /// where it comes from. The console shows them read-only, and production's config PATCH refuses them: a change
+    /// there would silently come undone at the next start.
+    public var pinned: [String: String] {
+        var paths: [String: String] = [:]
+        func pin(_ path: String, _ setting: String, _ isSet: Bool) {
+            if isSet { paths[path] = settingSources[setting] ?? "the server's configuration (\(setting))" }
+        }
+        pin("emailPrivacyConfig.enableImprovedEmailPrivacy", "emailEnumerationProtection", emailEnumerationProtection != nil)
+        pin("signIn.phoneNumber.enabled", "phoneSignIn", phoneSignIn != nil)
+        pin("signIn.anonymous.enabled", "anonymousSignIn", anonymousSignIn != nil)
+        pin("mfa", "mfa", mfa != nil)
+        pin("signIn.phoneNumber.testPhoneNumbers", "testPhoneNumbers", testPhoneNumbers != nil)
+        pin("authorizedDomains", "authorizedDomains", authorizedDomains != nil)
+        for id in (identityProviders ?? [:]).keys { pin("identityProviders." + id, "identityProviders", true) }
+        return paths
+    }
+
+    /// The pinned path (and its source) that covers `path`, if one does: `mfa` covers `mfa.state`.
+    public func pinning(_ path: String) -> (path: String, source: String)? {
+        pinned.first { path == $0.key || path.hasPrefix($0.key + ".") }.map { ($0.key, $0.value) }
+    }
+
+    /// The project's authorized domains: the configuration's, else the project's, else the defaults.
+    public func authorizedDomains(for project: ProjectRecord) -> [String] {
+        authorizedDomains ?? project.settings.authorizedDomains ?? Self.defaultAuthorizedDomains
+    }
+
     /// What `continueUrl`s and redirects are checked against: the authorized domains in production, any host in
     /// emulator mode as Firebase's emulator (docs/modes.md). Either way the URL must parse as browsers parse it.
-    public var continueURLDomains: [String]? { isEmulator ? nil : authorizedDomains }
+    public func continueURLDomains(for project: ProjectRecord) -> [String]? {
+        isEmulator ? nil : authorizedDomains(for: project)
+    }
     /// Email-enumeration protection for new projects; `nil` means the mode's default (on in production).
     public var emailEnumerationProtection: Bool?
     /// Phone numbers as a first factor (`signIn.phoneNumber.enabled`), applied to the project at every start when
@@ -136,7 +173,7 @@ public struct ServerConfiguration: Sendable {
     public init(mode: Mode = .production, host: String = "127.0.0.1", port: Int = 9099,
                 projectID: String = "hearth-local", issuerPrefix: String = "https://securetoken.google.com/",
                 maxBodySize: Int = 1 << 20, recentLoginWindow: TimeInterval = 300,
-                authorizedDomains: [String] = ["localhost", "127.0.0.1"], emailEnumerationProtection: Bool? = nil,
+                authorizedDomains: [String]? = nil, emailEnumerationProtection: Bool? = nil,
                 initialAPIKey: String? = nil, rateLimits: RateLimits? = nil, trustForwardedFor: Bool = false) {
         self.mode = mode
         self.host = host

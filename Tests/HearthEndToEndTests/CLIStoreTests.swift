@@ -213,8 +213,8 @@ struct CLIStoreTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let version = try await Self.hearth(["--version"], in: folder)
-        // "0.9.0 (commit 0123456789ab, built 2026-11-26T08:00:00Z)": the release, the commit, the build's date.
-        let versionLine = /(\d+)\.(\d+)\.(\d+) \(commit ([0-9a-f]{12}|unknown), built \d{4}-\d{2}-\d{2}T[0-9:]+Z\)\s*/
+        // "0.9.0 (commit 0123456789ab of 2026-11-26T08:00:00Z)": the release, the commit and the commit's date.
+        let versionLine = /(\d+)\.(\d+)\.(\d+) \(commit ([0-9a-f]{12}|unknown) of (\d{4}-\d{2}-\d{2}T[0-9:]+Z|unknown)\)\s*/
         #expect(version.status == 0 && (try? versionLine.wholeMatch(in: version.output)) != nil, "\(version.output)")
         let store = "sqlite:" + folder.appendingPathComponent("hearth-data/hearth.sqlite").path
         let (base, stop) = try await TwoInstanceRaceTests.startHearth(store: store)

@@ -36,6 +36,12 @@ struct ConsoleBrowserTests {
         // An event this test never causes: the console lists it, nothing calls it.
         blocking.triggers = ["beforeSendSms": .init(functionURI: "https://before-sms-abc-uc.a.run.app", updatedAt: Date())]
         record.settings.blockingFunctions = blocking
+        // Providers added through the admin API before (the console may change them; ones the config file sets it
+        // shows read-only, ConsoleSettingsBrowserTests).
+        var saml = IdentityProviderConfig(enabled: false, clientId: "console-project")
+        saml.saml = SAMLIdentityProvider(entityID: "https://idp.corp.example", ssoURL: "https://idp.corp.example/sso",
+                                         certificates: ["cert"], callbackURI: "http://localhost/__/auth/handler")
+        record.settings.identityProviders = ["github.com": IdentityProviderConfig(enabled: false, clientId: "gh-app"), "saml.corp": saml]
         try await store.updateProject(record)
         // A webhook endpoint nobody listens on: its deliveries fail and wait, which the Events view shows.
         let endpoint = WebhookEndpoint(projectID: "console-project", url: "http://127.0.0.1:9/hook", types: [.userCreated], now: Date())
@@ -51,23 +57,12 @@ struct ConsoleBrowserTests {
         }
         var configuration = ServerConfiguration(port: 0, projectID: "console-project", initialAPIKey: "console-key")
         configuration.rateLimits.enabled = false
-        var saml = IdentityProviderConfig(enabled: false, clientId: "console-project")
-        saml.saml = SAMLIdentityProvider(entityID: "https://idp.corp.example", ssoURL: "https://idp.corp.example/sso",
-                                         certificates: ["cert"], callbackURI: "http://localhost/__/auth/handler")
-        configuration.identityProviders = ["github.com": IdentityProviderConfig(enabled: false, clientId: "gh-app"), "saml.corp": saml]
         let app = try await buildApplication(configuration: configuration, store: store, hashing: ThreadPoolWorkRunner(threads: 1),
                                              hashParameters: { .generate(memoryCost: 10) })
         do {
             try await app.test(.live) { client in
                 let base = "http://127.0.0.1:\(client.port!)"
-                func call(_ name: String, _ body: [String: Any]) async throws -> [String: Any] {
-                    var request = URLRequest(url: URL(string: base + "/identitytoolkit.googleapis.com/v1/accounts:\(name)?key=console-key")!)
-                    request.httpMethod = "POST"
-                    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
-                    request.httpBody = try JSONSerialization.data(withJSONObject: body)
-                    let (data, _) = try await URLSession.shared.data(for: request)
-                    return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-                }
+                func call(_ name: String, _ body: [String: Any]) async throws -> [String: Any] { try await Self.call(base, name, body) }
                 let target = try await call("signUp", ["email": "target@example.com", "password": "target-pass", "returnSecureToken": true])
                 let uid = try #require(target["localId"] as? String, "\(target)")
                 // Two passkeys on the user, as an enrolment leaves them, for the user page to list and remove.
@@ -104,6 +99,7 @@ struct ConsoleBrowserTests {
                 #expect(try await Self.waitForText("#info-project", containing: "console-project", browser))
                 #expect(try await Self.waitForText("#info-key", containing: "console-key", browser))
 
+                try await browser.click("nav button[data-view=users]")
                 try await browser.type("target@example.com", into: "#query")
                 try await browser.click("#search")
                 #expect(try await Self.waitForText(".open-user", containing: "target@example.com", browser))
@@ -155,7 +151,6 @@ struct ConsoleBrowserTests {
                 try await browser.click("#back")
                 try await browser.click("#all")
                 _ = try await Self.waitForText("#caption", containing: "All users", browser)
-                try await picture("users")
                 // The list shows providers, creation and last sign-in; Back returns to the user just seen.
                 #expect(try await Self.waitForText("#users thead", containing: "Providers", browser))
                 #expect(try await Self.waitForText("#users thead", containing: "Last sign-in", browser))
@@ -201,31 +196,32 @@ struct ConsoleBrowserTests {
                 #expect(try await Self.waitForText("#caption", containing: "by creation", browser))
                 #expect(try await Self.waitForText(".open-user", containing: "made-in-console@example.com", browser))
 
-                // Settings: anonymous sign-in off (then refused), a tenant made.
-                try await browser.click("nav button[data-view=settings]")
+                // Sign-in method: anonymous sign-in off from its switch (then refused).
+                try await browser.click("nav button[data-view=sign-in-method]")
                 #expect(try await Self.waitForText("#redirect-uri", containing: "/__/auth/handler", browser))
-                // The form is filled from the config in the same step that shows the redirect URI, waited for above.
-                if (try await browser.evaluate("return document.querySelector('#set-anonymous').checked") as? Bool) == true {
-                    try await browser.click("#set-anonymous")
+                #expect(try await Self.waitForText("#method-rows", containing: "Anonymous", browser))
+                if (try await browser.evaluate("return document.querySelector('tr[data-method=Anonymous] input').checked") as? Bool) == true {
+                    try await browser.click("tr[data-method=Anonymous] input")
+                    #expect(try await Self.waitForText("#status", containing: "Anonymous turned off", browser))
                 }
-                try await browser.click("#save-settings")
-                #expect(try await Self.waitForText("#status", containing: "Sign-in methods saved", browser))
                 let anonymous = try await call("signUp", [:])
                 #expect((anonymous["error"] as? [String: Any])?["message"] as? String != nil && anonymous["idToken"] == nil,
                         "anonymous sign-in is off: \(anonymous)")
                 // User actions: with sign-up off, an end user's sign-up is the administrator's alone; then back on.
-                _ = try await browser.evaluate("document.querySelector('#status').textContent = '';")  // the last save said the same
+                try await Self.openSettings("user-actions", base, browser)
                 try await browser.click("#set-user-signup")
                 try await browser.click("#save-settings")
-                #expect(try await Self.waitForText("#status", containing: "Sign-in methods saved", browser))
+                #expect(try await Self.waitForText("#status", containing: "User actions saved", browser))
                 let refusedSignUp = try await call("signUp", ["email": "late@example.com", "password": "secret1"])
                 #expect((refusedSignUp["error"] as? [String: Any])?["message"] as? String == "ADMIN_ONLY_OPERATION", "\(refusedSignUp)")
                 #expect(try await store.project(id: "console-project")?.settings.declared.bool(.disabledUserSignup) == true)
                 _ = try await browser.evaluate("document.querySelector('#status').textContent = '';")  // the last save said the same
                 try await browser.click("#set-user-signup")
                 try await browser.click("#save-settings")
-                #expect(try await Self.waitForText("#status", containing: "Sign-in methods saved", browser))
+                #expect(try await Self.waitForText("#status", containing: "User actions saved", browser))
                 #expect(try await store.project(id: "console-project")?.settings.declared.bool(.disabledUserSignup) == false)
+                try await Self.openSettings("passwords", base, browser)
+                #expect(try await Self.waitForText("#hash-config", containing: "SCRYPT", browser), "the password hash parameters")
                 // A password policy from the console: a weak sign-up is then refused with what it lacks.
                 try await browser.evaluate("""
                     document.querySelector('#set-policy').checked = true;
@@ -240,6 +236,7 @@ struct ConsoleBrowserTests {
                         "\(weak)")
                 #expect(try await store.project(id: "console-project")?.settings.passwordPolicy?.minLength == 10)
                 // Abuse controls: CAPTCHA enforcement needs a provider first (the console says so); SMS regions save.
+                try await Self.openSettings("abuse", base, browser)
                 try await browser.evaluate("document.querySelector('#set-captcha-email').value = 'ENFORCE';")
                 try await browser.click("#save-abuse")
                 #expect(try await Self.waitForText("#status", containing: "No CAPTCHA provider is configured", browser))
@@ -251,6 +248,7 @@ struct ConsoleBrowserTests {
                 try await browser.click("#save-abuse")
                 #expect(try await Self.waitForText("#status", containing: "Abuse controls saved", browser))
                 // The passkeys' relying party: a bad origin is refused with the server's reason, a good one saved.
+                try await Self.openSettings("passkeys", base, browser)
                 try await browser.evaluate("""
                     document.querySelector('#set-rp-id').value = 'example.com';
                     document.querySelector('#set-rp-origins').value = 'https://evil.test';
@@ -265,38 +263,40 @@ struct ConsoleBrowserTests {
                                          requireUserVerification: true))
                 #expect(try await store.project(id: "console-project")?.settings.smsRegions == .allowlistOnly(allowed: ["US", "CA"]))
                 #expect(try await browser.evaluate("return document.querySelector('#set-sms-regions').value") as? String == "US,CA")
+                try await Self.openSettings("tenants", base, browser)
                 try await browser.type("Acme", into: "#tenant-name")
                 try await browser.click("#create-tenant")
                 #expect(try await Self.waitForText("#status", containing: "Tenant acme-", browser))
                 #expect(try await store.tenants(projectID: "console-project", after: nil, limit: 5).first?.displayName == "Acme")
+                try await Self.openSettings("functions", base, browser)
                 #expect(try await Self.waitForText("#hooks-list", containing: "beforeSendSms: https://before-sms-abc-uc.a.run.app", browser))
-                // A SAML provider is listed with its identity provider, and turned on from the list.
-                #expect(try await Self.waitForText("#providers-list", containing: "saml.corp (SAML: https://idp.corp.example", browser))
-                try await browser.click("#providers-list li:last-child > button")
+                // Sign-in method: a SAML provider is listed with its identity provider, and turned on from its switch.
+                try await browser.click("nav button[data-view=sign-in-method]")
+                #expect(try await Self.waitForText("#method-rows", containing: "saml.corp (SAML)", browser))
+                #expect(try await Self.waitForText("tr[data-method='saml.corp (SAML)']", containing: "https://idp.corp.example", browser))
+                try await browser.click("tr[data-method='saml.corp (SAML)'] input")
                 #expect(try await Self.waitForText("#status", containing: "saml.corp turned on", browser))
                 #expect(try await store.project(id: "console-project")?.settings.identityProviders?["saml.corp"]?.enabled == true)
-                // A provider's client id and (write-only) secret, then turned on; second factors on.
-                try await browser.evaluate("""
-                    const form = document.querySelector('#providers-list form');
-                    form.querySelectorAll('input')[0].value = 'gh-app-2';
-                    form.querySelectorAll('input')[1].value = 'gh-secret-2';
-                    """)
-                try await browser.click("#providers-list form button")
+                // A provider's client id and (write-only) secret edited, then turned on from its switch.
+                try await browser.click("tr[data-method=GitHub] .setup")
+                #expect(try await Self.waitForText("#provider-form-title", containing: "Edit GitHub", browser))
+                _ = try await browser.evaluate("document.querySelector('#provider-client-id').value = ''")
+                try await browser.type("gh-app-2", into: "#provider-client-id")
+                try await browser.type("gh-secret-2", into: "#provider-secret")
+                try await browser.click("#add-provider")
                 #expect(try await Self.waitForText("#status", containing: "github.com saved", browser))
-                try await browser.click("#providers-list li > button")
+                try await browser.click("tr[data-method=GitHub] input")
                 #expect(try await Self.waitForText("#status", containing: "github.com turned on", browser))
                 let github = try #require(try await store.project(id: "console-project")?.settings.identityProviders?["github.com"])
                 #expect(github.clientId == "gh-app-2" && github.clientSecret == "gh-secret-2" && github.enabled)
                 #expect(!(try await browser.pageSource()).contains("gh-secret-2"), "the secret is never shown back")
                 // A provider set up from scratch: Google, then an OpenID Connect issuer; secrets stay write-only.
+                try await browser.click("tr[data-method=Google] .setup")
                 try await browser.type("google-client.apps.googleusercontent.com", into: "#provider-client-id")
                 try await browser.type("google-secret-1", into: "#provider-secret")
                 try await browser.click("#add-provider")
                 #expect(try await Self.waitForText("#status", containing: "google.com added and turned on", browser))
-                try await browser.evaluate("""
-                    const select = document.querySelector('#provider-id'); select.value = 'oidc';
-                    select.dispatchEvent(new Event('change'));
-                    """)
+                try await browser.click("tr[data-method='OpenID Connect'] .setup")
                 try await browser.type("acme", into: "#provider-oidc-name")
                 try await browser.type("https://login.acme.example", into: "#provider-issuer")
                 try await browser.type("acme-client", into: "#provider-client-id")
@@ -308,22 +308,26 @@ struct ConsoleBrowserTests {
                 #expect(providers["oidc.acme"]?.issuer == "https://login.acme.example" && providers["oidc.acme"]?.clientSecret == "acme-secret-1")
                 let source = try await browser.pageSource()
                 #expect(!source.contains("google-secret-1") && !source.contains("acme-secret-1"), "secrets are never shown back")
+                try await Self.openSettings("mfa", base, browser)
                 try await browser.click("#set-mfa-totp")
                 try await browser.click("#save-mfa")
                 #expect(try await Self.waitForText("#status", containing: "Second factors saved", browser))
                 #expect(try await store.project(id: "console-project")?.settings.mfa?.providers.contains(.totp) == true)
                 // An email template drafted and previewed as it is typed, in the engine the server sends with.
+                try await Self.openSettings("templates", base, browser)
                 #expect(try await Self.waitForText("#preview-subject", containing: "console-project", browser))
                 try await browser.type("Hello from {{appName}}", into: "#tpl-subject")
                 #expect(try await Self.waitForText("#preview-subject", containing: "Hello from console-project", browser))
                 #expect(try await Self.waitForText("#tpl-config", containing: "PASSWORD_RESET", browser))
 
                 // A service account: created (its key file downloaded once), then its key calls the admin API.
+                try await Self.openSettings("service-accounts", base, browser)
                 try await browser.type("ci-backend", into: "#account-name")
                 try await browser.click("#create-account")
                 #expect(try await Self.waitForText("#status", containing: "Created ci-backend@console-project", browser))
                 let accounts = try #require(try await store.project(id: "console-project")?.serviceAccounts)
                 #expect(accounts.map(\.name) == ["ci-backend"] && !accounts[0].publicKeyPEM.isEmpty)
+                try await Self.openSettings("passwords", base, browser)
                 try await picture("settings")
 
                 // A given-up email in the outbox, retried from the console; its code never reaches the page. The outbox
@@ -381,12 +385,12 @@ struct ConsoleBrowserTests {
                         "today: sign-ins, sign-ups, failures, active users: \(today)")
                 #expect((try await browser.evaluate("return document.querySelectorAll('#chart rect').length") as? Int) == 42,
                         "14 days, three bars each")
+                #expect(try await Self.waitForText("#provider-rows", containing: "password", browser), "sign-ins by provider")
                 try await picture("dashboard")
 
                 // The audit log shows what the operator did.
                 try await browser.click("nav button[data-view=audit]")
                 #expect(try await Self.waitForText("#audit-rows", containing: "console:ops@example.com", browser))
-                try await picture("audit")
                 let auditWidth = try await browser.evaluate("return document.documentElement.scrollWidth") as? Int
                 #expect((auditWidth ?? 9999) <= 1280, "the audit table fits 1280 px: \(auditWidth ?? -1)")
                 // An address opens its view directly, as a bookmark does.
@@ -406,6 +410,26 @@ struct ConsoleBrowserTests {
             throw error
         }
         try await store.close()
+    }
+
+    /// One client call (`accounts:NAME`) with the console project's API key: its JSON reply.
+    static func call(_ base: String, _ name: String, _ body: [String: Any]) async throws -> [String: Any] {
+        var request = URLRequest(url: URL(string: base + "/identitytoolkit.googleapis.com/v1/accounts:\(name)?key=console-key")!)
+        request.httpMethod = "POST"
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.httpBody = try JSONSerialization.data(withJSONObject: body)
+        let (data, _) = try await URLSession.shared.data(for: request)
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+    }
+
+    /// Opens a settings section by its address and waits until its fields hold the stored values (a field changed
+    /// before would be overwritten by the load).
+    static func openSettings(_ section: String, _ base: String, _ browser: Browser) async throws {
+        try await browser.open(base + "/console#/settings/" + section)
+        let loaded = await eventually {
+            (try? await browser.evaluate("return document.querySelector('#settings').dataset.loaded === 'true' && !document.querySelector('#settings-\(section)').hidden") as? Bool) == true
+        }
+        if !loaded { Issue.record("settings section \(section) never loaded: \(try await browser.text(of: "#status", timeout: 1))") }
     }
 
     /// Waits until the element's text contains `expected` (the console updates asynchronously).

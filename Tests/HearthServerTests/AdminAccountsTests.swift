@@ -151,7 +151,7 @@ import Testing
 
     @Test func sendOobCodeWithReturnOobLinkReturnsWorkingLinksAndSendsNothing() async throws {
         var configured = TestApp(mode: .emulator)
-        configured.configuration.authorizedDomains.append("app.example.com")
+        configured.configuration.authorizedDomains = ["localhost", "127.0.0.1", "app.example.com"]
         let app = configured
         try await app.run { client in
             try await client.post("\(Self.base)/accounts", ["email": "oob.admin@example.com", "password": "secret123"],

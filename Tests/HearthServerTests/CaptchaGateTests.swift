@@ -150,8 +150,8 @@ import Testing
     @Test func verifyingAPhoneCodeNeedsNoToken() async throws {
         try await Self.withProvider { app, signer, client, _ in
             _ = try await PasswordPolicyRoutesTests.admin(client, app, signer, .patch,
-                                                    Self.config + "?updateMask=signIn.phoneNumber.enabled,signIn.phoneNumber.testPhoneNumbers",
-                                                    ["signIn": ["phoneNumber": ["enabled": true, "testPhoneNumbers": ["+15555551000": "123456"]]]])
+                                                    Self.config + "?updateMask=signIn.phoneNumber.testPhoneNumbers",
+                                                    ["signIn": ["phoneNumber": ["testPhoneNumbers": ["+15555551000": "123456"]]]])
             #expect(try await Self.enforce("phoneEnforcementState", "ENFORCE", client, app, signer).errorMessage == nil)
             for path in [Endpoints.signInWithPhoneNumber.path, "/www.googleapis.com/identitytoolkit/v3/relyingparty/verifyPhoneNumber"] {
                 let sent = try await client.post(Endpoints.sendVerificationCode.path,

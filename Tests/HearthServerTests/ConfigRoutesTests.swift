@@ -107,10 +107,19 @@ import Testing
             let stored = try #require(try await app.store.project(id: "demo-project")).settings.declared
             #expect(stored.isSet(.phoneSignIn) && stored.isSet(.emailLinkSignIn))
 
-            for body: [String: Any] in [["authorizedDomains": ["evil.example"]], ["signIn": ["hashConfig": ["rounds": 1]]]] {
-                let reply = try await client.send(.patch, path, body, key: nil, headers: try await admin())
-                #expect(reply.status == 400 && reply.text.contains("cannot be changed here"), "\(body): \(reply.text)")
-            }
+            let hash = try await client.send(.patch, path, ["signIn": ["hashConfig": ["rounds": 1]]], key: nil, headers: try await admin())
+            #expect(hash.status == 400 && hash.text.contains("cannot be changed here"), "\(hash.text)")
+            // Authorized domains are the project's to change (normalized), unless the configuration sets them.
+            let domains = try await client.send(.patch, path + "?updateMask=authorizedDomains",
+                                                ["authorizedDomains": ["localhost", "App.Example.com"]], key: nil, headers: try await admin())
+            #expect(domains.status == 200 && (domains["authorizedDomains"] as? [String]) == ["localhost", "app.example.com"], "\(domains.text)")
+            let bad = try await client.send(.patch, path + "?updateMask=authorizedDomains",
+                                            ["authorizedDomains": ["https://app.example.com/"]], key: nil, headers: try await admin())
+            #expect(bad.status == 400 && bad.text.contains("is not a domain"), "\(bad.text)")
+            // A switch the configuration pins (TestApp sets anonymousSignIn) is refused, naming where it is set.
+            let pinned = try await client.send(.patch, path + "?updateMask=signIn.anonymous.enabled",
+                                               ["signIn": ["anonymous": ["enabled": false]]], key: nil, headers: try await admin())
+            #expect(pinned.status == 400 && pinned.text.contains("is set by the server's configuration (anonymousSignIn)"), "\(pinned.text)")
         }
     }
 }

@@ -53,6 +53,13 @@ struct Serve: AsyncParsableCommand {
         try file.apply(to: &configuration)
         configuration.projectID = data.projectID(file)
         configuration.version = HearthVersion.description
+        // Where each setting the project takes at every start came from, for the console's read-only marks: the
+        // variable or secret file when one gave it, else the config file (whose objects are read whole).
+        for setting in ["emailEnumerationProtection", "phoneSignIn", "anonymousSignIn", "mfa", "testPhoneNumbers",
+                        "authorizedDomains", "identityProviders"] {
+            let source = settings.sources.first { $0.setting == setting || $0.setting.hasPrefix(setting + ".") }?.source
+            configuration.settingSources[setting] = source.map { $0 == "config file" ? "the config file" : $0 } ?? "the config file"
+        }
         // A shorthand for email.smtp: one URL, which wins over the separate smtp settings.
         if let value = smtpURL ?? environment["HEARTH_SMTP_URL"] {
             guard let smtp = SMTPConfiguration(url: value) else {

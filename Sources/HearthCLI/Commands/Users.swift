@@ -237,7 +237,7 @@ struct Users: AsyncParsableCommand {
                 let sent = try await Users.run {
                     try await accounts.actionCodes.sendActionCode(
                         in: project, request, links: ActionLinkBase(url: configuration.actionURL, apiKey: project.record.apiKeys.first ?? ""),
-                        authorizedDomains: configuration.authorizedDomains)
+                        authorizedDomains: configuration.authorizedDomains(for: project.record))
                 }
                 guard let link = sent?.message.link else { throw CommandFailure("no user with email \(email)") }
                 print(link)

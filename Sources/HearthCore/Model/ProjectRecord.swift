@@ -78,6 +78,9 @@ public struct ProjectSettings: Sendable, Codable, Equatable, HoldsDeclaredSettin
     public var captcha: CaptchaSettings?
     /// `passkeyConfig`: the relying party of the project's passkeys (`nil`: production refuses passkey calls).
     public var passkeys: PasskeyConfig?
+    /// `authorizedDomains` as the admin API (or the console) set them; `nil`: the server's defaults. A server
+    /// configured with its own list (the config file's `authorizedDomains`) uses that instead.
+    public var authorizedDomains: [String]?
     /// The declared settings (``SignInSetting/all``) the project has set; the rest have their defaults.
     public var declared = DeclaredSettings(scope: .project)
 
@@ -91,7 +94,7 @@ public struct ProjectSettings: Sendable, Codable, Equatable, HoldsDeclaredSettin
 
     enum CodingKeys: String, CodingKey {
         case mfa, identityProviders, testPhoneNumbers, blockingFunctions, blockingFunctionsOnAdminCreate, passwordPolicy,
-             smsRegions, captcha, passkeys
+             smsRegions, captcha, passkeys, authorizedDomains
         case declared = "declaredValues"
     }
 
@@ -112,6 +115,7 @@ public struct ProjectSettings: Sendable, Codable, Equatable, HoldsDeclaredSettin
         smsRegions = try container.decodeIfPresent(SMSRegionPolicy.self, forKey: .smsRegions)
         captcha = try container.decodeIfPresent(CaptchaSettings.self, forKey: .captcha)
         passkeys = try container.decodeIfPresent(PasskeyConfig.self, forKey: .passkeys)
+        authorizedDomains = try container.decodeIfPresent([String].self, forKey: .authorizedDomains)
         declared = try container.decodeIfPresent(DeclaredSettings.self, forKey: .declared) ?? DeclaredSettings()
         declared.scope = .project
         let old = try decoder.container(keyedBy: StoredBeforeDeclarations.self)

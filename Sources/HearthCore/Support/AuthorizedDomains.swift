@@ -29,4 +29,24 @@ public enum AuthorizedDomains {
         }
         return parsed.echo(of: url)
     }
+
+    /// A list the admin API was given, checked and normalized: each entry a host name (letters, digits, hyphens
+    /// and dots, or an IPv4 address), lower-cased, each once, in the order given. A URL or a wildcard is refused
+    /// with what to write instead.
+    public static func validated(_ domains: [String]) throws -> [String] {
+        var seen: [String] = []
+        for given in domains {
+            let domain = given.trimmingCharacters(in: .whitespaces).lowercased()
+            let labels = domain.split(separator: ".", omittingEmptySubsequences: false)
+            guard !domain.isEmpty, domain.utf8.count <= 253, !labels.contains(where: \.isEmpty),
+                  labels.allSatisfy({ $0.count <= 63 && !$0.hasPrefix("-") && !$0.hasSuffix("-")
+                      && $0.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "-" } })
+            else {
+                throw AuthFailure.invalidArgument("authorized domain \"\(given)\" is not a domain: write the host alone "
+                    + "(app.example.com), without a scheme, port, path or wildcard; its subdomains are included")
+            }
+            if !seen.contains(domain) { seen.append(domain) }
+        }
+        return seen
+    }
 }

@@ -53,7 +53,7 @@ enum AuthHandler {
         }
         guard let providerID = query["providerId"], !providerID.isEmpty else { throw AuthFailure.invalidArgument("providerId is missing") }
         guard let sessionDigest = query["sessionId"] else { throw AuthFailure.missingSessionInfo }
-        let target = try returnTarget(query, call: call)
+        let target = try returnTarget(query, call: call, project: project)
         guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(providerID) }
         let handlerURL = call.services.publicBaseURL + call.request.uri.path
         let redirect = FederatedRedirect(providerID: providerID, redirectURI: handlerURL)
@@ -113,10 +113,10 @@ enum AuthHandler {
 
     /// Where the browser goes at the end: `web:<redirectUrl>` (authorized domains only) or
     /// `app:<scheme>|<eventId>|<authType>` for an app's custom scheme.
-    static func returnTarget(_ query: [String: String], call: Call) throws -> String {
+    static func returnTarget(_ query: [String: String], call: Call, project: ProjectContext) throws -> String {
         if let redirect = query["redirectUrl"] {
             // The normalized URL (as a browser reads it) is what is kept and followed, never the raw input.
-            guard let checked = try? AuthorizedDomains.check(redirect, in: call.configuration.continueURLDomains) else {
+            guard let checked = try? AuthorizedDomains.check(redirect, in: call.configuration.continueURLDomains(for: project.record)) else {
                 throw AuthFailure.unauthorizedDomain
             }
             return "web:" + checked

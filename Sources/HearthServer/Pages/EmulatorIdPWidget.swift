@@ -65,7 +65,8 @@ enum EmulatorIdPWidget {
         let authType = (form["authType"] ?? "signInWithRedirect").filter(\.isLetter)
 
         if let given = form["redirectUrl"], !given.isEmpty {
-            guard let redirect = try? AuthorizedDomains.check(given, in: call.configuration.continueURLDomains) else {
+            let project = try await call.services.defaultProject()
+            guard let redirect = try? AuthorizedDomains.check(given, in: call.configuration.continueURLDomains(for: project.record)) else {
                 return show(form, error: "redirectUrl is not on an authorized domain.")
             }
             return AuthHandler.found(redirect + (redirect.contains("?") ? "&" : "?") + "link=" + encodedLink)

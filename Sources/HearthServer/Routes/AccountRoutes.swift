@@ -130,6 +130,6 @@ enum AccountRoutes {
     static func projectConfig(_ call: Call) async throws -> Response {
         let project = try call.clientProject
         return json(GetProjectConfigResponse(projectId: call.projectNumber(project),
-                                             authorizedDomains: call.configuration.authorizedDomains))
+                                             authorizedDomains: call.configuration.authorizedDomains(for: project.record)))
     }
 }

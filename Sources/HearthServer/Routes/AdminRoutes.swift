@@ -169,7 +169,7 @@ enum AdminRoutes {
         actionRequest.returnLink = request.returnOobLink == true
         let sent = try await call.services.accounts.actionCodes.sendActionCode(
             in: project, actionRequest, links: call.actionLinks(project),
-            authorizedDomains: call.configuration.continueURLDomains)
+            authorizedDomains: call.configuration.continueURLDomains(for: project.record))
         guard let sent else { return SendOobCodeResponse(email: request.email) }
         if actionRequest.returnLink {
             return SendOobCodeResponse(email: sent.email, oobCode: sent.message.code, oobLink: sent.message.link)

@@ -45,6 +45,9 @@ extension AuditRoutes {
             var activeUsers = 0
         }
         var days: [Day]
+        /// Sign-ins over the whole window by provider (`password`, `google.com`, `anonymous`, `custom`, …), as
+        /// Firebase's usage page breaks them down.
+        var providers: [String: Int] = [:]
         /// Counted from at most `limit` events; true when the window held more.
         var truncated: Bool
     }
@@ -62,6 +65,7 @@ extension AuditRoutes {
         let formatter = Date.ISO8601FormatStyle(timeZone: .gmt).year().month().day()
         var counts = (0..<days).map { Stats.Day(date: calendar.date(byAdding: .day, value: $0, to: start)!.formatted(formatter)) }
         var active = Array(repeating: Set<String>(), count: days)
+        var providers: [String: Int] = [:]
         var query = AuditQuery(kinds: ["sign-in", "sign-up", "sign-in-failed"], from: start, limit: 1000)
         var seen = 0
         let limit = 200_000
@@ -73,6 +77,7 @@ extension AuditRoutes {
                 switch event.kind {
                 case "sign-in":
                     counts[index].signIns += 1
+                    providers[event.details["provider"] ?? "other", default: 0] += 1
                     if let user = event.localID { active[index].insert(user) }
                 case "sign-up": counts[index].signUps += 1
                 default: counts[index].failures += 1
@@ -83,6 +88,6 @@ extension AuditRoutes {
             query.after = AuditCursor(last)
         }
         for index in counts.indices { counts[index].activeUsers = active[index].count }
-        return json(Stats(days: counts, truncated: seen >= limit))
+        return json(Stats(days: counts, providers: providers, truncated: seen >= limit))
     }
 }

@@ -13,7 +13,7 @@ enum ConfigRoutes {
 
     /// The config with the declared settings the project has set.
     static func shown(_ project: ProjectContext, to call: Call) -> Response {
-        let config = ProjectConfigResource(project, authorizedDomains: call.configuration.authorizedDomains)
+        let config = ProjectConfigResource(project, authorizedDomains: call.configuration.authorizedDomains(for: project.record))
         let full = call.request.uri.queryParameters["view"] == "full"
         let view = call.configuration.isEmulator && !full ? config.emulatorView : config
         return json(presented(view, declaring: project.record.settings.declared, in: .project))
@@ -27,14 +27,19 @@ enum ConfigRoutes {
         let project = try await call.adminProject(nil)
         let emulator = call.configuration.isEmulator
         if !emulator, let named = patch.readOnlyPresent.first {
-            throw APIError.business(.invalidArgument, "\(named) cannot be changed here: "
-                + (named == "authorizedDomains" ? "set authorizedDomains in the server configuration (hearth.json)" : "it is fixed when the project is created"))
+            throw APIError.business(.invalidArgument, "\(named) cannot be changed here: it is fixed when the project is created")
         }
         let declared = try DeclaredSettingsPatch(call, scope: .project, typed: patch.values)
         let mask = try UpdateMask(call).resolved(
             expand: { ProjectConfigPatch.expand($0) + DeclaredSettingsPatch.expand($0, in: .project) },
             writable: ProjectConfigPatch.writablePaths.union(DeclaredSettingsPatch.paths(in: .project)), lenient: emulator)
             ?? (emulator ? patch.presentPaths.union(ProjectConfigPatch.emulatorPaths) : patch.presentPaths).union(declared.presentPaths)
+        // A setting the server's configuration fixes is applied again at every start: a change here would not last.
+        if !emulator, let (path, source) = mask.lazy.compactMap({ call.configuration.pinning($0) }).first {
+            throw APIError.business(.invalidArgument, "\(path) is set by \(source) and applied at every start: "
+                + "change it there, or remove it there to manage it here")
+        }
+        let domains = try patch.authorizedDomains.map(AuthorizedDomains.validated)
         let now = call.services.accounts.clock.now()
         let updated = try await call.services.projects.modify(project.id) { record in
             let own = try patch.apply(mask, to: &record.settings, now: now,
@@ -60,6 +65,8 @@ enum ConfigRoutes {
                     default: blocking.forwardRefreshToken = value
                     }
                     record.settings.blockingFunctions = blocking
+                case "authorizedDomains":
+                    record.settings.authorizedDomains = domains  // in the mask but absent: back to the defaults
                 default: break
                 }
             }

@@ -46,6 +46,24 @@ enum ConsoleRoutes {
         var apiKey: String
         var version: String
         var smtpConfigured: Bool
+        /// How email and SMS leave: what the console's delivery page shows, and its warnings check.
+        var delivery: Delivery
+        /// Settings the server's configuration fixes, by admin API path, with where each comes from: shown
+        /// read-only, since a change through the API would come undone at the next start.
+        var pinned: [String: String]
+
+        struct Delivery: Encodable {
+            /// The SMTP server (`host:port`), its security, the sender and the user it signs in as; nil without one.
+            var smtp: SMTP?
+            /// The SMS provider in words (a webhook's host, Twilio's sender); nil without one.
+            var sms: String?
+            struct SMTP: Encodable {
+                var server: String
+                var security: String
+                var from: String
+                var username: String?
+            }
+        }
 
         init(email: String, csrf: String, project: ProjectContext, call: Call) {
             self.email = email
@@ -54,7 +72,23 @@ enum ConsoleRoutes {
             emulator = call.configuration.isEmulator
             apiKey = project.record.apiKeys.first ?? ""
             version = call.configuration.version
-            smtpConfigured = call.configuration.emailConfiguration(for: project.id).smtp != nil
+            let email = call.configuration.emailConfiguration(for: project.id)
+            smtpConfigured = email.smtp != nil
+            delivery = Delivery(
+                smtp: email.smtp.map { .init(server: "\($0.host):\($0.port)", security: $0.security.rawValue,
+                                             from: (email.fromName.map { $0 + " " } ?? "") + "<\(email.from)>", username: $0.username) },
+                sms: Self.smsProvider(call))
+            pinned = call.configuration.pinned
+        }
+
+        /// Where codes go, in words, without a secret.
+        static func smsProvider(_ call: Call) -> String? {
+            if call.configuration.isEmulator { return "emulator mode: codes are listed, not sent" }
+            switch call.configuration.sms {
+            case .webhook(let url, _)?: return "webhook to " + (URLComponents(string: url)?.host ?? "?")
+            case .twilio(_, _, let from, _)?: return "Twilio, from " + from
+            case nil: return call.services.sms is UnconfiguredSMSSender ? nil : "a sender given in code"
+            }
         }
     }
 

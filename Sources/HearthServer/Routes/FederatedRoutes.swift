@@ -94,7 +94,7 @@ extension FederatedRoutes {
     static func createAuthUri(_ call: Call, _ request: CreateAuthUriRequest, providerID: String) async throws -> Response {
         let project = try call.clientProject
         guard let given = request.continueUri, !given.isEmpty else { throw AuthFailure.missingContinueURI }
-        let continueURI = try AuthorizedDomains.check(given, in: call.configuration.continueURLDomains)
+        let continueURI = try AuthorizedDomains.check(given, in: call.configuration.continueURLDomains(for: project.record))
         guard let redirects = call.services.redirects else { throw AuthFailure.providerNotEnabled(providerID) }
         let redirect = FederatedRedirect(providerID: providerID, redirectURI: continueURI)
         let scopes = (request.oauthScope ?? "").split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)

@@ -124,6 +124,7 @@ enum IdpConfigRoutes {
         let mask = UpdateMask(call).paths.map(Set.init)  // each provider change checks its own paths
         let saml = collection == .saml ? try call.decode(SAMLConfigResource.self) : nil
         let oauth = collection == .saml ? nil : try call.decode(IdpConfigResource.self)
+        try refusePinned(call, id)
         let owner = try await write(call) { providers in
             guard let config = providers[id], collection.accepts(id) else { throw APIError.business(.configurationNotFound) }
             providers[id] = if let saml {
@@ -138,11 +139,21 @@ enum IdpConfigRoutes {
     static func delete(_ call: Call) async throws -> Response {
         let collection = try collection(call)
         let id = call.parameter("idp") ?? ""
+        try refusePinned(call, id)
         _ = try await write(call) { providers in
             guard providers[id] != nil, collection.accepts(id) else { throw APIError.business(.configurationNotFound) }
             providers[id] = nil
         }
         return json([String: String]())
+    }
+
+    /// A project's provider that the server's configuration sets (`identityProviders` in the config file) is applied
+    /// again at every start: production refuses to change or delete it here, saying where it is set.
+    static func refusePinned(_ call: Call, _ id: String) throws {
+        guard !call.configuration.isEmulator, call.parameter("tenantID") == nil,
+              let (_, source) = call.configuration.pinning("identityProviders." + id) else { return }
+        throw APIError.business(.invalidArgument, "\(id) is set by \(source) and applied at every start: change it there, "
+            + "or remove it there to manage it here")
     }
 
     /// Applies `change` to the owner's providers and stores them. A tenant's write is compare-and-set: one that lost

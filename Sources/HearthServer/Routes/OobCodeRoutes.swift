@@ -17,7 +17,7 @@ enum OobCodeRoutes {
             ActionCodeRequest(type: ActionCodeType(rawValue: type.rawValue)!, email: request.email,
                               idToken: request.idToken, newEmail: request.newEmail, continueURL: request.continueUrl,
                               locale: call.locale, linkDomain: request.linkDomain),
-            links: call.actionLinks(project), authorizedDomains: call.configuration.continueURLDomains)
+            links: call.actionLinks(project), authorizedDomains: call.configuration.continueURLDomains(for: project.record))
         if let sent { call.services.emailQueued(sent.message) }
         return SendOobCodeResponse(email: sent?.email ?? request.email)
     }

@@ -152,6 +152,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
         "mfa.state", "mfa.enabledProviders", "mfa.providerConfigs", "blockingFunctions.triggers",
         "blockingFunctions.forwardInboundCredentials.idToken", "blockingFunctions.forwardInboundCredentials.accessToken",
         "blockingFunctions.forwardInboundCredentials.refreshToken", "autodeleteAnonymousUsers", "smsRegionConfig",
+        "authorizedDomains",
     ]).union(PasswordPolicyConfigWire.paths.map { "passwordPolicyConfig." + $0 })
         .union(RecaptchaConfigWire.paths.map { "recaptchaConfig." + $0 })
     /// What Firebase's emulator keeps of the config: a full update (no `updateMask`) there resets these.
@@ -172,8 +173,8 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
     public var autodeleteAnonymousUsers: Bool?
     public var smsRegionConfig: SMSRegionConfigWire?
     public var recaptchaConfig: RecaptchaConfigWire?
-    /// Read-only: named only to be refused in production.
-    public var authorizedDomains: JSONValue?
+    /// The domains `continueUrl`s and redirects may go to, replacing the list (as in Firebase's console).
+    public var authorizedDomains: [String]?
 
     public init() {}
 
@@ -231,10 +232,10 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
         return switches.compactMapValues { $0 }
     }
 
-    /// Read-only fields the body names (`signIn.hashConfig`, `authorizedDomains`): production refuses them rather
-    /// than answer 200 and change nothing.
+    /// Read-only fields the body names (`signIn.hashConfig`): production refuses them rather than answer 200 and
+    /// change nothing.
     public var readOnlyPresent: [String] {
-        [signIn?.hashConfig.map { _ in "signIn.hashConfig" }, authorizedDomains.map { _ in "authorizedDomains" }].compactMap { $0 }
+        [signIn?.hashConfig.map { _ in "signIn.hashConfig" }].compactMap { $0 }
     }
 
     public var testPhoneNumbers: [String: String]? { signIn?.phoneNumber?.testPhoneNumbers }
@@ -250,6 +251,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
         if triggers != nil { paths.insert("blockingFunctions.triggers") }
         if let policy = passwordPolicyConfig { paths.formUnion(policy.presentPaths.map { "passwordPolicyConfig." + $0 }) }
         if smsRegionConfig != nil { paths.insert("smsRegionConfig") }
+        if authorizedDomains != nil { paths.insert("authorizedDomains") }
         paths.formUnion(recaptchaConfig?.presentPaths.map { "recaptchaConfig." + $0 } ?? [])
         return paths
     }

@@ -1,7 +1,7 @@
 "use strict";
 // The console talks only to this server: its admin API, with the operator's session cookie and CSRF token (or,
 // in emulator mode, the emulator's `Bearer owner`).
-const state = { csrf: "", signin: "", project: "", emulator: false, next: "", user: null };
+const state = { csrf: "", signin: "", project: "", emulator: false, next: "", user: null, pinned: {}, delivery: {} };
 const $ = (selector) => document.querySelector(selector);
 const admin = () => "/identitytoolkit.googleapis.com/v1/projects/" + encodeURIComponent(state.project);
 // What to tell the operator for an error code: the server's table (ErrorGuidance), carried by the page as data.
@@ -64,6 +64,8 @@ function enter(session) {
   $("#info-version").textContent = session.version ? "· Hearth " + session.version : "";
   $("#project-info").hidden = false;
   for (const note of document.querySelectorAll(".smtp-note")) note.hidden = session.emulator || session.smtpConfigured;
+  state.pinned = session.pinned || {};
+  state.delivery = session.delivery || {};
   route();
 }
 
@@ -71,11 +73,48 @@ function enter(session) {
 const views = {
   dashboard: () => run(dashboard),
   users: () => run(() => listUsers("")),
+  "sign-in-method": () => run(loadMethods),
   outbox: () => run(async () => { await listOutbox(); await listHalts(); }),
   events: () => run(listEvents),
   audit: () => run(() => listAudit("")),
-  settings: () => run(async () => { await loadSettings(); await previewTemplate(); }),
+  // `data-loaded` says when every field holds the stored value (what a test waits for before changing one).
+  settings: (panel) => run(async () => {
+    $("#settings").dataset.loaded = "";
+    showPanel(panel);
+    await loadSettings();
+    await previewTemplate();
+    $("#settings").dataset.loaded = "true";
+  }),
 };
+
+// Settings has a page per section (#/settings/passwords, …), each with its own Save.
+function showPanel(name) {
+  const panels = [...document.querySelectorAll("#settings .panel")];
+  const chosen = panels.find((panel) => panel.id === "settings-" + name) || panels[0];
+  for (const panel of panels) panel.hidden = panel !== chosen;
+  for (const link of document.querySelectorAll("#settings-nav a")) {
+    if (link.getAttribute("href") === "#/settings/" + chosen.id.slice("settings-".length)) link.setAttribute("aria-current", "page");
+    else link.removeAttribute("aria-current");
+  }
+}
+
+// A setting the server's configuration fixes (the config file, a HEARTH_* variable) comes back at every start, so
+// its controls are read-only here, saying where to change it.
+function applyPins(root) {
+  for (const control of root.querySelectorAll("[data-pin]")) {
+    const path = control.dataset.pin;
+    const source = Object.entries(state.pinned).find(([pinned]) => path === pinned || path.startsWith(pinned + ".") || pinned.startsWith(path + "."));
+    control.disabled = !!source;
+    const note = control.parentElement.querySelector(".pinned-note[data-for='" + path + "']");
+    if (source && !note) {
+      const text = document.createElement("span");
+      text.className = "pinned-note";
+      text.dataset.for = path;
+      text.textContent = " (set by " + source[1] + ": change it there)";
+      control.insertAdjacentElement("afterend", text);
+    } else if (!source && note) note.remove();
+  }
+}
 
 function go(path) {
   if (location.hash === "#/" + path) route(); else location.hash = "#/" + path;
@@ -92,9 +131,9 @@ function route() {
   const decode = (part) => { try { return decodeURIComponent(part); } catch { return ""; } };
   const [view, id] = location.hash.replace(/^#\/?/, "").split("/").map(decode);
   if (view === "users" && id) { run(() => openUser(id)); return; }
-  const name = views[view] ? view : "users";
+  const name = views[view] ? view : "dashboard";
   show(name);
-  views[name]();
+  views[name](id);
 }
 
 function cell(row, text) {
@@ -117,14 +156,15 @@ function render(users, caption) {
     const providers = (user.providerUserInfo || []).map((p) => p.providerId)
       .concat(user.customAuth ? ["custom token"] : [], (user.passkeyInfo || []).length ? ["passkey"] : []);
     const anonymous = !user.email && !user.phoneNumber && providers.length === 0;
-    open.textContent = user.email || (anonymous ? "(anonymous)" : "(no email)");
+    open.textContent = user.email || user.phoneNumber || (user.customAuth ? "(custom token)" : anonymous ? "(anonymous)" : "(no email)");
     open.href = "#/users/" + encodeURIComponent(user.localId);
     open.dataset.uid = user.localId;
     first.appendChild(open);
+    first.className = "email";
     cell(row, user.phoneNumber);
     cell(row, user.displayName);
     cell(row, anonymous ? "anonymous" : providers.join(", "));
-    cell(row, when(user.createdAt));
+    cell(row, when(user.createdAt));  // may wrap between date and time: the table must fit 1280 px
     cell(row, when(user.lastLoginAt));
     cell(row, user.localId).className = "uid";
     cell(row, user.disabled ? "disabled" : "active");
@@ -182,7 +222,13 @@ function items(list, values) {
   }
 }
 
-const when = (ms) => ms ? new Date(Number(ms)).toISOString().replace("T", " ").slice(0, 19) + " UTC" : "";
+// Every time the console shows, in one format and one zone: "2026-11-29 13:09:05 UTC". Takes milliseconds since
+// 1970 (a number, or digits as the admin API writes them) or an RFC 3339 time.
+function when(value) {
+  if (value === undefined || value === null || value === "") return "";
+  const date = /^[0-9]+$/.test(String(value)) ? new Date(Number(value)) : new Date(value);
+  return isNaN(date.getTime()) ? String(value) : date.toISOString().replace("T", " ").slice(0, 19) + " UTC";
+}
 
 async function openUser(uid) {
   const found = await api("POST", admin() + "/accounts:lookup", { localId: [uid] });
@@ -259,6 +305,15 @@ async function dashboard() {
     for (const value of [day.date, day.signIns, day.signUps, day.failures, day.activeUsers]) cell(row, String(value));
     rows.appendChild(row);
   }
+  const byProvider = Object.entries(stats.providers || {}).sort((a, b) => b[1] - a[1]);
+  const providerRows = $("#provider-rows");
+  providerRows.replaceChildren();
+  for (const [provider, count] of byProvider.length ? byProvider : [["none yet", 0]]) {
+    const row = document.createElement("tr");
+    cell(row, provider);
+    cell(row, String(count));
+    providerRows.appendChild(row);
+  }
 }
 
 async function previewTemplate() {
@@ -302,8 +357,8 @@ async function listOutbox() {
   rows.replaceChildren();
   for (const message of messages) {
     const row = document.createElement("tr");
-    for (const value of [message.createTime, message.type, message.recipient,
-                         message.state === "FAILED" ? "given up" : "next try " + (message.nextAttemptTime || ""),
+    for (const value of [when(message.createTime), message.type, message.recipient,
+                         message.state === "FAILED" ? "given up" : "next try " + when(message.nextAttemptTime),
                          String(message.attempts), message.lastError]) cell(row, value);
     const action = cell(row, "");
     if (message.state === "FAILED") {
@@ -331,7 +386,7 @@ async function listHalts() {
   rows.replaceChildren();
   for (const halt of halts) {
     const row = document.createElement("tr");
-    for (const value of [halt.prefix + "…", String(halt.numbers), halt.startTime, halt.endTime]) cell(row, value);
+    for (const value of [halt.prefix + "…", String(halt.numbers), when(halt.startTime), when(halt.endTime)]) cell(row, value);
     const lift = document.createElement("button");
     lift.type = "button";
     lift.className = "lift";
@@ -361,20 +416,33 @@ async function listEvents() {
   rows.replaceChildren();
   for (const d of deliveries) {
     const row = document.createElement("tr");
-    const stateText = d.state === "DELIVERED" ? "delivered " + (d.deliverTime || "")
-      : d.state === "FAILED" ? "given up" : "retrying " + (d.nextAttemptTime || "");
-    for (const value of [d.createTime, d.eventType || "(gone from the log)", d.localId, d.endpointId, stateText,
+    const stateText = d.state === "DELIVERED" ? "delivered " + when(d.deliverTime)
+      : d.state === "FAILED" ? "given up" : "retrying " + when(d.nextAttemptTime);
+    for (const value of [when(d.createTime), d.eventType || "(gone from the log)", d.localId, d.endpointId, stateText,
                          String(d.attempts), d.lastError]) cell(row, value);
     rows.appendChild(row);
   }
 }
 
+// The emails of the users `uids` name, in one lookup (an audit page names at most 50).
+async function emailsOf(uids) {
+  const wanted = [...new Set(uids.filter((uid) => uid))];
+  if (!wanted.length) return {};
+  const found = await api("POST", admin() + "/accounts:lookup", { localId: wanted });
+  return Object.fromEntries((found.users || []).map((user) => [user.localId, user.email || user.phoneNumber || ""]));
+}
+
 async function listAudit(token) {
   const query = new URLSearchParams({ pageSize: "50" });
   if ($("#audit-type").value.trim()) query.set("type", $("#audit-type").value.trim());
-  if ($("#audit-uid").value.trim()) query.set("localId", $("#audit-uid").value.trim());
+  const who = $("#audit-uid").value.trim();
+  if (who.includes("@")) {  // an email: the audit log keeps uids, so find whose it is
+    const found = await api("POST", admin() + "/accounts:lookup", { email: [who] });
+    query.set("localId", ((found.users || [])[0] || {}).localId || who);
+  } else if (who) query.set("localId", who);
   if (token) query.set("pageToken", token);
   const page = await api("GET", admin() + "/auditEvents?" + query.toString());
+  const emails = await emailsOf((page.events || []).map((event) => event.localId));
   const rows = $("#audit-rows");
   if (!token) rows.replaceChildren();
   for (const event of page.events || []) {
@@ -383,9 +451,17 @@ async function listAudit(token) {
     const what = details.command ? details.command + (details.subject ? " " + details.subject : "")
       : details.route ? details.method + " " + details.route.replace(/^\/identitytoolkit\.googleapis\.com/, "")
       : details.provider || details.reason || "";
-    cell(row, (event.time || "").replace("T", " ").replace(/\.\d+Z$|Z$/, "")).className = "time";
+    cell(row, when(event.time)).className = "time";
     for (const value of [event.type, event.outcome, what, details.actor]) cell(row, value);
-    cell(row, event.localId).className = "uid";
+    const user = cell(row, "");
+    if (event.localId) {
+      const link = document.createElement("a");
+      link.href = "#/users/" + encodeURIComponent(event.localId);
+      link.textContent = emails[event.localId] || event.localId;
+      link.title = "uid " + event.localId;
+      user.className = emails[event.localId] ? "email" : "uid";
+      user.appendChild(link);
+    }
     cell(row, event.clientAddress);
     rows.appendChild(row);
   }
@@ -397,18 +473,19 @@ const config = () => "/identitytoolkit.googleapis.com/v2/projects/" + encodeURIC
 
 async function loadSettings() {
   const current = await api("GET", config() + "/config?view=full");
-  $("#set-email").checked = !!(current.signIn && current.signIn.email && current.signIn.email.enabled);
-  $("#set-anonymous").checked = !!(current.signIn && current.signIn.anonymous && current.signIn.anonymous.enabled);
   $("#set-privacy").checked = !!(current.emailPrivacyConfig && current.emailPrivacyConfig.enableImprovedEmailPrivacy);
   const permissions = (current.client && current.client.permissions) || {};
   $("#set-user-signup").checked = !permissions.disabledUserSignup;
   $("#set-user-deletion").checked = !permissions.disabledUserDeletion;
-  $("#redirect-uri").textContent = location.origin + "/__/auth/handler";
   const factors = (current.mfa && current.mfa.state === "ENABLED") ? (current.mfa.enabledProviders || []) : [];
   const totp = ((current.mfa && current.mfa.providerConfigs) || []).some((c) => c.state === "ENABLED" && c.totpProviderConfig);
   $("#set-mfa-sms").checked = factors.includes("PHONE_SMS");
   $("#set-mfa-totp").checked = totp;
-  items($("#domains-list"), current.authorizedDomains || []);
+  listDomains(current.authorizedDomains || []);
+  const hash = (current.signIn && current.signIn.hashConfig) || {};
+  fill($("#hash-config"), [["Algorithm", hash.algorithm], ["Base64 signer key", hash.signerKey],
+                           ["Base64 salt separator", hash.saltSeparator], ["Rounds", hash.rounds], ["Memory cost", hash.memoryCost]]);
+  showDelivery();
   const policy = current.passwordPolicyConfig || {};
   const options = ((policy.passwordPolicyVersions || [])[0] || {}).customStrengthOptions || {};
   $("#set-policy").checked = policy.passwordPolicyEnforcementState === "ENFORCE";
@@ -432,66 +509,6 @@ async function loadSettings() {
   $("#set-captcha-phone").value = captcha.phoneEnforcementState || "OFF";
   const triggers = (current.blockingFunctions && current.blockingFunctions.triggers) || {};
   items($("#hooks-list"), Object.keys(triggers).sort().map((event) => event + ": " + triggers[event].functionUri));
-  const list = $("#providers-list");
-  list.replaceChildren();
-  for (const collection of ["defaultSupportedIdpConfigs", "oauthIdpConfigs", "inboundSamlConfigs"]) {
-    const found = await api("GET", config() + "/" + collection);
-    for (const provider of found[collection] || []) {
-      const id = provider.name.split("/").pop();
-      const li = document.createElement("li");
-      const toggle = document.createElement("button");
-      toggle.type = "button";
-      toggle.textContent = (provider.enabled ? "Turn off " : "Turn on ") + id;
-      toggle.addEventListener("click", () => run(async () => {
-        await api("PATCH", config() + "/" + collection + "/" + encodeURIComponent(id) + "?updateMask=enabled",
-                  { enabled: !provider.enabled });
-        await loadSettings();
-        say(id + (provider.enabled ? " turned off." : " turned on."));
-      }));
-      if (collection === "inboundSamlConfigs") {
-        // SAML: its identity provider and switch; the rest through the admin API (inboundSamlConfigs).
-        const idp = provider.idpConfig || {};
-        li.append(id + " (SAML: " + (idp.idpEntityId || "?") + " at " + (idp.ssoUrl || "?") + ", "
-                  + (provider.enabled ? "on" : "off") + ") ", toggle);
-        list.appendChild(li);
-        continue;
-      }
-      li.append(id + " (client " + (provider.clientId || "none") + ", " + (provider.enabled ? "on" : "off") + ") ", toggle);
-      // The client id and secret: the secret is write-only (never shown); left empty, it is kept.
-      const form = document.createElement("form");
-      const idLabel = document.createElement("label");
-      idLabel.textContent = id + " client id";
-      const clientId = document.createElement("input");
-      clientId.value = provider.clientId || "";
-      clientId.autocomplete = "off";
-      idLabel.appendChild(clientId);
-      const secretLabel = document.createElement("label");
-      secretLabel.textContent = id + " client secret (write-only; empty keeps it)";
-      const secret = document.createElement("input");
-      secret.type = "password";
-      secret.autocomplete = "new-password";
-      secretLabel.appendChild(secret);
-      const save = document.createElement("button");
-      save.type = "submit";
-      save.textContent = "Save " + id;
-      form.append(idLabel, secretLabel, save);
-      form.addEventListener("submit", (event) => {
-        event.preventDefault();
-        run(async () => {
-          const body = { clientId: clientId.value };
-          let mask = "clientId";
-          if (secret.value) { body.clientSecret = secret.value; mask += ",clientSecret"; }
-          await api("PATCH", config() + "/" + collection + "/" + encodeURIComponent(id) + "?updateMask=" + mask, body);
-          secret.value = "";
-          await loadSettings();
-          say(id + " saved.");
-        });
-      });
-      li.appendChild(form);
-      list.appendChild(li);
-    }
-  }
-  if (!list.children.length) items(list, ["none configured: add them with the admin API or the config file"]);
   const accounts = await api("GET", admin() + "/serviceAccounts");
   const accountList = $("#accounts-list");
   accountList.replaceChildren();
@@ -507,7 +524,7 @@ async function loadSettings() {
       await loadSettings();
       say(account.name + " deleted.");
     }));
-    li.append(account.clientEmail + " (key " + account.keyId.slice(0, 12) + "…, " + account.createTime
+    li.append(account.clientEmail + " (key " + account.keyId.slice(0, 12) + "…, " + when(account.createTime)
               + (account.createdBy ? ", made by " + account.createdBy : "") + ") ", remove);
     accountList.appendChild(li);
   }
@@ -515,6 +532,7 @@ async function loadSettings() {
   const tenants = await api("GET", config() + "/tenants?pageSize=100");
   items($("#tenants-list"), (tenants.tenants || []).map((t) => (t.displayName || t.tenantId) + " — " + t.tenantId +
                                                        (t.disableAuth ? " (sign-in off)" : "")));
+  applyPins($("#settings"));
 }
 
 // Firebase's export format for one user of the admin API (`lastLoginAt` is `lastSignedInAt` there).
@@ -641,11 +659,20 @@ document.addEventListener("DOMContentLoaded", () => {
       const body = { enabled: true, clientId: $("#provider-client-id").value };
       if ($("#provider-secret").value) body.clientSecret = $("#provider-secret").value;
       if (oidc) { body.issuer = $("#provider-issuer").value; body.displayName = $("#provider-oidc-name").value; }
-      await api("POST", config() + "/" + collection + "?" + (oidc ? "oauthIdpConfigId=" : "idpId=") + encodeURIComponent(id), body);
+      const known = methods.configured[id];
+      if (known) {
+        // An edit: the client id, and the secret only when one is typed (it is write-only; empty keeps it).
+        delete body.enabled;
+        const mask = ["clientId"].concat(body.clientSecret ? ["clientSecret"] : [], oidc ? ["issuer"] : []);
+        await api("PATCH", config() + "/" + known.collection + "/" + encodeURIComponent(id) + "?updateMask=" + mask.join(","), body);
+      } else {
+        await api("POST", config() + "/" + collection + "?" + (oidc ? "oauthIdpConfigId=" : "idpId=") + encodeURIComponent(id), body);
+      }
       $("#provider-secret").value = "";
       $("#provider-client-id").value = "";
-      await loadSettings();
-      say(id + " added and turned on.");
+      $("#provider-form").hidden = true;
+      await loadMethods();
+      say(id + (known ? " saved." : " added and turned on."));
     });
   });
   $("#create-form").addEventListener("submit", (event) => {
@@ -669,14 +696,14 @@ document.addEventListener("DOMContentLoaded", () => {
   $("#audit-form").addEventListener("submit", (event) => { event.preventDefault(); run(() => listAudit("")); });
   $("#audit-more").addEventListener("click", () => run(() => listAudit(state.auditNext)));
   $("#save-settings").addEventListener("click", () => run(async () => {
-    await api("PATCH", config() + "/config?updateMask=signIn.email.enabled,signIn.anonymous.enabled,"
-      + "emailPrivacyConfig.enableImprovedEmailPrivacy,client.permissions", {
-      signIn: { email: { enabled: $("#set-email").checked }, anonymous: { enabled: $("#set-anonymous").checked } },
+    // A pinned switch is left out of the mask: the server would refuse it (it comes back at every start).
+    const privacy = $("#set-privacy").disabled ? "" : "emailPrivacyConfig.enableImprovedEmailPrivacy,";
+    await api("PATCH", config() + "/config?updateMask=" + privacy + "client.permissions", {
       emailPrivacyConfig: { enableImprovedEmailPrivacy: $("#set-privacy").checked },
       client: { permissions: { disabledUserSignup: !$("#set-user-signup").checked,
                                disabledUserDeletion: !$("#set-user-deletion").checked } } });
     await loadSettings();
-    say("Sign-in methods saved.");
+    say("User actions saved.");
   }));
   $("#save-passwords").addEventListener("click", () => run(async () => {
     await api("PATCH", config() + "/config?updateMask=passwordPolicyConfig,autodeleteAnonymousUsers", {
