@@ -6,18 +6,30 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The compiler's own lines are thousands; this shows the step count at each tenth, errors, and the end.
+# The compiler's own lines are thousands; this shows the step count at each tenth, errors, and the end, and says
+# what it is on when a step runs long (release builds optimize a whole module in one step, minutes for the
+# largest). SwiftPM counts its planning steps first ([1/4], not shown), then the build's, whose total grows as it
+# plans: a total more than twice the last starts the tenths again.
 progress() {
-  local line last=0 percent
-  while IFS= read -r line; do
-    if [[ $line =~ ^\[([0-9]+)/([0-9]+)\] ]]; then
-      percent=$(( BASH_REMATCH[1] * 10 / BASH_REMATCH[2] * 10 ))
-      if (( percent > last )); then
-        last=$percent
-        echo "   $percent % (step ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]}, $(( SECONDS - started )) s)"
+  local line last=0 total=0 percent current="starting"
+  while true; do
+    if IFS= read -r -t 60 line; then
+      if [[ $line =~ ^\[([0-9]+)/([0-9]+)\]\ (.*) ]]; then
+        current="step ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]}: ${BASH_REMATCH[3]}"
+        (( BASH_REMATCH[2] < 50 )) && continue  # planning, or a build with next to nothing to do
+        if (( BASH_REMATCH[2] > total * 2 )); then total=${BASH_REMATCH[2]}; last=0; fi
+        percent=$(( BASH_REMATCH[1] * 10 / BASH_REMATCH[2] * 10 ))
+        if (( percent > last )); then
+          last=$percent
+          echo "   $percent % (step ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]}, $(( SECONDS - started )) s)"
+        fi
+      elif [[ $line =~ error:|warning:\ unre|Build\ of\ product|Build\ complete ]]; then
+        echo "   $line"
       fi
-    elif [[ $line =~ error:|warning:\ unre|Build\ of\ product|Build\ complete ]]; then
-      echo "   $line"
+    elif (( $? > 128 )); then
+      echo "   still building, $(( SECONDS - started )) s in; at $current"
+    else
+      break
     fi
   done
 }
