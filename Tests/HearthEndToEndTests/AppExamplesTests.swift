@@ -43,7 +43,7 @@ import Testing
         let environment: [String: String]
         let base: String
 
-        static func start(config: String? = nil) async throws -> Server {
+        static func start(config: String? = nil, settings: [String: String] = [:]) async throws -> Server {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-examples-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             var environment = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("HEARTH_") }
@@ -52,6 +52,7 @@ import Testing
             var serve = environment
             let port = try freePort()
             serve["HEARTH_PORT"] = String(port)
+            serve.merge(settings) { $1 }
             var arguments: [String] = []
             if let config {
                 try Data(config.utf8).write(to: folder.appendingPathComponent("hearth.json"))
@@ -112,6 +113,24 @@ import Testing
             """)
         let mfa = try #require((try JSONSerialization.jsonObject(with: Data(config.utf8)) as? [String: Any])?["mfa"] as? [String: Any], "\(config)")
         #expect(mfa["state"] as? String == "ENABLED" && (mfa["enabledProviders"] as? [String] ?? []).isEmpty, "\(mfa)")
+    }
+
+    /// A setting `hearth serve` takes from a variable or the config file is applied at every start: the admin API
+    /// refuses to change it, naming where it is set, rather than accept a change the next start would undo.
+    @Test func aSettingTheServerIsGivenIsRefusedByTheAPINamingItsSource() async throws {
+        let server = try await Server.start(config: #"{"mfa": {"state": "ENABLED", "providers": ["TOTP"]}}"#,
+                                            settings: ["HEARTH_ANONYMOUS_SIGN_IN": "true"])
+        defer { server.stop() }
+        for (mask, body, source) in [
+            ("signIn.anonymous.enabled", #"{"signIn": {"anonymous": {"enabled": false}}}"#, "HEARTH_ANONYMOUS_SIGN_IN"),
+            ("mfa.state", #"{"mfa": {"state": "DISABLED"}}"#, "the config file"),
+        ] {
+            let (_, reply) = try await server.bash("""
+                curl -sS -X PATCH "$HEARTH/identitytoolkit.googleapis.com/v2/projects/$PROJECT/config?updateMask=\(mask)" \
+                  -H "Authorization: Bearer $(hearth admin-token --key-file "$KEY_FILE")" -H 'content-type: application/json' -d '\(body)'
+                """)
+            #expect(reply.contains("is set by \(source) and applied at every start"), "\(mask): \(reply)")
+        }
     }
 
     /// How each backend example runs, and why it would be skipped here.
