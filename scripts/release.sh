@@ -6,13 +6,17 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The compiler's own lines are thousands; this shows the step count at each tenth, errors, and the end, and says
-# what it is on when a step runs long (release builds optimize a whole module in one step, minutes for the
-# largest). SwiftPM counts its planning steps first ([1/4], not shown), then the build's, whose total grows as it
+# The compiler's own lines are thousands; this shows the step count at each tenth, errors, and the end, and at
+# least one line a minute saying what it is on (release builds optimize a whole module in one step, minutes for
+# the largest). SwiftPM counts its planning steps first ([1/4], not shown), then the build's, whose total grows as it
 # plans: a total more than twice the last starts the tenths again.
 progress() {
-  local line last=0 total=0 percent current="starting"
+  local line last=0 total=0 percent current="starting" said=$SECONDS
   while true; do
+    if (( SECONDS - said >= 60 )); then  # a minute without a line: say where it is
+      echo "   still building, $(( SECONDS - started )) s in; at $current"
+      said=$SECONDS
+    fi
     if IFS= read -r -t 60 line; then
       if [[ $line =~ ^\[([0-9]+)/([0-9]+)\]\ (.*) ]]; then
         current="step ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]}: ${BASH_REMATCH[3]}"
@@ -22,12 +26,13 @@ progress() {
         if (( percent > last )); then
           last=$percent
           echo "   $percent % (step ${BASH_REMATCH[1]} of ${BASH_REMATCH[2]}, $(( SECONDS - started )) s)"
+          said=$SECONDS
         fi
       elif [[ $line =~ error:|warning:\ unre|Build\ of\ product|Build\ complete ]]; then
         echo "   $line"
       fi
     elif (( $? > 128 )); then
-      echo "   still building, $(( SECONDS - started )) s in; at $current"
+      continue  # the check at the top says it
     else
       break
     fi
