@@ -159,7 +159,7 @@ let package = Package(
             server("Tracing", "swift-distributed-tracing"),
             server("OTel", "swift-otel"),
         ], exclude: ["Pages/Console/console.html", "Pages/Console/console.css", "Pages/Console/console.js",
-                     "Pages/Console/sign-in-methods.js"],
+                     "Pages/Console/sign-in-methods.js", "Pages/Console/templates.js"],
         swiftSettings: swiftSettings, plugins: ["EmbedFiles"]),
         // Server-side Swift SDK: verify tokens and cookies, custom tokens, user management. Not the server.
         .target(name: "HearthAdmin", dependencies: [

@@ -2,23 +2,6 @@ import Foundation
 import HearthCore
 import Mustache
 
-/// One email as an operator writes it, for one action in one language. Any part left out keeps Hearth's own
-/// wording. Placeholders are Mustache (`{{appName}}`, `{{link}}`, `{{email}}`, `{{newEmail}}`, `{{displayName}}`) or
-/// Firebase's (`%APP_NAME%`, `%LINK%`, `%EMAIL%`, `%NEW_EMAIL%`, `%DISPLAY_NAME%`), so templates copied from the
-/// Firebase console work as they are.
-public struct EmailTemplate: Sendable, Codable, Equatable {
-    public var subject: String?
-    public var text: String?
-    /// The HTML part; when absent it is made from `text` (paragraphs, the link as a link, everything escaped).
-    public var html: String?
-
-    public init(subject: String? = nil, text: String? = nil, html: String? = nil) {
-        self.subject = subject
-        self.text = text
-        self.html = html
-    }
-}
-
 /// What fills a template's placeholders.
 public struct EmailValues: Sendable, Equatable {
     public var appName: String
@@ -39,6 +22,9 @@ public struct EmailValues: Sendable, Equatable {
 /// A rendered email, ready for ``MailMessage``.
 public struct RenderedEmail: Sendable, Equatable {
     public var locale: String
+    /// The template's sender, when it names one (else the configured sender).
+    public var fromName: String?
+    public var from: String?
     public var subject: String
     public var text: String
     public var html: String
@@ -74,6 +60,8 @@ public struct EmailTemplates: Sendable {
         var subject: MustacheTemplate
         var text: MustacheTemplate
         var html: MustacheTemplate
+        var fromName: String?
+        var from: String?
     }
 
     private let compiled: [String: [ActionCodeType: Compiled]]
@@ -81,7 +69,7 @@ public struct EmailTemplates: Sendable {
     /// Every language an email can be written in.
     public var locales: [String] { compiled.keys.sorted() }
 
-    public init(overrides: [String: [String: EmailTemplate]] = [:], defaultLocale: String = "en") throws {
+    public init(overrides: EmailTemplateSet = [:], defaultLocale: String = "en") throws {
         let builtIn = BuiltInEmailText.locales
         let fallback = LocaleMatch.best(for: defaultLocale, among: Array(builtIn.keys)) ?? "en"
         var compiled: [String: [ActionCodeType: Compiled]] = [:]
@@ -109,7 +97,8 @@ public struct EmailTemplates: Sendable {
                 actions[type] = Compiled(
                     subject: try part("subject", (custom.subject.map(Self.mustache) ?? own.subject), Self.plain),
                     text: try part("text", text, Self.plain),
-                    html: try part("html", html, ""))
+                    html: try part("html", html, ""),
+                    fromName: custom.fromName, from: custom.from)
             }
             compiled[locale] = actions
         }
@@ -126,8 +115,8 @@ public struct EmailTemplates: Sendable {
         if let newEmail = values.newEmail, !newEmail.isEmpty { context["newEmail"] = newEmail }
         if let name = values.displayName, !name.isEmpty { context["displayName"] = name }
         let subject = templates.subject.render(context).trimmingCharacters(in: .whitespacesAndNewlines)
-        return RenderedEmail(locale: chosen, subject: subject, text: templates.text.render(context),
-                             html: templates.html.render(context))
+        return RenderedEmail(locale: chosen, fromName: templates.fromName, from: templates.from, subject: subject,
+                             text: templates.text.render(context), html: templates.html.render(context))
     }
 
     static let plain = "{{% CONTENT_TYPE: TEXT}}"

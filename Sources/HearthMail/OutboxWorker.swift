@@ -14,12 +14,13 @@ public struct EmailConfiguration: Sendable, Codable, Equatable {
     public var appName: String
     /// The language used when the client sent none Hearth can write in.
     public var defaultLocale: String
-    /// Overrides: language → action (`PASSWORD_RESET`, …) → template.
-    public var templates: [String: [String: EmailTemplate]]
+    /// Overrides: language → action (`PASSWORD_RESET`, …) → template. They win over the project's stored
+    /// templates for the same language and action.
+    public var templates: EmailTemplateSet
 
     public init(smtp: SMTPConfiguration? = nil, from: String = "noreply@localhost", fromName: String? = nil,
                 appName: String = "", defaultLocale: String = "en",
-                templates: [String: [String: EmailTemplate]] = [:]) {
+                templates: EmailTemplateSet = [:]) {
         self.smtp = smtp
         self.from = from
         self.fromName = fromName
@@ -39,10 +40,12 @@ extension SMTPClient: MailTransport {}
 /// A project's ready-to-use mail settings: compiled templates and a transport.
 public struct ProjectMailer: Sendable {
     public var configuration: EmailConfiguration
+    /// The config file's templates over Hearth's own.
     public var templates: EmailTemplates
     /// Hearth's own text, for tenants that do not inherit the project's templates.
     public var builtIn: EmailTemplates
     public var transport: any MailTransport
+    private let stored = CompiledOnce()
 
     /// Compiles the templates (a broken one is an error now, not at the first email).
     public init(configuration: EmailConfiguration, transport: (any MailTransport)? = nil) throws {
@@ -56,14 +59,45 @@ public struct ProjectMailer: Sendable {
         self.transport = transport
     }
 
-    /// The message an outbox entry becomes.
-    public func message(for entry: OutboxMessage, date: Date) -> MailMessage {
-        let email = (entry.builtInText == true ? builtIn : templates).render(entry.type, locale: entry.locale, values: EmailValues(
+    /// The templates with the project's stored ones (`ProjectSettings.emailTemplates`) under the config file's.
+    /// Compiled again only when the stored set changed, so every instance sends what was saved last.
+    public func templates(stored: EmailTemplateSet) throws -> EmailTemplates {
+        if stored.isEmpty { return templates }
+        return try self.stored.templates(for: stored) {
+            try EmailTemplates(overrides: stored.overlaid(by: configuration.templates),
+                               defaultLocale: configuration.defaultLocale)
+        }
+    }
+
+    /// The message an outbox entry becomes, with the project's stored templates.
+    public func message(for entry: OutboxMessage, date: Date, stored: EmailTemplateSet = [:]) throws -> MailMessage {
+        let chosen = entry.builtInText == true ? builtIn : try templates(stored: stored)
+        let email = chosen.render(entry.type, locale: entry.locale, values: EmailValues(
             appName: configuration.appName, link: entry.link,
             email: entry.recipient, newEmail: entry.newEmail, displayName: entry.displayName))
-        return MailMessage(from: .init(configuration.from, name: configuration.fromName ?? configuration.appName),
-                           to: .init(entry.recipient), subject: email.subject, text: email.text, html: email.html,
-                           date: date)
+        return MailMessage(from: configuration.sender(of: email), to: .init(entry.recipient), subject: email.subject,
+                           text: email.text, html: email.html, date: date)
+    }
+}
+
+extension EmailConfiguration {
+    /// The template's sender where it names one, else the configured one.
+    public func sender(of email: RenderedEmail) -> MailMessage.Address {
+        .init(email.from ?? from, name: email.fromName ?? fromName ?? appName)
+    }
+}
+
+/// The last stored template set and its compiled form: compiling every language takes milliseconds, and the set
+/// changes only when an operator saves.
+private final class CompiledOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last: (source: EmailTemplateSet, templates: EmailTemplates)?
+
+    func templates(for source: EmailTemplateSet, compile: () throws -> EmailTemplates) throws -> EmailTemplates {
+        if let last = lock.withLock({ last }), last.source == source { return last.templates }
+        let compiled = try compile()
+        lock.withLock { last = (source, compiled) }
+        return compiled
     }
 }
 
@@ -84,13 +118,16 @@ public struct OutboxWorker: Sendable {
     public let logger: Logger
     public let pollInterval: Duration
     public let batchSize: Int
+    /// The project's stored email templates, read at each delivery so a saved change reaches every instance.
+    public let storedTemplates: @Sendable (_ projectID: String) async throws -> EmailTemplateSet
     /// How long a claimed message is reserved for this sender.
     public let lease: TimeInterval
     private let loop = DeliveryLoop()
 
     public init(store: any OutboxStore, mailers: [String: ProjectMailer], clock: any HearthClock = SystemClock(),
                 retry: RetryPolicy = RetryPolicy(), logger: Logger = Logger(label: "hearth.mail"),
-                pollInterval: Duration = .seconds(5), batchSize: Int = 20, lease: TimeInterval = 300) {
+                pollInterval: Duration = .seconds(5), batchSize: Int = 20, lease: TimeInterval = 300,
+                storedTemplates: @escaping @Sendable (_ projectID: String) async throws -> EmailTemplateSet = { _ in [:] }) {
         self.store = store
         self.mailers = mailers
         self.clock = clock
@@ -99,6 +136,7 @@ public struct OutboxWorker: Sendable {
         self.pollInterval = pollInterval
         self.batchSize = batchSize
         self.lease = lease
+        self.storedTemplates = storedTemplates
     }
 
     /// Asks for a delivery pass now (called after queuing a message) instead of at the next poll.
@@ -134,7 +172,8 @@ public struct OutboxWorker: Sendable {
                 throw SMTPError.rejected(command: "configuration", code: 0,
                                          text: "no email settings for project \(entry.projectID)")
             }
-            try await mailer.transport.send(mailer.message(for: entry, date: clock.now()))
+            let stored = entry.builtInText == true ? [:] : try await storedTemplates(entry.projectID)
+            try await mailer.transport.send(mailer.message(for: entry, date: clock.now(), stored: stored))
             try await Self.evenIfStopping { [store] in try await store.deleteOutboxMessage(id: entry.id) }
             logger.info("email delivered", metadata: metadata)
         } catch {
@@ -183,7 +222,7 @@ extension EmailConfiguration {
                   fromName: try container.decodeIfPresent(String.self, forKey: .fromName),
                   appName: try container.decodeIfPresent(String.self, forKey: .appName) ?? "",
                   defaultLocale: try container.decodeIfPresent(String.self, forKey: .defaultLocale) ?? "en",
-                  templates: try container.decodeIfPresent([String: [String: EmailTemplate]].self,
+                  templates: try container.decodeIfPresent(EmailTemplateSet.self,
                                                            forKey: .templates) ?? [:])
     }
 }

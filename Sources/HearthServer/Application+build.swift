@@ -203,7 +203,8 @@ func makeOutboxWorker(configuration: ServerConfiguration, store: any IdentitySto
     }
     var mailLogger = logger
     mailLogger[metadataKey: "component"] = "mail"
-    return OutboxWorker(store: store, mailers: mailers, clock: clock, logger: mailLogger, pollInterval: pollInterval)
+    return OutboxWorker(store: store, mailers: mailers, clock: clock, logger: mailLogger, pollInterval: pollInterval,
+                        storedTemplates: { try await store.project(id: $0)?.settings.emailTemplates ?? [:] })
 }
 
 /// Runs the outbox sender beside the HTTP server; stops with it. Described by name only: ServiceLifecycle logs

@@ -125,8 +125,13 @@ public enum StoreContract {
         StoreCheck("project update replaces settings; updating a missing project fails") { store in
             var project = try await store.createProjectIfAbsent(sampleProject("p-one"))
             project.settings[.allowDuplicateEmails] = true
+            project.settings.authorizedDomains = ["app.example.com"]
+            project.settings.emailTemplates = ["pt-BR": ["PASSWORD_RESET": EmailTemplate(fromName: "Equipe", subject: "Olá %APP_NAME%")]]
             try await store.updateProject(project)
-            try expect(try await store.project(id: "p-one")?.settings[.allowDuplicateEmails] == true, "setting saved")
+            let saved = try await store.project(id: "p-one")?.settings
+            try expect(saved?[.allowDuplicateEmails] == true, "setting saved")
+            try expect(saved?.authorizedDomains == ["app.example.com"] && saved?.emailTemplates == project.settings.emailTemplates,
+                       "the console's settings saved: authorized domains, email templates")
             try await expectThrows(.notFound) { try await store.updateProject(sampleProject("p-missing")) }
         },
         StoreCheck("project updates are compare-and-set: a stale copy cannot overwrite a newer write") { store in

@@ -313,12 +313,13 @@ struct ConsoleBrowserTests {
                 try await browser.click("#save-mfa")
                 #expect(try await Self.waitForText("#status", containing: "Second factors saved", browser))
                 #expect(try await store.project(id: "console-project")?.settings.mfa?.providers.contains(.totp) == true)
-                // An email template drafted and previewed as it is typed, in the engine the server sends with.
+                // An email template drafted and previewed as it is typed, in the engine the server sends with (saving it is
+                // ConsoleSettingsBrowserTests').
                 try await Self.openSettings("templates", base, browser)
                 #expect(try await Self.waitForText("#preview-subject", containing: "console-project", browser))
                 try await browser.type("Hello from {{appName}}", into: "#tpl-subject")
                 #expect(try await Self.waitForText("#preview-subject", containing: "Hello from console-project", browser))
-                #expect(try await Self.waitForText("#tpl-config", containing: "PASSWORD_RESET", browser))
+                #expect(try await Self.waitForText("#tpl-state", containing: "Hearth's own text", browser), "typed, not saved")
 
                 // A service account: created (its key file downloaded once), then its key calls the admin API.
                 try await Self.openSettings("service-accounts", base, browser)

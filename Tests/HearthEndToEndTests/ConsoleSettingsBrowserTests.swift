@@ -3,6 +3,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import HearthCore
+import HearthMail
 import HearthServer
 import HearthSQLite
 import HearthTestSupport
@@ -13,9 +14,10 @@ import Testing
 /// The console's parts that Firebase's Authentication section has and ConsoleBrowserTests does not drive: the
 /// Dashboard first, every sign-in method in one list with the SMS warning, settings one section per address, a
 /// setting the environment pins shown read-only (and refused by the API), authorized domains added and removed, the
-/// delivery status, one date format, users named by email in the audit log, custom-token users labelled, and no
-/// email or uid broken mid-word at 1280 px.
-@Suite(.enabled(if: Browser.unavailableReason() == nil, "needs chromium: \(Browser.unavailableReason() ?? "")"))
+/// delivery status, email templates edited per language (saved, sent as a test, pinned, reset), one date format,
+/// users named by email in the audit log, custom-token users labelled, and no email or uid broken mid-word at 1280 px.
+@Suite(.enabled(if: Browser.unavailableReason() == nil, "needs chromium: \(Browser.unavailableReason() ?? "")"),
+       .enabled(if: SMTPSink.unavailableReason() == nil, "needs aiosmtpd: \(SMTPSink.unavailableReason() ?? "")"))
 struct ConsoleSettingsBrowserTests {
     @Test func theConsoleDoesWhatFirebasesAuthenticationSectionDoes() async throws {
         let store = try await SQLiteStore.temporary()
@@ -37,6 +39,11 @@ struct ConsoleSettingsBrowserTests {
         try await store.insertUser(custom, uniqueEmail: true)
         var configuration = ServerConfiguration(port: 0, projectID: "console-project", initialAPIKey: "console-key")
         configuration.rateLimits.enabled = false
+        let sink = try await SMTPSink.start()
+        defer { sink.stop() }
+        configuration.email = EmailConfiguration(
+            smtp: .init(host: "127.0.0.1", port: sink.port, security: .none, timeout: 10), from: "noreply@console.test",
+            templates: ["de": ["PASSWORD_RESET": .init(subject: "Aus der Datei")]])
         // Pinned by the environment, as `hearth serve` records it.
         configuration.emailEnumerationProtection = true
         configuration.identityProviders = ["apple.com": IdentityProviderConfig(enabled: true, clientId: "com.example.app")]
@@ -144,8 +151,56 @@ struct ConsoleSettingsBrowserTests {
 
             // Email and SMS: what is set, and what is not.
             try await ConsoleBrowserTests.openSettings("delivery", base, browser)
-            #expect(try await wait("#smtp-status", "not configured: emails wait in the outbox"))
+            #expect(try await wait("#smtp-status", "127.0.0.1:\(sink.port)"))
+            #expect(try await wait("#smtp-status", "noreply@console.test"))
             #expect(try await wait("#sms-status", "none: phone sign-in and SMS second factors cannot send codes"))
+
+            // Email templates: one edited in French, previewed as typed, saved, sent as a test, shown again after a
+            // reload; the config file's German one read-only; Hearth's text back after a reset.
+            func chooseLocale(_ code: String) async throws {
+                _ = try await browser.evaluate("""
+                    const select = document.querySelector('#tpl-locale'); select.value = '\(code)';
+                    select.dispatchEvent(new Event('change')); return select.value;
+                    """)
+            }
+            try await ConsoleBrowserTests.openSettings("templates", base, browser)
+            #expect(try await wait("#preview-subject", "console-project"))
+            try await chooseLocale("fr")
+            #expect(try await wait("#tpl-state", "Hearth's own text"))
+            try await browser.type("Équipe Console", into: "#tpl-from-name")
+            try await browser.type("Réinitialisez {{appName}}", into: "#tpl-subject")
+            try await browser.type("Lien : {{link}}", into: "#tpl-text")
+            #expect(try await wait("#preview-subject", "Réinitialisez console-project"))
+            #expect(try await wait("#preview-from", "Équipe Console <noreply@console.test>"))
+            #expect(try await wait("#preview-text", "Lien : http"))
+            try await browser.click("#tpl-save")
+            #expect(try await wait("#status", "Template saved: PASSWORD_RESET in fr"))
+            let saved = try await store.project(id: "console-project")?.settings.emailTemplates?["fr"]?["PASSWORD_RESET"]
+            #expect(saved == EmailTemplate(fromName: "Équipe Console", subject: "Réinitialisez {{appName}}", text: "Lien : {{link}}"))
+            try await browser.type("ops@example.com", into: "#tpl-test-to")
+            try await browser.click("#tpl-test")
+            #expect(try await wait("#status", "The test email was sent"))
+            await eventually { (try? sink.messages())?.contains { $0.recipients == ["ops@example.com"] } == true }
+            let test = try #require(try sink.messages().first { $0.recipients == ["ops@example.com"] })
+            #expect(test.subject == "Réinitialisez console-project" && test.from.contains("Équipe Console"), "\(test.subject) from \(test.from)")
+            #expect(test.text?.hasPrefix("Lien : http") == true)
+            _ = try await browser.evaluate("document.querySelector('#tpl-type').scrollIntoView(); return true")
+            try await picture("templates")
+            try await browser.open(base + "/console")  // a new page: what it shows comes from the store
+            #expect(try await wait("#totals", "sign-ins"))
+            try await ConsoleBrowserTests.openSettings("templates", base, browser)
+            try await chooseLocale("fr")
+            #expect(try await wait("#tpl-state", "Customized"))
+            #expect(try await browser.evaluate("return document.querySelector('#tpl-subject').value") as? String == "Réinitialisez {{appName}}")
+            try await chooseLocale("de")
+            #expect(try await wait("#tpl-state", "Set by the config file (email.templates)"))
+            #expect(try await browser.evaluate("return document.querySelector('#tpl-fields').disabled") as? Bool == true)
+            #expect(try await wait("#preview-subject", "Aus der Datei"))
+            try await chooseLocale("fr")
+            try await browser.click("#tpl-reset")
+            #expect(try await wait("#status", "Hearth's own text is used again"))
+            #expect(try await store.project(id: "console-project")?.settings.emailTemplates == nil)
+            #expect(try await browser.evaluate("return document.querySelector('#tpl-subject').value") as? String == "")
 
             // Users: the custom-token user is labelled so; emails and uids stay on one line at 1280 px.
             try await browser.click("nav button[data-view=users]")

@@ -73,12 +73,12 @@ import Testing
             templates: ["en": ["PASSWORD_RESET": .init(subject: "Acme custom reset", text: "Custom: {{link}}")]]))
         var message = OutboxMessage(projectID: "p1", type: .passwordReset, recipient: "ana@example.com", code: "C",
                                     link: "https://auth.example.com/__/auth/action?oobCode=C", locale: "en", createdAt: Date())
-        #expect(mailer.message(for: message, date: Date()).subject == "Acme custom reset")
+        #expect(try mailer.message(for: message, date: Date()).subject == "Acme custom reset")
         message.tenantID = "t-a"
         message.builtInText = true
-        let builtIn = mailer.message(for: message, date: Date())
+        let builtIn = try mailer.message(for: message, date: Date())
         #expect(builtIn.subject != "Acme custom reset" && builtIn.subject.contains("Acme") && builtIn.text.contains("oobCode=C"))
         message.builtInText = false
-        #expect(mailer.message(for: message, date: Date()).subject == "Acme custom reset")
+        #expect(try mailer.message(for: message, date: Date()).subject == "Acme custom reset")
     }
 }

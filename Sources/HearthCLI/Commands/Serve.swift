@@ -60,6 +60,10 @@ struct Serve: AsyncParsableCommand {
             let source = settings.sources.first { $0.setting == setting || $0.setting.hasPrefix(setting + ".") }?.source
             configuration.settingSources[setting] = source.map { $0 == "config file" ? "the config file" : $0 } ?? "the config file"
         }
+        // Templates from HEARTH_EMAIL_TEMPLATES or a secret file say so; the console's default names the config file.
+        if let source = settings.sources.first(where: { $0.setting == "email.templates" })?.source, source != "config file" {
+            configuration.settingSources["emailTemplates"] = source
+        }
         // A shorthand for email.smtp: one URL, which wins over the separate smtp settings.
         if let value = smtpURL ?? environment["HEARTH_SMTP_URL"] {
             guard let smtp = SMTPConfiguration(url: value) else {

@@ -81,6 +81,9 @@ public struct ProjectSettings: Sendable, Codable, Equatable, HoldsDeclaredSettin
     /// `authorizedDomains` as the admin API (or the console) set them; `nil`: the server's defaults. A server
     /// configured with its own list (the config file's `authorizedDomains`) uses that instead.
     public var authorizedDomains: [String]?
+    /// Email templates as the admin API (or the console) set them, by language and action; the config file's
+    /// `email.templates` win for the same language and action.
+    public var emailTemplates: EmailTemplateSet?
     /// The declared settings (``SignInSetting/all``) the project has set; the rest have their defaults.
     public var declared = DeclaredSettings(scope: .project)
 
@@ -94,7 +97,7 @@ public struct ProjectSettings: Sendable, Codable, Equatable, HoldsDeclaredSettin
 
     enum CodingKeys: String, CodingKey {
         case mfa, identityProviders, testPhoneNumbers, blockingFunctions, blockingFunctionsOnAdminCreate, passwordPolicy,
-             smsRegions, captcha, passkeys, authorizedDomains
+             smsRegions, captcha, passkeys, authorizedDomains, emailTemplates
         case declared = "declaredValues"
     }
 
@@ -116,6 +119,7 @@ public struct ProjectSettings: Sendable, Codable, Equatable, HoldsDeclaredSettin
         captcha = try container.decodeIfPresent(CaptchaSettings.self, forKey: .captcha)
         passkeys = try container.decodeIfPresent(PasskeyConfig.self, forKey: .passkeys)
         authorizedDomains = try container.decodeIfPresent([String].self, forKey: .authorizedDomains)
+        emailTemplates = try container.decodeIfPresent(EmailTemplateSet.self, forKey: .emailTemplates)
         declared = try container.decodeIfPresent(DeclaredSettings.self, forKey: .declared) ?? DeclaredSettings()
         declared.scope = .project
         let old = try decoder.container(keyedBy: StoredBeforeDeclarations.self)

@@ -3,8 +3,8 @@ import HearthCore
 import HTTPTypes
 import Hummingbird
 
-/// `/console`: the admin console, plain HTML, CSS and JavaScript (`console.html`, `console.css`, `console.js` and
-/// `sign-in-methods.js` beside this file), compiled into the binary by the EmbedFiles plugin (no bundler, no resource bundle, no request leaves
+/// `/console`: the admin console, plain HTML, CSS and JavaScript (`console.html`, `console.css`, `console.js`,
+/// `sign-in-methods.js` and `templates.js` beside this file), compiled into the binary by the EmbedFiles plugin (no bundler, no resource bundle, no request leaves
 /// the server). The page is the same for everyone; what it shows comes from the admin API, which the console
 /// calls with the operator's session (``ConsoleRoutes``).
 enum ConsolePage {
@@ -25,6 +25,7 @@ enum ConsolePage {
         switch call.parameter("file") {
         case "console.js": respond(ConsoleFiles.consoleJs, type: "text/javascript; charset=utf-8")
         case "sign-in-methods.js": respond(ConsoleFiles.signInMethodsJs, type: "text/javascript; charset=utf-8")
+        case "templates.js": respond(ConsoleFiles.templatesJs, type: "text/javascript; charset=utf-8")
         case "console.css": respond(ConsoleFiles.consoleCss, type: "text/css; charset=utf-8")
         default: throw APIError.notFound
         }

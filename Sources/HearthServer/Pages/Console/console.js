@@ -82,7 +82,7 @@ const views = {
     $("#settings").dataset.loaded = "";
     showPanel(panel);
     await loadSettings();
-    await previewTemplate();
+    await loadTemplates();
     $("#settings").dataset.loaded = "true";
   }),
 };
@@ -314,31 +314,6 @@ async function dashboard() {
     cell(row, String(count));
     providerRows.appendChild(row);
   }
-}
-
-async function previewTemplate() {
-  const body = { type: $("#tpl-type").value, locale: $("#tpl-locale").value };
-  const subject = $("#tpl-subject").value;
-  const text = $("#tpl-text").value;
-  if (subject || text) body.template = Object.assign(subject ? { subject } : {}, text ? { text } : {});
-  const shown = await api("POST", admin() + "/emailTemplates:preview", body);
-  $("#preview-subject").textContent = shown.subject;
-  $("#preview-text").textContent = shown.text;
-  const locales = $("#tpl-locale");
-  if (locales.options.length !== shown.locales.length) {
-    const chosen = locales.value;
-    locales.replaceChildren(...shown.locales.map((code) => new Option(code, code)));
-    locales.value = shown.locales.includes(chosen) ? chosen : shown.locale;
-  }
-  const config = $("#tpl-config");
-  config.hidden = !body.template;
-  if (body.template) config.textContent = JSON.stringify({ [body.locale]: { [body.type]: body.template } }, null, 2);
-}
-
-let previewTimer = 0;
-function previewSoon() {
-  clearTimeout(previewTimer);
-  previewTimer = setTimeout(() => run(previewTemplate), 300);
 }
 
 async function sendTest(path, body, what) {
@@ -756,8 +731,6 @@ document.addEventListener("DOMContentLoaded", () => {
       say("Created " + key.client_email + ": its key file was downloaded. Keep it secret; it cannot be downloaded again.");
     });
   });
-  for (const id of ["#tpl-type", "#tpl-locale"]) $(id).addEventListener("change", previewSoon);
-  for (const id of ["#tpl-subject", "#tpl-text"]) $(id).addEventListener("input", previewSoon);
   $("#send-test-email").addEventListener("click", () => run(() => sendTest("/emailTest", { to: $("#test-email").value }, "email")));
   $("#send-test-sms").addEventListener("click", () => run(() => sendTest("/smsTest", { phoneNumber: $("#test-phone").value }, "SMS")));
   $("#tenant-form").addEventListener("submit", (event) => {
