@@ -175,7 +175,9 @@ let package = Package(
         // as the guides are written.
         .target(name: "SeedExamples", dependencies: ["HearthAuth"], swiftSettings: [.swiftLanguageMode(.v5)]),
         .executableTarget(name: "HearthCLI", dependencies: [
-            "HearthServer", "HearthSQLite", "HearthPostgres", "HearthMail", "HearthSMS",
+            "HearthServer", "HearthSQLite", "HearthPostgres", "HearthMail", "HearthSMS", "HearthWire",
+            server("AsyncHTTPClient", "async-http-client"),
+            server("NIOHTTP1", "swift-nio"),
             server("ArgumentParser", "swift-argument-parser"),
             server("Configuration", "swift-configuration"),
             server("SystemPackage", "swift-system"),

@@ -9,7 +9,7 @@ struct Hearth: AsyncParsableCommand {
         commandName: "hearth",
         abstract: "A self-hosted identity server that speaks Firebase Authentication's protocol.",
         version: HearthVersion.description,
-        subcommands: [Serve.self, ProjectCommand.self, Speed.self, Users.self, Keys.self, Backup.self, StoreCommands.self, ConsoleAdmins.self, Events.self, Outbox.self, AuthImport.self, AuthExport.self,
+        subcommands: [Serve.self, ProjectCommand.self, Speed.self, Users.self, Keys.self, Backup.self, StoreCommands.self, ConsoleAdmins.self, Events.self, Outbox.self, AuthImport.self, AuthExport.self, AuthMigrate.self,
                       ServiceAccounts.self,
                       AdminToken.self])
 

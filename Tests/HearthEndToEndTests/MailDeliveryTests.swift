@@ -26,24 +26,14 @@ struct MailDeliveryTests {
         configuration.email = EmailConfiguration(
             smtp: .init(host: "127.0.0.1", port: smtpPort, security: .none, timeout: 30),
             from: "noreply@hearth.test", appName: "Restart Test")
-        let hashing = ThreadPoolWorkRunner(threads: 2)
-        let app = try await buildApplication(configuration: configuration, store: store, clock: clock,
-                                             hashing: hashing, hashParameters: { .generate(memoryCost: 12) },
-                                             mailPollInterval: .milliseconds(200))
-        let server = Task { try await app.runService() }
-        let base = "http://127.0.0.1:\(port)"
-        var failure: (any Error)?
         do {
-            try await ActionPageBrowserTests.waitUntilListening(base)
-            try await body(base)
+            try await serving(configuration, store: store, clock: clock, mailPollInterval: .milliseconds(200),
+                              hashMemoryCost: 12, body)
         } catch {
-            failure = error
+            try await store.close()
+            throw error
         }
-        server.cancel()
-        _ = await server.result
-        try await hashing.shutdown()
         try await store.close()
-        if let failure { throw failure }
     }
 
     @Test func anEmailQueuedDuringAnOutageIsDeliveredAfterARestart() async throws {

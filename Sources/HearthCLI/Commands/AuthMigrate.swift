@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+
+/// `hearth auth:migrate`: a Firebase project's Authentication moved into Hearth (or out of it) in one command,
+/// through the Admin REST API both sides speak.
+struct AuthMigrate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "auth:migrate",
+        abstract: "Move a Firebase project's settings, providers, tenants and users (with password hashes) into Hearth.",
+        discussion: """
+            Reads the source through the Admin REST API firebase-admin uses, with a service-account key of the \
+            source project (the Firebase Authentication Admin role), and writes into the running Hearth server \
+            through the same API, with a Hearth service account's key:
+
+              hearth auth:migrate --from-key-file firebase-sa.json --to-key-file service-accounts/mover.json
+
+            Run it again at any time: nothing is duplicated (users already there are left as they are unless \
+            --overwrite-users). --dry-run reads both sides and writes nothing. It ends with a report of what \
+            moved and what was skipped and why (secrets Google never returns, TOTP second factors, settings the \
+            target's config file fixes). For Firebase's emulator as the source, give --from http://127.0.0.1:9099 \
+            --from-project ID and no key; the way back is the same command with --to pointing at Google or an \
+            emulator.
+            """)
+
+    @Option(help: "The source's base URL (default: Google's API; Firebase's emulator: http://127.0.0.1:9099).")
+    var from = "https://identitytoolkit.googleapis.com"
+    @Option(name: .customLong("from-project"), help: "The source project id (default: the key file's project_id).")
+    var fromProject: String?
+    @Option(name: .customLong("from-key-file"), help: "A Google service-account key of the source project (none: an emulator).")
+    var fromKeyFile: String?
+
+    @Option(help: "The target's base URL (default: the running Hearth server's address).")
+    var to: String?
+    @Option(name: .customLong("to-key-file"), help: "A Hearth service account's key file (none: a server in emulator mode).")
+    var toKeyFile: String?
+
+    @Option(name: .customLong("hash-key"), help: "The source's scrypt signer key (base64), when its config does not give it (Firebase console: Users → ⋮ → Password hash parameters).")
+    var hashKey: String?
+    @Option(name: .customLong("salt-separator"), help: "The source's scrypt salt separator (base64).")
+    var saltSeparator = "Bw=="
+    @Option(help: "The source's scrypt rounds.")
+    var rounds = 8
+    @Option(name: .customLong("mem-cost"), help: "The source's scrypt memory cost.")
+    var memoryCost = 14
+
+    @Flag(name: .customLong("overwrite-users"), help: "Replace users the target already has with the source's.")
+    var overwriteUsers = false
+    @Flag(name: .customLong("dry-run"), help: "Read both sides and write nothing.")
+    var dryRun = false
+
+    @OptionGroup var location: StoreOptions
+
+    func run() async throws {
+        let source = try await sourceAPI()
+        let target = try await targetAPI()
+        FileHandle.standardError.write(Data("moving \(source.project) at \(source.root) → \(target.project) at \(target.root)\(dryRun ? " (dry run)" : "")\n".utf8))
+        var move = ProjectMove(source: source, target: target, dryRun: dryRun, overwriteUsers: overwriteUsers)
+        move.givenHashing = hashKey.map { ["hashAlgorithm": "SCRYPT", "signerKey": $0, "saltSeparator": saltSeparator,
+                                           "rounds": rounds, "memoryCost": memoryCost] }
+        do {
+            try await move.run()
+        } catch let failure as AdminREST.Failure {
+            throw CommandFailure("\(failure). Nothing after this step was moved; run the command again once it is fixed.")
+        }
+        for line in move.report.lines(dryRun: dryRun) { print(line) }
+    }
+
+    private func sourceAPI() async throws -> AdminREST {
+        guard let fromKeyFile else {
+            guard let fromProject else { throw ValidationError("give --from-project (or --from-key-file, whose project_id is used)") }
+            return AdminREST(root: AdminREST.root(for: from), project: fromProject, credential: .emulatorOwner)
+        }
+        guard let data = FileManager.default.contents(atPath: fromKeyFile),
+              let key = try? JSONDecoder().decode(GoogleAccessToken.KeyFile.self, from: data) else {
+            throw CommandFailure("\(fromKeyFile) is not a service-account key file (private_key_id, private_key, client_email)")
+        }
+        guard let project = fromProject ?? key.project_id else { throw ValidationError("give --from-project") }
+        return AdminREST(root: AdminREST.root(for: from), project: project,
+                         credential: .accessToken(try await GoogleAccessToken.fetch(key)))
+    }
+
+    private func targetAPI() async throws -> AdminREST {
+        let file = try await location.configFile()
+        var url = to ?? ""
+        if to == nil {
+            let address = ServerRecord.address(store: location.storeLocation(file), publicURL: file.publicURL,
+                                               host: file.host, port: file.port)
+            if let note = address.note { FileHandle.standardError.write(Data((note + "\n").utf8)) }
+            url = address.url
+        }
+        let project = location.projectID(file)
+        guard let toKeyFile else { return AdminREST(root: AdminREST.root(for: url), project: project, credential: .emulatorOwner) }
+        guard let key = FileManager.default.contents(atPath: toKeyFile) else {
+            throw CommandFailure("cannot read \(toKeyFile): give the key file `hearth service-accounts create` wrote")
+        }
+        return AdminREST(root: AdminREST.root(for: url), project: project, credential: .hearthKey(key, audience: url))
+    }
+}
