@@ -58,4 +58,22 @@ import Testing
             #expect(claims.sub.value == created["localId"] as? String)
         }
     }
+
+    /// The discovery document sits under the issuer, here Google's (`securetoken.google.com/{project}`, on this
+    /// server under the host prefix and at the root), names the issuer and this server's JWKS, and exists only for
+    /// the served project.
+    @Test func discoveryNamesTheIssuerAndTheKeys() async throws {
+        try await TestApp().run { client in
+            for path in ["/securetoken.google.com/demo-project/.well-known/openid-configuration",
+                         "/demo-project/.well-known/openid-configuration"] {
+                let found = try await client.send(.get, path, key: nil)
+                #expect(found.status == 200, "\(path): \(found.text)")
+                #expect(found["issuer"] as? String == "https://securetoken.google.com/demo-project")
+                #expect((found["jwks_uri"] as? String)?.hasSuffix("/.well-known/jwks.json") == true)
+                #expect(found["id_token_signing_alg_values_supported"] as? [String] == ["RS256"])
+            }
+            let other = try await client.send(.get, "/other-project/.well-known/openid-configuration", key: nil)
+            #expect(other.status == 404 && other.errorMessage != nil, "\(other.text)")
+        }
+    }
 }

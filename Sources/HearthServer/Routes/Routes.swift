@@ -158,6 +158,9 @@ enum HearthRoutes {
                  to: PublicKeyRoutes.x509)
         open.get("\(googleKeys)/service_accounts/v1/jwk/securetoken@system.gserviceaccount.com",
                  "/.well-known/jwks.json", "\(v1)/sessionCookiePublicKeys", to: PublicKeyRoutes.jwks)
+        for path in PublicKeyRoutes.discoveryPaths(issuerPrefix: services.configuration.issuerPrefix) {
+            open.get(path, to: PublicKeyRoutes.discovery)
+        }
         // The admin console: its page and assets, and the operator's session (a cookie the admin API accepts with
         // its CSRF token; see AdminGuard).
         open.get("/console", to: ConsolePage.show)
