@@ -24,6 +24,8 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     guardOutages(of: store, configuration: configuration, logger: logger)
+    // Emulator mode: a clock an app's test suite can freeze and move (EmulatorControlRoutes).
+    let clock: any HearthClock = configuration.isEmulator && !(clock is EmulatorClock) ? EmulatorClock(wrapping: clock) : clock
     let mail = try makeOutboxWorker(configuration: configuration, store: store, clock: clock, logger: logger,
                                     pollInterval: mailPollInterval)
     let provider: (any SMSSender)? = configuration.isEmulator ? nil : configuration.sms.map {
@@ -248,5 +250,7 @@ func captchaVerifier(_ settings: CaptchaProviderSettings) -> any CaptchaVerifier
     case .recaptcha: .recaptcha
     }
     return SiteVerifyCaptcha(provider: provider, secret: settings.secret, verifyURL: settings.verifyURL,
-                             minScore: settings.minScore ?? 0.5, hostnames: settings.hostnames, action: settings.action)
+                             minScore: settings.minScore ?? 0.5, hostnames: settings.hostnames, action: settings.action,
+                             timeout: .milliseconds(Int64(settings.timeout.components.seconds * 1000
+                                                          + settings.timeout.components.attoseconds / 1_000_000_000_000_000)))
 }

@@ -34,6 +34,8 @@ public struct HearthServices: Sendable {
     /// Emulator mode: the tenants deleted while this server runs (`project/tenant`), which `GET …/tenants/{id}` does
     /// not make again, so a deleted tenant reads as deleted, as the Admin SDKs expect.
     let deletedTenants = DeletedTenants()
+    /// Emulator mode: the failures a test suite asked for (``EmulatorControlRoutes``).
+    let faults = EmulatorFaults()
 
     final class ListeningPort: Sendable {
         let value = Atomic<Int>(0)

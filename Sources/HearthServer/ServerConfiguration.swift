@@ -219,6 +219,9 @@ public struct CaptchaProviderSettings: Sendable, Equatable {
     public var hostnames: [String]?
     /// When set, a token passes only if it names this action (reCAPTCHA v3's and Turnstile's `action`).
     public var action: String?
+    /// How long a `siteverify` call may take before the request answers 503 (5 s; an embedding app or a test on a
+    /// loaded machine may give more).
+    public var timeout: Duration = .seconds(5)
 
     public init(provider: Provider, siteKey: String, secret: String, verifyURL: String? = nil, minScore: Double? = nil) {
         self.provider = provider

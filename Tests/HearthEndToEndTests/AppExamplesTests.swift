@@ -2,6 +2,8 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HearthCore
+import HearthServer
 import HearthTestSupport
 import Testing
 
@@ -186,5 +188,33 @@ import Testing
         let refused = try await runProcess(URL(fileURLWithPath: "/usr/bin/env"), [runner.command[0]] + Array(runner.command.dropFirst()) + [forged],
                                            in: server.folder, environment: environment)
         #expect(refused.status != 0 && !refused.output.contains("verified"), "\(language) accepted a forged token: \(refused.output)")
+    }
+
+    /// The JS SDK app test of docs/apps.md (`<!-- emulator-test-example: js -->`), run with the official SDK built
+    /// by ../shared/peer/build-js-sdk.sh (`HEARTH_JS_SDK`, else /tmp/jssdk/dist/firebase-auth-node.mjs) against
+    /// emulator mode: it freezes and moves the clock and sees an injected fault as `auth/quota-exceeded`.
+    @Test func theEmulatorTestExampleMovesTheClockAndInjectsAFault() async throws {
+        let bundle = ProcessInfo.processInfo.environment["HEARTH_JS_SDK"] ?? "/tmp/jssdk/dist/firebase-auth-node.mjs"
+        guard FileManager.default.fileExists(atPath: bundle) else {
+            print("AppExamplesTests: the JS SDK emulator example is skipped: no \(bundle) (build it with MIRROR=… bash "
+                  + "../shared/peer/build-js-sdk.sh /tmp/jssdk; CI has no mirrors)")
+            return
+        }
+        let example = try #require(try Self.blocks(marked: "emulator-test-example").first { $0.label == "js" }?.code)
+        let code = example.replacingOccurrences(of: #"from "firebase/app""#, with: "from \"\(bundle)\"")
+            .replacingOccurrences(of: #"from "firebase/auth""#, with: "from \"\(bundle)\"")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-js-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(code.utf8).write(to: folder.appendingPathComponent("test.mjs"))
+        let configuration = ServerConfiguration(mode: .emulator, port: try freePort(), projectID: "js-project")
+        try await serving(configuration, store: InMemoryStore()) { base in
+            var environment = ProcessInfo.processInfo.environment
+            environment["HEARTH"] = base
+            environment["PROJECT"] = "js-project"
+            let (status, output) = try await runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["node", "test.mjs"],
+                                                        in: folder, environment: environment)
+            #expect(status == 0 && output.contains("clock and faults: ok Thu, 01 May 2031 13:00:01 GMT"), "\(output)")
+        }
     }
 }

@@ -28,6 +28,8 @@ import Testing
             app.configuration.captcha = CaptchaProviderSettings(
                 provider: provider, siteKey: "site-key-1", secret: "test-secret",
                 verifyURL: "http://127.0.0.1:\(live.port!)\(path)")
+            // The stand-in answers at once, but a loaded machine can starve any loopback call for seconds.
+            app.configuration.captcha!.timeout = .seconds(60)
             configure(&app.configuration.captcha!)
             let signer = try await CredentialGuardsTests.register(app)
             try await app.store.insertTenant(TenantRecord(projectID: "demo-project", id: "acme-a1b2c", allowPasswordSignup: true))

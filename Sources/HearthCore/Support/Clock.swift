@@ -52,3 +52,46 @@ extension Date {
     /// Microseconds since 1970: the audit log's order key.
     public var epochMicros: Int64 { Int64((timeIntervalSince1970 * 1_000_000).rounded(.down)) }
 }
+
+/// Emulator mode's clock: the wall clock (or the one it wraps) until an app's test suite freezes or moves it through
+/// `/emulator/v1/projects/{id}/clock`. Every use-case reads the time from it, so ID and refresh tokens, codes, links,
+/// rate windows and the deletion of inactive anonymous users all see the moved time.
+///
+/// ```swift
+/// let clock = EmulatorClock(wrapping: SystemClock())
+/// clock.freeze()
+/// clock.advance(by: 3601)   // an ID token issued before the advance is now expired
+/// ```
+public final class EmulatorClock: HearthClock, @unchecked Sendable {
+    private let base: any HearthClock
+    private let lock = NSLock()
+    private var frozenAt: Date?
+    private var offset: TimeInterval = 0
+
+    public init(wrapping base: any HearthClock) { self.base = base }
+
+    public func now() -> Date { lock.withLock { frozenAt ?? base.now() + offset } }
+
+    /// Whether time stands still until the next ``advance(by:)``.
+    public var isFrozen: Bool { lock.withLock { frozenAt != nil } }
+
+    /// Stops the clock at `date`, or where it is now.
+    public func freeze(at date: Date? = nil) {
+        lock.withLock { frozenAt = date ?? frozenAt ?? base.now() + offset }
+    }
+
+    /// Moves the clock forward, frozen or running.
+    public func advance(by seconds: TimeInterval) {
+        lock.withLock {
+            if let frozen = frozenAt { frozenAt = frozen + seconds } else { offset += seconds }
+        }
+    }
+
+    /// Back to the wall clock.
+    public func reset() {
+        lock.withLock {
+            frozenAt = nil
+            offset = 0
+        }
+    }
+}

@@ -36,6 +36,7 @@ enum HearthRoutes {
         router.add(middleware: RequestLog(level: observability.requestLogLevel))
         if observability.metricsEnabled { router.add(middleware: MetricsMiddleware()) }
         router.add(middleware: ErrorEnvelopes(logger: services.logger))
+        if services.configuration.isEmulator { router.add(middleware: FaultInjection(faults: services.faults)) }
         router.add(middleware: AuditScopeMiddleware(trustForwardedFor: services.configuration.trustForwardedFor))
         let table = RouteTable(router: router, services: services)
         let body = BodyLimit(limit: services.configuration.maxBodySize, strict: !services.configuration.isEmulator,
@@ -184,6 +185,13 @@ enum HearthRoutes {
             open.on(.delete, "/emulator/v1/projects/{project}/tenants/{tenant}/accounts", to: EmulatorRoutes.resetAccounts)
             open.get("/emulator/v1/projects/{project}/tenants/{tenant}/oobCodes", to: EmulatorRoutes.oobCodes)
             open.get("/emulator/v1/projects/{project}/config", to: EmulatorRoutes.config)
+            open.get("/emulator/v1/projects/{project}/clock", to: EmulatorControlRoutes.getClock)
+            open.post("/emulator/v1/projects/{project}/clock:freeze", to: EmulatorControlRoutes.freeze)
+            open.post("/emulator/v1/projects/{project}/clock:advance", to: EmulatorControlRoutes.advance)
+            open.post("/emulator/v1/projects/{project}/clock:reset", to: EmulatorControlRoutes.resetClock)
+            open.get("/emulator/v1/projects/{project}/faults", to: EmulatorControlRoutes.faults)
+            open.post("/emulator/v1/projects/{project}/faults", to: EmulatorControlRoutes.addFault)
+            open.on(.delete, "/emulator/v1/projects/{project}/faults", to: EmulatorControlRoutes.resetFaults)
             open.on(.patch, "/emulator/v1/projects/{project}/config", to: EmulatorRoutes.patchConfig)
             open.get("/emulator/v1/projects/{project}/oobCodes", to: EmulatorRoutes.oobCodes)
             open.get("/emulator/v1/projects/{project}/verificationCodes", to: EmulatorRoutes.verificationCodes)
