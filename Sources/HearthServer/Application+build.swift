@@ -40,7 +40,8 @@ public func buildApplication(
                                   hooks: [BlockingFunctionCaller(issuerPrefix: configuration.issuerPrefix, clock: clock)],
                                   webhooks: webhooks,
                                   breachedPasswords: try configuration.breachedPasswords.map { try PwnedPasswordsFile(path: $0) },
-                                  captcha: configuration.captcha.map(captchaVerifier))
+                                  captcha: configuration.captcha.map(captchaVerifier),
+                                  passwordSource: HTTPPasswordSource())
     // The first start creates the project: keys, hash parameters, API key. A configured switch applies to it
     // on every start, so turning email-enumeration protection on or off is a config change and a restart.
     // What the config file names wins over what is stored, key by key; what it does not name stays as the admin API

@@ -74,7 +74,8 @@ public struct HearthServices: Sendable {
                 federation: (any IdentityProviderVerifier & FederatedRedirectProvider)? = nil,
                 hashParameters: (@Sendable () -> FirebaseScryptParameters)? = nil,
                 hooks: [any AccountHook] = [], webhooks: WebhookWorker? = nil,
-                breachedPasswords: (any BreachedPasswordList)? = nil, captcha: (any CaptchaVerifier)? = nil) {
+                breachedPasswords: (any BreachedPasswordList)? = nil, captcha: (any CaptchaVerifier)? = nil,
+                passwordSource: (any PasswordSource)? = nil) {
         self.configuration = configuration
         let outbox = configuration.isEmulator ? EmulatorSMSOutbox(logger: logger) : nil
         smsOutbox = outbox
@@ -116,6 +117,7 @@ public struct HearthServices: Sendable {
         accounts.sessionsPerUser = configuration.sessionsPerUser
         accounts.hooks = hooks
         accounts.breachedPasswords = breachedPasswords
+        accounts.passwordSource = passwordSource
         if configuration.rateLimits.enabled {
             let limits = configuration.rateLimits
             accounts.smsBudget = SMSBudget(

@@ -99,6 +99,46 @@ import Testing
         await #expect(throws: AuthFailure.adminOnlyOperation) { try await makeService().passwords.signUp(in: project) }
     }
 
+
+    /// The lazy migration's time bound, on a clock moved by hand: before `expiresAt` a user whose password is only at
+    /// the source is checked there once; after it, the source is not asked at all. (AuthMigrateTests runs the whole
+    /// flow against a real source project.)
+    @Test func aLazyMigrationAsksTheSourceOnlyUntilItsDate() async throws {
+        final class Source: PasswordSource, @unchecked Sendable {
+            private let lock = NSLock()
+            private var asked: [String] = []
+            var calls: [String] { lock.withLock { asked } }
+            func check(email: String, password: String, sourceTenantID: String?, migration: LazyPasswordMigration) async throws -> String? {
+                lock.withLock { asked.append(email) }
+                return password == "right-password" ? email.components(separatedBy: "@")[0] : nil
+            }
+        }
+        let source = Source()
+        var accounts = makeService()
+        accounts.passwordSource = source
+        var project = try await makeProject()
+        var record = project.record
+        record.settings.lazyPasswordMigration = LazyPasswordMigration(sourceURL: "https://identitytoolkit.googleapis.com",
+                                                                      apiKey: "k", expiresAt: clock.now() + 3600)
+        try await store.updateProject(record)
+        project = try await makeProject()  // read again, with the switch
+        for name in ["early", "late"] {
+            var user = UserRecord(projectID: project.id, tenantID: nil, localID: name, email: "\(name)@example.com",
+                                  validSince: 0, createdAt: clock.now())
+            user.passwordAtSource = true
+            try await store.insertUser(user, uniqueEmail: true)
+        }
+        let signedIn = try await accounts.passwords.signInWithPassword(in: project, email: "early@example.com",
+                                                                       password: "right-password").signedIn()
+        #expect(signedIn.user.passwordHash != nil && signedIn.user.passwordAtSource == nil)
+        _ = try await accounts.passwords.signInWithPassword(in: project, email: "early@example.com", password: "right-password").signedIn()
+        #expect(source.calls == ["early@example.com"], "asked once, then the stored hash answers")
+        clock.advance(by: 3600)
+        await #expect(throws: AuthFailure.invalidPassword) {
+            try await accounts.passwords.signInWithPassword(in: project, email: "late@example.com", password: "right-password")
+        }
+        #expect(source.calls == ["early@example.com"], "past its date the source is not asked")
+    }
 }
 
 /// An unknown email costs the same one hash as a wrong password: no timing oracle for account discovery.

@@ -157,6 +157,94 @@ import Testing
         try await targetStore.close()
     }
 
+    /// Without the source's hash parameters, users move without their hashes; with `--lazy-until`, each one's first
+    /// sign-in is checked once at the source, the password then kept here (the source's later changes no longer
+    /// matter), audited; a tenant's users too. Past the date, or with the source down, nothing is taken from it.
+    @Test func usersWithoutAHashMoveLazily() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-move-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var sourceConfiguration = ServerConfiguration(mode: .emulator, port: try freePort(), projectID: Self.sourceProject)
+        sourceConfiguration.rateLimits.enabled = false
+        let targetStore = try await SQLiteStore.temporary()
+        try await targetStore.migrate()
+        let keyFile = try await Self.target(targetStore, folder: folder)
+        var targetConfiguration = ServerConfiguration(port: try freePort(), projectID: Self.targetProject, initialAPIKey: "target-key")
+        targetConfiguration.rateLimits.enabled = false
+        let target = targetConfiguration
+        try await serving(sourceConfiguration, store: InMemoryStore()) { source in
+            let v1 = "\(source)/identitytoolkit.googleapis.com/v1/projects/\(Self.sourceProject)"
+            let users: [[String: Any]] = [["localId": "ana", "email": "ana@example.com", "rawPassword": "ana-password"],
+                                          ["localId": "bo", "email": "bo@example.com", "rawPassword": "bo-password"]]
+            try #require(try await Self.rest("POST", "\(v1)/accounts:batchCreate", ["users": users]).status == 200)
+            let tenant = try await Self.rest("POST", "\(source)/identitytoolkit.googleapis.com/v2/projects/\(Self.sourceProject)/tenants",
+                                             ["displayName": "Acme", "allowPasswordSignup": true])
+            let sourceTenant = try #require(tenant.json["tenantId"] as? String)
+            try #require(try await Self.rest("POST", "\(v1)/tenants/\(sourceTenant)/accounts:batchCreate",
+                                             ["users": [["localId": "cy", "email": "cy@acme.example", "rawPassword": "cy-password"]]]).status == 200)
+            try await serving(target, store: targetStore) { base in
+                let until = Date(timeIntervalSinceNow: 30 * 86_400).ISO8601Format()
+                let moved = try await CLIStoreTests.hearth(["auth:migrate", "--from", source, "--from-project", Self.sourceProject,
+                                                            "--to", base, "--to-key-file", keyFile.path,
+                                                            "--project-id", Self.targetProject,
+                                                            "--lazy-until", until, "--source-api-key", "source-web-key"], in: folder)
+                #expect(moved.status == 0 && moved.output.contains("users without an exportable password hash: 3")
+                        && moved.output.contains("lazy migration: on until"), "\(moved.output)")
+                let ana = try #require(try await targetStore.user(projectID: Self.targetProject, tenantID: nil, localID: "ana"))
+                #expect(ana.passwordHash == nil && ana.passwordAtSource == true)
+
+                func signIn(_ email: String, _ password: String, tenant: String? = nil) async throws -> (status: Int, json: [String: Any]) {
+                    var body: [String: Any] = ["email": email, "password": password, "returnSecureToken": true]
+                    if let tenant { body["tenantId"] = tenant }
+                    return try await Self.rest("POST", "\(base)/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=target-key",
+                                               body, owner: false)
+                }
+                #expect(try await signIn("ana@example.com", "not-her-password").json["idToken"] == nil, "the source says no")
+                #expect(try await signIn("ana@example.com", "ana-password").json["localId"] as? String == "ana")
+                let kept = try #require(try await targetStore.user(projectID: Self.targetProject, tenantID: nil, localID: "ana"))
+                #expect(kept.passwordHash != nil && kept.passwordAtSource == nil)
+                let events = try await targetStore.auditEvents(projectID: Self.targetProject, .init(localID: "ana", kinds: ["password-migrated"], limit: 10))
+                #expect(events.count == 1, "audited once")
+                // The source is not asked again: a new password there changes nothing here.
+                let changed = try await Self.rest("POST", "\(v1)/accounts:update", ["localId": "ana", "password": "changed-at-source"])
+                try #require(changed.status == 200, "\(changed.json)")
+                #expect(try await signIn("ana@example.com", "ana-password").json["localId"] as? String == "ana")
+                #expect(try await signIn("ana@example.com", "changed-at-source").json["idToken"] == nil)
+                // A tenant's user, checked in the source's tenant.
+                let acme = try #require(try await targetStore.tenants(projectID: Self.targetProject, after: nil, limit: 10).first)
+                #expect(try await signIn("cy@acme.example", "cy-password", tenant: acme.id).json["localId"] as? String == "cy")
+
+                // The source down: 503, and nothing changes. Turned off: the source is not asked. (Through the admin
+                // API: the server keeps the project's settings in memory between changes it makes.)
+                func admin(_ method: String, _ body: [String: Any]? = nil) async throws -> (status: Int, json: [String: Any]) {
+                    var request = URLRequest(url: URL(string: "\(base)/identitytoolkit.googleapis.com/v1/projects/\(Self.targetProject)/lazyPasswordMigration")!)
+                    request.httpMethod = method
+                    let token = try AdminAssertion.sign(keyFile: Data(contentsOf: keyFile), audience: base, now: Date())
+                    request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+                    request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+                    if let body { request.httpBody = try JSONSerialization.data(withJSONObject: body) }
+                    let (data, response) = try await URLSession.shared.data(for: request)
+                    return ((response as! HTTPURLResponse).statusCode, (try? JSONSerialization.jsonObject(with: data) as? [String: Any]) ?? [:])
+                }
+                let shown = try await admin("GET")
+                #expect(shown.json["sourceUrl"] as? String == "\(source)/identitytoolkit.googleapis.com" && shown.json["apiKey"] == nil,
+                        "the key is not shown back: \(shown.json)")
+                let past = try await admin("PATCH", ["sourceUrl": "https://identitytoolkit.googleapis.com", "apiKey": "k",
+                                                     "expireTime": "2020-01-01T00:00:00Z"])
+                #expect(past.status == 400, "a date in the past: \(past.json)")
+                let dead = try await admin("PATCH", ["sourceUrl": "http://127.0.0.1:\(try freePort())/identitytoolkit.googleapis.com",
+                                                     "apiKey": "source-web-key", "expireTime": until])
+                try #require(dead.status == 200, "\(dead.json)")
+                let down = try await signIn("bo@example.com", "bo-password")
+                #expect(down.status == 503, "\(down.json)")
+                #expect(try await admin("DELETE").status == 200)
+                #expect(try await signIn("bo@example.com", "bo-password").json["idToken"] == nil, "off: the source is not asked")
+                #expect(try await targetStore.user(projectID: Self.targetProject, tenantID: nil, localID: "bo")?.passwordAtSource == true)
+            }
+        }
+        try await targetStore.close()
+    }
+
     /// The source read with a Google access token: the key's signed assertion is exchanged at its `token_uri` (a
     /// loopback stand-in for Google's here, which checks the signature and claims as Google does); a key the token
     /// URI refuses stops the move before anything is read, saying why.

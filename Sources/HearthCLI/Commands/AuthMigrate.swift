@@ -43,6 +43,11 @@ struct AuthMigrate: AsyncParsableCommand {
     @Option(name: .customLong("mem-cost"), help: "The source's scrypt memory cost.")
     var memoryCost = 14
 
+    @Option(name: .customLong("lazy-until"), help: "Until this date (2027-03-01 or RFC 3339), users moved without a password hash are checked once against the source at their first sign-in (needs --source-api-key).")
+    var lazyUntil: String?
+    @Option(name: .customLong("source-api-key"), help: "The source project's web API key, for --lazy-until.")
+    var sourceAPIKey: String?
+
     @Flag(name: .customLong("overwrite-users"), help: "Replace users the target already has with the source's.")
     var overwriteUsers = false
     @Flag(name: .customLong("dry-run"), help: "Read both sides and write nothing.")
@@ -63,6 +68,18 @@ struct AuthMigrate: AsyncParsableCommand {
             throw CommandFailure("\(failure). Nothing after this step was moved; run the command again once it is fixed.")
         }
         for line in move.report.lines(dryRun: dryRun) { print(line) }
+        if let lazyUntil {
+            let date = try Self.date(lazyUntil)
+            guard let sourceAPIKey else { throw ValidationError("--lazy-until needs --source-api-key") }
+            if dryRun {
+                print("lazy migration: would be on until \(date.ISO8601Format())")
+            } else {
+                try await target.call(.PATCH, target.owner("v1") + "/lazyPasswordMigration", [
+                    "sourceUrl": source.root, "apiKey": sourceAPIKey, "expireTime": date.ISO8601Format(),
+                    "tenants": move.tenantSources])
+                print("lazy migration: on until \(date.ISO8601Format()); users without a hash are checked once at \(source.root)")
+            }
+        }
     }
 
     private func sourceAPI() async throws -> AdminREST {
@@ -94,5 +111,12 @@ struct AuthMigrate: AsyncParsableCommand {
             throw CommandFailure("cannot read \(toKeyFile): give the key file `hearth service-accounts create` wrote")
         }
         return AdminREST(root: AdminREST.root(for: url), project: project, credential: .hearthKey(key, audience: url))
+    }
+
+    /// `2027-03-01` (midnight UTC) or an RFC 3339 time.
+    static func date(_ text: String) throws -> Date {
+        if let full = try? Date(text, strategy: .iso8601) { return full }
+        if let day = try? Date(text + "T00:00:00Z", strategy: .iso8601) { return day }
+        throw ValidationError("--lazy-until must be a date like 2027-03-01 or 2027-03-01T00:00:00Z")
     }
 }

@@ -14,6 +14,8 @@ struct ProjectMove {
     /// Scrypt's parameters from the command line, for a source whose config does not show them.
     var givenHashing: [String: Any]?
     var report = MoveReport()
+    /// Target tenant id → source tenant id, of the tenants moved (a lazy migration checks their users there).
+    var tenantSources: [String: String] = [:]
     var log: (String) -> Void = { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }
 
     static let idpCollections = [("defaultSupportedIdpConfigs", "idpId"), ("oauthIdpConfigs", "oauthIdpConfigId"),
@@ -176,6 +178,7 @@ struct ProjectMove {
             }
             report.tenants += 1
             pairs.append((id, targetID))
+            if let targetID { tenantSources[targetID] = id }
             log("tenant \(id) → \(targetID ?? "(new)")")
         }
         return pairs
@@ -267,8 +270,12 @@ struct ProjectMove {
         } else if user["passwordHash"] == nil, (user["providerUserInfo"] as? [[String: Any]])?.contains(where: { $0["providerId"] as? String == "password" }) == true {
             report.usersWithoutHash += 1
         }
+        // The `password` entry stays when the password itself does not move: the target then knows the password is
+        // still at the source (a lazy migration checks it there once).
+        let passwordStays = out["passwordHash"] == nil && out["rawPassword"] == nil
         let providers = (user["providerUserInfo"] as? [[String: Any]] ?? []).filter {
-            !["password", "phone"].contains($0["providerId"] as? String ?? "")
+            let id = $0["providerId"] as? String ?? ""
+            return id == "password" ? passwordStays : id != "phone"
         }.map { $0.filter { ["providerId", "rawId", "email", "displayName", "photoUrl", "phoneNumber", "screenName"].contains($0.key) } }
         if !providers.isEmpty { out["providerUserInfo"] = providers }
         let factors = user["mfaInfo"] as? [[String: Any]] ?? []

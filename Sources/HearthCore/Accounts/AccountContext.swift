@@ -48,6 +48,8 @@ public struct AccountContext: Sendable {
 
     /// The verification SMS budgets every code spends from (``SMSBudget``); `nil`: unlimited (abuse limits off).
     public var smsBudget: SMSBudget?
+    /// Checks passwords Hearth has no hash for at the source project of a lazy migration; `nil`: never.
+    public var passwordSource: (any PasswordSource)?
 
     public init(store: any IdentityStore, clock: any HearthClock, hashing: any BlockingWorkRunner,
                 issuer: IDTokenIssuer = IDTokenIssuer(), recentLoginWindow: TimeInterval = 300,

@@ -353,7 +353,12 @@ public struct Importer: UseCase {
         record.disabled = user.disabled
         record.lastLoginAt = user.lastLoginAt
         record.customAttributes = user.customAttributes
-        // The password and phone entries describe the account's own email and number, not linked identities.
+        // The password and phone entries describe the account's own email and number, not linked identities. A
+        // password entry without a hash is a password only the source project can still check.
+        if passwordHash == nil, user.rawPassword == nil, user.emulatorFakeHash == nil,
+           user.providers.contains(where: { $0.providerID == "password" }) {
+            record.passwordAtSource = true
+        }
         record.providers = user.providers.filter { $0.providerID != "password" && $0.providerID != "phone" }
         do {
             record.enrollments = try MFAEnrollmentInput.resolve(user.mfa, existing: [], now: now)

@@ -114,9 +114,9 @@ public struct PasswordAccounts: UseCase {
         let protected = settings[.enableImprovedEmailPrivacy]
 
         let found = try await store.user(projectID: project.id, tenantID: project.tenantID, email: email)
-        let stored = found?.passwordHash ?? project.dummyPasswordHash
+        var stored = found?.passwordHash ?? project.dummyPasswordHash
         let bcrypt = self.bcrypt
-        let matches = try await hashing.run {
+        var matches = try await hashing.run { [stored] in
             (try? PasswordHash.verify(password, against: stored, bcrypt: bcrypt)) ?? false
         }
         let audit = audit
@@ -125,8 +125,11 @@ public struct PasswordAccounts: UseCase {
                                         details: ["provider": "password", "reason": reason, "email": email]))
             return failure
         }
-        guard let user = found else {
+        guard var user = found else {
             throw await failed("unknown email", protected ? .invalidLoginCredentials : .emailNotFound)
+        }
+        if let migrated = try await migratedFromSource(user, email: email, password: password, in: project) {
+            (user, stored, matches) = (migrated, migrated.passwordHash ?? stored, true)
         }
         // An account with the email but no password (an IdP's, or one an IdP took over) is a wrong password, as
         // Firebase answers: `createAuthUri` and `signUp` already say the email is registered. A disabled account
@@ -154,5 +157,35 @@ public struct PasswordAccounts: UseCase {
         let stamp = SignInStamp(projectID: project.id, tenantID: user.tenantID, localID: user.localID, at: clock.now(),
                                 signedIn: true, verifiedPasswordHash: stored, rehash: rehash)
         return try await completeSignIn(user, provider: "password", in: project, now: stamp.at, .firstFactor(stamp: stamp))
+    }
+
+    /// A lazy migration's one check: a user whose password is still only at the source, while the project's switch
+    /// is on, is checked there; on success the password is hashed and stored (compare-and-set: not over a password
+    /// set meanwhile) and the user is returned with it. `nil`: not such a user, or the source refused the password.
+    private func migratedFromSource(_ user: UserRecord, email: String, password: String, in project: ProjectContext)
+        async throws -> UserRecord? {
+        guard user.passwordHash == nil, user.passwordAtSource == true, let source = context.passwordSource,
+              let migration = project.record.settings.lazyPasswordMigration, migration.isActive(at: clock.now())
+        else { return nil }
+        var sourceTenant: String?
+        if let tenant = project.tenantID {
+            guard let mapped = migration.tenants?[tenant] else { return nil }
+            sourceTenant = mapped
+        }
+        guard let sourceID = try await source.check(email: email, password: password, sourceTenantID: sourceTenant,
+                                                    migration: migration),
+              sourceID == user.localID
+        else { return nil }
+        let hash = try await hashPassword(password, project: project)
+        let now = clock.now()
+        let saved = try await context.modifyUser(user, in: project) { changed in
+            guard changed.passwordHash == nil else { throw AuthFailure.invalidPassword }
+            changed.passwordHash = hash
+            changed.passwordUpdatedAt = now
+            changed.passwordAtSource = nil
+        }
+        await audit?.record(SecurityEvent(kind: .passwordMigrated, projectID: project.id, localID: user.localID,
+                                          details: ["source": migration.sourceURL, "email": email]))
+        return saved
     }
 }

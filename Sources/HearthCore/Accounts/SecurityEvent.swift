@@ -20,6 +20,8 @@ public struct SecurityEvent: Sendable, Equatable {
         /// An account deleted, by its owner or an administrator.
         case accountDeleted = "account-deleted"
         case passwordChanged = "password-changed"
+        /// A password checked by the source project of a lazy migration, and kept here.
+        case passwordMigrated = "password-migrated"
         /// `details.from` and `details.to` are the old and new addresses.
         case emailChanged = "email-changed"
         case mfaEnrolled = "mfa-enrolled"

@@ -84,6 +84,8 @@ public struct ProjectSettings: Sendable, Codable, Equatable, HoldsDeclaredSettin
     /// Email templates as the admin API (or the console) set them, by language and action; the config file's
     /// `email.templates` win for the same language and action.
     public var emailTemplates: EmailTemplateSet?
+    /// Users moved without their password hash are checked once against the source project until a date.
+    public var lazyPasswordMigration: LazyPasswordMigration?
     /// The declared settings (``SignInSetting/all``) the project has set; the rest have their defaults.
     public var declared = DeclaredSettings(scope: .project)
 
@@ -97,7 +99,7 @@ public struct ProjectSettings: Sendable, Codable, Equatable, HoldsDeclaredSettin
 
     enum CodingKeys: String, CodingKey {
         case mfa, identityProviders, testPhoneNumbers, blockingFunctions, blockingFunctionsOnAdminCreate, passwordPolicy,
-             smsRegions, captcha, passkeys, authorizedDomains, emailTemplates
+             smsRegions, captcha, passkeys, authorizedDomains, emailTemplates, lazyPasswordMigration
         case declared = "declaredValues"
     }
 
@@ -120,6 +122,7 @@ public struct ProjectSettings: Sendable, Codable, Equatable, HoldsDeclaredSettin
         passkeys = try container.decodeIfPresent(PasskeyConfig.self, forKey: .passkeys)
         authorizedDomains = try container.decodeIfPresent([String].self, forKey: .authorizedDomains)
         emailTemplates = try container.decodeIfPresent(EmailTemplateSet.self, forKey: .emailTemplates)
+        lazyPasswordMigration = try container.decodeIfPresent(LazyPasswordMigration.self, forKey: .lazyPasswordMigration)
         declared = try container.decodeIfPresent(DeclaredSettings.self, forKey: .declared) ?? DeclaredSettings()
         declared.scope = .project
         let old = try decoder.container(keyedBy: StoredBeforeDeclarations.self)

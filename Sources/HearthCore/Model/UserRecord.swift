@@ -17,6 +17,9 @@ public struct UserRecord: Sendable, Codable, Equatable {
     /// A self-describing hash string (see ``PasswordHash``), or `nil` for accounts without a password.
     public var passwordHash: String?
     public var passwordUpdatedAt: Date?
+    /// Imported with a password identity but no hash: its password is still only at the source project (see
+    /// ``LazyPasswordMigration``). Set until a password is stored here.
+    public var passwordAtSource: Bool? = nil
     /// Tokens issued before this second are no longer accepted.
     public var validSince: Int64
     /// The precise instant of the last revocation (password or email change). Refresh tokens created before it

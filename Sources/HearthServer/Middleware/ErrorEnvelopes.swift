@@ -29,6 +29,10 @@ struct ErrorEnvelopes: RouterMiddleware {
             return .unavailable  // the cause is logged once by the store's circuit (see buildApplication)
         case is WorkStopped:
             return .unavailable  // shutting down: another instance, or this one restarted, will answer
+        case let failure as PasswordSourceUnavailable:
+            context.logger.error("lazy migration: the source project did not check a password; the sign-in answered 503",
+                                 metadata: ["error": "\(failure.reason)"])
+            return .unavailable
         case let failure as SMSDeliveryFailure:
             context.logger.error("SMS not sent", metadata: ["error": "\(failure.reason)",
                 "hint": "configure sms.webhook or sms.twilio in the config file (see docs/sign-in-methods.md)"])
