@@ -312,6 +312,78 @@ import Testing
         try await targetStore.close()
     }
 
+    static let firebaseEmulator = "/tmp/peer/emulator/start.sh"
+
+    /// Firebase's emulator on a port of its own, serving `project`, until `body` returns.
+    static func withFirebaseEmulator(project: String, _ body: (String) async throws -> Void) async throws {
+        let port = try freePort()
+        let emulator = Process()
+        emulator.executableURL = URL(fileURLWithPath: firebaseEmulator)
+        emulator.arguments = ["\(port)"]
+        emulator.environment = ProcessInfo.processInfo.environment.merging(["PROJECT_ID": project]) { $1 }
+        emulator.standardOutput = FileHandle.nullDevice
+        emulator.standardError = FileHandle.nullDevice
+        try emulator.run()
+        defer { emulator.terminate() }
+        let base = "http://127.0.0.1:\(port)"
+        let up = await eventually {
+            (try? await rest("GET", "\(base)/emulator/v1/projects/\(project)/config").status) == 200
+        }
+        try #require(up, "Firebase's emulator did not start")
+        try await body(base)
+    }
+
+    /// The way back: Firebase's emulator → Hearth (emulator mode) → a fresh Firebase emulator, with `auth:migrate`
+    /// both ways; the users then sign in there with their passwords, a tenant's user in the tenant made for it.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: AuthMigrateTests.firebaseEmulator),
+                   "needs Firebase's emulator: MIRROR=… bash ../shared/peer/build-emulator.sh (CI has no mirrors)"))
+    func aRoundTripThroughHearthKeepsEveryPassword() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-move-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let project = "round-trip"
+        try await Self.withFirebaseEmulator(project: project) { first in
+            let api = "\(first)/identitytoolkit.googleapis.com/v1"
+            for index in 0..<3 {
+                let made = try await Self.rest("POST", "\(api)/accounts:signUp?key=k",
+                                               ["email": "trip\(index)@example.com", "password": "round-trip-\(index)"], owner: false)
+                try #require(made.status == 200, "\(made.json)")
+            }
+            let tenant = try await Self.rest("POST", "\(first)/identitytoolkit.googleapis.com/v2/projects/\(project)/tenants",
+                                             ["displayName": "Umbrella", "allowPasswordSignup": true])
+            let tenantID = try #require(tenant.json["tenantId"] as? String ?? (tenant.json["name"] as? String)?.components(separatedBy: "/").last)
+            try #require(try await Self.rest("POST", "\(api)/projects/\(project)/tenants/\(tenantID)/accounts",
+                                             ["email": "alice@umbrella.example", "password": "umbrella-pw"]).status == 200)
+            var hearth = ServerConfiguration(mode: .emulator, port: try freePort(), projectID: project)
+            hearth.rateLimits.enabled = false
+            let middle = hearth
+            try await serving(middle, store: InMemoryStore()) { base in
+                let there = try await CLIStoreTests.hearth(["auth:migrate", "--from", first, "--from-project", project,
+                                                            "--to", base, "--project-id", project], in: folder)
+                #expect(there.status == 0 && there.output.contains("users: 4 created"), "\(there.output)")
+                try await Self.withFirebaseEmulator(project: project) { fresh in
+                    let back = try await CLIStoreTests.hearth(["auth:migrate", "--from", base, "--from-project", project,
+                                                               "--to", fresh, "--project-id", project], in: folder)
+                    #expect(back.status == 0 && back.output.contains("users: 4 created"), "\(back.output)")
+                    for index in 0..<3 {
+                        let signedIn = try await Self.rest("POST", "\(fresh)/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
+                                                           ["email": "trip\(index)@example.com", "password": "round-trip-\(index)",
+                                                            "returnSecureToken": true], owner: false)
+                        #expect(signedIn.json["idToken"] != nil, "\(signedIn.json)")
+                    }
+                    let tenants = try await Self.rest("GET", "\(fresh)/identitytoolkit.googleapis.com/v2/projects/\(project)/tenants")
+                    let umbrella = try #require((tenants.json["tenants"] as? [[String: Any]])?.first { $0["displayName"] as? String == "Umbrella" },
+                                                "\(tenants.json)")
+                    let id = try #require(umbrella["tenantId"] as? String ?? (umbrella["name"] as? String)?.components(separatedBy: "/").last)
+                    let alice = try await Self.rest("POST", "\(fresh)/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
+                                                    ["email": "alice@umbrella.example", "password": "umbrella-pw", "tenantId": id,
+                                                     "returnSecureToken": true], owner: false)
+                    #expect(alice.json["idToken"] != nil, "\(alice.json)")
+                }
+            }
+        }
+    }
+
     /// Firebase's own emulator (built by ../shared/peer) as the source: its users' stand-in hashes hold their
     /// passwords, which Hearth hashes on the way in, so they sign in on the target as before.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/tmp/peer/emulator/start.sh"),

@@ -29,7 +29,7 @@ struct AuthMigrate: AsyncParsableCommand {
     @Option(name: .customLong("from-key-file"), help: "A Google service-account key of the source project (none: an emulator).")
     var fromKeyFile: String?
 
-    @Option(help: "The target's base URL (default: the running Hearth server's address).")
+    @Option(help: "The target's base URL (default: the running Hearth server's address; https://identitytoolkit.googleapis.com with a Google key moves back to Firebase).")
     var to: String?
     @Option(name: .customLong("to-key-file"), help: "A Hearth service account's key file (none: a server in emulator mode).")
     var toKeyFile: String?
@@ -109,6 +109,12 @@ struct AuthMigrate: AsyncParsableCommand {
         guard let toKeyFile else { return AdminREST(root: AdminREST.root(for: url), project: project, credential: .emulatorOwner) }
         guard let key = FileManager.default.contents(atPath: toKeyFile) else {
             throw CommandFailure("cannot read \(toKeyFile): give the key file `hearth service-accounts create` wrote")
+        }
+        // The way back to Firebase: Google's API takes an access token for a Google key, as the source does.
+        if url.contains("identitytoolkit.googleapis.com"),
+           let google = try? JSONDecoder().decode(GoogleAccessToken.KeyFile.self, from: key) {
+            return AdminREST(root: AdminREST.root(for: url), project: google.project_id ?? project,
+                             credential: .accessToken(try await GoogleAccessToken.fetch(google)))
         }
         return AdminREST(root: AdminREST.root(for: url), project: project, credential: .hearthKey(key, audience: url))
     }

@@ -22,6 +22,12 @@ struct AdminREST: Sendable {
     var project: String
     var credential: Credential
 
+    /// Whether the API is an emulator's (Firebase's, or Hearth in emulator mode): what the owner credential opens.
+    var isEmulator: Bool {
+        if case .emulatorOwner = credential { return true }
+        return false
+    }
+
     /// `root` for a base URL: Google's host as it is, any other server with the host in the path, as the Admin
     /// SDKs address an emulator.
     static func root(for baseURL: String) -> String {

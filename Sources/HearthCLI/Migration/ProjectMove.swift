@@ -53,15 +53,30 @@ struct ProjectMove {
             report.settings = paths
             return
         }
-        // A setting the target's own configuration fixes is refused by name: the rest still moves.
+        // A setting the target's own configuration fixes is refused by name: the rest still moves. A target that
+        // refuses the whole (Firebase's emulator keeps a few settings only) is given them one at a time.
         while !paths.isEmpty {
             do {
                 try await target.call(.PATCH, target.owner("v2") + "/config?updateMask=" + paths.joined(separator: ","), body)
                 break
             } catch let failure as AdminREST.Failure {
-                guard let refused = paths.first(where: { failure.message.contains($0 + " is set by") }) else { throw failure }
-                paths.removeAll { $0 == refused }
-                report.skip("setting \(refused)", because: String(failure.message.drop { $0 != ":" }.dropFirst(2)))
+                if let refused = paths.first(where: { failure.message.contains($0 + " is set by") }) {
+                    paths.removeAll { $0 == refused }
+                    report.skip("setting \(refused)", because: String(failure.message.drop { $0 != ":" }.dropFirst(2)))
+                    continue
+                }
+                var kept: [String] = []
+                for path in paths {
+                    do {
+                        try await target.call(.PATCH, target.owner("v2") + "/config?updateMask=" + path,
+                                              Self.subset(of: config, at: [path]))
+                        kept.append(path)
+                    } catch let one as AdminREST.Failure {
+                        report.skip("setting \(path)", because: one.message)
+                    }
+                }
+                paths = kept
+                break
             }
         }
         report.settings = paths
@@ -123,6 +138,9 @@ struct ProjectMove {
                     exists = true
                 } catch let failure as AdminREST.Failure where failure.isNotFound {
                     exists = false
+                } catch let failure as AdminREST.Failure {
+                    report.skip("\(scope)provider \(id)", because: "the target cannot take it (\(failure.message))")
+                    continue
                 }
                 if !dryRun {
                     do {
@@ -258,7 +276,10 @@ struct ProjectMove {
             else if let number = user[key] as? Int64 { out[key] = number }
         }
         let uid = user["localId"] as? String ?? "?"
-        if let hash = user["passwordHash"] as? String, hash.hasPrefix("fakeHash:salt="),
+        if let hash = user["passwordHash"] as? String, hash.hasPrefix("fakeHash:salt="), target.isEmulator {
+            // Both emulators take their stand-in hash as it is (with its salt): a move between emulators, and back,
+            // keeps every password.
+        } else if let hash = user["passwordHash"] as? String, hash.hasPrefix("fakeHash:salt="),
            let marker = hash.range(of: ":password=") {
             out["rawPassword"] = String(hash[marker.upperBound...])
             out.removeValue(forKey: "passwordHash")
