@@ -41,7 +41,9 @@ public func buildApplication(
                                   webhooks: webhooks,
                                   breachedPasswords: try configuration.breachedPasswords.map { try PwnedPasswordsFile(path: $0) },
                                   captcha: configuration.captcha.map(captchaVerifier),
-                                  passwordSource: HTTPPasswordSource())
+                                  passwordSource: HTTPPasswordSource(timeout: .nanoseconds(
+                                      Int64(configuration.passwordSourceTimeout.components.seconds) * 1_000_000_000
+                                          + configuration.passwordSourceTimeout.components.attoseconds / 1_000_000_000)))
     // The first start creates the project: keys, hash parameters, API key. A configured switch applies to it
     // on every start, so turning email-enumeration protection on or off is a config change and a restart.
     // What the config file names wins over what is stored, key by key; what it does not name stays as the admin API

@@ -100,6 +100,8 @@ public struct ServerConfiguration: Sendable {
     public var email = EmailConfiguration()
     /// Other projects' email settings, by project id (those without an entry use ``email``).
     public var projectEmail: [String: EmailConfiguration] = [:]
+    /// How long a lazy migration's check at the source project may take before the sign-in answers 503.
+    public var passwordSourceTimeout: Duration = .seconds(10)
     /// Where verification SMS go in production (emulator mode lists them instead); `nil`: SMS answers 503.
     public var sms: SMSProvider?
     /// Multi-factor settings applied to the served project at every start (`nil`: leave the stored ones).

@@ -171,6 +171,7 @@ import Testing
         let keyFile = try await Self.target(targetStore, folder: folder)
         var targetConfiguration = ServerConfiguration(port: try freePort(), projectID: Self.targetProject, initialAPIKey: "target-key")
         targetConfiguration.rateLimits.enabled = false
+        targetConfiguration.passwordSourceTimeout = .seconds(120)  // the source answers at once, unless the machine is loaded
         let target = targetConfiguration
         try await serving(sourceConfiguration, store: InMemoryStore()) { source in
             let v1 = "\(source)/identitytoolkit.googleapis.com/v1/projects/\(Self.sourceProject)"

@@ -18,9 +18,11 @@ struct OIDCDiscoveryTests {
         from oic.oic import Client
         from oic.oic.message import IdToken
         from oic.utils.authn.client import CLIENT_AUTHN_METHOD
+        from oic.utils.settings import OicClientSettings
 
         issuer, token, project = sys.argv[1:4]
-        client = Client(client_authn_method=CLIENT_AUTHN_METHOD)
+        # pyoidc waits 5 s for an answer by default: a loaded test machine can take longer.
+        client = Client(client_authn_method=CLIENT_AUTHN_METHOD, settings=OicClientSettings(timeout=120))
         client.provider_config(issuer)
         claims = IdToken().from_jwt(token, keyjar=client.keyjar, verify=True)
         assert claims["iss"] == issuer, claims["iss"]
