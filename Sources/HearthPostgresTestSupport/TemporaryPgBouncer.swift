@@ -68,9 +68,11 @@ public struct TemporaryPgBouncer: Sendable {
 
     public var log: String { (try? String(contentsOf: folder.appendingPathComponent("pgbouncer.log"), encoding: .utf8)) ?? "" }
 
+    /// Stops pgbouncer and deletes its folder (its config and log).
     public func stop() {
         process.terminate()
         process.waitUntilExit()
+        try? FileManager.default.removeItem(at: folder)
     }
 
     struct Failure: Error, CustomStringConvertible {

@@ -4,7 +4,7 @@ import Logging
 import PostgresNIO
 
 /// A PostgreSQL server for the tests: `HEARTH_TEST_POSTGRES_URL` if set, otherwise a throwaway cluster made with
-/// the system's `initdb` and `pg_ctl` on a free loopback port, stopped when the test process exits.
+/// the system's `initdb` and `pg_ctl` on a free loopback port, stopped and deleted when the test process exits.
 ///
 /// `initdb` refuses to run as root, so as root the cluster is created and run as the `postgres` user (Debian's
 /// packages create it) or `nobody`.
@@ -101,16 +101,33 @@ public enum TemporaryPostgres {
             return .available(baseURL: url)
         }
         switch Cluster.create() {
-        case .success(let cluster):
-            stopCommand = (cluster.pgctl, cluster.data, cluster.user)
-            atexit {
-                if let (pgctl, data, user) = TemporaryPostgres.stopCommand {
-                    _ = try? TemporaryPostgres.run(pgctl, ["-D", data, "-m", "immediate", "stop"], as: user)
-                }
+        case .success(let cluster): return .available(baseURL: cluster.url)
+        case .failure(let failure): return .unavailable(reason: failure.reason)
+        }
+    }
+
+    /// Every cluster this process made: stopped and deleted when it exits. A cluster holds over a gigabyte once the
+    /// tests have filled it, and a run makes dozens (outage and failover tests make their own), so leaving them
+    /// behind fills a machine's disk within days.
+    private static let made = Made()
+
+    private final class Made: @unchecked Sendable {
+        private let lock = NSLock()
+        private var clusters: [(pgctl: String, data: String, folder: String, user: String?)] = []
+
+        func add(_ cluster: Cluster) {
+            lock.withLock {
+                if clusters.isEmpty { atexit { TemporaryPostgres.made.removeAll() } }
+                clusters.append((cluster.pgctl, cluster.data, URL(fileURLWithPath: cluster.data).deletingLastPathComponent().path,
+                                 cluster.user))
             }
-            return .available(baseURL: cluster.url)
-        case .failure(let failure):
-            return .unavailable(reason: failure.reason)
+        }
+
+        func removeAll() {
+            for cluster in lock.withLock({ clusters }) {
+                _ = try? TemporaryPostgres.run(cluster.pgctl, ["-D", cluster.data, "-m", "immediate", "stop"], as: cluster.user)
+                try? FileManager.default.removeItem(atPath: cluster.folder)
+            }
         }
     }
 
@@ -155,6 +172,7 @@ public enum TemporaryPostgres {
             } catch {
                 return .failure(Failure(reason: "could not start PostgreSQL: \(error)"))
             }
+            made.add(cluster)
             return .success(cluster)
         }
 
@@ -195,6 +213,7 @@ public enum TemporaryPostgres {
             } catch {
                 return .failure(Failure(reason: "could not start a standby: \(error)"))
             }
+            made.add(standby)
             return .success(standby)
         }
 
@@ -214,8 +233,6 @@ public enum TemporaryPostgres {
             return try run(pgctl, arguments + extra + [verb], as: user)
         }
     }
-
-    nonisolated(unsafe) static var stopCommand: (String, String, String?)?
 
     static func findBinDir() -> String? {
         if let output = try? run("/usr/bin/env", ["pg_config", "--bindir"]), output.status == 0 {

@@ -93,6 +93,7 @@ struct PostgresSchemaUpgradeTests {
             .appendingPathComponent("../HearthSQLiteTests/Fixtures/hearth-0.9.0.sqlite").standardized
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-pg-upgrade-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.copyItem(at: fixture, to: folder.appendingPathComponent("hearth.sqlite"))
         let release = try await SQLiteStore.open(path: folder.appendingPathComponent("hearth.sqlite").path)
         var failure: (any Error)?
