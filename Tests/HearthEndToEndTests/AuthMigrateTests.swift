@@ -85,30 +85,57 @@ import Testing
         return file
     }
 
-    @Test func aProjectMovesInOneCommandAndAgainWithoutDuplicates() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-move-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
+    /// The two servers of a move: an emulator-mode source in memory, and a production target on SQLite with a
+    /// service account for the mover (its key file in `folder`).
+    struct Sides {
+        let folder: URL
         let sourceStore = InMemoryStore()
-        var sourceConfiguration = ServerConfiguration(mode: .emulator, port: try freePort(), projectID: Self.sourceProject)
-        sourceConfiguration.rateLimits.enabled = false
-        let targetStore = try await SQLiteStore.temporary()
-        try await targetStore.migrate()
-        let keyFile = try await Self.target(targetStore, folder: folder)
-        var targetConfiguration = ServerConfiguration(port: try freePort(), projectID: Self.targetProject, initialAPIKey: "target-key")
-        targetConfiguration.rateLimits.enabled = false
-        let (sourceConfig, targetConfig) = (sourceConfiguration, targetConfiguration)
+        let source: ServerConfiguration
+        let targetStore: SQLiteStore
+        let keyFile: URL
+        let target: ServerConfiguration
+
+        static func make() async throws -> Sides {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hearth-move-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            var source = ServerConfiguration(mode: .emulator, port: try freePort(), projectID: sourceProject)
+            source.rateLimits.enabled = false
+            let targetStore = try await SQLiteStore.temporary()
+            try await targetStore.migrate()
+            var target = ServerConfiguration(port: try freePort(), projectID: targetProject, initialAPIKey: "target-key")
+            target.rateLimits.enabled = false
+            return Sides(folder: folder, source: source, targetStore: targetStore,
+                         keyFile: try await AuthMigrateTests.target(targetStore, folder: folder), target: target)
+        }
+
+        /// The source's scrypt parameters as `auth:migrate` flags: an emulator's config does not show them, so they
+        /// are given, as from Firebase's console.
+        func hashArguments() async throws -> [String] {
+            let hash = try #require(try await sourceStore.project(id: sourceProject)?.hashConfig)
+            return ["--hash-key", hash.signerKey.base64EncodedString(), "--salt-separator", hash.saltSeparator.base64EncodedString(),
+                    "--rounds", "\(hash.rounds)", "--mem-cost", "\(hash.memoryCost)"]
+        }
+
+        /// A password sign-in at the target's base URL, as an app does.
+        static func signIn(at target: String, _ email: String, _ password: String, tenant: String? = nil) async throws -> [String: Any] {
+            var body: [String: Any] = ["email": email, "password": password, "returnSecureToken": true]
+            if let tenant { body["tenantId"] = tenant }
+            return try await rest("POST", "\(target)/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=target-key",
+                                  body, owner: false).json
+        }
+    }
+
+    @Test func aProjectMovesInOneCommandAndAgainWithoutDuplicates() async throws {
+        let sides = try await Sides.make()
+        defer { try? FileManager.default.removeItem(at: sides.folder) }
+        let (folder, sourceStore, targetStore, keyFile) = (sides.folder, sides.sourceStore, sides.targetStore, sides.keyFile)
+        let (sourceConfig, targetConfig) = (sides.source, sides.target)
         try await serving(sourceConfig, store: sourceStore) { source in
             try await Self.populate(source)
-            // The source is an emulator, whose config does not show its hash parameters: they are given, as from
-            // Firebase's console.
-            let hash = try #require(try await sourceStore.project(id: Self.sourceProject)?.hashConfig)
+            let hashArguments = try await sides.hashArguments()
             try await serving(targetConfig, store: targetStore) { target in
                 let arguments = ["auth:migrate", "--from", source, "--from-project", Self.sourceProject, "--to", target,
-                                 "--to-key-file", keyFile.path, "--project-id", Self.targetProject,
-                                 "--hash-key", hash.signerKey.base64EncodedString(),
-                                 "--salt-separator", hash.saltSeparator.base64EncodedString(),
-                                 "--rounds", "\(hash.rounds)", "--mem-cost", "\(hash.memoryCost)"]
+                                 "--to-key-file", keyFile.path, "--project-id", Self.targetProject] + hashArguments
                 let dry = try await CLIStoreTests.hearth(arguments + ["--dry-run"], in: folder)
                 #expect(dry.status == 0 && dry.output.contains("users: 48 would be created") && dry.output.contains("identity providers: 4 would be"), "\(dry.output)")
                 #expect(try await targetStore.users(projectID: Self.targetProject, tenantID: nil, after: nil, limit: 10).isEmpty, "a dry run writes nothing")
@@ -123,10 +150,7 @@ import Testing
                 // What moved works on the target: passwords (hashed with the source's parameters), tenants' users,
                 // claims, the disabled state, the second factor, settings and providers with their secrets.
                 func signIn(_ email: String, _ password: String, tenant: String? = nil) async throws -> [String: Any] {
-                    var body: [String: Any] = ["email": email, "password": password, "returnSecureToken": true]
-                    if let tenant { body["tenantId"] = tenant }
-                    return try await Self.rest("POST", "\(target)/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=target-key",
-                                               body, owner: false).json
+                    try await Sides.signIn(at: target, email, password, tenant: tenant)
                 }
                 #expect(try await signIn("user7@example.com", "password-7")["localId"] as? String == "user-7")
                 #expect(((try await signIn("user7@example.com", "password-8"))["error"] as? [String: Any])?["message"] as? String == "INVALID_PASSWORD")
@@ -154,6 +178,68 @@ import Testing
                 #expect(try await targetStore.users(projectID: Self.targetProject, tenantID: nil, after: nil, limit: 100).count == 43)
             }
         }
+        try await targetStore.close()
+    }
+
+    /// `--to DIR` writes the project in the layout of Firebase's emulator exports (Google's shapes: `Config`, the
+    /// tenant and identity-provider lists, `batchGet`'s users with their hashes), and `--from DIR` moves it into a
+    /// production Hearth, where every user signs in with their password; a folder in the emulator's own layout (no
+    /// tenants.json) names its tenants by their account files.
+    @Test func aProjectGoesThroughAnEmulatorExportFolder() async throws {
+        let sides = try await Sides.make()
+        defer { try? FileManager.default.removeItem(at: sides.folder) }
+        let (folder, sourceStore, targetStore, keyFile) = (sides.folder, sides.sourceStore, sides.targetStore, sides.keyFile)
+        let (sourceConfig, targetConfig) = (sides.source, sides.target)
+        let seed = folder.appendingPathComponent("seed")
+        try await serving(sourceConfig, store: sourceStore) { source in
+            try await Self.populate(source)
+            let written = try await CLIStoreTests.hearth(["auth:migrate", "--from", source, "--from-project", Self.sourceProject,
+                                                          "--to", seed.path], in: folder)
+            #expect(written.status == 0 && written.output.contains("users: 48 written") && written.output.contains("tenants: 2 written")
+                    && written.output.contains("identity providers: 4 written"), "\(written.output)")
+        }
+        func json(_ name: String) throws -> [String: Any] {
+            let data = try Data(contentsOf: seed.appendingPathComponent(name))
+            return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "\(name)")
+        }
+        #expect((try json("firebase-export-metadata.json")["auth"] as? [String: Any])?["path"] as? String == "auth_export")
+        #expect((try json("auth_export/config.json")["authorizedDomains"] as? [String]) == ["localhost", "app.example.com"])
+        let tenants = try #require(try json("auth_export/tenants.json")["tenants"] as? [[String: Any]])
+        #expect(Set(tenants.compactMap { $0["displayName"] as? String }) == ["Acme", "Globex"])
+        let providers = try json("auth_export/idp-configs.json")
+        #expect((providers["oauthIdpConfigs"] as? [[String: Any]])?.first?["clientSecret"] as? String == "acme-secret")
+        let users = try #require(try json("auth_export/accounts.json")["users"] as? [[String: Any]])
+        #expect(users.count == 43 && users.allSatisfy { $0["passwordHash"] != nil && $0["salt"] != nil }, "every hash is written")
+        let acmeID = try #require(tenants.first { $0["displayName"] as? String == "Acme" }?["tenantId"] as? String)
+        #expect((try json("auth_export/accounts-\(acmeID).json")["users"] as? [[String: Any]])?.count == 3)
+
+        // Back into a production Hearth, from the folder alone (the source server is gone).
+        let arguments = ["auth:migrate", "--from", seed.path, "--to-key-file", keyFile.path, "--project-id", Self.targetProject]
+            + (try await sides.hashArguments())
+        try await serving(targetConfig, store: targetStore) { target in
+            let moved = try await CLIStoreTests.hearth(arguments + ["--to", target], in: folder)
+            #expect(moved.status == 0 && moved.output.contains("users: 48 created") && moved.output.contains("tenants: 2 created"),
+                    "\(moved.output)")
+            func signIn(_ email: String, _ password: String, tenant: String? = nil) async throws -> [String: Any] {
+                try await Sides.signIn(at: target, email, password, tenant: tenant)
+            }
+            #expect(try await signIn("user12@example.com", "password-12")["localId"] as? String == "user-12")
+            let acme = try #require(try await targetStore.tenants(projectID: Self.targetProject, after: nil, limit: 100)
+                .first { $0.displayName == "Acme" })
+            #expect(try await signIn("acme2@example.com", "password-Acme-2", tenant: acme.id)["localId"] as? String == "acme-2")
+            #expect(acme.identityProviders["google.com"]?.clientSecret == "acme-google-secret")
+            let settings = try #require(try await targetStore.project(id: Self.targetProject)?.settings)
+            #expect(settings.identityProviders?["oidc.acme"]?.clientSecret == "acme-secret")
+
+            // The emulator's own layout: no tenants.json, a tenant known by its account file (and named by it).
+            try FileManager.default.removeItem(at: seed.appendingPathComponent("auth_export/tenants.json"))
+            let dry = try await CLIStoreTests.hearth(arguments + ["--to", target, "--dry-run"], in: folder)
+            #expect(dry.status == 0 && dry.output.contains("tenants: 2 would be created") && dry.output.contains("users: 5 would be created, 43 already there"),
+                    "\(dry.output)")
+        }
+        let notAnExport = try await CLIStoreTests.hearth(["auth:migrate", "--from", folder.appendingPathComponent("nothing").path,
+                                                          "--to", "http://127.0.0.1:1", "--project-id", Self.targetProject], in: folder)
+        #expect(notAnExport.status != 0 && notAnExport.output.contains("is not a Firebase emulator export"), "\(notAnExport.output)")
         try await targetStore.close()
     }
 
@@ -315,13 +401,34 @@ import Testing
 
     static let firebaseEmulator = "/tmp/peer/emulator/start.sh"
 
-    /// Firebase's emulator on a port of its own, serving `project`, until `body` returns.
-    static func withFirebaseEmulator(project: String, _ body: (String) async throws -> Void) async throws {
+    /// Firebase's emulator on a port of its own, serving `project`, until `body` returns. With `importing`, it first
+    /// imports that export folder as `firebase emulators:start --import` does: the folder's metadata names its
+    /// Authentication folder, which the emulator's own `importData` reads.
+    static func withFirebaseEmulator(project: String, importing: URL? = nil, _ body: (String) async throws -> Void) async throws {
         let port = try freePort()
         let emulator = Process()
-        emulator.executableURL = URL(fileURLWithPath: firebaseEmulator)
-        emulator.arguments = ["\(port)"]
-        emulator.environment = ProcessInfo.processInfo.environment.merging(["PROJECT_ID": project]) { $1 }
+        if let importing {
+            let script = importing.deletingLastPathComponent().appendingPathComponent("import-\(port).js")
+            try """
+                const path = require("path"), fs = require("fs");
+                const [lib, dir, port, projectId] = process.argv.slice(2);
+                const { EmulatorRegistry } = require(lib + "/emulator/registry");
+                const { AuthEmulator, SingleProjectMode } = require(lib + "/emulator/auth/index");
+                const emulator = new AuthEmulator({ projectId, host: "127.0.0.1", port: Number(port), singleProjectMode: SingleProjectMode.NO_WARNING });
+                EmulatorRegistry.register("auth", { name: "auth", host: "127.0.0.1", port: Number(port) });
+                const metadata = JSON.parse(fs.readFileSync(path.join(dir, "firebase-export-metadata.json"), "utf8"));
+                emulator.start().then(() => emulator.importData(path.join(dir, metadata.auth.path), projectId, { initiatedBy: "start" }))
+                  .then(() => console.log("imported"), (error) => { console.error(error); process.exit(1); });
+                for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => emulator.stop().then(() => process.exit(0)));
+                """.write(to: script, atomically: true, encoding: .utf8)
+            emulator.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            emulator.arguments = ["node", script.path, URL(fileURLWithPath: firebaseEmulator).deletingLastPathComponent().path + "/lib",
+                                  importing.path, "\(port)", project]
+        } else {
+            emulator.executableURL = URL(fileURLWithPath: firebaseEmulator)
+            emulator.arguments = ["\(port)"]
+        }
+        emulator.environment = ProcessInfo.processInfo.environment.merging(["PROJECT_ID": project, "NODE_PATH": "/usr/share/nodejs"]) { $1 }
         emulator.standardOutput = FileHandle.nullDevice
         emulator.standardError = FileHandle.nullDevice
         try emulator.run()
@@ -335,7 +442,8 @@ import Testing
     }
 
     /// The way back: Firebase's emulator → Hearth (emulator mode) → a fresh Firebase emulator, with `auth:migrate`
-    /// both ways; the users then sign in there with their passwords, a tenant's user in the tenant made for it.
+    /// both ways, then again through an export folder the fresh emulator imports; the users then sign in there with
+    /// their passwords, a tenant's user in the tenant made for it.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: AuthMigrateTests.firebaseEmulator),
                    "needs Firebase's emulator: MIRROR=… bash ../shared/peer/build-emulator.sh (CI has no mirrors)"))
     func aRoundTripThroughHearthKeepsEveryPassword() async throws {
@@ -379,6 +487,28 @@ import Testing
                     let alice = try await Self.rest("POST", "\(fresh)/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
                                                     ["email": "alice@umbrella.example", "password": "umbrella-pw", "tenantId": id,
                                                      "returnSecureToken": true], owner: false)
+                    #expect(alice.json["idToken"] != nil, "\(alice.json)")
+                }
+                // The same through a folder: Hearth writes an emulator export, a fresh Firebase emulator imports it.
+                let seed = folder.appendingPathComponent("seed")
+                let exported = try await CLIStoreTests.hearth(["auth:migrate", "--from", base, "--from-project", project,
+                                                               "--to", seed.path], in: folder)
+                #expect(exported.status == 0 && exported.output.contains("users: 4 written"), "\(exported.output)")
+                try await Self.withFirebaseEmulator(project: project, importing: seed) { fresh in
+                    let api = "\(fresh)/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k"
+                    let imported = await eventually {
+                        (try? await Self.rest("POST", api, ["email": "trip0@example.com", "password": "round-trip-0"], owner: false).status) == 200
+                    }
+                    #expect(imported, "the fresh emulator imported the folder")
+                    for index in 1..<3 {
+                        let signedIn = try await Self.rest("POST", api, ["email": "trip\(index)@example.com", "password": "round-trip-\(index)",
+                                                                         "returnSecureToken": true], owner: false)
+                        #expect(signedIn.json["idToken"] != nil, "\(signedIn.json)")
+                    }
+                    let tenants = try await Self.rest("GET", "\(fresh)/identitytoolkit.googleapis.com/v2/projects/\(project)/tenants")
+                    let id = try #require((tenants.json["tenants"] as? [[String: Any]])?.first?["tenantId"] as? String, "\(tenants.json)")
+                    let alice = try await Self.rest("POST", api, ["email": "alice@umbrella.example", "password": "umbrella-pw", "tenantId": id,
+                                                                  "returnSecureToken": true], owner: false)
                     #expect(alice.json["idToken"] != nil, "\(alice.json)")
                 }
             }

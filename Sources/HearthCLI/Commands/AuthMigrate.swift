@@ -20,16 +20,22 @@ struct AuthMigrate: AsyncParsableCommand {
             target's config file fixes). For Firebase's emulator as the source, give --from http://127.0.0.1:9099 \
             --from-project ID and no key; the way back is the same command with --to pointing at Google or an \
             emulator.
+
+            --from and --to also take a folder in the layout of Firebase's emulator exports: \
+            `firebase emulators:export ./seed` then `hearth auth:migrate --from ./seed` moves an emulator's data in, \
+            and `hearth auth:migrate --from http://127.0.0.1:9099 --from-project ID --to ./seed` writes one that \
+            `firebase emulators:start --import ./seed` serves (config.json holds the project's Config as Google's \
+            API gives it; tenants.json and idp-configs*.json hold the tenants and identity providers).
             """)
 
-    @Option(help: "The source's base URL (default: Google's API; Firebase's emulator: http://127.0.0.1:9099).")
+    @Option(help: "The source's base URL (default: Google's API; Firebase's emulator: http://127.0.0.1:9099), or an emulator export's folder.")
     var from = "https://identitytoolkit.googleapis.com"
     @Option(name: .customLong("from-project"), help: "The source project id (default: the key file's project_id).")
     var fromProject: String?
     @Option(name: .customLong("from-key-file"), help: "A Google service-account key of the source project (none: an emulator).")
     var fromKeyFile: String?
 
-    @Option(help: "The target's base URL (default: the running Hearth server's address; https://identitytoolkit.googleapis.com with a Google key moves back to Firebase).")
+    @Option(help: "The target's base URL (default: the running Hearth server's address; https://identitytoolkit.googleapis.com with a Google key moves back to Firebase), or a folder to write an emulator export into.")
     var to: String?
     @Option(name: .customLong("to-key-file"), help: "A Hearth service account's key file (none: a server in emulator mode).")
     var toKeyFile: String?
@@ -56,9 +62,19 @@ struct AuthMigrate: AsyncParsableCommand {
     @OptionGroup var location: StoreOptions
 
     func run() async throws {
-        let source = try await sourceAPI()
+        let source = try await sourceProject()
+        if let to, !Self.isURL(to) {
+            guard !dryRun, lazyUntil == nil else { throw ValidationError("--dry-run and --lazy-until need a server as the target") }
+            FileHandle.standardError.write(Data("exporting \(source.summary) → \(to)\n".utf8))
+            let written = try await EmulatorExportFolder.write(from: source, to: to, version: "hearth-\(HearthVersion.current)") {
+                FileHandle.standardError.write(Data(($0 + "\n").utf8))
+            }
+            for line in written.lines { print(line) }
+            print("serve it with: firebase emulators:start --only auth --import \(to)")
+            return
+        }
         let target = try await targetAPI()
-        FileHandle.standardError.write(Data("moving \(source.project) at \(source.root) → \(target.project) at \(target.root)\(dryRun ? " (dry run)" : "")\n".utf8))
+        FileHandle.standardError.write(Data("moving \(source.summary) → \(target.summary)\(dryRun ? " (dry run)" : "")\n".utf8))
         var move = ProjectMove(source: source, target: target, dryRun: dryRun, overwriteUsers: overwriteUsers)
         move.givenHashing = hashKey.map { ["hashAlgorithm": "SCRYPT", "signerKey": $0, "saltSeparator": saltSeparator,
                                            "rounds": rounds, "memoryCost": memoryCost] }
@@ -71,6 +87,7 @@ struct AuthMigrate: AsyncParsableCommand {
         if let lazyUntil {
             let date = try Self.date(lazyUntil)
             guard let sourceAPIKey else { throw ValidationError("--lazy-until needs --source-api-key") }
+            guard let source = source as? AdminREST else { throw ValidationError("--lazy-until needs a live source, not a folder") }
             if dryRun {
                 print("lazy migration: would be on until \(date.ISO8601Format())")
             } else {
@@ -82,7 +99,10 @@ struct AuthMigrate: AsyncParsableCommand {
         }
     }
 
-    private func sourceAPI() async throws -> AdminREST {
+    static func isURL(_ text: String) -> Bool { text.hasPrefix("http://") || text.hasPrefix("https://") }
+
+    private func sourceProject() async throws -> any ProjectSource {
+        if !Self.isURL(from) { return try EmulatorExportFolder(reading: from) }
         guard let fromKeyFile else {
             guard let fromProject else { throw ValidationError("give --from-project (or --from-key-file, whose project_id is used)") }
             return AdminREST(root: AdminREST.root(for: from), project: fromProject, credential: .emulatorOwner)

@@ -3,11 +3,12 @@ import HearthWire
 
 /// Copies a Firebase Authentication project from one Admin REST API to another: the project config, the identity
 /// providers, the tenants with theirs, then every user with their password hash, providers, second factors, claims,
-/// metadata and disabled state. Every step is idempotent (settings are PATCHed with their mask, providers and
+/// metadata and disabled state. The source is a live API or an emulator's export folder (``ProjectSource``); the
+/// target an Admin REST API. Every step is idempotent (settings are PATCHed with their mask, providers and
 /// tenants matched by id and display name, users by uid), so a move can run again after an interruption or to pick
 /// up late sign-ups. With `dryRun` it reads both sides and writes nothing.
 struct ProjectMove {
-    var source: AdminREST
+    var source: any ProjectSource
     var target: AdminREST
     var dryRun: Bool
     var overwriteUsers: Bool
@@ -27,7 +28,7 @@ struct ProjectMove {
                                             "smsRegionConfig", "recaptchaConfig"]
 
     mutating func run() async throws {
-        let config = try await source.call(.GET, source.owner("v2") + "/config")
+        let config = try await source.config()
         try await moveConfig(config)
         try await moveProviders(tenant: nil, into: nil)
         let tenants = try await moveTenants()
@@ -112,12 +113,10 @@ struct ProjectMove {
         let scope = tenant.map { "tenant \($0): " } ?? ""
         for (collection, idParameter) in Self.idpCollections {
             let configs: [[String: Any]]
-            do {
-                configs = try await source.list(source.owner("v2", tenant: tenant) + "/\(collection)", key: collection)
-            } catch let failure as AdminREST.Failure where failure.isNotFound {
-                continue  // a source without this kind of provider
-            } catch let failure as AdminREST.Failure where failure.isNotImplemented {
-                report.skip("\(scope)\(collection)", because: "the source does not list them (\(failure.message))")
+            switch try await source.providers(collection, tenant: tenant) {
+            case .listed(let listed): configs = listed
+            case .unavailable(let why):
+                report.skip("\(scope)\(collection)", because: "the source does not list them (\(why))")
                 continue
             }
             for config in configs {
@@ -165,12 +164,8 @@ struct ProjectMove {
     /// Creates or updates each tenant, matched by display name; returns source id → target id (`nil`: a dry run's
     /// tenant the target does not have yet).
     mutating func moveTenants() async throws -> [(String, String?)] {
-        let sources: [[String: Any]]
-        do {
-            sources = try await source.list(source.owner("v2") + "/tenants", key: "tenants")
-        } catch let failure as AdminREST.Failure where failure.isNotFound {
-            return []
-        }
+        let sources = try await source.tenants()
+        guard !sources.isEmpty else { return [] }
         let existing = try await target.list(target.owner("v2") + "/tenants", key: "tenants")
         var pairs: [(String, String?)] = []
         for tenant in sources {
@@ -220,10 +215,9 @@ struct ProjectMove {
         let scope = tenant.map { "tenant \($0)" } ?? "project"
         var moved = 0
         repeat {
-            let page = try await source.call(.GET, source.owner("v1", tenant: tenant) + "/accounts:batchGet?maxResults=500"
-                                             + (token.map { "&nextPageToken=\($0)" } ?? ""))
-            token = (page["nextPageToken"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-            let users = (page["users"] as? [[String: Any]] ?? []).map { convert($0, hashing: hashing) }
+            let page = try await source.users(tenant: tenant, after: token)
+            token = page.next
+            let users = page.users.map { convert($0, hashing: hashing) }
             guard !users.isEmpty else { break }
             if newTenant { report.usersCreated += users.count } else {
                 try await createUsers(users, into: targetTenant, hashing: hashing)
