@@ -37,8 +37,12 @@ import Testing
         func expectOK(_ reply: (status: Int, json: [String: Any]), _ what: String) throws {
             try #require(reply.status == 200, "\(what): \(reply.json)")
         }
-        try expectOK(try await rest("PATCH", "\(v2)/config?updateMask=mfa.state,mfa.enabledProviders,authorizedDomains", [
-            "mfa": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]], "authorizedDomains": ["localhost", "app.example.com"]]), "config")
+        try expectOK(try await rest("PATCH", "\(v2)/config?updateMask=mfa.state,mfa.enabledProviders,authorizedDomains,"
+                                    + "notification.sendEmail.resetPasswordTemplate", [
+            "mfa": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]], "authorizedDomains": ["localhost", "app.example.com"],
+            "notification": ["sendEmail": ["resetPasswordTemplate": [
+                "senderDisplayName": "Source Support", "subject": "Reset your %APP_NAME% password", "body": "<p><a href=\"%LINK%\">Reset</a></p>",
+                "bodyFormat": "HTML"]]]]), "config")
         try expectOK(try await rest("POST", "\(v2)/defaultSupportedIdpConfigs?idpId=google.com",
                                     ["enabled": true, "clientId": "google-client", "clientSecret": "google-secret"]), "google.com")
         try expectOK(try await rest("POST", "\(v2)/oauthIdpConfigs?oauthIdpConfigId=oidc.acme", [
@@ -167,6 +171,10 @@ import Testing
                 #expect(try await signIn("acme1@example.com", "password-Acme-1", tenant: acme.id)["localId"] as? String == "acme-1")
                 let settings = try #require(try await targetStore.project(id: Self.targetProject)?.settings)
                 #expect(settings.mfa?.state == .enabled && settings.authorizedDomains == ["localhost", "app.example.com"])
+                let template = settings.emailTemplates?["en"]?["PASSWORD_RESET"]
+                #expect(template?.subject == "Reset your %APP_NAME% password" && template?.fromName == "Source Support"
+                        && template?.html == "<p><a href=\"%LINK%\">Reset</a></p>", "the customized template moved: \(String(describing: template))")
+                #expect(settings.emailTemplates?["en"]?["VERIFY_EMAIL"] == nil, "a template never changed stays the target's own")
                 #expect(settings.identityProviders?["google.com"]?.clientSecret == "google-secret")
                 #expect(settings.identityProviders?["oidc.acme"]?.issuer == "https://login.acme.example")
                 #expect(settings.identityProviders?["saml.acme"]?.enabled == true, "the SAML provider moved")
@@ -210,6 +218,8 @@ import Testing
         #expect((providers["oauthIdpConfigs"] as? [[String: Any]])?.first?["clientSecret"] as? String == "acme-secret")
         let users = try #require(try json("auth_export/accounts.json")["users"] as? [[String: Any]])
         #expect(users.count == 43 && users.allSatisfy { $0["passwordHash"] != nil && $0["salt"] != nil }, "every hash is written")
+        let permissions = try FileManager.default.attributesOfItem(atPath: seed.appendingPathComponent("auth_export/accounts.json").path)[.posixPermissions]
+        #expect((permissions as? NSNumber)?.intValue == 0o600, "hashes and secrets are readable by their owner only")
         let acmeID = try #require(tenants.first { $0["displayName"] as? String == "Acme" }?["tenantId"] as? String)
         #expect((try json("auth_export/accounts-\(acmeID).json")["users"] as? [[String: Any]])?.count == 3)
 

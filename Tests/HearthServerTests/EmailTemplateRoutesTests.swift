@@ -143,4 +143,74 @@ import Testing
             #expect(preview["subject"] as? String == "Lien 7" && preview["locale"] as? String == "fr-x7", "\(preview.text)")
         }
     }
+
+    /// Firebase's shape of the same templates, in the project's config (`notification.sendEmail`, what Firebase's API
+    /// and `auth:migrate` use): a template set there is the default language's, shown back as Firebase shows it and
+    /// sent as set; Mustache variables show in Firebase's spelling; a reply-to address, an unknown body format and a
+    /// pinned template are refused with nothing stored; a template named by the mask and absent is Hearth's own again.
+    @Test(.enabled(if: SMTPSink.unavailableReason() == nil, "needs aiosmtpd"))
+    func theConfigsNotificationTemplatesAreTheDefaultLanguages() async throws {
+        let sink = try await SMTPSink.start()
+        defer { sink.stop() }
+        var configured = try await ConsoleRoutesTests.app()
+        configured.configuration.email = EmailConfiguration(
+            smtp: .init(host: "127.0.0.1", port: sink.port, security: .none, timeout: 10), from: "noreply@acme.test",
+            appName: "Acme", templates: ["en": ["VERIFY_EMAIL": .init(subject: "From the file")]])
+        let app = configured
+        try await app.run { client in
+            let headers = try await Self.console(client, app)
+            let config = "/identitytoolkit.googleapis.com/v2/projects/demo-project/config?updateMask="
+            func patch(_ field: String, _ template: [String: Any]?) async throws -> Reply {
+                let body: [String: Any] = template.map { ["notification": ["sendEmail": [field: $0]]] } ?? [:]
+                return try await client.send(.patch, config + "notification.sendEmail." + field, body, key: nil, headers: headers)
+            }
+            func shown(_ reply: Reply, _ field: String) -> [String: Any]? {
+                ((reply["notification"] as? [String: Any])?["sendEmail"] as? [String: Any])?[field] as? [String: Any]
+            }
+            let saved = try await patch("resetPasswordTemplate", [
+                "senderLocalPart": "support", "senderDisplayName": "Acme Support", "subject": "Reset your %APP_NAME% password",
+                "body": "<p>Hello %DISPLAY_NAME%, <a href=\"%LINK%\">choose a new password</a>.</p>", "bodyFormat": "HTML",
+                "replyTo": "noreply", "customized": true])
+            #expect(saved.status == 200, "\(saved.text)")
+            let reset = try #require(shown(saved, "resetPasswordTemplate"), "\(saved.text)")
+            #expect(reset["customized"] as? Bool == true && reset["senderLocalPart"] as? String == "support"
+                    && reset["bodyFormat"] as? String == "HTML", "\(reset)")
+            #expect(shown(saved, "changeEmailTemplate")?["customized"] as? Bool == false)
+            #expect(shown(saved, "verifyEmailTemplate")?["subject"] as? String == "From the file", "the file's template wins, and shows")
+            let listed = try await client.send(.get, Self.path, key: nil, headers: headers)
+            let stored = (listed["templates"] as? [String: [String: [String: String]]])?["en"]?["PASSWORD_RESET"]
+            #expect(stored?["from"] == "support@acme.test" && stored?["text"] == nil, "the default language's: \(listed.text)")
+
+            _ = try await client.signUp("ana@example.com")
+            let sent = try await client.post(Endpoints.sendOobCode.path, ["requestType": "PASSWORD_RESET", "email": "ana@example.com"])
+            try #require(sent.status == 200, "\(sent.text)")
+            let message = try #require(try await sink.waitForMessages(1).last)
+            #expect(message.subject == "Reset your Acme password" && message.from.contains("support@acme.test")
+                    && message.from.contains("Acme Support"), "\(message.subject) from \(message.from)")
+            #expect(message.html?.contains("choose a new password") == true && message.html?.contains("oobCode=") == true,
+                    "\(message.html ?? "")")
+
+            let mustache = try await Self.save(client, headers, ["locale": "en", "type": "RECOVER_EMAIL",
+                                                                 "template": ["text": "Not you? Undo it: {{link}}"]])
+            #expect(mustache.status == 200, "\(mustache.text)")
+            let read = try await client.send(.get, "/identitytoolkit.googleapis.com/v2/projects/demo-project/config", key: nil, headers: headers)
+            #expect(shown(read, "changeEmailTemplate")?["body"] as? String == "Not you? Undo it: %LINK%"
+                    && shown(read, "changeEmailTemplate")?["bodyFormat"] as? String == "PLAIN_TEXT", "\(read.text)")
+
+            for (what, field, template, says) in [
+                ("a reply-to address", "resetPasswordTemplate", ["subject": "x", "replyTo": "help@acme.test"], "replyTo"),
+                ("an unknown body format", "resetPasswordTemplate", ["body": "x", "bodyFormat": "MARKDOWN"], "bodyFormat"),
+                ("a pinned template", "verifyEmailTemplate", ["subject": "x"], "is set by"),
+                ("a header in the subject", "resetPasswordTemplate", ["subject": "x\r\nBcc: all@example.com"], "subject"),
+            ] as [(String, String, [String: Any], String)] {
+                let refused = try await patch(field, template)
+                #expect(refused.status == 400 && refused.errorMessage?.contains(says) == true, "\(what): \(refused.text)")
+            }
+            let unchanged = try await client.send(.get, Self.path, key: nil, headers: headers)
+            #expect((unchanged["templates"] as? [String: [String: [String: String]]])?["en"]?["PASSWORD_RESET"]?["subject"]
+                    == "Reset your %APP_NAME% password", "nothing refused was stored: \(unchanged.text)")
+            let cleared = try await patch("resetPasswordTemplate", nil)
+            #expect(cleared.status == 200 && shown(cleared, "resetPasswordTemplate")?["customized"] as? Bool == false, "\(cleared.text)")
+        }
+    }
 }

@@ -100,7 +100,9 @@ struct EmulatorExportFolder: ProjectSource {
                       log: (String) -> Void) async throws -> Written {
         let top = URL(fileURLWithPath: path)
         let auth = top.appendingPathComponent("auth_export")
-        try FileManager.default.createDirectory(at: auth, withIntermediateDirectories: true)
+        // Password hashes and provider secrets: readable by their owner only, as `auth:export` writes its file.
+        try FileManager.default.createDirectory(at: auth, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: auth.path)
         // An earlier export's files of a tenant gone since would be imported with the rest.
         for name in (try? FileManager.default.contentsOfDirectory(atPath: auth.path)) ?? []
         where name.hasSuffix(".json") && (name.hasPrefix("accounts") || name.hasPrefix("idp-configs")) {
@@ -109,7 +111,10 @@ struct EmulatorExportFolder: ProjectSource {
         var written = Written()
         func save(_ object: [String: Any], _ name: String) throws {
             let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
-            try data.write(to: auth.appendingPathComponent(name), options: .atomic)
+            let file = auth.appendingPathComponent(name)
+            guard FileManager.default.createFile(atPath: file.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                throw CommandFailure("cannot write \(file.path)")
+            }
         }
         try save(try await source.config(), "config.json")
         let tenants = try await source.tenants()

@@ -48,8 +48,19 @@ struct ProjectMove {
     // MARK: The project config
 
     mutating func moveConfig(_ config: [String: Any]) async throws {
-        var paths = ProjectConfigPatch.writablePaths.filter { Self.value(at: $0, in: config) != nil }.sorted()
-        let body = Self.subset(of: config, at: paths)
+        // An email template the source never changed is its own wording (Google's, or Hearth's): the target keeps its own.
+        let templates = "notification.sendEmail."
+        var paths = ProjectConfigPatch.writablePaths.filter {
+            Self.value(at: $0, in: config) != nil && (!$0.hasPrefix(templates) || Self.value(at: $0 + ".customized", in: config) as? Bool == true)
+        }.sorted()
+        if Self.value(at: templates + "revertSecondFactorAdditionTemplate.customized", in: config) as? Bool == true {
+            report.skip("email template revertSecondFactorAdditionTemplate", because: "Hearth does not send this email")
+        }
+        var body = Self.subset(of: config, at: paths)
+        if var sendEmail = (body["notification"] as? [String: Any])?["sendEmail"] as? [String: Any] {
+            for (field, template) in sendEmail { sendEmail[field] = (template as? [String: Any])?.filter { $0.key != "customized" } }
+            body["notification"] = ["sendEmail": sendEmail]  // `customized` is output: Google's API takes no output fields
+        }
         if dryRun {
             report.settings = paths
             return
@@ -70,7 +81,7 @@ struct ProjectMove {
                 for path in paths {
                     do {
                         try await target.call(.PATCH, target.owner("v2") + "/config?updateMask=" + path,
-                                              Self.subset(of: config, at: [path]))
+                                              Self.subset(of: body, at: [path]))
                         kept.append(path)
                     } catch let one as AdminREST.Failure {
                         report.skip("setting \(path)", because: one.message)

@@ -13,7 +13,9 @@ enum ConfigRoutes {
 
     /// The config with the declared settings the project has set.
     static func shown(_ project: ProjectContext, to call: Call) -> Response {
-        let config = ProjectConfigResource(project, authorizedDomains: call.configuration.authorizedDomains(for: project.record))
+        var config = ProjectConfigResource(project, authorizedDomains: call.configuration.authorizedDomains(for: project.record))
+        config.notification = NotificationConfigWire(stored: project.record.settings.emailTemplates ?? [:],
+                                                     email: call.configuration.emailConfiguration(for: project.id))
         let full = call.request.uri.queryParameters["view"] == "full"
         let view = call.configuration.isEmulator && !full ? config.emulatorView : config
         return json(presented(view, declaring: project.record.settings.declared, in: .project))
@@ -40,6 +42,7 @@ enum ConfigRoutes {
                 + "change it there, or remove it there to manage it here")
         }
         let domains = try patch.authorizedDomains.map(AuthorizedDomains.validated)
+        let templates = try EmailTemplateRoutes.configTemplates(patch.notification, named: mask, project: project, call: call)
         let now = call.services.accounts.clock.now()
         let updated = try await call.services.projects.modify(project.id) { record in
             let own = try patch.apply(mask, to: &record.settings, now: now,
@@ -70,6 +73,7 @@ enum ConfigRoutes {
                 default: break
                 }
             }
+            if !templates.isEmpty { try EmailTemplateRoutes.store(templates, in: &record, call: call) }
             declared.apply(mask, to: &record.settings.declared)
             if record.settings.blockingFunctions == BlockingFunctions() { record.settings.blockingFunctions = nil }
         }

@@ -1,6 +1,7 @@
 import Foundation
 import HearthCore
 import HearthMail
+import HearthWire
 import Hummingbird
 
 /// Hearth's own admin calls for a project's email templates, one per language and action: read them with what the
@@ -49,14 +50,38 @@ enum EmailTemplateRoutes {
                 + "and applied at every start: change it there, or remove it there to manage it here")
         }
         let template = try validated(change.template?.normalized ?? EmailTemplate(), sender: settings.from)
-        _ = try compiled(project.record, settings, draft: (locale, type, template))
         let updated = try await call.services.projects.modify(project.id) { record in
-            var stored = record.settings.emailTemplates ?? [:]
-            stored[locale, default: [:]][type.rawValue] = template.isEmpty ? nil : template
-            if stored[locale]?.isEmpty == true { stored[locale] = nil }
-            record.settings.emailTemplates = stored.isEmpty ? nil : stored
+            try store([(locale, type, template)], in: &record, call: call)
         }
         return json(try listing(updated.record, call))
+    }
+
+    /// Saves templates (an empty one: back to Hearth's own), refusing the lot if one does not compile.
+    static func store(_ templates: [(locale: String, type: ActionCodeType, template: EmailTemplate)],
+                      in record: inout ProjectRecord, call: Call) throws {
+        var stored = record.settings.emailTemplates ?? [:]
+        for (locale, type, template) in templates {
+            stored[locale, default: [:]][type.rawValue] = template.isEmpty ? nil : template
+            if stored[locale]?.isEmpty == true { stored[locale] = nil }
+        }
+        record.settings.emailTemplates = stored.isEmpty ? nil : stored
+        _ = try compiled(record, call.configuration.emailConfiguration(for: record.id))
+    }
+
+    /// The templates a config patch's `notification.sendEmail` sets, for the default language: each named by the
+    /// mask (absent from the body: back to Hearth's own), checked as `PATCH …/emailTemplates` checks them.
+    static func configTemplates(_ notification: NotificationConfigWire?, named mask: Set<String>, project: ProjectContext,
+                                call: Call) throws -> [(locale: String, type: ActionCodeType, template: EmailTemplate)] {
+        let settings = call.configuration.emailConfiguration(for: project.id)
+        return try NotificationConfigWire.templates.compactMap { field, action in
+            guard mask.contains("notification.sendEmail." + field), let type = ActionCodeType(rawValue: action) else { return nil }
+            if let source = pins(settings, call)[settings.defaultLocale]?[action] {
+                throw APIError.business(.invalidArgument, "notification.sendEmail.\(field) is set by \(source) and applied "
+                    + "at every start: change it there, or remove it there to manage it here")
+            }
+            let template = try notification?.sendEmail?[field].map { try EmailTemplate($0, email: settings) } ?? EmailTemplate()
+            return (settings.defaultLocale, type, try validated(template, sender: settings.from))
+        }
     }
 
     struct PreviewRequest: Decodable {

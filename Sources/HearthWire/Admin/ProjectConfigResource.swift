@@ -12,6 +12,8 @@ public struct ProjectConfigResource: Codable, Sendable, Equatable {
     public var recaptchaConfig: RecaptchaConfigWire?
     /// Read here; written at `v2/projects/{id}/passkeyConfig` (a patch of the config ignores it).
     public var passkeyConfig: PasskeyConfigResource?
+    /// The email templates of the project's default language.
+    public var notification: NotificationConfigWire?
 
     /// `blockingFunctions`: `{}` when none; credentials listed only when forwarded.
     public struct BlockingFunctionsWire: Codable, Sendable, Equatable {
@@ -154,6 +156,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
         "blockingFunctions.forwardInboundCredentials.refreshToken", "autodeleteAnonymousUsers", "smsRegionConfig",
         "authorizedDomains",
     ]).union(PasswordPolicyConfigWire.paths.map { "passwordPolicyConfig." + $0 })
+        .union(NotificationConfigWire.paths)
         .union(RecaptchaConfigWire.paths.map { "recaptchaConfig." + $0 })
     /// What Firebase's emulator keeps of the config: a full update (no `updateMask`) there resets these.
     public static let emulatorPaths: Set<String> = [
@@ -175,6 +178,7 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
     public var recaptchaConfig: RecaptchaConfigWire?
     /// The domains `continueUrl`s and redirects may go to, replacing the list (as in Firebase's console).
     public var authorizedDomains: [String]?
+    public var notification: NotificationConfigWire?
 
     public init() {}
 
@@ -253,6 +257,9 @@ public struct ProjectConfigPatch: Codable, Sendable, Equatable {
         if smsRegionConfig != nil { paths.insert("smsRegionConfig") }
         if authorizedDomains != nil { paths.insert("authorizedDomains") }
         paths.formUnion(recaptchaConfig?.presentPaths.map { "recaptchaConfig." + $0 } ?? [])
+        if let sendEmail = notification?.sendEmail {
+            paths.formUnion(NotificationConfigWire.templates.filter { sendEmail[$0.0] != nil }.map { "notification.sendEmail." + $0.0 })
+        }
         return paths
     }
 }
