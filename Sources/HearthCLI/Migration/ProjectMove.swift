@@ -242,11 +242,15 @@ struct ProjectMove {
     private mutating func createUsers(_ users: [[String: Any]], into targetTenant: String?, hashing: [String: Any]?) async throws {
         let url = target.owner("v1", tenant: targetTenant) + "/accounts:batchCreate"
         if dryRun {
+            // 100 uids per lookup: what Google's API takes (the Admin SDKs' `getUsers` sends no more).
             let uids = users.compactMap { $0["localId"] as? String }
-            let found = try await target.call(.POST, target.owner("v1", tenant: targetTenant) + "/accounts:lookup", ["localId": uids])
-            let there = (found["users"] as? [[String: Any]] ?? []).count
-            report.usersExisting += there
-            report.usersCreated += uids.count - there
+            for start in stride(from: 0, to: uids.count, by: 100) {
+                let chunk = Array(uids[start..<min(start + 100, uids.count)])
+                let found = try await target.call(.POST, target.owner("v1", tenant: targetTenant) + "/accounts:lookup", ["localId": chunk])
+                let there = (found["users"] as? [[String: Any]] ?? []).count
+                report.usersExisting += there
+                report.usersCreated += chunk.count - there
+            }
             return
         }
         var body: [String: Any] = ["users": users, "allowOverwrite": overwriteUsers]
