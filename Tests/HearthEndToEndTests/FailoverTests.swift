@@ -77,6 +77,7 @@ import Testing
             // Every sign-up that was acknowledged is on the new primary (the commit waited for the standby).
             var missing: [String] = []
             for (email, code) in answers where code == 200 {
+                if try await store.user(projectID: "outage-test", tenantID: nil, email: email) == nil { missing.append(email) }
             }
             #expect(missing.isEmpty, "acknowledged sign-ups lost: \(missing)")
         }
