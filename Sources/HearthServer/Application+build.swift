@@ -6,6 +6,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import Metrics
+import NIOCore
 import ServiceLifecycle
 import Synchronization
 
@@ -41,9 +42,7 @@ public func buildApplication(
                                   webhooks: webhooks,
                                   breachedPasswords: try configuration.breachedPasswords.map { try PwnedPasswordsFile(path: $0) },
                                   captcha: configuration.captcha.map(captchaVerifier),
-                                  passwordSource: HTTPPasswordSource(timeout: .nanoseconds(
-                                      Int64(configuration.passwordSourceTimeout.components.seconds) * 1_000_000_000
-                                          + configuration.passwordSourceTimeout.components.attoseconds / 1_000_000_000)))
+                                  passwordSource: HTTPPasswordSource(timeout: TimeAmount(configuration.passwordSourceTimeout)))
     // The first start creates the project: keys, hash parameters, API key. A configured switch applies to it
     // on every start, so turning email-enumeration protection on or off is a config change and a restart.
     // What the config file names wins over what is stored, key by key; what it does not name stays as the admin API
@@ -126,9 +125,8 @@ public func buildApplication(
 func guardOutages(of store: any IdentityStore, configuration: ServerConfiguration, logger: Logger) {
     guard let circuit = store.circuit else { return }  // the in-memory store has no outages
     @Sendable func measure(_ operation: String, _ duration: Duration, _ failed: Bool) {
-        let nanoseconds = duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
         Timer(label: "hearth_store_duration_seconds", dimensions: [("operation", operation)], preferredDisplayUnit: .seconds)
-            .recordNanoseconds(nanoseconds)
+            .recordNanoseconds(TimeAmount(duration).nanoseconds)
         if failed { Counter(label: "hearth_store_errors_total", dimensions: [("operation", operation)]).increment() }
     }
     let onCall: (@Sendable (String, Duration, Bool) -> Void)? = configuration.observability.metricsEnabled ? measure : nil
@@ -254,6 +252,5 @@ func captchaVerifier(_ settings: CaptchaProviderSettings) -> any CaptchaVerifier
     }
     return SiteVerifyCaptcha(provider: provider, secret: settings.secret, verifyURL: settings.verifyURL,
                              minScore: settings.minScore ?? 0.5, hostnames: settings.hostnames, action: settings.action,
-                             timeout: .milliseconds(Int64(settings.timeout.components.seconds * 1000
-                                                          + settings.timeout.components.attoseconds / 1_000_000_000_000_000)))
+                             timeout: TimeAmount(settings.timeout))
 }

@@ -113,7 +113,7 @@ struct Progress {
         guard final || now - lastShown > .milliseconds(isTerminal ? 200 : 5000), done != lastCount else { return }
         lastShown = now
         lastCount = done
-        let seconds = max(Double((now - started).components.attoseconds) / 1e18 + Double((now - started).components.seconds), 0.001)
+        let seconds = max((now - started) / .seconds(1), 0.001)
         let line = "\(done) \(noun) (\(Int(Double(done) / seconds))/s)"
         FileHandle.standardError.write(Data(((isTerminal ? "\r" : "") + line + (isTerminal && !final ? "" : "\n")).utf8))
     }

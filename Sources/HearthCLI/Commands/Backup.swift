@@ -41,8 +41,7 @@ struct Backup: AsyncParsableCommand {
         }
         try await store.close()
         let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
-        let elapsed = started.duration(to: .now).components
-        let milliseconds = elapsed.seconds * 1000 + elapsed.attoseconds / 1_000_000_000_000_000
+        let milliseconds = Int(started.duration(to: .now) / .milliseconds(1))
         print("copied \(path) to \(file) (\(size / 1024) KiB, owner-only) in \(milliseconds) ms")
     }
 }

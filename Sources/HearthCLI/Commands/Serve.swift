@@ -174,7 +174,7 @@ enum Banner {
         let mode = configuration.isEmulator
             ? "emulator (Firebase Auth emulator compatible; any API key accepted; do not expose)"
             : "production"
-        let milliseconds = startup.components.seconds * 1000 + startup.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = Int(startup / .milliseconds(1))
         var lines = [
             "Hearth is ready in \(milliseconds) ms",
             "  mode:        \(mode)",

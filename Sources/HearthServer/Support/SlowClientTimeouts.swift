@@ -58,9 +58,9 @@ final class SlowClientTimeouts: ChannelDuplexHandler, RemovableChannelHandler {
     private var check: RepeatedTask?
 
     init(limits: ConnectionLimits) {
-        header = Self.amount(limits.headerTimeout)
-        body = Self.amount(limits.bodyTimeout)
-        idle = Self.amount(limits.idleTimeout)
+        header = TimeAmount(limits.headerTimeout)
+        body = TimeAmount(limits.bodyTimeout)
+        idle = TimeAmount(limits.idleTimeout)
         tick = .nanoseconds(max(min(header.nanoseconds, body.nanoseconds, idle.nanoseconds) / 4, 10_000_000))
     }
 
@@ -112,9 +112,5 @@ final class SlowClientTimeouts: ChannelDuplexHandler, RemovableChannelHandler {
     private func stop() {
         check?.cancel()
         check = nil
-    }
-
-    private static func amount(_ duration: Duration) -> TimeAmount {
-        .nanoseconds(duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000)
     }
 }
