@@ -575,6 +575,46 @@ import Testing
             #expect(tenantSignIn.json["idToken"] != nil, "\(tenantSignIn.json)")
         }
         try await targetStore.close()
+
+        // The same project saved as the emulator exports it, then moved in from the folder: its tenant, known only
+        // by its account file and a 28-character id, gets a display name Firebase allows.
+        let saved = folder.appendingPathComponent("emulator-data")
+        try await Self.exportAsTheEmulatorDoes(source, project: Self.sourceProject, to: saved)
+        var emulatorTarget = ServerConfiguration(mode: .emulator, port: try freePort(), projectID: Self.targetProject)
+        emulatorTarget.rateLimits.enabled = false
+        let store = InMemoryStore()
+        try await serving(emulatorTarget, store: store) { target in
+            let moved = try await CLIStoreTests.hearth(["auth:migrate", "--from", saved.path, "--to", target,
+                                                        "--project-id", Self.targetProject], in: folder)
+            #expect(moved.status == 0 && moved.output.contains("users: 7 created") && moved.output.contains("tenants: 1"), "\(moved.output)")
+            let tenant = try #require(try await store.tenants(projectID: Self.targetProject, after: nil, limit: 10).first)
+            #expect(tenant.displayName == "tenant-" + String(tenantID.prefix(13)), "\(String(describing: tenant.displayName))")
+            let peter = try await Self.rest("POST", "\(target)/identitytoolkit.googleapis.com/v1/accounts:signInWithPassword?key=k",
+                                            ["email": "peter@initech.example", "password": "initech-pw", "tenantId": tenant.id], owner: false)
+            #expect(peter.json["idToken"] != nil, "\(peter.json)")
+        }
+    }
+
+    /// What `firebase emulators:export DIR` writes for Authentication (firebase-tools' `hubExport.ts`, which the
+    /// offline build of the emulator leaves out): the same four reads of the emulator, into the same files.
+    static func exportAsTheEmulatorDoes(_ base: String, project: String, to folder: URL) async throws {
+        let auth = folder.appendingPathComponent("auth_export")
+        try FileManager.default.createDirectory(at: auth, withIntermediateDirectories: true)
+        func save(_ url: String, _ name: String) async throws {
+            let reply = try await rest("GET", url)
+            try #require(reply.status == 200, "\(url): \(reply.json)")
+            try JSONSerialization.data(withJSONObject: reply.json).write(to: auth.appendingPathComponent(name))
+        }
+        let tenants = try await rest("GET", "\(base)/identitytoolkit.googleapis.com/v2/projects/\(project)/tenants")
+        for tenant in tenants.json["tenants"] as? [[String: Any]] ?? [] {
+            let id = try #require(tenant["tenantId"] as? String)
+            try await save("\(base)/identitytoolkit.googleapis.com/v1/projects/\(project)/accounts:batchGet?maxResults=-1&tenantId=\(id)",
+                           "accounts-\(id).json")
+        }
+        try await save("\(base)/identitytoolkit.googleapis.com/v1/projects/\(project)/accounts:batchGet?maxResults=-1", "accounts.json")
+        try await save("\(base)/emulator/v1/projects/\(project)/config", "config.json")
+        try #"{"version":"13.0.0","auth":{"version":"13.0.0","path":"auth_export"}}"#
+            .write(to: folder.appendingPathComponent("firebase-export-metadata.json"), atomically: true, encoding: .utf8)
     }
 }
 

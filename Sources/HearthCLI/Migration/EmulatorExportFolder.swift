@@ -49,12 +49,24 @@ struct EmulatorExportFolder: ProjectSource {
 
     func tenants() async throws -> [[String: Any]] {
         if let listed = try object("tenants.json") { return listed["tenants"] as? [[String: Any]] ?? [] }
-        // The emulator's own export: a tenant is known by its account file only.
+        // The emulator's own export: a tenant is known by its account file only. It gets what the emulator gives a
+        // tenant its import makes (every sign-in method on, SMS second factors allowed), so its users sign in here
+        // as they did there.
         let names = (try? FileManager.default.contentsOfDirectory(atPath: auth.path)) ?? []
         return names.filter { $0.hasPrefix("accounts-") && $0.hasSuffix(".json") }.sorted().map {
             let id = String($0.dropFirst("accounts-".count).dropLast(".json".count))
-            return ["tenantId": id, "displayName": id]
+            return ["tenantId": id, "displayName": Self.displayName(forTenant: id), "allowPasswordSignup": true,
+                    "enableEmailLinkSignin": true, "enableAnonymousUser": true, "disableAuth": false,
+                    "mfaConfig": ["state": "ENABLED", "enabledProviders": ["PHONE_SMS"]]]
         }
+    }
+
+    /// A tenant's display name made from its id, as Firebase allows one (a letter, then 4-20 letters, digits or
+    /// hyphens): the id itself when it is one, else `tenant-` and the id's first 13 letters and digits (the
+    /// emulator's ids are 28 characters). The same id always gives the same name, so a second move finds the tenant.
+    static func displayName(forTenant id: String) -> String {
+        if id.range(of: #"^[A-Za-z][A-Za-z0-9-]{3,19}$"#, options: .regularExpression) != nil { return id }
+        return "tenant-" + String(id.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(13))
     }
 
     func providers(_ collection: String, tenant: String?) async throws -> ProviderList {
