@@ -241,6 +241,16 @@ import Testing
             let settings = try #require(try await targetStore.project(id: Self.targetProject)?.settings)
             #expect(settings.identityProviders?["oidc.acme"]?.clientSecret == "acme-secret")
 
+            // Out of a production Hearth, read with a Hearth service account's key: its config shows the hash
+            // parameters `firebase auth:import` needs.
+            let out = folder.appendingPathComponent("out")
+            let exported = try await CLIStoreTests.hearth(["auth:migrate", "--from", target, "--from-key-file", keyFile.path,
+                                                           "--from-project", Self.targetProject, "--to", out.path], in: folder)
+            #expect(exported.status == 0 && exported.output.contains("users: 48 written") && exported.output.contains("tenants: 2 written"),
+                    "\(exported.output)")
+            let hashConfig = try JSONSerialization.jsonObject(with: Data(contentsOf: out.appendingPathComponent("auth_export/config.json")))
+            #expect(((hashConfig as? [String: Any])?["signIn"] as? [String: Any])?["hashConfig"] != nil, "\(hashConfig)")
+
             // The emulator's own layout: no tenants.json, a tenant known by its account file (and named by it).
             try FileManager.default.removeItem(at: seed.appendingPathComponent("auth_export/tenants.json"))
             let dry = try await CLIStoreTests.hearth(arguments + ["--to", target, "--dry-run"], in: folder)
@@ -351,6 +361,10 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let registered = try ServiceAccountKey.generate(name: "firebase-mover", projectID: Self.sourceProject, now: Date())
         let stranger = try ServiceAccountKey.generate(name: "firebase-mover", projectID: Self.sourceProject, now: Date())
+        // Google's account, by its address: one of Hearth's (`….iam.hearth`) is not exchanged but signs each call.
+        var google = registered.record
+        google.clientEmail = "firebase-mover@\(Self.sourceProject).iam.gserviceaccount.com"
+        let account = google
         let seen = Assertions()
         let tokenPort = try freePort()
         let tokenURI = "http://127.0.0.1:\(tokenPort)/token"
@@ -362,9 +376,9 @@ import Testing
                 return (parts[0], parts.count > 1 ? parts[1] : "")
             }, uniquingKeysWith: { first, _ in first })
             guard fields["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer", let assertion = fields["assertion"],
-                  let verified = try? ServiceAccountJWT.verify(assertion, accounts: [registered.record]),
+                  let verified = try? ServiceAccountJWT.verify(assertion, accounts: [account]),
                   let claims = try? JSONSerialization.jsonObject(with: verified.payload) as? [String: Any],
-                  claims["aud"] as? String == tokenURI, claims["iss"] as? String == registered.record.clientEmail,
+                  claims["aud"] as? String == tokenURI, claims["iss"] as? String == account.clientEmail,
                   (claims["scope"] as? String)?.contains("https://www.googleapis.com/auth/identitytoolkit") == true
             else {
                 return Response(status: .badRequest, body: .init(byteBuffer: ByteBuffer(string: #"{"error":"invalid_grant","error_description":"Invalid JWT Signature."}"#)))
@@ -378,6 +392,7 @@ import Testing
         func keyFile(_ key: ServiceAccountKey, _ name: String) throws -> String {
             var json = try #require(try JSONSerialization.jsonObject(with: key.keyFileJSON) as? [String: Any])
             json["token_uri"] = tokenURI
+            json["client_email"] = account.clientEmail
             let path = folder.appendingPathComponent(name).path
             try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
             return path

@@ -107,13 +107,9 @@ struct AuthMigrate: AsyncParsableCommand {
             guard let fromProject else { throw ValidationError("give --from-project (or --from-key-file, whose project_id is used)") }
             return AdminREST(root: AdminREST.root(for: from), project: fromProject, credential: .emulatorOwner)
         }
-        guard let data = FileManager.default.contents(atPath: fromKeyFile),
-              let key = try? JSONDecoder().decode(GoogleAccessToken.KeyFile.self, from: data) else {
-            throw CommandFailure("\(fromKeyFile) is not a service-account key file (private_key_id, private_key, client_email)")
-        }
-        guard let project = fromProject ?? key.project_id else { throw ValidationError("give --from-project") }
-        return AdminREST(root: AdminREST.root(for: from), project: project,
-                         credential: .accessToken(try await GoogleAccessToken.fetch(key)))
+        let (credential, keyProject) = try await Self.credential(keyFile: fromKeyFile, for: from)
+        guard let project = fromProject ?? keyProject else { throw ValidationError("give --from-project") }
+        return AdminREST(root: AdminREST.root(for: from), project: project, credential: credential)
     }
 
     private func targetAPI() async throws -> AdminREST {
@@ -127,16 +123,24 @@ struct AuthMigrate: AsyncParsableCommand {
         }
         let project = location.projectID(file)
         guard let toKeyFile else { return AdminREST(root: AdminREST.root(for: url), project: project, credential: .emulatorOwner) }
-        guard let key = FileManager.default.contents(atPath: toKeyFile) else {
-            throw CommandFailure("cannot read \(toKeyFile): give the key file `hearth service-accounts create` wrote")
+        let (credential, keyProject) = try await Self.credential(keyFile: toKeyFile, for: url)
+        // A Hearth key names the project the server serves by `--project-id`; a Google key its own (the way back).
+        if case .accessToken = credential { return AdminREST(root: AdminREST.root(for: url), project: keyProject ?? project, credential: credential) }
+        return AdminREST(root: AdminREST.root(for: url), project: project, credential: credential)
+    }
+
+    /// How calls to `url` are authorized with a key file, on either side: a Hearth service account's key (its
+    /// account ends in `.iam.hearth`) signs a fresh assertion per call, which Hearth takes as the bearer; a Google
+    /// key is exchanged for an access token at its `token_uri`, as Google's client libraries do. Also the key's
+    /// project.
+    static func credential(keyFile path: String, for url: String) async throws -> (AdminREST.Credential, project: String?) {
+        guard let data = FileManager.default.contents(atPath: path),
+              let key = try? JSONDecoder().decode(GoogleAccessToken.KeyFile.self, from: data) else {
+            throw CommandFailure("\(path) is not a service-account key file (private_key_id, private_key, client_email): give "
+                                 + "a Google key (Firebase console → Service accounts) or one `hearth service-accounts create` wrote")
         }
-        // The way back to Firebase: Google's API takes an access token for a Google key, as the source does.
-        if url.contains("identitytoolkit.googleapis.com"),
-           let google = try? JSONDecoder().decode(GoogleAccessToken.KeyFile.self, from: key) {
-            return AdminREST(root: AdminREST.root(for: url), project: google.project_id ?? project,
-                             credential: .accessToken(try await GoogleAccessToken.fetch(google)))
-        }
-        return AdminREST(root: AdminREST.root(for: url), project: project, credential: .hearthKey(key, audience: url))
+        if key.client_email.hasSuffix(".iam.hearth") { return (.hearthKey(data, audience: url), key.project_id) }
+        return (.accessToken(try await GoogleAccessToken.fetch(key)), key.project_id)
     }
 
     /// `2027-03-01` (midnight UTC) or an RFC 3339 time.
