@@ -98,10 +98,14 @@ struct EmulatorExportFolder: ProjectSource {
         var tenants = 0
         var providers = 0
         var users = 0
+        /// Users with a password whose hash the source did not give (hashed under other parameters, or imported
+        /// with another algorithm and not signed in since).
+        var withoutHash = 0
 
         var lines: [String] {
             ["settings: written (config.json)", "identity providers: \(providers) written", "tenants: \(tenants) written",
-             "users: \(users) written, with their password hashes"]
+             "users: \(users) written" + (withoutHash == 0 ? ", with their password hashes"
+                : "; \(withoutHash) of them have a password but no exportable hash (they sign in with a reset link)")]
         }
     }
 
@@ -154,6 +158,10 @@ struct EmulatorExportFolder: ProjectSource {
             progress.show(users.count, "users read (\(tenant.map { "tenant \($0)" } ?? "project"))", final: true)
             try save(["kind": "identitytoolkit#DownloadAccountResponse", "users": users], name("accounts", tenant))
             written.users += users.count
+            written.withoutHash += users.filter { user in
+                user["passwordHash"] == nil
+                    && (user["providerUserInfo"] as? [[String: Any]] ?? []).contains { $0["providerId"] as? String == "password" }
+            }.count
         }
         // The metadata last: a folder with it is a whole export. Other emulators' entries stay.
         let metadataURL = top.appendingPathComponent(metadataFile)
