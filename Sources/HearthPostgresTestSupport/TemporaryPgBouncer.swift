@@ -58,7 +58,7 @@ public struct TemporaryPgBouncer: Sendable {
         components.port = port
         let bouncer = TemporaryPgBouncer(url: components.string ?? serverURL, process: process, folder: folder)
         // Ready once it accepts connections.
-        let ready = await eventually(within: .seconds(60)) { canConnect(port) }
+        let ready = await eventually { canConnect(port) }
         guard ready else {
             bouncer.stop()
             throw Failure(reason: "pgbouncer did not start: \(bouncer.log)")

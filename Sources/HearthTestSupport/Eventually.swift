@@ -3,13 +3,14 @@ import Foundation
 /// Waits until `condition` holds, checking again and again (every few milliseconds at first, then every 100 ms): how a
 /// test waits for something that happens elsewhere (a server starting, a queue filling, a line reaching a log)
 /// instead of sleeping a guessed time. Returns whether it held; gives up after `limit`, a net against a hang far above
-/// what a loaded machine needs, so the test's own expectation then reports what never happened.
+/// what a loaded machine needs (ten minutes: with both cores taken by other work, the whole suite's tests took up to
+/// 400 s each, and two minutes proved too few), so the test's own expectation then reports what never happened.
 ///
 /// ```swift
 /// #expect(await eventually { runner.depth == 2 }, "both admitted: one running, one queued")
 /// ```
 @discardableResult
-public func eventually(within limit: Duration = .seconds(120), isolation: isolated (any Actor)? = #isolation,
+public func eventually(within limit: Duration = .seconds(600), isolation: isolated (any Actor)? = #isolation,
                        _ condition: () async throws -> Bool) async rethrows -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now + limit

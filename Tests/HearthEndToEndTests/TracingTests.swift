@@ -41,7 +41,7 @@ struct TracingTests {
         #expect(lookup.status == 200)
 
         var spans: [SpanReceiver.Span] = []
-        let complete = await eventually(within: .seconds(120)) {
+        let complete = await eventually {
             spans = receiver.spans.filter { $0.traceID == trace }
             let services = Set(spans.filter { $0.kind == "server" }.map(\.service))
             return services == ["hearth-a", "hearth-b"] && spans.contains { $0.name.hasPrefix("store ") && $0.service == "hearth-b" }
@@ -93,7 +93,7 @@ final class SpanReceiver: Sendable {
         }
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: receiver.port)))
         receiver.task.withLock { $0 = Task { try await app.runService() } }
-        _ = await eventually(within: .seconds(60)) {
+        _ = await eventually {
             var request = URLRequest(url: URL(string: "http://127.0.0.1:\(receiver.port)/v1/traces")!)
             request.httpMethod = "POST"
             request.httpBody = Data("{}".utf8)

@@ -21,7 +21,7 @@ struct WebhookEventsEndToEndTests {
 
     /// Waits until `condition` holds (``HearthTestSupport/eventually(within:_:)``); records what never happened.
     static func eventually(_ what: String, _ condition: () async throws -> Bool) async throws {
-        guard try await HearthTestSupport.eventually(within: .seconds(300), condition) else {
+        guard try await HearthTestSupport.eventually(condition) else {
             Issue.record("never happened: \(what)")
             throw CancellationError()
         }
