@@ -24,6 +24,9 @@ struct OIDCDiscoveryTests {
         # pyoidc waits 5 s for an answer by default: a loaded test machine can take longer.
         client = Client(client_authn_method=CLIENT_AUTHN_METHOD, settings=OicClientSettings(timeout=120))
         client.provider_config(issuer)
+        for bundles in client.keyjar.issuer_keys.values():  # the JWKS is fetched later, with its own 5 s wait
+            for bundle in bundles:
+                bundle.timeout = 120
         claims = IdToken().from_jwt(token, keyjar=client.keyjar, verify=True)
         assert claims["iss"] == issuer, claims["iss"]
         assert project in claims["aud"], claims["aud"]

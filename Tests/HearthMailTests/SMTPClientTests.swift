@@ -19,7 +19,7 @@ struct SMTPClientTests {
     @Test func deliversOverPlainTCPAndPythonReadsTheMIME() async throws {
         let sink = try await SMTPSink.start()
         defer { sink.stop() }
-        let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: sink.port, security: .none, timeout: 30))
+        let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: sink.port, security: .none, timeout: 600))
         try await client.send(Self.message())
         let received = try #require(try await sink.waitForMessages(1).first)
         #expect(received.mailFrom == "noreply@example.com" && received.recipients == ["ana@example.com"])
@@ -38,7 +38,7 @@ struct SMTPClientTests {
         defer { sink.stop() }
         let client = SMTPClient(configuration: .init(host: "localhost", port: sink.port, security: .startTLS,
                                                      username: "mailer", password: "s3cret",
-                                                     caFile: sink.certificateFile, timeout: 30))
+                                                     caFile: sink.certificateFile, timeout: 600))
         try await client.send(Self.message())
         let received = try #require(try await sink.waitForMessages(1).first)
         #expect(received.tls && received.login == "mailer")
@@ -49,7 +49,7 @@ struct SMTPClientTests {
         defer { sink.stop() }
         let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: sink.port, security: .tls,
                                                      username: "mailer", password: "s3cret",
-                                                     caFile: sink.certificateFile, timeout: 30))
+                                                     caFile: sink.certificateFile, timeout: 600))
         try await client.send(Self.message(subject: "plain subject"))
         let received = try #require(try await sink.waitForMessages(1).first)
         #expect(received.tls && received.login == "mailer" && received.subject == "plain subject")
@@ -60,7 +60,7 @@ struct SMTPClientTests {
         defer { sink.stop() }
         let client = SMTPClient(configuration: .init(host: "localhost", port: sink.port, security: .startTLS,
                                                      username: "mailer", password: "wrong-password",
-                                                     caFile: sink.certificateFile, timeout: 30))
+                                                     caFile: sink.certificateFile, timeout: 600))
         do {
             try await client.send(Self.message())
             Issue.record("a wrong password was accepted")
@@ -75,17 +75,17 @@ struct SMTPClientTests {
         let plain = try await SMTPSink.start()
         defer { plain.stop() }
         await #expect(throws: SMTPError.startTLSUnavailable) {
-            try await SMTPClient(configuration: .init(host: "127.0.0.1", port: plain.port, security: .startTLS, timeout: 30))
+            try await SMTPClient(configuration: .init(host: "127.0.0.1", port: plain.port, security: .startTLS, timeout: 600))
                 .send(Self.message())
         }
         await #expect(throws: SMTPError.credentialsNeedTLS) {
             try await SMTPClient(configuration: .init(host: "127.0.0.1", port: plain.port, security: .none,
-                                                      username: "u", password: "p", timeout: 30)).send(Self.message())
+                                                      username: "u", password: "p", timeout: 600)).send(Self.message())
         }
         let tls = try await SMTPSink.start(security: .tls)
         defer { tls.stop() }
         await #expect(throws: (any Error).self) {
-            try await SMTPClient(configuration: .init(host: "localhost", port: tls.port, security: .tls, timeout: 30))
+            try await SMTPClient(configuration: .init(host: "localhost", port: tls.port, security: .tls, timeout: 600))
                 .send(Self.message())
         }
         #expect(try plain.messages().isEmpty && tls.messages().isEmpty)
@@ -94,7 +94,7 @@ struct SMTPClientTests {
     @Test func aDropMidMessageIsAnErrorNotASuccess() async throws {
         let sink = try await SMTPSink.start(dropFirst: 1)
         defer { sink.stop() }
-        let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: sink.port, security: .none, timeout: 30))
+        let client = SMTPClient(configuration: .init(host: "127.0.0.1", port: sink.port, security: .none, timeout: 600))
         await #expect(throws: SMTPError.connectionClosed) { try await client.send(Self.message()) }
         #expect(sink.drops() == 1)
         try await client.send(Self.message())
