@@ -1,4 +1,5 @@
 import Foundation
+import HearthCore
 
 /// A project on disk, in the layout Firebase's emulator exports and imports (`firebase emulators:export DIR`,
 /// `firebase emulators:start --import DIR`):
@@ -65,7 +66,7 @@ struct EmulatorExportFolder: ProjectSource {
     /// hyphens): the id itself when it is one, else `tenant-` and the id's first 13 letters and digits (the
     /// emulator's ids are 28 characters). The same id always gives the same name, so a second move finds the tenant.
     static func displayName(forTenant id: String) -> String {
-        if id.range(of: #"^[A-Za-z][A-Za-z0-9-]{3,19}$"#, options: .regularExpression) != nil { return id }
+        if TenantRecord.isValidDisplayName(id) { return id }
         return "tenant-" + String(id.filter { $0.isASCII && ($0.isLetter || $0.isNumber) }.prefix(13))
     }
 
